@@ -1,0 +1,69 @@
+//! Entry points: turn parsed arguments (or a host payload) into a run of the pipeline and an exit
+//! code. Orchestration only; every decision lives in a pipeline stage.
+
+mod check;
+mod explain;
+mod languages;
+
+use std::ffi::OsString;
+use std::io::Write;
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command};
+use crate::env::Env;
+use crate::exit::{self, EntryPoint};
+
+/// Parses the arguments and runs the chosen entry point. Returns the process exit code.
+pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(err) => return usage_error(&err),
+    };
+    let (entry, result) = match cli.command {
+        Command::Check(args) => (EntryPoint::Check, check::run(&args, env)),
+        Command::Explain(args) => (EntryPoint::Explain, explain::run(&args, env)),
+        Command::Languages(args) => (EntryPoint::Languages, languages::run(&args)),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            let _ = writeln!(std::io::stderr(), "codeguard: error: {err:#}");
+            entry.internal_error_code()
+        }
+    }
+}
+
+/// Prints a clap error as one clear line (help and version print as usual) and picks the code.
+fn usage_error(err: &clap::Error) -> u8 {
+    use clap::error::ErrorKind;
+    match err.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = err.print();
+            if err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                exit::USAGE
+            } else {
+                exit::PASS
+            }
+        }
+        _ => {
+            let rendered = err.render().to_string();
+            let first = rendered.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments");
+            let first = first.trim_start_matches("error: ");
+            let _ = writeln!(std::io::stderr(), "codeguard: {first} (see `codeguard --help`)");
+            exit::USAGE
+        }
+    }
+}
+
+/// A usage problem found after parsing (a missing path, a bad config): one line, exit 2.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// Maps an orchestration error to an exit code: usage errors are 2, the rest per entry policy.
+pub(crate) fn code_for(err: &anyhow::Error, entry: EntryPoint) -> u8 {
+    if err.downcast_ref::<UsageError>().is_some() { exit::USAGE } else { entry.internal_error_code() }
+}

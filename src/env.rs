@@ -1,0 +1,94 @@
+//! The only reader of the process environment.
+//!
+//! Every stage that needs an environment variable takes an [`Env`] value, so tests inject one
+//! instead of mutating process-wide state. Nothing here writes the environment.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// A frozen view of the environment variables codeguard reads.
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    vars: BTreeMap<String, OsString>,
+}
+
+impl Env {
+    /// Captures the current process environment.
+    pub fn from_process() -> Self {
+        Self::from_pairs(std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v))))
+    }
+
+    /// Builds an environment from explicit pairs (for tests and child processes).
+    pub fn from_pairs<K: Into<String>, V: Into<OsString>>(pairs: impl IntoIterator<Item = (K, V)>) -> Self {
+        Self { vars: pairs.into_iter().map(|(k, v)| (k.into(), v.into())).collect() }
+    }
+
+    /// The raw value of a variable, if set.
+    pub fn get(&self, key: &str) -> Option<&OsString> {
+        self.vars.get(key)
+    }
+
+    /// The value of a variable as UTF-8 text, if set and valid.
+    pub fn text(&self, key: &str) -> Option<&str> {
+        self.get(key).and_then(|v| v.to_str())
+    }
+
+    /// Whether a variable holds one of the truthy words `1`, `true`, `yes` (case-insensitive).
+    /// `0`, `false` and anything else are not truthy.
+    pub fn is_truthy(&self, key: &str) -> bool {
+        self.text(key).is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes"))
+    }
+
+    /// The directories of `PATH`, in order.
+    pub fn path_dirs(&self) -> Vec<PathBuf> {
+        self.get("PATH").map(|p| std::env::split_paths(p).collect()).unwrap_or_default()
+    }
+
+    /// Finds an executable by name on `PATH` (or returns the path itself when it contains a slash
+    /// and is executable).
+    pub fn which(&self, program: &str) -> Option<PathBuf> {
+        if program.contains('/') {
+            let p = PathBuf::from(program);
+            return is_executable(&p).then_some(p);
+        }
+        self.path_dirs().into_iter().map(|d| d.join(program)).find(|p| is_executable(p))
+    }
+
+    /// The user's home directory.
+    pub fn home(&self) -> Option<PathBuf> {
+        self.get("HOME").filter(|h| !h.is_empty()).map(PathBuf::from)
+    }
+
+    /// All variables, for handing to a child process.
+    pub fn vars(&self) -> impl Iterator<Item = (&String, &OsString)> {
+        self.vars.iter()
+    }
+}
+
+fn is_executable(path: &std::path::Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truthy_words_are_strict() {
+        for (value, expected) in [
+            ("1", true),
+            ("TRUE", true),
+            ("yes", true),
+            ("0", false),
+            ("false", false),
+            ("no", false),
+            ("", false),
+        ] {
+            let env = Env::from_pairs([("X", value)]);
+            assert_eq!(env.is_truthy("X"), expected, "{value:?}");
+        }
+        assert!(!Env::default().is_truthy("X"));
+    }
+}

@@ -1,0 +1,86 @@
+//! Exit codes and the one table that decides, per entry point, what an internal error means.
+//!
+//! Hooks fail open: an internal error never blocks an agent. The CLI fails "incomplete": an
+//! internal error is never reported as a pass. Git's own hooks are the authoritative gate and
+//! fail closed.
+
+/// Everything passed (or was legitimately skipped).
+pub const PASS: u8 = 0;
+/// A confirmed failure: a linter found problems or a safety rule was violated.
+pub const FAIL: u8 = 1;
+/// The command line was wrong; nothing ran.
+pub const USAGE: u8 = 2;
+/// Some required check could not reach a conclusion (UNVERIFIED / PLANNED) and nothing failed.
+pub const INCOMPLETE: u8 = 3;
+/// Host-hook block (Claude-style hosts read exit 2 + stderr as "deny").
+pub const HOOK_BLOCK: u8 = 2;
+
+/// The places where codeguard is entered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryPoint {
+    /// `codeguard check`.
+    Check,
+    /// `codeguard explain`.
+    Explain,
+    /// `codeguard languages`.
+    Languages,
+    /// `codeguard hook <event>`: called by an agent host.
+    Hook,
+    /// `codeguard git-hook pre-commit|pre-push`: called by git.
+    GitHook,
+}
+
+/// What an internal error turns into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorPolicy {
+    /// Never block: exit with the host's "no opinion" code.
+    FailOpen,
+    /// Never claim success: report the run as incomplete.
+    Incomplete,
+    /// Block: the authoritative gate must not let unknown content through.
+    FailClosed,
+}
+
+impl EntryPoint {
+    /// The error policy of this entry point.
+    pub fn error_policy(self) -> ErrorPolicy {
+        match self {
+            Self::Hook => ErrorPolicy::FailOpen,
+            Self::Check | Self::Explain | Self::Languages => ErrorPolicy::Incomplete,
+            Self::GitHook => ErrorPolicy::FailClosed,
+        }
+    }
+
+    /// The exit code for an internal error at this entry point.
+    pub fn internal_error_code(self) -> u8 {
+        match self.error_policy() {
+            ErrorPolicy::FailOpen => PASS,
+            ErrorPolicy::Incomplete => INCOMPLETE,
+            ErrorPolicy::FailClosed => FAIL,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hooks_fail_open_cli_never_claims_success_git_hooks_fail_closed() {
+        assert_eq!(EntryPoint::Hook.internal_error_code(), PASS);
+        assert_eq!(EntryPoint::Check.internal_error_code(), INCOMPLETE);
+        assert_eq!(EntryPoint::Explain.internal_error_code(), INCOMPLETE);
+        assert_eq!(EntryPoint::Languages.internal_error_code(), INCOMPLETE);
+        assert_eq!(EntryPoint::GitHook.internal_error_code(), FAIL);
+    }
+
+    #[test]
+    fn usage_and_incomplete_codes_are_distinct_from_failure() {
+        let codes = [PASS, FAIL, USAGE, INCOMPLETE];
+        for (i, a) in codes.iter().enumerate() {
+            for b in &codes[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Binds the git operations of an analysis to repositories.

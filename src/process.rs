@@ -1,0 +1,1 @@
+//! process stage (being written).

@@ -1,0 +1,1 @@
+//! run stage (being written).

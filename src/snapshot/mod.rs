@@ -1,0 +1,1 @@
+//! Materialises predicted content from git blobs into a private temporary directory.

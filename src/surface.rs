@@ -1,0 +1,1 @@
+//! Predicts the content a commit or push would carry, per repository.
