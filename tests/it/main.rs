@@ -1,0 +1,4 @@
+//! The integration-test binary: real git repositories, the real `codeguard` binary, real linters
+//! where behaviour depends on them.
+
+mod support;

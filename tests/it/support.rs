@@ -1,0 +1,157 @@
+//! Shared test support: real git repositories in temp dirs under a fixed git environment, the
+//! real `codeguard` binary, and a fingerprint proving a gate left the user's repository untouched.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Environment every git and codeguard process in the tests runs under: no system or global
+/// config, fixed identities and dates, `main` as the default branch.
+pub fn git_env() -> Vec<(&'static str, String)> {
+    vec![
+        ("GIT_CONFIG_NOSYSTEM", "1".into()),
+        ("GIT_CONFIG_GLOBAL", "/dev/null".into()),
+        ("GIT_AUTHOR_NAME", "Test Author".into()),
+        ("GIT_AUTHOR_EMAIL", "author@example.invalid".into()),
+        ("GIT_COMMITTER_NAME", "Test Committer".into()),
+        ("GIT_COMMITTER_EMAIL", "committer@example.invalid".into()),
+        ("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z".into()),
+        ("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z".into()),
+        ("GIT_TERMINAL_PROMPT", "0".into()),
+    ]
+}
+
+/// A git repository in a temporary directory.
+pub struct TestRepo {
+    dir: tempfile::TempDir,
+}
+
+impl TestRepo {
+    /// `git init` with `main` as the initial branch.
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let repo = Self { dir };
+        repo.git(&["init", "-q", "-b", "main"]);
+        repo.git(&["config", "commit.gpgsign", "false"]);
+        repo
+    }
+
+    /// The repository's root (canonical, so it compares equal to what codeguard prints).
+    pub fn root(&self) -> PathBuf {
+        self.dir.path().canonicalize().expect("canonical root")
+    }
+
+    /// A path inside the repository.
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.root().join(rel)
+    }
+
+    /// Writes a file (creating parent directories).
+    pub fn write(&self, rel: &str, content: &str) -> &Self {
+        let p = self.path(rel);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&p, content).expect("write");
+        self
+    }
+
+    /// Makes a file executable.
+    pub fn chmod_x(&self, rel: &str) -> &Self {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(self.path(rel), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        self
+    }
+
+    /// Runs git in the repository, panicking on failure; returns stdout.
+    pub fn git(&self, args: &[&str]) -> String {
+        git_in(self.dir.path(), args)
+    }
+
+    /// `git add -A && git commit -m msg`.
+    pub fn commit_all(&self, msg: &str) -> &Self {
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "-m", msg]);
+        self
+    }
+
+    /// Records everything a gate must never change.
+    pub fn state(&self) -> RepoState {
+        RepoState::capture(&self.root())
+    }
+}
+
+impl Default for TestRepo {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Runs git in `dir` under the fixed environment, panicking on failure; returns stdout.
+pub fn git_in(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git").args(args).current_dir(dir).envs(git_env()).output().expect("spawn git");
+    assert!(out.status.success(), "git {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The `codeguard` binary under test, with the fixed git environment and an isolated state dir.
+pub fn codeguard(home: &Path) -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::cargo_bin("codeguard").expect("binary");
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("CODEGUARD_HOME", home.join(".codeguard"))
+        .envs(git_env());
+    cmd
+}
+
+/// Everything about a repository that a gate must leave byte-for-byte unchanged: the index
+/// file, HEAD, every ref, the stash list, hooks config, and every worktree file's content and mode.
+#[derive(Debug, PartialEq, Eq)]
+pub struct RepoState {
+    index: Option<Vec<u8>>,
+    head: String,
+    refs: String,
+    stash: String,
+    config: Vec<u8>,
+    files: BTreeMap<PathBuf, (u32, blake3::Hash)>,
+}
+
+impl RepoState {
+    /// Captures the state of the repository at `root`.
+    pub fn capture(root: &Path) -> Self {
+        use std::os::unix::fs::PermissionsExt;
+        let git_dir = root.join(".git");
+        let mut files = BTreeMap::new();
+        for entry in walkdir::WalkDir::new(root).into_iter().filter_entry(|e| e.file_name() != ".git") {
+            let entry = entry.expect("walk");
+            let meta = entry.path().symlink_metadata().expect("meta");
+            let rel = entry.path().strip_prefix(root).expect("rel").to_path_buf();
+            let content = if meta.file_type().is_symlink() {
+                std::fs::read_link(entry.path()).expect("readlink").into_os_string().into_encoded_bytes()
+            } else if meta.is_file() {
+                std::fs::read(entry.path()).expect("read")
+            } else {
+                Vec::new()
+            };
+            files.insert(rel, (meta.permissions().mode(), blake3::hash(&content)));
+        }
+        Self {
+            index: std::fs::read(git_dir.join("index")).ok(),
+            head: std::fs::read_to_string(git_dir.join("HEAD")).unwrap_or_default(),
+            refs: git_in(root, &["for-each-ref", "--format=%(refname) %(objectname)"]),
+            stash: git_in(root, &["stash", "list"]),
+            config: std::fs::read(git_dir.join("config")).unwrap_or_default(),
+            files,
+        }
+    }
+}
+
+/// Asserts that running `f` leaves the repository at `root` unchanged, and returns `f`'s result.
+pub fn assert_untouched<T>(root: &Path, f: impl FnOnce() -> T) -> T {
+    let before = RepoState::capture(root);
+    let out = f();
+    let after = RepoState::capture(root);
+    assert!(before == after, "the repository at {} was modified by the gate", root.display());
+    out
+}
