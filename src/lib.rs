@@ -23,6 +23,7 @@ pub mod cli;
 pub mod entry;
 pub mod env;
 pub mod exit;
+pub mod files;
 pub mod intent;
 pub mod plan;
 pub mod process;

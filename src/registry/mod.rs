@@ -1,1 +1,222 @@
-//! Language registry (being written).
+//! The language registry: which languages codeguard knows, how to recognise their files and
+//! which linters to run for them.
+//!
+//! In: `registry/languages.json` (compiled in) and optionally a project's `codeguard.json`.
+//! Out: a validated [`Registry`]. Validation errors name the language and the field.
+//! Never: runs a command or reads anything but the project config file.
+
+mod config;
+mod detect;
+mod validate;
+
+use serde::{Deserialize, Serialize};
+
+pub use config::{ConfigError, GateScope, ProjectConfig};
+pub use detect::{DetectedLanguage, detect_project};
+pub use validate::RegistryError;
+
+/// The registry compiled into the binary.
+const BUILTIN_JSON: &str = include_str!("../../registry/languages.json");
+
+/// How mature a language integration is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Fully supported.
+    Stable,
+    /// Supported, less proven.
+    Beta,
+    /// Known but with no linter yet: never run.
+    Planned,
+}
+
+impl Status {
+    /// Whether languages of this status run linters.
+    pub fn is_active(self) -> bool {
+        match self {
+            Self::Stable | Self::Beta => true,
+            Self::Planned => false,
+        }
+    }
+}
+
+/// A command as an argument vector.
+pub type Argv = Vec<String>;
+
+/// One language entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Language {
+    /// Canonical kebab-case id.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Maturity.
+    pub status: Status,
+    /// File extensions, dot-prefixed and lowercase.
+    #[serde(default)]
+    pub extensions: Vec<String>,
+    /// Exact base names (e.g. `Dockerfile`).
+    #[serde(default)]
+    pub file_names: Vec<String>,
+    /// Root-level files whose presence means the project uses this language.
+    #[serde(default)]
+    pub markers: Vec<String>,
+    /// The lint command: `{files}` = all selected files in one call, `{file}` = one call per file.
+    #[serde(default)]
+    pub lint: Option<Argv>,
+    /// The formatter / auto-fix command.
+    #[serde(default)]
+    pub format: Option<Argv>,
+    /// A project-level command for whole-tree checks (required when `lint` is per file).
+    #[serde(default)]
+    pub gate: Option<Argv>,
+    /// An explicit availability check (required for `npx` tools).
+    #[serde(default)]
+    pub probe: Option<Argv>,
+    /// Root-level files or globs; none present means "not integrated": skipped, never blocking.
+    #[serde(default, rename = "requiresConfig", skip_serializing_if = "Option::is_none")]
+    pub requires_config: Option<Vec<String>>,
+    /// Config files SessionStart lists.
+    #[serde(default)]
+    pub linter_config_files: Vec<String>,
+    /// How to install the tool.
+    #[serde(default)]
+    pub install_hint: String,
+    /// False for project-level commands that must never receive file paths.
+    #[serde(default = "default_true")]
+    pub append_files: bool,
+    /// Findings are reported but never block.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub advisory: bool,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+impl Language {
+    /// Whether this language's lint command is project-level (never receives paths).
+    pub fn is_project_level(&self) -> bool {
+        !self.append_files
+    }
+
+    /// The tool the lint command runs (its program name), if any.
+    pub fn lint_program(&self) -> Option<&str> {
+        self.lint.as_ref().and_then(|argv| argv.first()).map(String::as_str)
+    }
+}
+
+/// The whole registry: validated languages in registry order.
+#[derive(Debug, Clone)]
+pub struct Registry {
+    languages: Vec<Language>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RegistryFile {
+    #[serde(rename = "$schema", default)]
+    _schema: Option<String>,
+    version: u32,
+    #[serde(rename = "description", default)]
+    _description: Option<String>,
+    status_levels: Vec<String>,
+    languages: Vec<serde_json::Value>,
+}
+
+impl Registry {
+    /// The registry compiled into the binary.
+    ///
+    /// The built-in registry is validated by a test; a failure here is a build defect, reported
+    /// as an error rather than a panic.
+    pub fn builtin() -> Result<Self, RegistryError> {
+        Self::from_json(BUILTIN_JSON)
+    }
+
+    /// Parses and validates a registry document.
+    pub fn from_json(text: &str) -> Result<Self, RegistryError> {
+        let file: RegistryFile = serde_json::from_str(text)
+            .map_err(|e| RegistryError::new("registry", "document", e.to_string()))?;
+        if file.version < 1 {
+            return Err(RegistryError::new("registry", "version", "must be at least 1"));
+        }
+        validate::status_levels(&file.status_levels)?;
+        let languages = file
+            .languages
+            .into_iter()
+            .enumerate()
+            .map(|(i, value)| validate::parse_language(i, value))
+            .collect::<Result<Vec<_>, _>>()?;
+        validate::all(&languages)?;
+        Ok(Self { languages })
+    }
+
+    /// All languages, in registry order.
+    pub fn languages(&self) -> &[Language] {
+        &self.languages
+    }
+
+    /// A language by id.
+    pub fn get(&self, id: &str) -> Option<&Language> {
+        self.languages.iter().find(|l| l.id == id)
+    }
+
+    /// The active (stable/beta) language of a repository-relative path, by file name first and
+    /// then by lowercase extension. Planned languages never match.
+    pub fn language_of(&self, path: &str) -> Option<&Language> {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let active = || self.languages.iter().filter(|l| l.status.is_active());
+        if let Some(lang) = active().find(|l| l.file_names.iter().any(|n| n == name)) {
+            return Some(lang);
+        }
+        let ext = extension_of(name)?;
+        active().find(|l| l.extensions.iter().any(|e| *e == ext))
+    }
+
+    /// Applies a project's overrides (extension mapping and command replacements).
+    pub fn with_project(&self, config: &ProjectConfig) -> Result<Self, ConfigError> {
+        config.apply(self)
+    }
+
+    pub(crate) fn languages_mut(&mut self) -> &mut Vec<Language> {
+        &mut self.languages
+    }
+}
+
+/// The lowercase, dot-prefixed extension of a file name (`.py`), if it has one.
+pub fn extension_of(name: &str) -> Option<String> {
+    let dot = name.rfind('.').filter(|&i| i > 0)?;
+    Some(name[dot..].to_ascii_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_registry_is_valid_and_complete() {
+        let registry = Registry::builtin().expect("built-in registry validates");
+        assert_eq!(registry.languages().len(), 57);
+        let planned: Vec<_> = registry
+            .languages()
+            .iter()
+            .filter(|l| l.status == Status::Planned)
+            .map(|l| l.id.as_str())
+            .collect();
+        assert_eq!(planned, ["cobol", "arkts", "metal"]);
+    }
+
+    #[test]
+    fn files_map_to_languages_by_name_then_extension() {
+        let registry = Registry::builtin().expect("registry");
+        let id = |p: &str| registry.language_of(p).map(|l| l.id.clone());
+        assert_eq!(id("src/a.py").as_deref(), Some("python"));
+        assert_eq!(id("A.PY").as_deref(), Some("python"));
+        assert_eq!(id("deploy/Dockerfile").as_deref(), Some("dockerfile"));
+        assert_eq!(id("x.sh").as_deref(), Some("shell"));
+        assert_eq!(id("legacy.cbl"), None, "planned languages never match");
+        assert_eq!(id("README"), None);
+        assert_eq!(id(".bashrc"), None, "a leading dot is not an extension");
+    }
+}

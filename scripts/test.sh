@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs codeguard's whole test suite with the real, pinned linters it depends on.
+# Installs them into a project-local virtualenv (.tools/venv) so nothing global changes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+venv=.tools/venv
+stamp="$venv/.installed-$(sha256sum scripts/requirements-test.txt | cut -c1-16)"
+if [ ! -f "$stamp" ]; then
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r scripts/requirements-test.txt
+  touch "$stamp"
+fi
+export PATH="$PWD/$venv/bin:$PATH"
+# A real-linter test fails instead of skipping when its linter is missing.
+export CODEGUARD_REQUIRE_REAL_LINTERS=1
+
+ruff --version && shellcheck --version | sed -n 2p && yamllint --version
+cargo test --locked "$@"

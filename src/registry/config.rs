@@ -1,0 +1,207 @@
+//! A project's `codeguard.json`: extension mappings, excludes, command overrides, gate scope.
+//!
+//! An unreadable or invalid file is an error, never silently the defaults: the caller turns it
+//! into a usage error (CLI) or an UNVERIFIED result (hooks).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::{Argv, Registry, RegistryError};
+
+/// The config file name, at the project root.
+pub const FILE_NAME: &str = "codeguard.json";
+
+/// A `codeguard.json` could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file exists but cannot be read.
+    #[error("cannot read {path}: {source}")]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not valid JSON or does not have the expected shape.
+    #[error("invalid {path}: {message}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// The overrides produce a registry that breaks a registry rule.
+    #[error("invalid {path}: {source}")]
+    Registry {
+        /// The file.
+        path: PathBuf,
+        /// The broken rule.
+        source: RegistryError,
+    },
+}
+
+/// Whether the gate checks only the changed files (`delta`) or the whole project (`repo`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GateScope {
+    /// Only the files the commit changes.
+    #[default]
+    Delta,
+    /// The whole project.
+    Repo,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CommandOverride {
+    lint: Option<Argv>,
+    format: Option<Argv>,
+    gate: Option<Argv>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    #[serde(rename = "$schema", default)]
+    _schema: Option<String>,
+    #[serde(default)]
+    extensions: BTreeMap<String, String>,
+    #[serde(default)]
+    exclude: Vec<String>,
+    #[serde(default)]
+    languages: BTreeMap<String, CommandOverride>,
+    #[serde(default)]
+    gate_scope: GateScope,
+}
+
+/// A loaded, validated project configuration (the defaults when the file is absent).
+#[derive(Debug, Default)]
+pub struct ProjectConfig {
+    path: Option<PathBuf>,
+    raw: RawConfig,
+    exclude: Vec<regex::Regex>,
+}
+
+impl ProjectConfig {
+    /// Loads `<root>/codeguard.json`; absent means defaults.
+    pub fn load(root: &Path) -> Result<Self, ConfigError> {
+        let path = root.join(FILE_NAME);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
+            Err(source) => return Err(ConfigError::Unreadable { path, source }),
+        };
+        Self::parse(&text, path)
+    }
+
+    /// Parses config text (the path is used in messages).
+    pub fn parse(text: &str, path: PathBuf) -> Result<Self, ConfigError> {
+        let invalid = |message: String| ConfigError::Invalid { path: path.clone(), message };
+        let raw: RawConfig = serde_json::from_str(text).map_err(|e| invalid(e.to_string()))?;
+        let exclude = raw
+            .exclude
+            .iter()
+            .map(|p| regex::Regex::new(p).map_err(|e| invalid(format!("exclude pattern `{p}`: {e}"))))
+            .collect::<Result<_, _>>()?;
+        Ok(Self { path: Some(path), raw, exclude })
+    }
+
+    /// The config file, when one was loaded.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// Whether a repository-relative path is excluded by the project's patterns.
+    pub fn is_excluded(&self, rel: &str) -> bool {
+        self.exclude.iter().any(|re| re.is_match(rel))
+    }
+
+    /// The configured gate scope.
+    pub fn gate_scope(&self) -> GateScope {
+        self.raw.gate_scope
+    }
+
+    /// Languages whose commands this project defines for itself (they run only in trusted
+    /// workspaces once workspace trust exists).
+    pub fn overridden_languages(&self) -> impl Iterator<Item = &str> {
+        self.raw.languages.keys().map(String::as_str)
+    }
+
+    /// The registry with this project's overrides applied and re-validated.
+    pub(super) fn apply(&self, registry: &Registry) -> Result<Registry, ConfigError> {
+        let path = self.path.clone().unwrap_or_else(|| PathBuf::from(FILE_NAME));
+        let invalid = |message: String| ConfigError::Invalid { path: path.clone(), message };
+        let mut out = registry.clone();
+        for (ext, id) in &self.raw.extensions {
+            let ext = if ext.starts_with('.') {
+                ext.to_ascii_lowercase()
+            } else {
+                format!(".{}", ext.to_ascii_lowercase())
+            };
+            if out.get(id).is_none() {
+                return Err(invalid(format!("extensions: `{ext}` maps to unknown language `{id}`")));
+            }
+            for lang in out.languages_mut() {
+                lang.extensions.retain(|e| *e != ext);
+                if lang.id == *id {
+                    lang.extensions.push(ext.clone());
+                }
+            }
+        }
+        for (id, commands) in &self.raw.languages {
+            let lang = out
+                .languages_mut()
+                .iter_mut()
+                .find(|l| l.id == *id)
+                .ok_or_else(|| invalid(format!("languages: unknown language `{id}`")))?;
+            replace(&mut lang.lint, &commands.lint);
+            replace(&mut lang.format, &commands.format);
+            replace(&mut lang.gate, &commands.gate);
+        }
+        super::validate::all(out.languages()).map_err(|source| ConfigError::Registry { path, source })?;
+        Ok(out)
+    }
+}
+
+fn replace(slot: &mut Option<Argv>, with: &Option<Argv>) {
+    if let Some(argv) = with {
+        *slot = Some(argv.clone());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<ProjectConfig, ConfigError> {
+        ProjectConfig::parse(text, PathBuf::from("codeguard.json"))
+    }
+
+    #[test]
+    fn overrides_extend_and_replace() {
+        let config = parse(r#"{"extensions": {".pyw": "python"}, "languages": {"python": {"lint": ["ruff", "check", "--select", "E", "{files}"]}}, "exclude": ["^gen/"]}"#)
+            .expect("valid");
+        let registry = Registry::builtin().expect("registry").with_project(&config).expect("applies");
+        assert_eq!(registry.language_of("x.pyw").map(|l| l.id.as_str()), Some("python"));
+        assert_eq!(
+            registry.get("python").and_then(|l| l.lint.as_ref()).map(|a| a[2].as_str()),
+            Some("--select")
+        );
+        assert!(config.is_excluded("gen/x.py") && !config.is_excluded("src/gen/x.py"));
+    }
+
+    #[test]
+    fn invalid_configs_are_errors_not_defaults() {
+        assert!(matches!(parse("{"), Err(ConfigError::Invalid { .. })));
+        assert!(matches!(parse(r#"{"colour": 1}"#), Err(ConfigError::Invalid { .. })));
+        assert!(matches!(parse(r#"{"exclude": ["("]}"#), Err(ConfigError::Invalid { .. })));
+        let registry = Registry::builtin().expect("registry");
+        let unknown = parse(r#"{"languages": {"klingon": {"lint": ["x"]}}}"#).expect("parses");
+        assert!(matches!(registry.with_project(&unknown), Err(ConfigError::Invalid { .. })));
+        let unpinned =
+            parse(r#"{"languages": {"shell": {"lint": ["shellcheck", "{files}"]}}}"#).expect("parses");
+        assert!(matches!(registry.with_project(&unpinned), Err(ConfigError::Registry { .. })));
+    }
+}

@@ -1,0 +1,346 @@
+//! Registry validation: every rule names the language and the field it rejects.
+
+use std::collections::BTreeMap;
+
+use super::{Argv, Language, Status};
+
+/// A registry rule was broken.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("registry: language `{language}`, field `{field}`: {message}")]
+pub struct RegistryError {
+    /// The language id (or `registry` for document-level problems, `#N` when the id is unknown).
+    pub language: String,
+    /// The offending field.
+    pub field: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl RegistryError {
+    pub(super) fn new(
+        language: impl Into<String>,
+        field: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Self { language: language.into(), field: field.into(), message: message.into() }
+    }
+}
+
+/// The kinds of value a language field holds.
+#[derive(Clone, Copy)]
+enum FieldKind {
+    Text,
+    Names,
+    Command,
+    Flag,
+    Level,
+}
+
+const FIELDS: &[(&str, FieldKind)] = &[
+    ("id", FieldKind::Text),
+    ("name", FieldKind::Text),
+    ("status", FieldKind::Level),
+    ("extensions", FieldKind::Names),
+    ("file_names", FieldKind::Names),
+    ("markers", FieldKind::Names),
+    ("lint", FieldKind::Command),
+    ("format", FieldKind::Command),
+    ("gate", FieldKind::Command),
+    ("probe", FieldKind::Command),
+    ("requiresConfig", FieldKind::Names),
+    ("linter_config_files", FieldKind::Names),
+    ("install_hint", FieldKind::Text),
+    ("append_files", FieldKind::Flag),
+    ("advisory", FieldKind::Flag),
+];
+
+pub(super) fn status_levels(levels: &[String]) -> Result<(), RegistryError> {
+    for required in ["stable", "beta", "planned"] {
+        if !levels.iter().any(|l| l == required) {
+            return Err(RegistryError::new(
+                "registry",
+                "status_levels",
+                format!("must contain `{required}`"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks the shape of one entry field by field, then deserialises it.
+pub(super) fn parse_language(index: usize, value: serde_json::Value) -> Result<Language, RegistryError> {
+    let serde_json::Value::Object(map) = &value else {
+        return Err(RegistryError::new(format!("#{index}"), "entry", "must be an object"));
+    };
+    let id = map.get("id").and_then(|v| v.as_str()).map_or_else(|| format!("#{index}"), str::to_owned);
+    for (key, field_value) in map {
+        let Some((_, kind)) = FIELDS.iter().find(|(name, _)| name == key) else {
+            return Err(RegistryError::new(&id, key, "unknown field"));
+        };
+        check_kind(*kind, field_value).map_err(|message| RegistryError::new(&id, key, message))?;
+    }
+    for required in ["id", "name", "status"] {
+        if !map.contains_key(required) {
+            return Err(RegistryError::new(&id, required, "is required"));
+        }
+    }
+    serde_json::from_value(value).map_err(|e| RegistryError::new(&id, "entry", e.to_string()))
+}
+
+fn check_kind(kind: FieldKind, value: &serde_json::Value) -> Result<(), String> {
+    use serde_json::Value;
+    let all_strings = |items: &Vec<Value>| items.iter().all(|i| i.as_str().is_some_and(|s| !s.is_empty()));
+    match (kind, value) {
+        (FieldKind::Text, Value::String(_))
+        | (FieldKind::Flag, Value::Bool(_))
+        | (FieldKind::Command, Value::Null) => Ok(()),
+        (FieldKind::Level, Value::String(s)) if matches!(s.as_str(), "stable" | "beta" | "planned") => Ok(()),
+        (FieldKind::Level, _) => Err("must be one of stable, beta, planned".into()),
+        (FieldKind::Names, Value::Array(items)) if all_strings(items) => Ok(()),
+        (FieldKind::Names, _) => Err("must be a list of non-empty strings".into()),
+        (FieldKind::Command, Value::Array(items)) if !items.is_empty() && all_strings(items) => Ok(()),
+        (FieldKind::Command, _) => Err("must be null or a non-empty argv list of non-empty strings".into()),
+        (FieldKind::Text, _) => Err("must be a string".into()),
+        (FieldKind::Flag, _) => Err("must be true or false".into()),
+    }
+}
+
+/// Cross-field and cross-entry rules.
+pub(super) fn all(languages: &[Language]) -> Result<(), RegistryError> {
+    let mut ids = BTreeMap::new();
+    for lang in languages {
+        if ids.insert(lang.id.as_str(), ()).is_some() {
+            return Err(RegistryError::new(&lang.id, "id", "duplicate id"));
+        }
+        entry(lang)?;
+    }
+    no_collisions(languages, "extensions", |l| &l.extensions)?;
+    no_collisions(languages, "file_names", |l| &l.file_names)?;
+    no_collisions(languages, "markers", |l| &l.markers)?;
+    Ok(())
+}
+
+fn entry(lang: &Language) -> Result<(), RegistryError> {
+    let err = |field: &str, message: &str| Err(RegistryError::new(&lang.id, field, message));
+    if !is_kebab(&lang.id) {
+        return err("id", "must be kebab-case (lowercase letters and digits separated by single dashes)");
+    }
+    for ext in &lang.extensions {
+        if !ext.starts_with('.') || ext.len() < 2 {
+            return err("extensions", &format!("`{ext}` must start with a dot"));
+        }
+        if *ext != ext.to_ascii_lowercase() {
+            return err("extensions", &format!("`{ext}` must be lowercase"));
+        }
+    }
+    let commands =
+        [("lint", &lang.lint), ("format", &lang.format), ("gate", &lang.gate), ("probe", &lang.probe)];
+    if lang.status == Status::Planned {
+        if let Some((field, _)) = commands.iter().find(|(_, c)| c.is_some()) {
+            return err(field, "a planned language has no commands");
+        }
+        return Ok(());
+    }
+    if lang.lint.is_none() && lang.format.is_none() {
+        return err("lint", "a stable or beta language needs a lint or a format command");
+    }
+    for (field, command) in commands {
+        if let Some(argv) = command {
+            command_rules(lang, field, argv)?;
+        }
+    }
+    if let Some(lint) = &lang.lint {
+        if has_token(lint, "{file}") && lang.gate.is_none() {
+            return err("gate", "a per-file lint command ({file}) needs a project-level gate command");
+        }
+        if lang.is_project_level() && (has_token(lint, "{file}") || has_token(lint, "{files}")) {
+            return err("lint", "append_files=false commands must not take file placeholders");
+        }
+    }
+    Ok(())
+}
+
+fn command_rules(lang: &Language, field: &str, argv: &Argv) -> Result<(), RegistryError> {
+    let err = |message: &str| Err(RegistryError::new(&lang.id, field, message));
+    let text = argv.join(" ");
+    let words: Vec<&str> = text.split(|c: char| c.is_whitespace() || c == '|').collect();
+    if matches!(field, "lint" | "gate") && words.contains(&"shellcheck") && !text.contains("--severity=") {
+        return err("shellcheck must pin --severity= so findings do not depend on its defaults");
+    }
+    if words.contains(&"npx") {
+        if !text.contains("--no-install") {
+            return err("npx must use --no-install (never download a tool during a check)");
+        }
+        if lang.probe.is_none() {
+            return Err(RegistryError::new(&lang.id, "probe", "an npx command needs an explicit probe"));
+        }
+    }
+    if argv.first().is_some_and(|p| p == "bash" || p == "sh") && argv.get(1).is_none_or(|a| a != "-c") {
+        return err("a shell command must be exactly [\"bash\", \"-c\", \"…\"]");
+    }
+    Ok(())
+}
+
+fn no_collisions(
+    languages: &[Language],
+    field: &str,
+    values: impl Fn(&Language) -> &Vec<String>,
+) -> Result<(), RegistryError> {
+    let mut owner: BTreeMap<&str, &str> = BTreeMap::new();
+    for lang in languages.iter().filter(|l| l.status.is_active()) {
+        for value in values(lang) {
+            if let Some(first) = owner.insert(value.as_str(), lang.id.as_str()) {
+                return Err(RegistryError::new(
+                    &lang.id,
+                    field,
+                    format!("`{value}` is already claimed by `{first}`"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn has_token(argv: &Argv, token: &str) -> bool {
+    argv.iter().any(|a| a.contains(token))
+}
+
+fn is_kebab(id: &str) -> bool {
+    !id.is_empty()
+        && id.split('-').all(|part| {
+            !part.is_empty() && part.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Registry;
+
+    /// A small valid registry; each test breaks one rule in it.
+    fn doc(languages: &str) -> String {
+        format!(
+            r#"{{"version": 1, "status_levels": ["stable", "beta", "planned"], "languages": [{languages}]}}"#
+        )
+    }
+
+    const PY: &str = r#"{"id": "python", "name": "Python", "status": "stable", "extensions": [".py"], "markers": ["pyproject.toml"], "lint": ["ruff", "check", "{files}"]}"#;
+
+    fn rejects(languages: &str, language: &str, field: &str) -> String {
+        let err = Registry::from_json(&doc(languages)).expect_err("must be rejected");
+        assert_eq!((err.language.as_str(), err.field.as_str()), (language, field), "{err}");
+        let text = err.to_string();
+        assert!(text.contains(language) && text.contains(field), "{text}");
+        text
+    }
+
+    #[test]
+    fn a_valid_document_loads() {
+        assert_eq!(Registry::from_json(&doc(PY)).expect("valid").languages().len(), 1);
+    }
+
+    #[test]
+    fn duplicate_ids() {
+        rejects(
+            &format!("{PY},{}", PY.replace(".py", ".pyw").replace("pyproject.toml", "x")),
+            "python",
+            "id",
+        );
+    }
+
+    #[test]
+    fn ids_are_kebab_case() {
+        rejects(&PY.replace("\"python\"", "\"Python_3\""), "Python_3", "id");
+    }
+
+    #[test]
+    fn extensions_are_dot_prefixed() {
+        rejects(&PY.replace("\".py\"", "\"py\""), "python", "extensions");
+    }
+
+    #[test]
+    fn extensions_are_lowercase() {
+        rejects(&PY.replace("\".py\"", "\".PY\""), "python", "extensions");
+    }
+
+    #[test]
+    fn extensions_do_not_collide() {
+        let other = r#"{"id": "snake", "name": "Snake", "status": "beta", "extensions": [".py"], "lint": ["snake", "{files}"]}"#;
+        let text = rejects(&format!("{PY},{other}"), "snake", "extensions");
+        assert!(text.contains("python"));
+    }
+
+    #[test]
+    fn markers_do_not_collide() {
+        let other = r#"{"id": "snake", "name": "Snake", "status": "beta", "extensions": [".sn"], "markers": ["pyproject.toml"], "lint": ["snake", "{files}"]}"#;
+        rejects(&format!("{PY},{other}"), "snake", "markers");
+    }
+
+    #[test]
+    fn planned_languages_may_share_extensions() {
+        let planned = r#"{"id": "old-py", "name": "Old", "status": "planned", "extensions": [".py"]}"#;
+        Registry::from_json(&doc(&format!("{PY},{planned}"))).expect("planned entries do not collide");
+    }
+
+    #[test]
+    fn planned_languages_have_no_commands() {
+        rejects(&PY.replace("\"stable\"", "\"planned\""), "python", "lint");
+    }
+
+    #[test]
+    fn active_languages_need_a_command() {
+        rejects(&PY.replace(r#", "lint": ["ruff", "check", "{files}"]"#, ""), "python", "lint");
+    }
+
+    #[test]
+    fn per_file_commands_need_a_gate() {
+        rejects(&PY.replace("{files}", "{file}"), "python", "gate");
+    }
+
+    #[test]
+    fn project_level_commands_take_no_files() {
+        rejects(&PY.replace(r#""lint""#, r#""append_files": false, "lint""#), "python", "lint");
+    }
+
+    #[test]
+    fn shellcheck_pins_severity() {
+        let sh = r#"{"id": "shell", "name": "Shell", "status": "stable", "extensions": [".sh"], "lint": ["shellcheck", "{files}"]}"#;
+        rejects(sh, "shell", "lint");
+        Registry::from_json(&doc(&sh.replace("\"shellcheck\",", "\"shellcheck\", \"--severity=warning\",")))
+            .expect("pinned");
+    }
+
+    #[test]
+    fn npx_uses_no_install() {
+        let js = r#"{"id": "js", "name": "JS", "status": "stable", "extensions": [".js"], "lint": ["npx", "eslint", "{files}"], "probe": ["npx", "--no-install", "eslint", "--version"]}"#;
+        rejects(js, "js", "lint");
+    }
+
+    #[test]
+    fn npx_needs_a_probe() {
+        let js = r#"{"id": "js", "name": "JS", "status": "stable", "extensions": [".js"], "lint": ["npx", "--no-install", "eslint", "{files}"]}"#;
+        rejects(js, "js", "probe");
+    }
+
+    #[test]
+    fn shell_commands_use_bash_dash_c() {
+        rejects(&PY.replace(r#"["ruff", "check", "{files}"]"#, r#"["bash", "lint.sh"]"#), "python", "lint");
+    }
+
+    #[test]
+    fn unknown_fields_are_rejected() {
+        rejects(&PY.replace(r#""name""#, r#""colour": "red", "name""#), "python", "colour");
+    }
+
+    #[test]
+    fn field_types_are_checked() {
+        rejects(&PY.replace(r#"["pyproject.toml"]"#, r#""pyproject.toml""#), "python", "markers");
+        rejects(&PY.replace(r#""lint": ["ruff""#, r#""lint": ["", "ruff""#), "python", "lint");
+        rejects(&PY.replace(r#""stable""#, r#""gold""#), "python", "status");
+        rejects(&PY.replace(r#""lint""#, r#""append_files": "yes", "lint""#), "python", "append_files");
+    }
+
+    #[test]
+    fn required_fields_are_present() {
+        rejects(&PY.replace(r#""name": "Python", "#, ""), "python", "name");
+    }
+}
