@@ -31,6 +31,7 @@ pub mod registry;
 pub mod report;
 pub mod run;
 pub mod snapshot;
+pub mod state;
 pub mod surface;
 pub mod verdict;
 

@@ -1,1 +1,360 @@
-//! plan stage (being written).
+//! Planning (pure): which linter runs on which files, and why each other language is skipped.
+//!
+//! In: the registry (with project overrides), the files in scope, facts about the project root.
+//! Out: a [`Plan`] — one entry per language, either a [`Job`] with concrete argv lists or a
+//! skip with its status and reason. Serialisable, deterministic, no I/O.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::registry::{Argv, DetectedLanguage, Language, Registry, detect_project};
+use crate::verdict::Status;
+
+/// Upper bound on the bytes of file arguments in one invocation (well below `ARG_MAX`).
+const MAX_ARG_BYTES: usize = 96 * 1024;
+
+/// Ruff's rule selection when a project has no ruff configuration, pinned so results do not
+/// change with ruff's own defaults.
+const RUFF_DEFAULT_SELECT: &str = r#"lint.select = ["E4", "E7", "E9", "F"]"#;
+
+/// Facts about the project root that planning needs (gathered by the caller).
+#[derive(Debug, Clone, Default)]
+pub struct RootFacts {
+    /// Names of the entries directly in the root directory.
+    pub names: BTreeSet<String>,
+    /// Whether `pyproject.toml` has a `[tool.ruff]` section.
+    pub pyproject_configures_ruff: bool,
+}
+
+impl RootFacts {
+    fn has_ruff_config(&self) -> bool {
+        self.pyproject_configures_ruff
+            || self.names.contains("ruff.toml")
+            || self.names.contains(".ruff.toml")
+    }
+
+    /// Whether any of the given names or simple globs (`*.sln`) exists at the root.
+    fn has_any(&self, patterns: &[String]) -> bool {
+        patterns.iter().any(|p| match p.strip_prefix('*') {
+            Some(suffix) => self.names.iter().any(|n| n.ends_with(suffix)),
+            None => self.names.contains(p),
+        })
+    }
+}
+
+/// What is being checked.
+#[derive(Debug, Clone)]
+pub struct PlanInput<'a> {
+    /// The registry with project overrides applied.
+    pub registry: &'a Registry,
+    /// The directory linters run in (the project root or a snapshot of it).
+    pub root: PathBuf,
+    /// Every file of the project in lint scope (used for detection).
+    pub project_files: &'a [String],
+    /// The files to lint (equal to `project_files` for a whole-tree check).
+    pub selected: &'a [String],
+    /// Whether this is a whole-tree check (project-level gates run even without changes).
+    pub whole_tree: bool,
+    /// Facts about the root.
+    pub facts: &'a RootFacts,
+    /// Only these languages (empty = all).
+    pub only: &'a [String],
+}
+
+/// The plan for one run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Plan {
+    /// One entry per language, in registry order.
+    pub entries: Vec<Entry>,
+}
+
+/// The plan for one language.
+#[derive(Debug, Clone, Serialize)]
+pub struct Entry {
+    /// Registry id.
+    pub language: String,
+    /// Display name.
+    pub name: String,
+    /// What happens.
+    pub action: Action,
+}
+
+/// Run a job, or skip with a status and reason.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Action {
+    /// Run the linter.
+    Run(Job),
+    /// Do not run it.
+    Skip {
+        /// SKIPPED, PLANNED or UNVERIFIED.
+        status: Status,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// A linter run for one language.
+#[derive(Debug, Clone, Serialize)]
+pub struct Job {
+    /// The program the invocations run (for probing and verdicts).
+    pub program: String,
+    /// Concrete argv lists, run one after another.
+    pub invocations: Vec<Argv>,
+    /// Where they run.
+    pub cwd: PathBuf,
+    /// The files checked (empty for project-level commands).
+    pub files: Vec<String>,
+    /// Explicit availability check from the registry.
+    pub probe: Option<Argv>,
+    /// How to install the tool.
+    pub install_hint: String,
+    /// The formatter, scoped to the files, for "how to fix" advice.
+    pub fix: Option<Argv>,
+    /// Failures are reported but never block.
+    pub advisory: bool,
+}
+
+/// An unknown language id in `--lang`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown language `{0}` (see `codeguard languages`)")]
+pub struct UnknownLanguage(pub String);
+
+/// Builds the plan.
+pub fn build(input: &PlanInput<'_>) -> Result<Plan, UnknownLanguage> {
+    if let Some(unknown) = input.only.iter().find(|id| input.registry.get(id).is_none()) {
+        return Err(UnknownLanguage(unknown.clone()));
+    }
+    let detected = detect_project(input.registry, input.project_files, &input.facts.names);
+    let selected: BTreeSet<&str> = input.selected.iter().map(String::as_str).collect();
+    let entries = detected
+        .iter()
+        .filter(|d| input.only.is_empty() || input.only.contains(&d.id))
+        .filter_map(|d| input.registry.get(&d.id).map(|lang| (lang, d)))
+        .map(|(lang, d)| Entry {
+            language: lang.id.clone(),
+            name: lang.name.clone(),
+            action: plan_language(input, lang, d, &selected),
+        })
+        .collect();
+    Ok(Plan { entries })
+}
+
+fn plan_language(
+    input: &PlanInput<'_>,
+    lang: &Language,
+    detected: &DetectedLanguage,
+    selected: &BTreeSet<&str>,
+) -> Action {
+    let skip = |status, reason: String| Action::Skip { status, reason };
+    let files: Vec<String> =
+        detected.files.iter().filter(|f| selected.contains(f.as_str())).cloned().collect();
+    if files.is_empty() && !(input.whole_tree && lang.is_project_level()) {
+        let reason =
+            if input.whole_tree { "no files of this language" } else { "no changed files of this language" };
+        return skip(Status::Skipped, reason.into());
+    }
+    if let Some(required) = &lang.requires_config {
+        if !input.facts.has_any(required) {
+            return skip(
+                Status::Skipped,
+                format!("not integrated: none of {} found at the project root", required.join(", ")),
+            );
+        }
+    }
+    let Some(lint) = &lang.lint else {
+        return skip(Status::Skipped, "format-only language: no lint command".into());
+    };
+    let invocations = if lang.is_project_level() {
+        vec![lint.clone()]
+    } else if input.whole_tree && lint.iter().any(|a| a == "{file}") {
+        lang.gate.clone().map_or_else(|| per_file(lint, &files), |gate| vec![gate])
+    } else {
+        scoped(lint, &files)
+    };
+    let invocations = invocations.into_iter().map(|argv| with_default_config(argv, input.facts)).collect();
+    let program = lint.first().cloned().unwrap_or_default();
+    Action::Run(Job {
+        program,
+        invocations,
+        cwd: input.root.clone(),
+        files: if lang.is_project_level() { Vec::new() } else { files.clone() },
+        probe: lang.probe.clone(),
+        install_hint: lang.install_hint.clone(),
+        fix: lang.format.as_ref().map(|f| fix_command(f, &files, lang.is_project_level())),
+        advisory: lang.advisory,
+    })
+}
+
+/// One invocation per file for `{file}` commands.
+fn per_file(lint: &Argv, files: &[String]) -> Vec<Argv> {
+    files.iter().map(|f| lint.iter().map(|a| a.replace("{file}", f)).collect()).collect()
+}
+
+/// Scopes a command to files: `{file}` → one call per file; `{files}` → batched calls; a scan
+/// token (`.` or a `**` glob) → replaced by the files; otherwise the files are appended.
+pub fn scoped(lint: &Argv, files: &[String]) -> Vec<Argv> {
+    if lint.iter().any(|a| a == "{file}") {
+        return per_file(lint, files);
+    }
+    let is_slot = |a: &String| a == "{files}" || a == "." || a.contains("**");
+    let slot = lint.iter().position(is_slot);
+    batches(files)
+        .into_iter()
+        .map(|batch| {
+            let mut argv = Vec::with_capacity(lint.len() + batch.len());
+            for (i, arg) in lint.iter().enumerate() {
+                if Some(i) == slot {
+                    argv.extend(batch.iter().cloned());
+                } else if !(is_slot(arg) || arg.starts_with('#')) {
+                    argv.push(arg.clone());
+                }
+            }
+            if slot.is_none() {
+                argv.extend(batch.iter().cloned());
+            }
+            argv
+        })
+        .collect()
+}
+
+/// Splits files into batches whose argument bytes stay under [`MAX_ARG_BYTES`].
+fn batches(files: &[String]) -> Vec<&[String]> {
+    let mut out = Vec::new();
+    let (mut start, mut bytes) = (0, 0);
+    for (i, file) in files.iter().enumerate() {
+        if i > start && bytes + file.len() + 1 > MAX_ARG_BYTES {
+            out.push(&files[start..i]);
+            (start, bytes) = (i, 0);
+        }
+        bytes += file.len() + 1;
+    }
+    if start < files.len() || files.is_empty() {
+        out.push(&files[start..]);
+    }
+    out
+}
+
+/// Pins ruff's rule selection when the project has no ruff configuration of its own.
+fn with_default_config(mut argv: Argv, facts: &RootFacts) -> Argv {
+    let is_ruff_check =
+        argv.first().is_some_and(|p| p == "ruff") && argv.get(1).is_some_and(|a| a == "check");
+    if is_ruff_check && !facts.has_ruff_config() {
+        argv.splice(2..2, ["--config".to_owned(), RUFF_DEFAULT_SELECT.to_owned()]);
+    }
+    argv
+}
+
+/// The formatter command shown as "how to fix", scoped like the lint.
+fn fix_command(format: &Argv, files: &[String], project_level: bool) -> Argv {
+    if project_level {
+        return format.clone();
+    }
+    let shown: Vec<String> = files.iter().take(20).cloned().collect();
+    scoped(format, &shown).into_iter().next().unwrap_or_else(|| format.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    fn plan(files: &[&str], selected: &[&str], whole_tree: bool, names: &[&str], only: &[&str]) -> Plan {
+        let registry = Registry::builtin().expect("registry");
+        let facts =
+            RootFacts { names: names.iter().map(|s| (*s).to_owned()).collect(), ..RootFacts::default() };
+        let files = strings(files);
+        let selected = strings(selected);
+        let only = strings(only);
+        let input = PlanInput {
+            registry: &registry,
+            root: PathBuf::from("/r"),
+            project_files: &files,
+            selected: &selected,
+            whole_tree,
+            facts: &facts,
+            only: &only,
+        };
+        build(&input).expect("plan")
+    }
+
+    fn action<'p>(plan: &'p Plan, id: &str) -> &'p Action {
+        &plan.entries.iter().find(|e| e.language == id).expect("entry").action
+    }
+
+    #[test]
+    fn file_commands_get_exactly_the_selected_files() {
+        let p = plan(&["a.py", "b.py", "run.sh"], &["b.py", "run.sh"], false, &[], &[]);
+        let Action::Run(py) = action(&p, "python") else { panic!("python runs") };
+        assert_eq!(py.files, ["b.py"]);
+        let argv = &py.invocations[0];
+        assert_eq!(argv.last().map(String::as_str), Some("b.py"));
+        assert!(
+            argv.contains(&RUFF_DEFAULT_SELECT.to_owned()),
+            "no ruff config → pinned selection: {argv:?}"
+        );
+        let Action::Run(sh) = action(&p, "shell") else { panic!("shell runs") };
+        assert_eq!(
+            sh.invocations,
+            [strings(&["shellcheck", "--severity=warning", "--format=gcc", "run.sh"])]
+        );
+    }
+
+    #[test]
+    fn a_project_ruff_config_is_respected() {
+        let p = plan(&["a.py"], &["a.py"], true, &["ruff.toml"], &[]);
+        let Action::Run(py) = action(&p, "python") else { panic!("python runs") };
+        assert!(!py.invocations[0].contains(&"--config".to_owned()));
+    }
+
+    #[test]
+    fn unchanged_languages_and_unintegrated_ones_are_skipped_with_reasons() {
+        let p = plan(&["a.py", "x.yml"], &["x.yml"], false, &[], &[]);
+        let Action::Skip { status, reason } = action(&p, "python") else { panic!("skipped") };
+        assert_eq!((*status, reason.as_str()), (Status::Skipped, "no changed files of this language"));
+        let Action::Skip { reason, .. } = action(&p, "yaml") else { panic!("yaml needs a config") };
+        assert!(reason.starts_with("not integrated: none of .yamllint"), "{reason}");
+    }
+
+    #[test]
+    fn project_level_commands_never_get_paths() {
+        let p = plan(&["src/main.rs"], &["src/main.rs"], false, &["Cargo.toml"], &[]);
+        let Action::Run(rust) = action(&p, "rust") else { panic!("rust runs") };
+        assert!(rust.invocations[0].iter().all(|a| !a.ends_with(".rs")));
+        assert!(rust.files.is_empty());
+    }
+
+    #[test]
+    fn language_filter_and_unknown_ids() {
+        let p = plan(&["a.py", "run.sh"], &["a.py", "run.sh"], true, &[], &["shell"]);
+        assert_eq!(p.entries.len(), 1);
+        let registry = Registry::builtin().expect("registry");
+        let facts = RootFacts::default();
+        let only = strings(&["klingon"]);
+        let input = PlanInput {
+            registry: &registry,
+            root: PathBuf::from("/r"),
+            project_files: &[],
+            selected: &[],
+            whole_tree: true,
+            facts: &facts,
+            only: &only,
+        };
+        assert_eq!(build(&input).expect_err("unknown"), UnknownLanguage("klingon".into()));
+    }
+
+    #[test]
+    fn scan_tokens_and_batches() {
+        let argv = strings(&["markdownlint", "**/*.md", "#node_modules"]);
+        assert_eq!(scoped(&argv, &strings(&["a.md"])), [strings(&["markdownlint", "a.md"])]);
+        let many: Vec<String> = (0..20_000).map(|i| format!("dir/file-{i}.py")).collect();
+        let calls = scoped(&strings(&["ruff", "check", "{files}"]), &many);
+        assert!(calls.len() > 1);
+        assert_eq!(calls.iter().map(|c| c.len() - 2).sum::<usize>(), many.len(), "every file exactly once");
+    }
+}

@@ -1,1 +1,226 @@
-//! report stage (being written).
+//! Reports: what people and agents read, and the log files that hold full linter output.
+//!
+//! In: run results. Out: text or one JSON document, plus private log files whose paths are
+//! always shown. Never: decides a status (that is `verdict`) or writes to stdout (the caller
+//! prints what this renders).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+
+use serde::Serialize;
+
+use crate::run::LanguageResult;
+use crate::verdict::Status;
+
+/// The JSON schema version of machine-readable reports.
+pub const SCHEMA_VERSION: &str = "1";
+
+/// Lines of linter output shown inline per failing language in human output.
+const INLINE_LINES: usize = 12;
+
+/// The result of `codeguard check`.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckReport {
+    /// Always [`SCHEMA_VERSION`].
+    pub schema_version: &'static str,
+    /// Overall status: FAIL, UNVERIFIED, or PASS.
+    pub status: Status,
+    /// The project root.
+    pub root: PathBuf,
+    /// `all`, `changed` or `staged`.
+    pub scope: &'static str,
+    /// Per-language results, in registry order.
+    pub languages: Vec<LanguageResult>,
+    /// Notes about the run as a whole (e.g. nothing detected).
+    pub notes: Vec<String>,
+}
+
+impl CheckReport {
+    /// Builds a report and derives the overall status: any FAIL → FAIL; else any UNVERIFIED or
+    /// PLANNED → UNVERIFIED; else PASS.
+    pub fn new(
+        root: PathBuf,
+        scope: &'static str,
+        languages: Vec<LanguageResult>,
+        notes: Vec<String>,
+    ) -> Self {
+        Self {
+            schema_version: SCHEMA_VERSION,
+            status: overall(languages.iter().map(|l| l.status)),
+            root,
+            scope,
+            languages,
+            notes,
+        }
+    }
+
+    /// The process exit code of `check` for this report.
+    pub fn exit_code(&self) -> u8 {
+        match self.status {
+            Status::Fail => crate::exit::FAIL,
+            Status::Unverified | Status::Planned => crate::exit::INCOMPLETE,
+            Status::Pass | Status::Skipped => crate::exit::PASS,
+        }
+    }
+}
+
+/// The overall status of several results.
+pub fn overall(statuses: impl IntoIterator<Item = Status>) -> Status {
+    statuses.into_iter().fold(Status::Pass, |acc, s| match s {
+        Status::Skipped => acc,
+        Status::Planned => acc.worst(Status::Unverified),
+        other => acc.worst(other),
+    })
+}
+
+static RULE_CODE: LazyLock<regex::Regex> = LazyLock::new(|| {
+    regex::Regex::new(r"\b([A-Z]{1,4}\d{3,4})\b").unwrap_or_else(|e| unreachable!("static regex: {e}"))
+});
+
+/// Counts rule codes (`F401`, `SC2086`, `DL3008`) on diagnostic lines (lines with a `:`),
+/// most frequent first.
+pub fn rule_histogram(output: &str) -> Vec<(String, usize)> {
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for line in output.lines().filter(|l| l.contains(':')) {
+        if let Some(code) = RULE_CODE.captures(line).and_then(|c| c.get(1)) {
+            *counts.entry(code.as_str().to_owned()).or_default() += 1;
+        }
+    }
+    let mut out: Vec<_> = counts.into_iter().collect();
+    out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    out
+}
+
+/// Formats a histogram as `F401×3 E501×1`.
+pub fn histogram_line(histogram: &[(String, usize)]) -> String {
+    histogram.iter().map(|(code, n)| format!("{code}×{n}")).collect::<Vec<_>>().join(" ")
+}
+
+/// Writes each executed language's full output to `<dir>/<prefix>-<lang>.log` and records the
+/// path in the result. A log that cannot be written leaves `log_path` empty.
+pub fn write_logs(results: &mut [LanguageResult], dir: &Path, prefix: &str) {
+    for result in results.iter_mut().filter(|r| !r.argv.is_empty()) {
+        let path = dir.join(format!("{prefix}-{}.log", result.language));
+        let mut text = String::new();
+        for argv in &result.argv {
+            let _ = writeln!(text, "$ {}", argv.join(" "));
+        }
+        let _ = writeln!(text, "# status: {} {}\n", result.status, result.reason);
+        text.push_str(&result.output);
+        if crate::state::write_private(&path, text.as_bytes()).is_ok() {
+            result.log_path = Some(path);
+        }
+    }
+}
+
+/// A stable short key for a path (for log file names).
+pub fn path_key(path: &Path) -> String {
+    blake3::hash(path.as_os_str().as_encoded_bytes()).to_hex()[..12].to_owned()
+}
+
+/// Human output of `codeguard check`.
+pub fn render_check(report: &CheckReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "codeguard check: {} ({})", report.root.display(), scope_words(report.scope));
+    for note in &report.notes {
+        let _ = writeln!(out, "  note: {note}");
+    }
+    for result in &report.languages {
+        render_language(&mut out, result);
+    }
+    let _ = writeln!(out, "{}", summary_line(report));
+    out
+}
+
+fn scope_words(scope: &str) -> &'static str {
+    match scope {
+        "changed" => "working-tree changes against HEAD",
+        "staged" => "the staged snapshot",
+        _ => "whole tree",
+    }
+}
+
+fn render_language(out: &mut String, result: &LanguageResult) {
+    let tool = result.argv.first().and_then(|a| a.first()).map_or("-", String::as_str);
+    let files = match result.files.len() {
+        0 => String::new(),
+        1 => "1 file".to_owned(),
+        n => format!("{n} files"),
+    };
+    let _ = write!(
+        out,
+        "  {:<10} {:<12} {:<12} {:>9} {:>7.2}s",
+        result.status.as_str(),
+        result.language,
+        tool,
+        files,
+        result.duration.as_secs_f64()
+    );
+    if !result.reason.is_empty() {
+        let _ = write!(out, "  {}", result.reason);
+    }
+    out.push('\n');
+    if result.status == Status::Fail {
+        let histogram = rule_histogram(&result.output);
+        if !histogram.is_empty() {
+            let _ = writeln!(out, "      rules: {}", histogram_line(&histogram));
+        }
+        let lines: Vec<&str> = result.output.lines().filter(|l| !l.trim().is_empty()).collect();
+        for line in lines.iter().take(INLINE_LINES) {
+            let _ = writeln!(out, "      {line}");
+        }
+        if lines.len() > INLINE_LINES {
+            let _ = writeln!(out, "      … {} more lines", lines.len() - INLINE_LINES);
+        }
+        if let Some(fix) = &result.fix {
+            let _ = writeln!(out, "      fix: {}", fix.join(" "));
+        }
+    }
+    if let Some(log) = &result.log_path {
+        if result.status != Status::Pass {
+            let _ = writeln!(out, "      full output: {}", log.display());
+        }
+    }
+}
+
+fn summary_line(report: &CheckReport) -> String {
+    let count = |s: Status| report.languages.iter().filter(|l| l.status == s).count();
+    let failed: Vec<&str> =
+        report.languages.iter().filter(|l| l.status == Status::Fail).map(|l| l.language.as_str()).collect();
+    let head = match report.status {
+        Status::Fail => format!("FAIL — {} failed", failed.join(", ")),
+        Status::Unverified | Status::Planned => {
+            "INCOMPLETE — some checks reached no conclusion (not a pass)".to_owned()
+        }
+        Status::Pass | Status::Skipped => "PASS".to_owned(),
+    };
+    format!(
+        "codeguard: {head}; {} passed, {} failed, {} unverified, {} skipped",
+        count(Status::Pass),
+        count(Status::Fail),
+        count(Status::Unverified) + count(Status::Planned),
+        count(Status::Skipped)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_counts_codes_on_diagnostic_lines() {
+        let out = "a.py:1:8: F401 [*] `os` imported\nb.py:2:1: F401 x\nb.py:3:1: E501 long\nFound 3 errors.\ns.sh:2:1: warning: cd [SC2164]";
+        assert_eq!(histogram_line(&rule_histogram(out)), "F401×2 E501×1 SC2164×1");
+    }
+
+    #[test]
+    fn overall_status_never_reports_incomplete_as_pass() {
+        assert_eq!(overall([Status::Pass, Status::Skipped]), Status::Pass);
+        assert_eq!(overall([Status::Pass, Status::Unverified]), Status::Unverified);
+        assert_eq!(overall([Status::Planned]), Status::Unverified);
+        assert_eq!(overall([Status::Unverified, Status::Fail]), Status::Fail);
+        assert_eq!(overall([]), Status::Pass);
+    }
+}

@@ -1,1 +1,209 @@
-//! run stage (being written).
+//! Execution: runs a plan's jobs in parallel and returns results in plan order.
+//!
+//! In: a [`Plan`], the environment for the children, a deadline per linter and a parallelism.
+//! Out: one [`LanguageResult`] per plan entry, in the plan's order, whatever order jobs finish in.
+//! Tools are probed once per program per run; a missing tool is UNVERIFIED with its install hint.
+//! Never: spawns by itself (every process goes through [`crate::process`]).
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::env::Env;
+use crate::plan::{Action, Job, Plan};
+use crate::process::{Cmd, Ending};
+use crate::registry::Argv;
+use crate::verdict::{self, Status};
+
+/// How long an explicit probe may take.
+const PROBE_DEADLINE: Duration = Duration::from_secs(10);
+
+/// How the run is carried out.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Deadline per linter invocation.
+    pub deadline: Duration,
+    /// Linters running at once.
+    pub jobs: usize,
+}
+
+/// The result for one language.
+#[derive(Debug, Clone, Serialize)]
+pub struct LanguageResult {
+    /// Registry id.
+    pub language: String,
+    /// Display name.
+    pub name: String,
+    /// The verdict.
+    pub status: Status,
+    /// Why (empty for a plain pass/fail).
+    pub reason: String,
+    /// The exit code of the worst invocation, when one ran to an exit.
+    pub exit_code: Option<i32>,
+    /// What ran.
+    pub argv: Vec<Argv>,
+    /// The files checked.
+    pub files: Vec<String>,
+    /// Wall-clock time of all invocations.
+    #[serde(rename = "duration_ms", serialize_with = "as_millis")]
+    pub duration: Duration,
+    /// Everything the linter printed (not serialised; the log file holds it).
+    #[serde(skip)]
+    pub output: String,
+    /// The formatter command that may fix it.
+    pub fix: Option<Argv>,
+    /// How to install the tool.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub install_hint: String,
+    /// Where the full output was written.
+    pub log_path: Option<std::path::PathBuf>,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn as_millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// A progress event, for a live progress line.
+#[derive(Debug, Clone, Copy)]
+pub enum Progress<'a> {
+    /// A language started.
+    Started(&'a str),
+    /// A language finished.
+    Finished(&'a str, Status),
+}
+
+/// Runs every job of the plan and returns one result per entry, in plan order.
+pub fn execute(
+    plan: &Plan,
+    env: &Env,
+    options: &RunOptions,
+    progress: &(dyn Fn(Progress<'_>) + Sync),
+) -> Vec<LanguageResult> {
+    let child_env: Vec<(String, OsString)> = env.vars().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let probes = ProbeCache::default();
+    let run_entry = |entry: &crate::plan::Entry| match &entry.action {
+        Action::Skip { status, reason } => skipped(&entry.language, &entry.name, *status, reason),
+        Action::Run(job) => {
+            progress(Progress::Started(&entry.language));
+            let result = match probes.missing(job, env, &child_env) {
+                Some(reason) => unavailable(&entry.language, &entry.name, job, reason),
+                None => run_job(&entry.language, &entry.name, job, &child_env, options.deadline),
+            };
+            progress(Progress::Finished(&entry.language, result.status));
+            result
+        }
+    };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(options.jobs.max(1)).build();
+    match pool {
+        Ok(pool) => pool.install(|| plan.entries.par_iter().map(run_entry).collect()),
+        Err(_) => plan.entries.iter().map(run_entry).collect(),
+    }
+}
+
+fn skipped(language: &str, name: &str, status: Status, reason: &str) -> LanguageResult {
+    LanguageResult {
+        language: language.to_owned(),
+        name: name.to_owned(),
+        status,
+        reason: reason.to_owned(),
+        exit_code: None,
+        argv: Vec::new(),
+        files: Vec::new(),
+        duration: Duration::ZERO,
+        output: String::new(),
+        fix: None,
+        install_hint: String::new(),
+        log_path: None,
+    }
+}
+
+fn unavailable(language: &str, name: &str, job: &Job, reason: String) -> LanguageResult {
+    let mut result = skipped(language, name, Status::Unverified, &reason);
+    result.install_hint.clone_from(&job.install_hint);
+    result.files.clone_from(&job.files);
+    result.argv.clone_from(&job.invocations);
+    result
+}
+
+/// Runs a job's invocations one after another; the worst verdict wins and all output is kept,
+/// so one run shows every problem.
+fn run_job(
+    language: &str,
+    name: &str,
+    job: &Job,
+    env: &[(String, OsString)],
+    deadline: Duration,
+) -> LanguageResult {
+    let mut result = skipped(language, name, Status::Pass, "");
+    result.argv.clone_from(&job.invocations);
+    result.files.clone_from(&job.files);
+    result.fix.clone_from(&job.fix);
+    result.install_hint.clone_from(&job.install_hint);
+    for argv in &job.invocations {
+        let done = Cmd::new(argv.clone(), job.cwd.clone(), env.to_vec(), deadline).run();
+        let verdict = verdict::judge(&job.program, &done);
+        result.duration += done.duration;
+        result.output.push_str(&done.text());
+        if verdict.status > result.status || result.exit_code.is_none() {
+            if let Ending::Exited(code) = done.ending {
+                result.exit_code = Some(code);
+            }
+        }
+        if verdict.status > result.status {
+            result.status = verdict.status;
+            result.reason = verdict.reason;
+        }
+    }
+    if result.status == Status::Unverified
+        && result.reason.starts_with("tool missing")
+        && !job.install_hint.is_empty()
+    {
+        result.reason = format!("{} (install: {})", result.reason, job.install_hint);
+    }
+    if job.advisory && result.status == Status::Fail {
+        result.status = Status::Skipped;
+        result.reason = "advisory findings (do not block)".into();
+    }
+    result
+}
+
+/// Tool availability, probed once per program (or explicit probe) per run.
+#[derive(Default)]
+struct ProbeCache {
+    seen: Mutex<BTreeMap<Vec<String>, Option<String>>>,
+}
+
+impl ProbeCache {
+    /// `Some(reason)` when the job's tool is not available.
+    fn missing(&self, job: &Job, env: &Env, child_env: &[(String, OsString)]) -> Option<String> {
+        let key = job.probe.clone().unwrap_or_else(|| vec![job.program.clone()]);
+        if let Some(known) = self.seen.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return known;
+        }
+        let outcome = probe(job, env, child_env);
+        if let Ok(mut map) = self.seen.lock() {
+            map.insert(key, outcome.clone());
+        }
+        outcome
+    }
+}
+
+fn probe(job: &Job, env: &Env, child_env: &[(String, OsString)]) -> Option<String> {
+    let hint =
+        if job.install_hint.is_empty() { String::new() } else { format!(" (install: {})", job.install_hint) };
+    if !job.program.starts_with('.') && env.which(&job.program).is_none() {
+        return Some(format!("tool missing: `{}` not found on PATH{hint}", job.program));
+    }
+    let probe = job.probe.as_ref()?;
+    let done = Cmd::new(probe.clone(), job.cwd.clone(), child_env.to_vec(), PROBE_DEADLINE).run();
+    match done.ending {
+        Ending::Exited(0) => None,
+        Ending::TimedOut => Some(format!("tool probe `{}` timed out{hint}", probe.join(" "))),
+        _ => Some(format!("tool missing: `{}` failed{hint}", probe.join(" "))),
+    }
+}

@@ -1,1 +1,197 @@
-//! verdict stage (being written).
+//! Verdicts: how a linter's ending and output become a status.
+//!
+//! In: the program name and a [`Finished`] process. Out: a [`Verdict`].
+//! Only PASS counts as passed; UNVERIFIED is never shown as success. A tool that could not give
+//! a conclusion (missing, timed out, crashed, broken toolchain, flooded output) is UNVERIFIED,
+//! never FAIL and never PASS.
+
+use std::fmt;
+use std::sync::LazyLock;
+
+use serde::Serialize;
+
+use crate::process::{Ending, Finished};
+
+/// The outcome of one check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Status {
+    /// The checker ran and succeeded.
+    Pass,
+    /// Nothing applicable (no files of the language, not integrated, advisory).
+    Skipped,
+    /// Only planned: no executable command.
+    Planned,
+    /// No conclusion could be reached.
+    Unverified,
+    /// A confirmed violation.
+    Fail,
+}
+
+impl Status {
+    /// The status as shown to people and in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pass => "PASS",
+            Self::Fail => "FAIL",
+            Self::Unverified => "UNVERIFIED",
+            Self::Skipped => "SKIPPED",
+            Self::Planned => "PLANNED",
+        }
+    }
+
+    /// Combines two statuses of one language (several invocations): the most severe wins,
+    /// FAIL > UNVERIFIED > PLANNED > SKIPPED > PASS.
+    pub fn worst(self, other: Self) -> Self {
+        self.max(other)
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A status with the reason behind it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    /// The status.
+    pub status: Status,
+    /// Why (empty for a plain pass or fail).
+    pub reason: String,
+}
+
+impl Verdict {
+    fn new(status: Status, reason: impl Into<String>) -> Self {
+        Self { status, reason: reason.into() }
+    }
+}
+
+/// Output that means the toolchain or environment is broken, not the code.
+static TOOLCHAIN_ERROR: LazyLock<regex::Regex> = LazyLock::new(|| {
+    regex::Regex::new(
+        r"(?i)could not resolve dependencies|could not find artifact|DependencyResolutionException|cannot find module|ModuleNotFoundError|unknown lifecycle phase|could not resolve all|could not find or load main class|invalid configuration|is newer than the versions supported|requires a newer version of maven|release version \d+ not supported|invalid target release|UnsupportedClassVersionError|class file version|has been compiled by a more recent version",
+    )
+    .unwrap_or_else(|e| unreachable!("static regex: {e}"))
+});
+
+/// Judges one invocation.
+pub fn judge(program: &str, done: &Finished) -> Verdict {
+    if done.overflowed {
+        return Verdict::new(Status::Unverified, "output exceeded the capture limit; no conclusion");
+    }
+    let code = match &done.ending {
+        Ending::TimedOut => return Verdict::new(Status::Unverified, "timed out"),
+        Ending::NotFound => {
+            return Verdict::new(Status::Unverified, format!("tool missing: `{program}` not found"));
+        }
+        Ending::CannotStart(why) => {
+            return Verdict::new(Status::Unverified, format!("cannot run `{program}`: {why}"));
+        }
+        Ending::Signalled(sig) => return Verdict::new(Status::Unverified, format!("killed by signal {sig}")),
+        Ending::Exited(code) => *code,
+    };
+    if code == 0 {
+        return Verdict::new(Status::Pass, "");
+    }
+    let text = done.text();
+    if let Some(found) = TOOLCHAIN_ERROR.find(&text) {
+        return Verdict::new(Status::Unverified, format!("toolchain error: {}", found.as_str()));
+    }
+    if tool_name(program) == "shellcheck" && only_unsupported_dialect(&text) {
+        return Verdict::new(
+            Status::Unverified,
+            "shellcheck cannot check this shell dialect (SC1071); add `# shellcheck shell=bash` if the script is bash-compatible",
+        );
+    }
+    match code {
+        1 => Verdict::new(Status::Fail, ""),
+        101 if tool_name(program) == "cargo" => Verdict::new(Status::Fail, ""),
+        124 => Verdict::new(Status::Unverified, "timed out (exit 124)"),
+        126 => Verdict::new(Status::Unverified, "cannot execute (exit 126)"),
+        127 => Verdict::new(Status::Unverified, "tool missing (exit 127)"),
+        other => Verdict::new(Status::Unverified, format!("exit {other}, no confirmable conclusion")),
+    }
+}
+
+fn tool_name(program: &str) -> &str {
+    program.rsplit('/').next().unwrap_or(program)
+}
+
+/// Whether every shellcheck finding in the output is SC1071 (unsupported dialect).
+fn only_unsupported_dialect(text: &str) -> bool {
+    let codes: Vec<&str> = text.match_indices("SC").filter_map(|(i, _)| text.get(i..i + 6)).collect();
+    codes.contains(&"SC1071")
+        && codes.iter().all(|c| *c == "SC1071" || !c[2..].chars().all(|d| d.is_ascii_digit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn done(ending: Ending, output: &str) -> Finished {
+        Finished {
+            ending,
+            output: output.as_bytes().to_vec(),
+            overflowed: false,
+            duration: Duration::ZERO,
+            pid: 1,
+        }
+    }
+
+    fn status(program: &str, ending: Ending, output: &str) -> Status {
+        judge(program, &done(ending, output)).status
+    }
+
+    #[test]
+    fn exit_codes_map_to_statuses() {
+        assert_eq!(status("ruff", Ending::Exited(0), ""), Status::Pass);
+        assert_eq!(status("ruff", Ending::Exited(1), "a.py:1:1: F401"), Status::Fail);
+        assert_eq!(status("cargo", Ending::Exited(101), "error: could not compile"), Status::Fail);
+        assert_eq!(status("ruff", Ending::Exited(101), ""), Status::Unverified);
+        for code in [2, 124, 126, 127, 3] {
+            assert_eq!(status("x", Ending::Exited(code), ""), Status::Unverified, "exit {code}");
+        }
+        assert_eq!(status("x", Ending::TimedOut, ""), Status::Unverified);
+        assert_eq!(status("x", Ending::NotFound, ""), Status::Unverified);
+        assert_eq!(status("x", Ending::Signalled(9), ""), Status::Unverified);
+    }
+
+    #[test]
+    fn toolchain_errors_are_not_code_failures() {
+        assert_eq!(
+            status("mvn", Ending::Exited(1), "[ERROR] Could not resolve dependencies for project"),
+            Status::Unverified
+        );
+        assert_eq!(
+            status("node", Ending::Exited(1), "Error: Cannot find module 'eslint'"),
+            Status::Unverified
+        );
+    }
+
+    #[test]
+    fn shellcheck_dialect_only_findings_are_unverified() {
+        let zsh = "a.zsh:1:1: error: ShellCheck only supports sh/bash/dash/ksh scripts. Sorry! [SC1071]";
+        assert_eq!(status("shellcheck", Ending::Exited(1), zsh), Status::Unverified);
+        let mixed = format!("{zsh}\nb.sh:2:1: warning: Use 'cd ... || exit' [SC2164]");
+        assert_eq!(status("shellcheck", Ending::Exited(1), &mixed), Status::Fail);
+    }
+
+    #[test]
+    fn flooded_output_is_unverified() {
+        let mut flooded = done(Ending::Exited(1), "x");
+        flooded.overflowed = true;
+        assert_eq!(judge("ruff", &flooded).status, Status::Unverified);
+    }
+
+    #[test]
+    fn the_worst_status_wins() {
+        assert_eq!(Status::Pass.worst(Status::Fail), Status::Fail);
+        assert_eq!(Status::Unverified.worst(Status::Fail), Status::Fail);
+        assert_eq!(Status::Pass.worst(Status::Unverified), Status::Unverified);
+        assert_eq!(Status::Skipped.worst(Status::Pass), Status::Skipped);
+    }
+}

@@ -1,7 +1,39 @@
-//! `codeguard languages`.
-use crate::cli::LanguagesArgs;
+//! `codeguard languages`: list the registry.
 
-/// Runs `languages`.
-pub fn run(_args: &LanguagesArgs) -> anyhow::Result<u8> {
-    anyhow::bail!("languages is not implemented yet")
+use std::fmt::Write as _;
+use std::io::Write;
+
+use crate::cli::{Format, LanguagesArgs};
+use crate::registry::Registry;
+
+/// Prints the registry and returns the exit code.
+pub fn run(args: &LanguagesArgs) -> anyhow::Result<u8> {
+    let registry = Registry::builtin()?;
+    let text = match args.format {
+        Format::Json => {
+            serde_json::to_string_pretty(&serde_json::json!({
+                "schema_version": crate::report::SCHEMA_VERSION,
+                "languages": registry.languages(),
+            }))? + "\n"
+        }
+        Format::Human => {
+            let mut out = String::new();
+            for lang in registry.languages() {
+                let matches: Vec<&str> =
+                    lang.extensions.iter().chain(&lang.file_names).map(String::as_str).collect();
+                let lint = lang.lint.as_ref().map_or_else(|| "(no lint command)".to_owned(), |a| a.join(" "));
+                let _ = writeln!(
+                    out,
+                    "{:<12} {:<8} {:<28} {}",
+                    lang.id,
+                    format!("{:?}", lang.status).to_lowercase(),
+                    matches.join(" "),
+                    lint
+                );
+            }
+            out
+        }
+    };
+    std::io::stdout().write_all(text.as_bytes())?;
+    Ok(crate::exit::PASS)
 }

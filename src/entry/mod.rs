@@ -62,8 +62,3 @@ fn usage_error(err: &clap::Error) -> u8 {
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct UsageError(pub String);
-
-/// Maps an orchestration error to an exit code: usage errors are 2, the rest per entry policy.
-pub(crate) fn code_for(err: &anyhow::Error, entry: EntryPoint) -> u8 {
-    if err.downcast_ref::<UsageError>().is_some() { exit::USAGE } else { entry.internal_error_code() }
-}
