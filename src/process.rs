@@ -201,7 +201,7 @@ impl Capture {
 }
 
 fn drain(mut pipe: Box<dyn Read + Send>, buffer: &Mutex<(Vec<u8>, bool)>, cap: usize) {
-    let mut chunk = [0u8; 64 * 1024];
+    let mut chunk = vec![0u8; 64 * 1024];
     loop {
         match pipe.read(&mut chunk) {
             Ok(0) | Err(_) => return,

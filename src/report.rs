@@ -178,10 +178,8 @@ fn render_language(out: &mut String, result: &LanguageResult) {
             let _ = writeln!(out, "      fix: {}", fix.join(" "));
         }
     }
-    if let Some(log) = &result.log_path {
-        if result.status != Status::Pass {
-            let _ = writeln!(out, "      full output: {}", log.display());
-        }
+    if let Some(log) = result.log_path.as_ref().filter(|_| result.status != Status::Pass) {
+        let _ = writeln!(out, "      full output: {}", log.display());
     }
 }
 

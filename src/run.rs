@@ -91,7 +91,7 @@ pub fn execute(
         Action::Run(job) => {
             progress(Progress::Started(&entry.language));
             let result = match probes.missing(job, env, &child_env) {
-                Some(reason) => unavailable(&entry.language, &entry.name, job, reason),
+                Some(reason) => unavailable(&entry.language, &entry.name, job, &reason),
                 None => run_job(&entry.language, &entry.name, job, &child_env, options.deadline),
             };
             progress(Progress::Finished(&entry.language, result.status));
@@ -122,8 +122,8 @@ fn skipped(language: &str, name: &str, status: Status, reason: &str) -> Language
     }
 }
 
-fn unavailable(language: &str, name: &str, job: &Job, reason: String) -> LanguageResult {
-    let mut result = skipped(language, name, Status::Unverified, &reason);
+fn unavailable(language: &str, name: &str, job: &Job, reason: &str) -> LanguageResult {
+    let mut result = skipped(language, name, Status::Unverified, reason);
     result.install_hint.clone_from(&job.install_hint);
     result.files.clone_from(&job.files);
     result.argv.clone_from(&job.invocations);
@@ -149,10 +149,9 @@ fn run_job(
         let verdict = verdict::judge(&job.program, &done);
         result.duration += done.duration;
         result.output.push_str(&done.text());
-        if verdict.status > result.status || result.exit_code.is_none() {
-            if let Ending::Exited(code) = done.ending {
-                result.exit_code = Some(code);
-            }
+        let worse_or_first = verdict.status > result.status || result.exit_code.is_none();
+        if let (Ending::Exited(code), true) = (&done.ending, worse_or_first) {
+            result.exit_code = Some(*code);
         }
         if verdict.status > result.status {
             result.status = verdict.status;

@@ -42,6 +42,7 @@ impl Status {
 
     /// Combines two statuses of one language (several invocations): the most severe wins,
     /// FAIL > UNVERIFIED > PLANNED > SKIPPED > PASS.
+    #[must_use]
     pub fn worst(self, other: Self) -> Self {
         self.max(other)
     }

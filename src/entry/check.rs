@@ -86,7 +86,7 @@ fn project_root(path: Option<&Path>) -> anyhow::Result<PathBuf> {
     if !meta.is_dir() {
         return Err(UsageError(format!("{} is not a directory", path.display())).into());
     }
-    Ok(path.canonicalize().with_context(|| format!("resolving {}", path.display()))?)
+    path.canonicalize().with_context(|| format!("resolving {}", path.display()))
 }
 
 /// Root-level names and whether `pyproject.toml` configures ruff.

@@ -156,16 +156,16 @@ impl ProjectConfig {
                 .iter_mut()
                 .find(|l| l.id == *id)
                 .ok_or_else(|| invalid(format!("languages: unknown language `{id}`")))?;
-            replace(&mut lang.lint, &commands.lint);
-            replace(&mut lang.format, &commands.format);
-            replace(&mut lang.gate, &commands.gate);
+            replace(&mut lang.lint, commands.lint.as_ref());
+            replace(&mut lang.format, commands.format.as_ref());
+            replace(&mut lang.gate, commands.gate.as_ref());
         }
         super::validate::all(out.languages()).map_err(|source| ConfigError::Registry { path, source })?;
         Ok(out)
     }
 }
 
-fn replace(slot: &mut Option<Argv>, with: &Option<Argv>) {
+fn replace(slot: &mut Option<Argv>, with: Option<&Argv>) {
     if let Some(argv) = with {
         *slot = Some(argv.clone());
     }

@@ -35,10 +35,9 @@ pub fn detect_project(
         })
         .collect();
     for file in files {
-        if let Some(lang) = registry.language_of(file) {
-            if let Some(entry) = found.iter_mut().find(|d| d.id == lang.id) {
-                entry.files.push(file.clone());
-            }
+        let lang = registry.language_of(file);
+        if let Some(entry) = lang.and_then(|lang| found.iter_mut().find(|d| d.id == lang.id)) {
+            entry.files.push(file.clone());
         }
     }
     found.retain(|d| !d.files.is_empty() || !d.markers.is_empty());

