@@ -30,6 +30,7 @@ pub mod process;
 pub mod registry;
 pub mod report;
 pub mod run;
+pub mod safety;
 pub mod snapshot;
 pub mod state;
 pub mod surface;

@@ -1,0 +1,642 @@
+//! Content safety: files that must never be committed, and secrets inside the files that are.
+//!
+//! In: the repository-relative paths a commit or push adds or modifies (deletions excluded), the
+//! directory holding their content, and the allow list committed in the repository.
+//! Out: [`Finding`]s — violations that block, and allowed findings that are shown but do not.
+//! No agent-controllable setting turns this scan off. Secrets are never echoed: findings carry
+//! the rule, the place, the length and a short fingerprint, not the value.
+//! Never: reads files above [`MAX_SCAN_BYTES`] or binary files for content rules (their paths are
+//! still checked).
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::{Regex, RegexSet};
+use serde::Serialize;
+
+/// Files larger than this are not scanned for secrets (their paths still are).
+pub const MAX_SCAN_BYTES: u64 = 1024 * 1024;
+
+/// The allow-list file, read from the committed tree (HEAD), never from the content being
+/// checked: an allowance takes effect only after a human committed it.
+pub const ALLOW_FILE: &str = ".codeguard-allow";
+
+/// What kind of rule matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// A dependency, build-output or local-environment directory.
+    ArtifactDirectory,
+    /// A file name that holds secrets or machine-local data.
+    SensitiveFile,
+    /// A secret found in the content.
+    Secret,
+}
+
+/// One finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// Repository-relative path.
+    pub path: String,
+    /// 1-based line of a content finding.
+    pub line: Option<usize>,
+    /// Rule id (e.g. `aws-access-key-id`, `artifact-directory`).
+    pub rule: &'static str,
+    /// Kind of rule.
+    pub kind: Kind,
+    /// Human description, with the secret redacted.
+    pub message: String,
+    /// Short fingerprint of the matched secret (for the allow list); empty for path rules.
+    pub fingerprint: String,
+    /// Allowed by the committed allow list: shown, does not block.
+    pub allowed: bool,
+}
+
+impl Finding {
+    /// The allow-list line that would allow this finding.
+    pub fn allow_entry(&self) -> String {
+        match self.kind {
+            Kind::Secret => format!("secret:{}", self.fingerprint),
+            Kind::ArtifactDirectory | Kind::SensitiveFile => format!("path:{}", self.path),
+        }
+    }
+}
+
+/// Entries a human committed to [`ALLOW_FILE`]: `secret:<fingerprint>` or `path:<path>` lines.
+#[derive(Debug, Clone, Default)]
+pub struct AllowList {
+    entries: BTreeSet<String>,
+}
+
+impl AllowList {
+    /// Parses the allow file (`#` comments and blank lines ignored).
+    pub fn parse(text: &str) -> Self {
+        let entries = text
+            .lines()
+            .map(|l| l.split('#').next().unwrap_or("").trim())
+            .filter(|l| !l.is_empty())
+            .map(str::to_owned)
+            .collect();
+        Self { entries }
+    }
+
+    fn allows(&self, finding: &Finding) -> bool {
+        self.entries.contains(&finding.allow_entry())
+    }
+}
+
+/// Scans paths (and the content of those under `content_root`). Findings are sorted by path and line.
+pub fn scan(content_root: &Path, paths: &[String], allow: &AllowList) -> Vec<Finding> {
+    let mut findings: Vec<Finding> = Vec::new();
+    for path in paths {
+        findings.extend(path_findings(path));
+        findings.extend(content_findings(path, &content_root.join(path)));
+    }
+    for finding in &mut findings {
+        finding.allowed = allow.allows(finding);
+    }
+    findings.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
+    findings
+}
+
+/// Whether any finding blocks.
+pub fn blocks(findings: &[Finding]) -> bool {
+    findings.iter().any(|f| !f.allowed)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Path rules
+
+/// Dependency, cache and local-environment directories: never committed, at any depth. Dot
+/// directories in general (`.github/`, `.claude/`, `.codex-plugin/`) hold committable tool
+/// configuration; only these environment and cache dot-directories are refused.
+const ARTIFACT_DIRS_ANY_DEPTH: &[&str] = &[
+    "node_modules",
+    "__pycache__",
+    ".venv",
+    "venv",
+    ".tox",
+    ".nox",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".gradle",
+    ".terraform",
+    ".next",
+    ".nuxt",
+    ".turbo",
+    ".parcel-cache",
+    ".eggs",
+    "htmlcov",
+    "target",
+    "dist",
+    "coverage",
+    ".mimosa",
+    ".worktrees",
+];
+
+/// Directory names that are artifacts at the repository root but common source names deeper
+/// (`scripts/vendor/`, `src/build/`, `pkg/env/`).
+const ARTIFACT_DIRS_AT_ROOT: &[&str] = &["vendor", "build", "out", "env", "upstream"];
+
+/// File names (any depth) that hold secrets or machine-local junk. `*` matches any run.
+const SENSITIVE_NAMES: &[&str] = &[
+    ".env",
+    ".env.*",
+    "*.env",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "*.jks",
+    "*.keystore",
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    "*.pem.orig",
+    "credentials*.json",
+    "serviceaccount*.json",
+    "*service-account*.json",
+    ".ds_store",
+    "thumbs.db",
+    "*.pyc",
+    ".npmrc",
+    ".pypirc",
+    ".netrc",
+];
+
+/// Templates of secret-bearing files that are meant to be committed.
+const TEMPLATE_SUFFIXES: &[&str] = &[".example", ".sample", ".template", ".dist", ".defaults"];
+
+/// File names refused only at the repository root (fixtures deeper down are legitimate).
+const ROOT_ONLY_NAMES: &[&str] = &["*.sqlite", "*.sqlite3", "*.db", "*.log"];
+
+fn path_findings(path: &str) -> Vec<Finding> {
+    let segments: Vec<&str> = path.split('/').collect();
+    let (name, dirs) = segments.split_last().map_or(("", &[][..]), |(n, d)| (*n, d));
+    let mut out = Vec::new();
+    let artifact = dirs.iter().enumerate().find(|(depth, d)| {
+        ARTIFACT_DIRS_ANY_DEPTH.contains(d) || (*depth == 0 && ARTIFACT_DIRS_AT_ROOT.contains(d))
+    });
+    if let Some((depth, dir)) = artifact {
+        let prefix = segments[..=depth].join("/");
+        out.push(path_finding(path, "artifact-directory", Kind::ArtifactDirectory, format!(
+            "{prefix}/ is a dependency, build-output or local-environment directory; remove it from the commit (git rm -r --cached '{prefix}') and add `{dir}/` to .gitignore"
+        )));
+    }
+    let lower = name.to_ascii_lowercase();
+    let is_template = TEMPLATE_SUFFIXES.iter().any(|s| lower.ends_with(s));
+    let sensitive = !is_template && SENSITIVE_NAMES.iter().any(|p| glob_match(p, &lower));
+    let root_only = dirs.is_empty() && ROOT_ONLY_NAMES.iter().any(|p| glob_match(p, &lower));
+    if sensitive || root_only {
+        out.push(path_finding(path, "sensitive-file", Kind::SensitiveFile, format!(
+            "{name} must not be committed (secrets or machine-local data); remove it (git rm --cached '{path}'), add it to .gitignore, and rotate anything it exposed"
+        )));
+    }
+    out
+}
+
+fn path_finding(path: &str, rule: &'static str, kind: Kind, message: String) -> Finding {
+    Finding {
+        path: path.to_owned(),
+        line: None,
+        rule,
+        kind,
+        message,
+        fingerprint: String::new(),
+        allowed: false,
+    }
+}
+
+/// Matches a lowercase name against a pattern where `*` matches any run of characters.
+fn glob_match(pattern: &str, name: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let (first, rest) = parts.split_first().map_or(("", &[][..]), |(f, r)| (*f, r));
+    let Some(mut remaining) = name.strip_prefix(first) else { return false };
+    let Some((last, middle)) = rest.split_last() else { return remaining.is_empty() };
+    for part in middle {
+        match remaining.find(part) {
+            Some(i) => remaining = &remaining[i + part.len()..],
+            None => return false,
+        }
+    }
+    remaining.len() >= last.len() && remaining.ends_with(last)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Content rules
+
+/// A secret rule: an id, what it finds, a pattern whose group 1 (or whole match) is the secret,
+/// and whether the value must also look random (for generic assignments).
+struct Rule {
+    id: &'static str,
+    what: &'static str,
+    pattern: &'static str,
+    needs_entropy: bool,
+}
+
+const RULES: &[Rule] = &[
+    Rule {
+        id: "private-key",
+        what: "a private key block",
+        pattern: r"-----BEGIN (?:RSA |DSA |EC |OPENSSH |PGP |ENCRYPTED )?PRIVATE KEY(?: BLOCK)?-----()",
+        needs_entropy: false,
+    },
+    Rule {
+        id: "aws-access-key-id",
+        what: "an AWS access key id",
+        pattern: r"\b((?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16})\b",
+        needs_entropy: false,
+    },
+    Rule {
+        id: "aws-secret-access-key",
+        what: "an AWS secret access key",
+        pattern: r#"(?i)aws_?secret_?(?:access_?)?key\W{0,3}\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})\b"#,
+        needs_entropy: false,
+    },
+    Rule {
+        id: "github-token",
+        what: "a GitHub token",
+        pattern: r"\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36})\b",
+        needs_entropy: false,
+    },
+    Rule {
+        id: "github-fine-grained-token",
+        what: "a GitHub fine-grained token",
+        pattern: r"\b(github_pat_[A-Za-z0-9_]{82})\b",
+        needs_entropy: false,
+    },
+    Rule {
+        id: "gitlab-token",
+        what: "a GitLab token",
+        pattern: r"\b(glpat-[A-Za-z0-9_-]{20})\b",
+        needs_entropy: false,
+    },
+    Rule {
+        id: "slack-token",
+        what: "a Slack token",
+        pattern: r"\b(xox[abprs]-[A-Za-z0-9-]{10,})\b",
+        needs_entropy: false,
+    },
+    Rule {
+        id: "slack-webhook",
+        what: "a Slack webhook URL",
+        pattern: r"(https://hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]+)",
+        needs_entropy: false,
+    },
+    Rule {
+        id: "stripe-secret-key",
+        what: "a Stripe live secret key",
+        pattern: r"\b((?:sk|rk)_live_[A-Za-z0-9]{24,})\b",
+        needs_entropy: false,
+    },
+    Rule {
+        id: "google-api-key",
+        what: "a Google API key",
+        pattern: r"\b(AIza[0-9A-Za-z_-]{35})(?:[^0-9A-Za-z_-]|$)",
+        needs_entropy: false,
+    },
+    Rule {
+        id: "google-oauth-secret",
+        what: "a Google OAuth client secret",
+        pattern: r"\b(GOCSPX-[A-Za-z0-9_-]{28})\b",
+        needs_entropy: false,
+    },
+    Rule {
+        id: "openai-api-key",
+        what: "an OpenAI API key",
+        pattern: r"\b(sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}))",
+        needs_entropy: false,
+    },
+    Rule {
+        id: "anthropic-api-key",
+        what: "an Anthropic API key",
+        pattern: r"\b(sk-ant-[a-z]+\d{2}-[A-Za-z0-9_-]{40,})",
+        needs_entropy: false,
+    },
+    Rule {
+        id: "huggingface-token",
+        what: "a Hugging Face token",
+        pattern: r"\b(hf_[A-Za-z0-9]{34})\b",
+        needs_entropy: false,
+    },
+    Rule {
+        id: "npm-token",
+        what: "an npm access token",
+        pattern: r"\b(npm_[A-Za-z0-9]{36})\b",
+        needs_entropy: false,
+    },
+    Rule {
+        id: "pypi-token",
+        what: "a PyPI upload token",
+        pattern: r"\b(pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,})",
+        needs_entropy: false,
+    },
+    Rule {
+        id: "sendgrid-api-key",
+        what: "a SendGrid API key",
+        pattern: r"\b(SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})(?:[^A-Za-z0-9_-]|$)",
+        needs_entropy: false,
+    },
+    Rule {
+        id: "twilio-api-key",
+        what: "a Twilio API key",
+        pattern: r"\b(SK[0-9a-f]{32})\b",
+        needs_entropy: false,
+    },
+    Rule {
+        id: "digitalocean-token",
+        what: "a DigitalOcean token",
+        pattern: r"\b(do[opr]_v1_[a-f0-9]{64})\b",
+        needs_entropy: false,
+    },
+    Rule {
+        id: "azure-storage-key",
+        what: "an Azure storage account key",
+        pattern: r"AccountKey=([A-Za-z0-9+/]{86}==)",
+        needs_entropy: false,
+    },
+    Rule {
+        id: "jwt",
+        what: "a signed JSON Web Token",
+        pattern: r"\b(eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{20,})",
+        needs_entropy: false,
+    },
+    Rule {
+        id: "url-password",
+        what: "a URL with an embedded password",
+        pattern: r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:@/]{1,64}:([^\s:@/]{6,128})@[A-Za-z0-9.-]+",
+        needs_entropy: true,
+    },
+    Rule {
+        id: "generic-secret",
+        what: "a hard-coded secret",
+        pattern: r#"(?i)\b(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?token)\b["']?\s*[:=]{1,2}\s*["']([^"'\s]{12,})["']"#,
+        needs_entropy: true,
+    },
+];
+
+struct Compiled {
+    set: RegexSet,
+    each: Vec<Regex>,
+}
+
+static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
+    let patterns: Vec<&str> = RULES.iter().map(|r| r.pattern).collect();
+    Compiled {
+        set: RegexSet::new(&patterns).unwrap_or_else(|e| unreachable!("static secret rules: {e}")),
+        each: patterns
+            .iter()
+            .map(|p| Regex::new(p).unwrap_or_else(|e| unreachable!("static rule: {e}")))
+            .collect(),
+    }
+});
+
+/// Values that are obviously placeholders, not secrets.
+fn is_placeholder(value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    let markers = [
+        "example",
+        "placeholder",
+        "changeme",
+        "change_me",
+        "your",
+        "xxxx",
+        "****",
+        "dummy",
+        "redacted",
+        "${",
+        "{{",
+        "<",
+        "%(",
+        "process.env",
+        "os.environ",
+        "getenv",
+    ];
+    markers.iter().any(|m| lower.contains(m)) || value.chars().all(|c| c == value.chars().next().unwrap_or(c))
+}
+
+/// Shannon entropy in bits per character.
+fn entropy(value: &str) -> f64 {
+    let mut counts = std::collections::HashMap::new();
+    for c in value.chars() {
+        *counts.entry(c).or_insert(0u32) += 1;
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let len = value.chars().count() as f64;
+    counts.values().map(|&n| f64::from(n) / len).map(|p| -p * p.log2()).sum()
+}
+
+fn content_findings(path: &str, file: &Path) -> Vec<Finding> {
+    let Ok(meta) = std::fs::symlink_metadata(file) else { return Vec::new() };
+    if !meta.is_file() || meta.len() > MAX_SCAN_BYTES {
+        return Vec::new();
+    }
+    let Ok(bytes) = std::fs::read(file) else { return Vec::new() };
+    if bytes.contains(&0) {
+        return Vec::new();
+    }
+    scan_text(path, &String::from_utf8_lossy(&bytes))
+}
+
+/// Finds secrets in text (one finding per rule per line).
+fn scan_text(path: &str, text: &str) -> Vec<Finding> {
+    let compiled = &*COMPILED;
+    let hits: Vec<usize> = compiled.set.matches(text).into_iter().collect();
+    if hits.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        for &i in &hits {
+            let rule = &RULES[i];
+            let Some(caps) = compiled.each[i].captures(line) else { continue };
+            let value = caps.get(1).map_or("", |m| m.as_str());
+            let value = if value.is_empty() { caps.get(0).map_or("", |m| m.as_str()) } else { value };
+            if rule.needs_entropy && (is_placeholder(value) || entropy(value) < 3.0) {
+                continue;
+            }
+            out.push(Finding {
+                path: path.to_owned(),
+                line: Some(number + 1),
+                rule: rule.id,
+                kind: Kind::Secret,
+                message: format!("{} ({} characters, redacted); rotate it and load it from the environment or a secret store", rule.what, value.chars().count()),
+                fingerprint: fingerprint(value),
+                allowed: false,
+            });
+        }
+    }
+    out
+}
+
+/// A short, stable fingerprint of a secret value.
+fn fingerprint(value: &str) -> String {
+    blake3::hash(value.as_bytes()).to_hex()[..16].to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Builds a test secret from pieces so this source file never contains one whole.
+    fn s(parts: &[&str]) -> String {
+        parts.concat()
+    }
+
+    fn rules_in(text: &str) -> Vec<&'static str> {
+        scan_text("f.txt", text).into_iter().map(|f| f.rule).collect()
+    }
+
+    fn alnum(n: usize, seed: u32) -> String {
+        let chars = b"aZ3kQ9xW2mP7vB5nR8tY4uC6iD1oE0fGhJlLsS";
+        (0..n).map(|i| chars[(i * 7 + seed as usize * 13 + i / 3) % chars.len()] as char).collect()
+    }
+
+    fn hex(n: usize) -> String {
+        (0..n).map(|i| b"0123456789abcdef"[(i * 7 + 3) % 16] as char).collect()
+    }
+
+    /// (rule, positive text, negative text) — every rule has both.
+    fn cases() -> Vec<(&'static str, String, String)> {
+        vec![
+            ("private-key", s(&["-----BEGIN RSA ", "PRIVATE KEY-----"]), "-----BEGIN PUBLIC KEY-----".into()),
+            (
+                "aws-access-key-id",
+                s(&["key = AKIA", "Z7Q3K9X2M4P8V6B1"]),
+                "AKIA is the prefix of AWS key ids".into(),
+            ),
+            (
+                "aws-secret-access-key",
+                s(&["aws_secret_access_key = ", &alnum(40, 1)]),
+                "aws_secret_access_key = os.environ['AWS']".into(),
+            ),
+            ("github-token", s(&["ghp", "_", &alnum(36, 2)]), "ghp_short".into()),
+            (
+                "github-fine-grained-token",
+                s(&["github", "_pat_", &alnum(82, 3)]),
+                "github_pat_tooshort".into(),
+            ),
+            ("gitlab-token", s(&["glpat", "-", &alnum(20, 4)]), "glpat-".into()),
+            ("slack-token", s(&["xox", "b-", &alnum(12, 5), "-", &alnum(10, 6)]), "xoxz-not-a-token".into()),
+            (
+                "slack-webhook",
+                s(&["https://hooks.slack.com/services/", "T0AB12CD/B0EF34GH/", &alnum(24, 7)]),
+                "https://hooks.slack.com/services/".into(),
+            ),
+            ("stripe-secret-key", s(&["sk_", "live_", &alnum(24, 8)]), s(&["sk_", "test_", &alnum(24, 8)])),
+            ("google-api-key", s(&["AIza", &alnum(35, 9)]), "AIza-short".into()),
+            ("google-oauth-secret", s(&["GOCSPX", "-", &alnum(28, 10)]), "GOCSPX-".into()),
+            ("openai-api-key", s(&["sk-", "proj-", &alnum(48, 11)]), "sk-proj-short".into()),
+            ("anthropic-api-key", s(&["sk-", "ant-api03-", &alnum(90, 12)]), "sk-ant-".into()),
+            ("huggingface-token", s(&["hf", "_", &alnum(34, 13)]), "hf_short".into()),
+            ("npm-token", s(&["npm", "_", &alnum(36, 14)]), "npm_install".into()),
+            ("pypi-token", s(&["pypi-", "AgEIcHlwaS5vcmc", &alnum(60, 15)]), "pypi-token".into()),
+            ("sendgrid-api-key", s(&["SG", ".", &alnum(22, 16), ".", &alnum(43, 17)]), "SG.short.x".into()),
+            ("twilio-api-key", s(&["SK", &hex(32)]), "SKIP this".into()),
+            ("digitalocean-token", s(&["dop", "_v1_", &hex(64)]), "dop_v1_".into()),
+            ("azure-storage-key", s(&["AccountKey=", &alnum(86, 18), "=="]), "AccountKey=".into()),
+            (
+                "jwt",
+                s(&["eyJ", "hbGciOiJIUzI1NiJ9", ".eyJ", "zdWIiOiIxMjM0NTY3ODkwIn0", ".", &alnum(43, 19)]),
+                s(&["eyJ", "hbGciOiJub25lIn0", ".eyJ", "zdWIiOiIxMjM0NTY3ODkwIn0", "."]),
+            ),
+            (
+                "url-password",
+                s(&["postgres://admin:", &alnum(16, 20), "@db.internal/app"]),
+                "postgres://user:${DB_PASSWORD}@db/app".into(),
+            ),
+            (
+                "generic-secret",
+                s(&["password = \"", &alnum(20, 21), "\""]),
+                "password = \"changeme-changeme\"".into(),
+            ),
+        ]
+    }
+
+    #[test]
+    fn every_rule_has_a_positive_and_a_negative_case() {
+        let cases = cases();
+        assert!(cases.len() >= 20);
+        let covered: BTreeSet<&str> = cases.iter().map(|c| c.0).collect();
+        let all: BTreeSet<&str> = RULES.iter().map(|r| r.id).collect();
+        assert_eq!(covered, all, "every rule is tested");
+        for (rule, positive, negative) in &cases {
+            assert!(rules_in(positive).contains(rule), "{rule} should match {positive}");
+            assert!(!rules_in(negative).contains(rule), "{rule} should not match {negative}");
+        }
+    }
+
+    #[test]
+    fn findings_never_contain_the_secret() {
+        let key = s(&["AKIA", "Z7Q3K9X2M4P8V6B1"]);
+        let finding = &scan_text("config.py", &format!("x = 1\nAWS = '{key}'\n"))[0];
+        assert_eq!((finding.line, finding.rule), (Some(2), "aws-access-key-id"));
+        let shown = serde_json::to_string(finding).expect("json");
+        assert!(!shown.contains(&key) && !shown.contains(&key[4..]), "{shown}");
+    }
+
+    #[test]
+    fn sensitive_paths() {
+        let rules = |p: &str| path_findings(p).into_iter().map(|f| f.rule).collect::<Vec<_>>();
+        for p in [
+            ".env",
+            "app/.env.production",
+            "certs/server.pem",
+            "id_rsa",
+            "keys/x.key",
+            "app.db",
+            "debug.log",
+            "node_modules/x/index.js",
+            ".venv/lib/x.py",
+            "target/debug/x",
+            "vendor/lib.go",
+            "pkg/__pycache__/a.pyc",
+            "credentials.json",
+            "gcp-service-account-prod.json",
+        ] {
+            assert!(!rules(p).is_empty(), "{p} must be refused");
+        }
+        for p in [
+            ".env.example",
+            "app/.env.sample",
+            "src/main.rs",
+            ".github/workflows/ci.yml",
+            ".claude/settings.json",
+            ".codex-plugin/plugin.json",
+            "scripts/vendor/tool.py",
+            "tests/fixtures/data.db",
+            "logs/app.log",
+            "src/build/mod.rs",
+            "pkg/env/mod.rs",
+            "environment.py",
+        ] {
+            assert!(rules(p).is_empty(), "{p} must be committable: {:?}", rules(p));
+        }
+    }
+
+    #[test]
+    fn the_committed_allow_list_is_honoured_and_visible() {
+        let dir = tempfile::tempdir().expect("dir");
+        let key = s(&["AKIA", "Z7Q3K9X2M4P8V6B1"]);
+        std::fs::write(dir.path().join("a.py"), format!("K = '{key}'\n")).expect("write");
+        std::fs::write(dir.path().join(".env"), "X=1\n").expect("write");
+        let paths = vec!["a.py".to_owned(), ".env".to_owned()];
+        let found = scan(dir.path(), &paths, &AllowList::default());
+        assert!(blocks(&found));
+        let allow = AllowList::parse(&format!("# reviewed\n{}\npath:.env\n", found[1].allow_entry()));
+        let found = scan(dir.path(), &paths, &allow);
+        assert_eq!(found.len(), 2, "allowed findings are still reported");
+        assert!(found.iter().all(|f| f.allowed) && !blocks(&found));
+    }
+
+    #[test]
+    fn binary_and_large_files_skip_content_rules() {
+        let dir = tempfile::tempdir().expect("dir");
+        let key = s(&["AKIA", "Z7Q3K9X2M4P8V6B1"]);
+        std::fs::write(dir.path().join("bin.dat"), [key.as_bytes(), b"\0"].concat()).expect("write");
+        assert!(scan(dir.path(), &["bin.dat".to_owned()], &AllowList::default()).is_empty());
+    }
+}
