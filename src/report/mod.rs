@@ -11,6 +11,10 @@ use std::sync::LazyLock;
 
 use serde::Serialize;
 
+mod gate;
+
+pub use gate::{GateReport, MAX_REPORT_CHARS, render_gate};
+
 use crate::run::LanguageResult;
 use crate::verdict::Status;
 

@@ -1,0 +1,328 @@
+//! The blocking report an agent reads when the gate refuses a commit or push.
+//!
+//! Order is the contract (hosts truncate long stderr from the tail, and agents act on what they
+//! read first): the one-line summary, the target repository, the directives, then per-language
+//! details, then safety findings. The whole text stays within [`MAX_REPORT_CHARS`]; linter
+//! output is squeezed (head and tail kept) so every block's log path survives.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use super::{histogram_line, rule_histogram};
+use crate::run::LanguageResult;
+use crate::safety::{Finding, Kind};
+use crate::verdict::Status;
+
+/// Upper bound on the report's length, in characters.
+pub const MAX_REPORT_CHARS: usize = 3000;
+
+/// Most rule codes shown in a language's histogram.
+const HISTOGRAM_CODES: usize = 8;
+
+/// Most safety findings listed one by one.
+const MAX_FINDINGS_LISTED: usize = 8;
+
+/// Everything a blocking report says about one repository.
+#[derive(Debug, Clone)]
+pub struct GateReport<'a> {
+    /// `commit` or `push`.
+    pub mode: &'a str,
+    /// The repository the command targets.
+    pub root: PathBuf,
+    /// Per-language results (only FAIL ones are detailed).
+    pub languages: &'a [LanguageResult],
+    /// Safety findings (allowed ones are listed as such).
+    pub findings: &'a [Finding],
+    /// The command carried `--no-verify`.
+    pub no_verify: bool,
+    /// The language linters were bypassed (only the safety scan ran).
+    pub linters_bypassed: bool,
+}
+
+/// Renders the blocking report.
+pub fn render_gate(report: &GateReport<'_>) -> String {
+    let failed: Vec<&LanguageResult> = report.languages.iter().filter(|l| l.status == Status::Fail).collect();
+    let blocking: Vec<&Finding> = report.findings.iter().filter(|f| !f.allowed).collect();
+    let mut head = String::new();
+    let _ = writeln!(head, "{}", summary(report.mode, &failed, &blocking));
+    let _ = writeln!(head, "Target repository: {}", report.root.display());
+    head.push_str(&directives(report, !failed.is_empty(), !blocking.is_empty()));
+    let safety = safety_block(report.findings);
+    let budget = MAX_REPORT_CHARS.saturating_sub(head.chars().count() + safety.chars().count());
+    let mut out = head;
+    out.push_str(&language_blocks(&failed, budget));
+    out.push_str(&safety);
+    out
+}
+
+/// `codeguard: commit blocked — python (ruff), shell (shellcheck): 4 problems; 1 file must not be committed`
+fn summary(mode: &str, failed: &[&LanguageResult], blocking: &[&Finding]) -> String {
+    let mut parts = Vec::new();
+    if !failed.is_empty() {
+        let names: Vec<String> = failed.iter().map(|l| format!("{} ({})", l.language, tool(l))).collect();
+        let problems: usize = failed.iter().map(|l| problem_count(l)).sum();
+        parts.push(format!("{}: {} problem{}", names.join(", "), problems, plural(problems)));
+    }
+    if !blocking.is_empty() {
+        let files = {
+            let mut paths: Vec<&str> = blocking.iter().map(|f| f.path.as_str()).collect();
+            paths.dedup();
+            paths.len()
+        };
+        parts.push(format!("{files} file{} must not be committed", plural(files)));
+    }
+    format!("codeguard: {mode} blocked — {}", parts.join("; "))
+}
+
+fn directives(report: &GateReport<'_>, lint_failed: bool, unsafe_content: bool) -> String {
+    let mut out = String::from("What to do:\n");
+    out.push_str("- This whole Bash call was NOT executed — none of its steps ran, not only the git command. Run fixes in one call and the git command in a separate call.\n");
+    let _ = writeln!(out, "- Fix what is listed below, then run the {} again.", report.mode);
+    if lint_failed {
+        let _ = writeln!(
+            out,
+            "- To {0} once despite lint failures (only if the user agrees): git -c codeguard.skipGate=true {0} … — this skips only the linters; the safety scan still runs.",
+            report.mode
+        );
+    }
+    if unsafe_content {
+        out.push_str("- Secrets and artifact files block even with codeguard.skipGate: remove them from the commit; a secret that reached any commit must be rotated.\n");
+    }
+    if report.no_verify {
+        out.push_str("- --no-verify skips git's own hooks only; this gate still applies.\n");
+    }
+    if report.linters_bypassed {
+        out.push_str(
+            "- Linters were bypassed by codeguard.skipGate for this command; only the safety scan ran.\n",
+        );
+    }
+    out
+}
+
+/// Language blocks within `budget` characters; each keeps its title, fix and log path, and
+/// squeezes the linter output (head and tail) to fit.
+fn language_blocks(failed: &[&LanguageResult], budget: usize) -> String {
+    let mut out = String::new();
+    let mut left = budget;
+    for (i, lang) in failed.iter().enumerate() {
+        let share = left / (failed.len() - i);
+        let (frame_head, frame_tail) = frame(lang);
+        let frame_len = frame_head.chars().count() + frame_tail.chars().count();
+        if frame_len > share {
+            let rest = failed.len() - i;
+            let line = format!("\n… {rest} more failing language{} omitted; see their logs.\n", plural(rest));
+            if line.chars().count() <= left {
+                out.push_str(&line);
+            }
+            break;
+        }
+        let body = squeeze(&lang.output, share - frame_len);
+        let block = format!("{frame_head}{body}{frame_tail}");
+        left = left.saturating_sub(block.chars().count());
+        out.push_str(&block);
+    }
+    out
+}
+
+fn frame(lang: &LanguageResult) -> (String, String) {
+    let mut head = String::new();
+    let histogram = rule_histogram(&lang.output);
+    let _ = write!(
+        head,
+        "\n[{}] {} — {} problem{}",
+        lang.language,
+        tool(lang),
+        problem_count(lang),
+        plural(problem_count(lang))
+    );
+    if !histogram.is_empty() {
+        let shown = &histogram[..histogram.len().min(HISTOGRAM_CODES)];
+        let more = if histogram.len() > shown.len() { " …" } else { "" };
+        let _ = write!(head, " ({}{more})", histogram_line(shown));
+    }
+    head.push('\n');
+    if let Some(fix) = &lang.fix {
+        let _ = writeln!(head, "  how to fix: {} (then re-check what remains)", shorten(&fix.join(" "), 200));
+    }
+    let tail =
+        lang.log_path.as_ref().map_or_else(String::new, |p| format!("  full output: {}\n", p.display()));
+    (head, tail)
+}
+
+/// Keeps the first and last lines of `text` within `budget` characters.
+fn squeeze(text: &str, budget: usize) -> String {
+    let lines: Vec<String> =
+        text.lines().filter(|l| !l.trim().is_empty()).map(|l| format!("  {}\n", shorten(l, 240))).collect();
+    let total: usize = lines.iter().map(|l| l.chars().count()).sum();
+    if total <= budget {
+        return lines.concat();
+    }
+    let marker = format!("  … {} lines in all; the rest is in the log …\n", lines.len());
+    let room = budget.saturating_sub(marker.chars().count());
+    let tail_room = (room / 3).min(150);
+    let mut head = String::new();
+    for line in &lines {
+        if head.chars().count() + line.chars().count() > room - tail_room {
+            break;
+        }
+        head.push_str(line);
+    }
+    let mut tail: Vec<&String> = Vec::new();
+    let mut tail_len = 0;
+    for line in lines.iter().rev() {
+        if tail_len + line.chars().count() > tail_room {
+            break;
+        }
+        tail_len += line.chars().count();
+        tail.push(line);
+    }
+    tail.reverse();
+    if room == 0 {
+        return String::new();
+    }
+    format!("{head}{marker}{}", tail.into_iter().map(String::as_str).collect::<String>())
+}
+
+fn safety_block(findings: &[Finding]) -> String {
+    if findings.is_empty() {
+        return String::new();
+    }
+    let blocking = findings.iter().filter(|f| !f.allowed).count();
+    let mut out = format!(
+        "\nContent safety: {blocking} finding{} block{}\n",
+        plural(blocking),
+        if blocking == 1 { "s" } else { "" }
+    );
+    for f in findings.iter().take(MAX_FINDINGS_LISTED) {
+        let place = f.line.map_or_else(|| f.path.clone(), |l| format!("{}:{l}", f.path));
+        let allowed = if f.allowed { " [allowed by .codeguard-allow]" } else { "" };
+        let _ = writeln!(out, "  {place}: {}{allowed} — {}", f.rule, shorten(&f.message, 260));
+    }
+    if findings.len() > MAX_FINDINGS_LISTED {
+        let _ = writeln!(out, "  … {} more", findings.len() - MAX_FINDINGS_LISTED);
+    }
+    if findings.iter().any(|f| f.kind == Kind::Secret && !f.allowed) {
+        out.push_str("  A reviewed false positive can be allowed by a human committing `secret:<fingerprint>` to .codeguard-allow (fingerprints are in the log).\n");
+    }
+    out
+}
+
+fn tool(lang: &LanguageResult) -> &str {
+    lang.argv.first().and_then(|a| a.first()).map_or("linter", |p| p.rsplit('/').next().unwrap_or(p))
+}
+
+/// Problems reported by a failing linter: rule-coded diagnostic lines, or 1 when none are coded.
+fn problem_count(lang: &LanguageResult) -> usize {
+    rule_histogram(&lang.output).iter().map(|(_, n)| n).sum::<usize>().max(1)
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let kept: String = text.chars().take(max.saturating_sub(1)).collect();
+    format!("{kept}…")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn failing(language: &str, lines: usize) -> LanguageResult {
+        let mut output = String::new();
+        for i in 0..lines {
+            let _ = writeln!(
+                output,
+                "src/{language}/file_{i}.x:{i}:1: F{:03} something is wrong here with a long message",
+                i % 1000
+            );
+        }
+        LanguageResult {
+            language: language.into(),
+            name: language.into(),
+            status: Status::Fail,
+            reason: String::new(),
+            exit_code: Some(1),
+            argv: vec![vec!["ruff".into(), "check".into()]],
+            files: vec![],
+            duration: Duration::ZERO,
+            output,
+            fix: Some(vec!["ruff".into(), "check".into(), "--fix".into()]),
+            install_hint: String::new(),
+            log_path: Some(PathBuf::from(format!("/state/logs/gate-{language}.log"))),
+        }
+    }
+
+    #[test]
+    fn ten_failing_languages_with_huge_output_stay_within_the_cap() {
+        let langs: Vec<LanguageResult> = (0..10).map(|i| failing(&format!("lang{i}"), 5000)).collect();
+        let report = GateReport {
+            mode: "commit",
+            root: PathBuf::from("/repo"),
+            languages: &langs,
+            findings: &[],
+            no_verify: true,
+            linters_bypassed: false,
+        };
+        let text = render_gate(&report);
+        assert!(text.chars().count() <= MAX_REPORT_CHARS, "{} chars", text.chars().count());
+        assert!(text.starts_with("codeguard: commit blocked — lang0 (ruff)"), "{text}");
+        assert!(text.contains("Target repository: /repo"));
+        let directive = text.find("NOT executed").expect("directive");
+        let detail = text.find("[lang0]").expect("detail");
+        assert!(directive < detail, "directives come before details");
+        assert!(text.contains("/state/logs/gate-lang0.log"), "the first log path survives");
+        assert!(text.contains("--no-verify skips git's own hooks"));
+    }
+
+    #[test]
+    fn every_log_path_survives_when_blocks_fit() {
+        let langs: Vec<LanguageResult> = (0..3).map(|i| failing(&format!("l{i}"), 2000)).collect();
+        let report = GateReport {
+            mode: "push",
+            root: PathBuf::from("/r"),
+            languages: &langs,
+            findings: &[],
+            no_verify: false,
+            linters_bypassed: false,
+        };
+        let text = render_gate(&report);
+        assert!(text.chars().count() <= MAX_REPORT_CHARS);
+        for i in 0..3 {
+            assert!(text.contains(&format!("/state/logs/gate-l{i}.log")), "log {i} missing:\n{text}");
+        }
+        assert!(text.contains("lines in all"), "output was squeezed");
+    }
+
+    #[test]
+    fn safety_only_report() {
+        let finding = Finding {
+            path: ".env".into(),
+            line: None,
+            rule: "sensitive-file",
+            kind: Kind::SensitiveFile,
+            message: ".env must not be committed".into(),
+            fingerprint: String::new(),
+            allowed: false,
+        };
+        let findings = [finding];
+        let report = GateReport {
+            mode: "commit",
+            root: PathBuf::from("/r"),
+            languages: &[],
+            findings: &findings,
+            no_verify: false,
+            linters_bypassed: true,
+        };
+        let text = render_gate(&report);
+        assert!(text.starts_with("codeguard: commit blocked — 1 file must not be committed\n"), "{text}");
+        assert!(!text.contains("skipGate=true"), "no lint bypass advice when no linter failed");
+        assert!(text.contains(".env: sensitive-file"));
+    }
+}
