@@ -79,6 +79,16 @@ pub fn project_files(root: &Path) -> std::io::Result<Vec<String>> {
     Ok(out)
 }
 
+/// Root-level names and whether `pyproject.toml` configures ruff (the facts planning needs).
+pub fn root_facts(root: &Path) -> crate::plan::RootFacts {
+    let names: std::collections::BTreeSet<String> = std::fs::read_dir(root)
+        .map(|rd| rd.flatten().filter_map(|e| e.file_name().into_string().ok()).collect())
+        .unwrap_or_default();
+    let pyproject_configures_ruff = names.contains("pyproject.toml")
+        && std::fs::read_to_string(root.join("pyproject.toml")).is_ok_and(|t| t.contains("[tool.ruff"));
+    crate::plan::RootFacts { names, pyproject_configures_ruff }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -88,15 +88,23 @@ impl AllowList {
 
 /// Scans paths (and the content of those under `content_root`). Findings are sorted by path and line.
 pub fn scan(content_root: &Path, paths: &[String], allow: &AllowList) -> Vec<Finding> {
-    let mut findings: Vec<Finding> = Vec::new();
-    for path in paths {
-        findings.extend(path_findings(path));
-        findings.extend(content_findings(path, &content_root.join(path)));
-    }
+    let mut findings = scan_paths(paths, allow);
+    let content = paths.iter().flat_map(|p| content_findings(p, &content_root.join(p)));
+    findings.extend(content.map(|mut f| {
+        f.allowed = allow.allows(&f);
+        f
+    }));
+    findings.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
+    findings
+}
+
+/// Scans paths only (when the content could not be rebuilt, the path rules still apply).
+pub fn scan_paths(paths: &[String], allow: &AllowList) -> Vec<Finding> {
+    let mut findings: Vec<Finding> = paths.iter().flat_map(|p| path_findings(p)).collect();
     for finding in &mut findings {
         finding.allowed = allow.allows(finding);
     }
-    findings.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
+    findings.sort_by(|a, b| a.path.cmp(&b.path));
     findings
 }
 

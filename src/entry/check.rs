@@ -1,7 +1,6 @@
 //! `codeguard check`: lint a project — the whole tree, the working-tree changes, or the staged
 //! snapshot — and report per language.
 
-use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -12,7 +11,7 @@ use anyhow::Context;
 use super::UsageError;
 use crate::cli::{CheckArgs, Format, Scope};
 use crate::env::Env;
-use crate::plan::{self, PlanInput, RootFacts};
+use crate::plan::{self, PlanInput};
 use crate::registry::{ProjectConfig, Registry};
 use crate::report::{self, CheckReport};
 use crate::run::{self, Progress, RunOptions};
@@ -46,7 +45,7 @@ fn check(args: &CheckArgs, env: &Env) -> anyhow::Result<u8> {
             );
         }
     };
-    let facts = root_facts(&root);
+    let facts = crate::files::root_facts(&root);
     let input = PlanInput {
         registry: &registry,
         root: root.clone(),
@@ -89,20 +88,8 @@ fn project_root(path: Option<&Path>) -> anyhow::Result<PathBuf> {
     path.canonicalize().with_context(|| format!("resolving {}", path.display()))
 }
 
-/// Root-level names and whether `pyproject.toml` configures ruff.
-fn root_facts(root: &Path) -> RootFacts {
-    let names: BTreeSet<String> = std::fs::read_dir(root)
-        .map(|rd| rd.flatten().filter_map(|e| e.file_name().into_string().ok()).collect())
-        .unwrap_or_default();
-    let pyproject_configures_ruff = names.contains("pyproject.toml")
-        && std::fs::read_to_string(root.join("pyproject.toml")).is_ok_and(|t| t.contains("[tool.ruff"));
-    RootFacts { names, pyproject_configures_ruff }
-}
-
 fn jobs(requested: Option<u64>) -> usize {
-    requested
-        .and_then(|n| usize::try_from(n).ok())
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, std::num::NonZero::get))
+    requested.and_then(|n| usize::try_from(n).ok()).unwrap_or_else(super::default_jobs)
 }
 
 /// A live one-line progress display on a terminal's stderr.

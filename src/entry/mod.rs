@@ -58,6 +58,11 @@ fn usage_error(err: &clap::Error) -> u8 {
     }
 }
 
+/// Linters run at once by default: the number of cores.
+pub(crate) fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(2, std::num::NonZero::get)
+}
+
 /// A usage problem found after parsing (a missing path, a bad config): one line, exit 2.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
