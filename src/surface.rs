@@ -25,6 +25,7 @@ use gix::ObjectId;
 
 pub use push::{PushBase, PushRange};
 pub use read::{Observed, observe};
+pub(crate) use read::{fingerprint, open as open_repo};
 
 /// What the git command chain ends with in this repository.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

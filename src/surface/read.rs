@@ -55,7 +55,12 @@ pub(crate) fn open(root: &Path) -> Result<gix::Repository, SurfaceError> {
 pub fn observe(root: &Path) -> Result<Observed, SurfaceError> {
     let repo = open(root)?;
     let index = repo.index_or_empty().map_err(SurfaceError::git("reading the index"))?;
-    Ok(Observed { head: head_commit(&repo)?, index_digest: digest(&index) })
+    fingerprint(&repo, &index)
+}
+
+/// The fingerprint of an already opened repository and its loaded index.
+pub(crate) fn fingerprint(repo: &gix::Repository, index: &gix::index::State) -> Result<Observed, SurfaceError> {
+    Ok(Observed { head: head_commit(repo)?, index_digest: digest(index) })
 }
 
 impl RepoView {
