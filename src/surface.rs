@@ -276,7 +276,7 @@ pub fn predict(
 ) -> Result<Surface, SurfaceError> {
     let repo = read::open(repo_root)?;
     let view = read::RepoView::load(&repo, wants_ignored(mode, actions))?;
-    let commit = mode.commits().then(|| model::simulate(&view, trimmed(actions, options)));
+    let commit = mode.commits().then(|| model::simulate(&view, trimmed(actions, *options)));
     let push = match mode {
         Mode::Commit => None,
         Mode::Push { .. } => Some(push::range(&repo, &view)?),
@@ -297,7 +297,7 @@ pub fn working_changes(repo_root: &Path) -> Result<Surface, SurfaceError> {
 }
 
 /// The actions that count: through the last commit when asked (and when there is one).
-fn trimmed<'a>(actions: &'a [StagingAction], options: &SurfaceOptions) -> &'a [StagingAction] {
+fn trimmed(actions: &[StagingAction], options: SurfaceOptions) -> &[StagingAction] {
     match actions.iter().rposition(StagingAction::is_commit) {
         Some(last) if options.through_last_commit => &actions[..=last],
         Some(_) | None => actions,
@@ -310,7 +310,12 @@ fn wants_ignored(mode: Mode, actions: &[StagingAction]) -> bool {
 }
 
 /// Combines the commit simulation and the push range into a [`Surface`].
-fn assemble(view: read::RepoView, mode: Mode, commit: Option<model::Outcome>, push: Option<PushRange>) -> Surface {
+fn assemble(
+    view: read::RepoView,
+    mode: Mode,
+    commit: Option<model::Outcome>,
+    push: Option<PushRange>,
+) -> Surface {
     let (content, lanes, mut unverified, from_head) = match commit {
         Some(outcome) => (outcome.content, outcome.lanes, outcome.unverified, outcome.only),
         None => (view.head.clone(), Lanes::default(), Vec::new(), true),

@@ -60,7 +60,8 @@ impl SnapshotOptions {
     pub fn from_env(env: &Env) -> Self {
         let mut scratch_dirs = vec![PathBuf::from("/dev/shm")];
         scratch_dirs.extend(env.get("XDG_RUNTIME_DIR").filter(|v| !v.is_empty()).map(PathBuf::from));
-        scratch_dirs.push(env.get("TMPDIR").filter(|v| !v.is_empty()).map_or_else(|| "/tmp".into(), PathBuf::from));
+        scratch_dirs
+            .push(env.get("TMPDIR").filter(|v| !v.is_empty()).map_or_else(|| "/tmp".into(), PathBuf::from));
         Self { scratch_dirs, ..Self::default() }
     }
 }

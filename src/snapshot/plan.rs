@@ -43,7 +43,9 @@ impl Listing {
         let state = match surface.base {
             Base::Index => (**index).clone().into(),
             Base::HeadTree => match repo.head_tree_id() {
-                Ok(tree) => repo.index_from_tree(&tree).map_err(SnapshotError::git("listing HEAD's tree"))?.into(),
+                Ok(tree) => {
+                    repo.index_from_tree(&tree).map_err(SnapshotError::git("listing HEAD's tree"))?.into()
+                }
                 Err(_) => gix::index::State::new(repo.object_hash()),
             },
         };
@@ -115,7 +117,9 @@ pub(crate) fn safe_path(path: &BStr) -> Result<(), SnapshotError> {
     let bad = path.is_empty()
         || path.contains(&0)
         || path.starts_with(b"/")
-        || path.split(|b| *b == b'/').any(|c| c.is_empty() || c == b"." || c == b".." || c.eq_ignore_ascii_case(b".git"));
+        || path
+            .split(|b| *b == b'/')
+            .any(|c| c.is_empty() || c == b"." || c == b".." || c.eq_ignore_ascii_case(b".git"));
     if bad { Err(SnapshotError::UnsafePath(path.to_str_lossy().into_owned())) } else { Ok(()) }
 }
 
@@ -125,7 +129,9 @@ mod tests {
 
     #[test]
     fn unsafe_paths_are_refused() {
-        for bad in ["", "/etc/passwd", "a/../b", "..", "./a", "a//b", ".git/config", "x/.GIT/hooks", "a/", "a\0b"] {
+        for bad in
+            ["", "/etc/passwd", "a/../b", "..", "./a", "a//b", ".git/config", "x/.GIT/hooks", "a/", "a\0b"]
+        {
             assert!(safe_path(BStr::new(bad)).is_err(), "{bad:?} should be refused");
         }
         for good in ["a", "a/b.txt", ".gitignore", "dir/.github/x", "with space/f"] {

@@ -89,10 +89,8 @@ pub(crate) fn all(
 
 /// Creates every parent directory once, parents first.
 fn make_dirs(dest: &Path, items: &[Item]) -> Result<(), SnapshotError> {
-    let dirs: BTreeSet<&BStr> = items
-        .iter()
-        .filter_map(|i| i.path.rfind_byte(b'/').map(|end| BStr::new(&i.path[..end])))
-        .collect();
+    let dirs: BTreeSet<&BStr> =
+        items.iter().filter_map(|i| i.path.rfind_byte(b'/').map(|end| BStr::new(&i.path[..end]))).collect();
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true).mode(0o755);
     for dir in dirs {
@@ -137,7 +135,8 @@ impl Ctx<'_> {
             Err(e) => return Err(SnapshotError::io(format!("reading {from}"))(e)),
         };
         if meta.file_type().is_symlink() {
-            let link = std::fs::read_link(&source).map_err(SnapshotError::io(format!("reading link {from}")))?;
+            let link =
+                std::fs::read_link(&source).map_err(SnapshotError::io(format!("reading link {from}")))?;
             self.remember(source, &meta);
             return make_link(path, target, link.as_os_str().as_bytes());
         }
@@ -175,7 +174,11 @@ impl Ctx<'_> {
     }
 }
 
-fn read_blob<'b>(repo: &gix::Repository, id: &gix::ObjectId, buf: &'b mut Vec<u8>) -> Result<&'b [u8], SnapshotError> {
+fn read_blob<'b>(
+    repo: &gix::Repository,
+    id: &gix::ObjectId,
+    buf: &'b mut Vec<u8>,
+) -> Result<&'b [u8], SnapshotError> {
     repo.objects
         .find_blob(id, buf)
         .map(|blob| blob.data)
@@ -229,11 +232,19 @@ mod tests {
 
     #[test]
     fn links_must_stay_inside() {
-        let inside = [("a", "b"), ("d/a", "../b"), ("d/e/a", "../../x/y"), ("a", "./b"), ("d/a", "."), ("a", "b/c")];
+        let inside =
+            [("a", "b"), ("d/a", "../b"), ("d/e/a", "../../x/y"), ("a", "./b"), ("d/a", "."), ("a", "b/c")];
         for (path, link) in inside {
             assert!(link_stays_inside(BStr::new(path), link.as_bytes()), "{path} -> {link}");
         }
-        let outside = [("a", "/etc/passwd"), ("a", "../x"), ("d/a", "../../x"), ("a", "b/../c"), ("a", ""), ("a", "b/../../x")];
+        let outside = [
+            ("a", "/etc/passwd"),
+            ("a", "../x"),
+            ("d/a", "../../x"),
+            ("a", "b/../c"),
+            ("a", ""),
+            ("a", "b/../../x"),
+        ];
         for (path, link) in outside {
             assert!(!link_stays_inside(BStr::new(path), link.as_bytes()), "{path} -> {link}");
         }

@@ -145,31 +145,31 @@ impl Model<'_> {
             .map(|(path, _)| path.clone())
             .collect();
         for path in selected {
-            self.stage(path, tracked_only, force);
+            self.stage(&path, tracked_only, force);
         }
     }
 
-    fn stage(&mut self, path: String, tracked_only: bool, force: bool) {
-        let Some(pending) = self.pending.get(&path) else { return };
+    fn stage(&mut self, path: &str, tracked_only: bool, force: bool) {
+        let Some(pending) = self.pending.get(path) else { return };
         match pending {
             Pending::Modified { real } => {
                 self.lanes.unstaged = true;
                 let source = Source::Worktree { real: real.clone() };
-                self.index.insert(path.clone(), source);
+                self.index.insert(path.to_owned(), source);
             }
             Pending::Deleted => {
                 self.lanes.unstaged = true;
-                self.index.remove(&path);
+                self.index.remove(path);
             }
             Pending::Untracked { real } if !tracked_only => {
                 self.lanes.untracked = true;
                 let source = Source::Worktree { real: real.clone() };
-                self.index.insert(path.clone(), source);
+                self.index.insert(path.to_owned(), source);
             }
             Pending::Ignored { real } if force && !tracked_only => {
                 self.lanes.untracked = true;
                 let source = Source::Worktree { real: real.clone() };
-                self.index.insert(path.clone(), source);
+                self.index.insert(path.to_owned(), source);
             }
             Pending::NestedRepo if !tracked_only => {
                 self.unverified.push(format!(
@@ -178,12 +178,12 @@ impl Model<'_> {
             }
             Pending::Untracked { .. } | Pending::Ignored { .. } | Pending::NestedRepo => return,
         }
-        self.pending.remove(&path);
+        self.pending.remove(path);
     }
 
     /// `git commit --only <paths>`: `HEAD` plus the worktree state of the matching tracked paths.
     fn commit_only(&mut self, specs: &Pathspecs) {
-        let Some(mut matcher) = self.matcher(specs) else { return };
+        let Some(mut matcher) = self.matcher(specs) else { return self.commit() };
         let tracked: Vec<String> = self.index.keys().filter(|p| matcher.matches(p, false)).cloned().collect();
         for path in tracked {
             let content = match self.pending.remove(&path) {
@@ -195,15 +195,12 @@ impl Model<'_> {
                 }
                 None => self.index.get(&path).cloned(),
             };
-            match content.filter(|c| *c != Source::IntentToAdd) {
-                Some(source) => {
-                    self.index.insert(path.clone(), source.clone());
-                    self.head.insert(path, source);
-                }
-                None => {
-                    self.index.remove(&path);
-                    self.head.remove(&path);
-                }
+            if let Some(source) = content.filter(|c| *c != Source::IntentToAdd) {
+                self.index.insert(path.clone(), source.clone());
+                self.head.insert(path, source);
+            } else {
+                self.index.remove(&path);
+                self.head.remove(&path);
             }
         }
         self.lanes.unstaged = true;
@@ -217,9 +214,9 @@ impl Model<'_> {
             self.index.remove(&path);
             let left_on_disk = match self.pending.remove(&path) {
                 Some(Pending::Deleted) => None,
-                Some(Pending::Modified { real } | Pending::Untracked { real } | Pending::Ignored { real }) => {
-                    Some(real)
-                }
+                Some(
+                    Pending::Modified { real } | Pending::Untracked { real } | Pending::Ignored { real },
+                ) => Some(real),
                 Some(Pending::NestedRepo) | None => Some(path.clone()),
             };
             if let (true, Some(real)) = (cached, left_on_disk) {
@@ -250,7 +247,8 @@ impl Model<'_> {
                 self.index.insert(renamed, source);
             }
         }
-        let pending: Vec<String> = self.pending.keys().filter(|k| is_at_or_under(k, &from)).cloned().collect();
+        let pending: Vec<String> =
+            self.pending.keys().filter(|k| is_at_or_under(k, &from)).cloned().collect();
         for key in pending {
             let renamed = format!("{dest}{}", &key[from.len()..]);
             if let Some(p) = self.pending.remove(&key) {
@@ -265,7 +263,11 @@ impl Model<'_> {
             || self.view.workdir.join(path).is_dir()
     }
 
+    /// The compiled pathspecs; `None` when there are none or they cannot be interpreted.
     fn matcher(&mut self, specs: &Pathspecs) -> Option<Matcher> {
+        if specs.specs.is_empty() {
+            return None;
+        }
         match Matcher::new(specs, &self.view.workdir) {
             Ok(m) => Some(m),
             Err(reason) => {
@@ -293,13 +295,13 @@ impl Matcher {
             },
             literal: specs.literal,
         };
+        let prefix = std::path::Path::new(specs.cwd_rel.trim_matches('/'));
         let patterns = specs
             .specs
             .iter()
-            .map(|s| gix::pathspec::parse(s.as_bytes(), defaults).map_err(|e| bad_spec(s, &e)))
+            .map(|s| normalised(s, defaults, prefix, workdir).map_err(|e| bad_spec(s, &e)))
             .collect::<Result<Vec<_>, _>>()?;
-        let prefix = std::path::Path::new(specs.cwd_rel.trim_matches('/'));
-        let search = gix::pathspec::Search::from_specs(patterns, Some(prefix), workdir)
+        let search = gix::pathspec::Search::from_specs(patterns, None, workdir)
             .map_err(|e| bad_spec(&specs.specs.join(" "), &e))?;
         Ok(Self { search })
     }
@@ -316,6 +318,23 @@ impl Matcher {
     fn covers_everything(&self) -> bool {
         self.search.patterns().all(|p| !p.is_excluded() && p.path().is_empty())
     }
+}
+
+/// Parses one pathspec and makes it relative to the root. A pathspec naming the root itself
+/// (`.` at the root, `sub/..`) becomes `:/`, which gix's search matches everything with.
+fn normalised(
+    spec: &str,
+    defaults: gix::pathspec::Defaults,
+    prefix: &std::path::Path,
+    workdir: &std::path::Path,
+) -> Result<gix::pathspec::Pattern, gix::Error> {
+    let mut pattern = gix::pathspec::parse(spec.as_bytes(), defaults)?;
+    pattern.normalize(prefix, workdir)?;
+    if pattern.path() == "." {
+        let top = if pattern.is_excluded() { ":(top,exclude)" } else { ":/" };
+        pattern = gix::pathspec::parse(top.as_bytes(), defaults)?;
+    }
+    Ok(pattern)
 }
 
 fn bad_spec(spec: &str, error: &dyn std::fmt::Display) -> String {

@@ -41,7 +41,12 @@ pub struct PushRange {
 /// Computes the push range of the repository's current branch.
 pub(crate) fn range(repo: &gix::Repository, view: &RepoView) -> Result<PushRange, SurfaceError> {
     let (Some(head), Some(head_tree)) = (view.observed.head, view.head_tree) else {
-        return Ok(PushRange { base: PushBase::NoUpstream, commits: 0, changed: Vec::new(), deleted: Vec::new() });
+        return Ok(PushRange {
+            base: PushBase::NoUpstream,
+            commits: 0,
+            changed: Vec::new(),
+            deleted: Vec::new(),
+        });
     };
     let Some((reference, upstream)) = upstream(repo)? else {
         let changed = view.head.keys().cloned().collect();
@@ -71,7 +76,8 @@ fn upstream(repo: &gix::Repository) -> Result<Option<(String, gix::ObjectId)>, S
     let head_name = repo.head_name().map_err(SurfaceError::git("reading HEAD"))?;
     let mut candidates = Vec::new();
     if let Some(name) = &head_name {
-        if let Some(Ok(tracking)) = repo.branch_remote_tracking_ref_name(name.as_ref(), gix::remote::Direction::Fetch)
+        if let Some(Ok(tracking)) =
+            repo.branch_remote_tracking_ref_name(name.as_ref(), gix::remote::Direction::Fetch)
         {
             candidates.push(tracking.as_bstr().to_string());
         }
@@ -79,7 +85,8 @@ fn upstream(repo: &gix::Repository) -> Result<Option<(String, gix::ObjectId)>, S
     }
     candidates.push("refs/remotes/origin/HEAD".to_owned());
     for candidate in candidates {
-        let found = repo.try_find_reference(candidate.as_str()).map_err(SurfaceError::git("reading a ref"))?;
+        let found =
+            repo.try_find_reference(candidate.as_str()).map_err(SurfaceError::git("reading a ref"))?;
         if let Some(mut reference) = found {
             let id = reference.peel_to_id().map_err(SurfaceError::git("peeling the upstream ref"))?;
             return Ok(Some((candidate, id.detach())));
@@ -95,7 +102,8 @@ fn unpushed(
     head: gix::ObjectId,
     upstream: gix::ObjectId,
 ) -> Result<(usize, Vec<Option<gix::ObjectId>>), SurfaceError> {
-    let walk = repo.rev_walk([head]).with_hidden([upstream]).all().map_err(SurfaceError::git("walking history"))?;
+    let walk =
+        repo.rev_walk([head]).with_hidden([upstream]).all().map_err(SurfaceError::git("walking history"))?;
     let mut inside = HashSet::new();
     let mut parents = Vec::new();
     let mut roots = false;

@@ -44,7 +44,8 @@ pub(crate) struct RepoView {
 
 /// Opens the repository whose worktree is (or contains) `root`.
 pub(crate) fn open(root: &Path) -> Result<gix::Repository, SurfaceError> {
-    let repo = gix::open(root).map_err(|e| SurfaceError::Open { path: root.to_owned(), message: e.to_string() })?;
+    let repo =
+        gix::open(root).map_err(|e| SurfaceError::Open { path: root.to_owned(), message: e.to_string() })?;
     if repo.workdir().is_none() {
         return Err(SurfaceError::Bare(root.to_owned()));
     }
@@ -59,14 +60,18 @@ pub fn observe(root: &Path) -> Result<Observed, SurfaceError> {
 }
 
 /// The fingerprint of an already opened repository and its loaded index.
-pub(crate) fn fingerprint(repo: &gix::Repository, index: &gix::index::State) -> Result<Observed, SurfaceError> {
+pub(crate) fn fingerprint(
+    repo: &gix::Repository,
+    index: &gix::index::State,
+) -> Result<Observed, SurfaceError> {
     Ok(Observed { head: head_commit(repo)?, index_digest: digest(index) })
 }
 
 impl RepoView {
     /// Reads the listings and the worktree differences; `with_ignored` also lists ignored files.
     pub(crate) fn load(repo: &gix::Repository, with_ignored: bool) -> Result<Self, SurfaceError> {
-        let workdir = repo.workdir().map(Path::to_owned).ok_or_else(|| SurfaceError::Bare(repo.path().into()))?;
+        let workdir =
+            repo.workdir().map(Path::to_owned).ok_or_else(|| SurfaceError::Bare(repo.path().into()))?;
         let index = repo.index_or_empty().map_err(SurfaceError::git("reading the index"))?;
         let head = head_commit(repo)?;
         let head_tree = match head {
@@ -103,7 +108,10 @@ fn head_commit(repo: &gix::Repository) -> Result<Option<gix::ObjectId>, SurfaceE
 }
 
 /// The tree of a commit.
-pub(crate) fn commit_tree(repo: &gix::Repository, commit: gix::ObjectId) -> Result<gix::ObjectId, SurfaceError> {
+pub(crate) fn commit_tree(
+    repo: &gix::Repository,
+    commit: gix::ObjectId,
+) -> Result<gix::ObjectId, SurfaceError> {
     let commit = repo.find_commit(commit).map_err(SurfaceError::git("reading a commit"))?;
     commit.tree_id().map(gix::Id::detach).map_err(SurfaceError::git("reading a commit's tree"))
 }
@@ -145,7 +153,8 @@ fn index_listing(index: &gix::index::State, unverified: &mut Vec<String>) -> BTr
 fn digest(index: &gix::index::State) -> [u8; 32] {
     let mut hasher = blake3::Hasher::new();
     for entry in index.entries() {
-        let flags = entry.flags & (gix::index::entry::Flags::INTENT_TO_ADD | gix::index::entry::Flags::SKIP_WORKTREE);
+        let flags =
+            entry.flags & (gix::index::entry::Flags::INTENT_TO_ADD | gix::index::entry::Flags::SKIP_WORKTREE);
         hasher.update(entry.path(index));
         hasher.update(&[0]);
         hasher.update(&entry.mode.bits().to_le_bytes());
@@ -190,9 +199,10 @@ fn classify(item: Item, path: &str) -> Option<Pending> {
     let modified = || Some(Pending::Modified { real: path.to_owned() });
     match item {
         Item::Modification { status, .. } => match status {
-            EntryStatus::Conflict { .. } | EntryStatus::IntentToAdd => modified(),
+            EntryStatus::Conflict { .. }
+            | EntryStatus::IntentToAdd
+            | EntryStatus::Change(Change::Type { .. } | Change::Modification { .. }) => modified(),
             EntryStatus::Change(Change::Removed) => Some(Pending::Deleted),
-            EntryStatus::Change(Change::Type { .. } | Change::Modification { .. }) => modified(),
             EntryStatus::Change(Change::SubmoduleModification(_)) | EntryStatus::NeedsUpdate(_) => None,
         },
         Item::DirectoryContents { entry, .. } => dir_entry(entry.status, entry.disk_kind, path),
@@ -208,13 +218,17 @@ fn dir_entry(status: DirStatus, kind: Option<DiskKind>, path: &str) -> Option<Pe
         (DirStatus::Ignored(_), DiskKind::File | DiskKind::Symlink | DiskKind::Directory) => {
             Some(Pending::Ignored { real })
         }
-        (DirStatus::Untracked | DirStatus::Ignored(_), _) | (DirStatus::Pruned | DirStatus::Tracked, _) => None,
+        (DirStatus::Untracked | DirStatus::Ignored(_) | DirStatus::Pruned | DirStatus::Tracked, _) => None,
     }
 }
 
 /// Replaces ignored directories by the files inside them (skipping nested repositories), so that
 /// `git add -f dir/file` can be matched.
-fn expand_ignored_dirs(workdir: &Path, pending: &mut BTreeMap<String, Pending>, unverified: &mut Vec<String>) {
+fn expand_ignored_dirs(
+    workdir: &Path,
+    pending: &mut BTreeMap<String, Pending>,
+    unverified: &mut Vec<String>,
+) {
     let dirs: Vec<String> = pending
         .iter()
         .filter(|(path, p)| matches!(p, Pending::Ignored { .. }) && workdir.join(path).is_dir())
@@ -240,11 +254,10 @@ fn expand_ignored_dirs(workdir: &Path, pending: &mut BTreeMap<String, Pending>, 
 
 /// A path as UTF-8; other paths are reported and left out.
 fn utf8(path: &BStr, unverified: &mut Vec<String>) -> Option<String> {
-    match path.to_str() {
-        Ok(s) => Some(s.to_owned()),
-        Err(_) => {
-            unverified.push(format!("path is not valid UTF-8 and is not checked: {}", path.to_str_lossy()));
-            None
-        }
+    if let Ok(s) = path.to_str() {
+        Some(s.to_owned())
+    } else {
+        unverified.push(format!("path is not valid UTF-8 and is not checked: {}", path.to_str_lossy()));
+        None
     }
 }

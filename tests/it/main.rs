@@ -1,4 +1,6 @@
 //! The integration-test binary: real git repositories, the real `codeguard` binary, real linters
 //! where behaviour depends on them.
 
+mod snapshot;
 mod support;
+mod surface;
