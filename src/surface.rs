@@ -275,8 +275,9 @@ pub fn predict(
     options: &SurfaceOptions,
 ) -> Result<Surface, SurfaceError> {
     let repo = read::open(repo_root)?;
-    let view = read::RepoView::load(&repo, wants_ignored(mode, actions))?;
-    let commit = mode.commits().then(|| model::simulate(&view, trimmed(actions, *options)));
+    let actions = trimmed(actions, *options);
+    let view = read::RepoView::load(&repo, worktree_scan(mode, actions))?;
+    let commit = mode.commits().then(|| model::simulate(&view, actions));
     let push = match mode {
         Mode::Commit => None,
         Mode::Push { .. } => Some(push::range(&repo, &view)?),
@@ -304,9 +305,25 @@ fn trimmed(actions: &[StagingAction], options: SurfaceOptions) -> &[StagingActio
     }
 }
 
-/// Ignored files are only listed when some action could add them.
-fn wants_ignored(mode: Mode, actions: &[StagingAction]) -> bool {
-    mode.commits() && actions.iter().any(|a| matches!(a, StagingAction::Add { force: true, .. }))
+/// How much of the worktree the actions need: none for a plain commit or a pure push (the
+/// index and `HEAD` suffice), ignored files only when some `add -f` could take them.
+fn worktree_scan(mode: Mode, actions: &[StagingAction]) -> read::WorktreeScan {
+    let reads_worktree = |a: &StagingAction| match a {
+        StagingAction::Commit | StagingAction::Unverifiable(_) => false,
+        StagingAction::Add { .. }
+        | StagingAction::CommitAll
+        | StagingAction::CommitOnly(_)
+        | StagingAction::CommitInclude(_)
+        | StagingAction::Rm { .. }
+        | StagingAction::Mv { .. } => true,
+    };
+    if !mode.commits() || !actions.iter().any(reads_worktree) {
+        read::WorktreeScan::Skip
+    } else if actions.iter().any(|a| matches!(a, StagingAction::Add { force: true, .. })) {
+        read::WorktreeScan::WithIgnored
+    } else {
+        read::WorktreeScan::Changes
+    }
 }
 
 /// Combines the commit simulation and the push range into a [`Surface`].

@@ -31,6 +31,17 @@ pub struct Observed {
     pub index_digest: [u8; 32],
 }
 
+/// How much of the worktree to look at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WorktreeScan {
+    /// Nothing: no action stages from the worktree.
+    Skip,
+    /// Tracked changes and untracked, not-ignored files.
+    Changes,
+    /// Also ignored files (for `add -f`).
+    WithIgnored,
+}
+
 /// Everything the simulation reads from the repository, taken once.
 pub(crate) struct RepoView {
     pub workdir: PathBuf,
@@ -68,8 +79,8 @@ pub(crate) fn fingerprint(
 }
 
 impl RepoView {
-    /// Reads the listings and the worktree differences; `with_ignored` also lists ignored files.
-    pub(crate) fn load(repo: &gix::Repository, with_ignored: bool) -> Result<Self, SurfaceError> {
+    /// Reads the listings and, as far as `scan` asks, the worktree differences.
+    pub(crate) fn load(repo: &gix::Repository, scan: WorktreeScan) -> Result<Self, SurfaceError> {
         let workdir =
             repo.workdir().map(Path::to_owned).ok_or_else(|| SurfaceError::Bare(repo.path().into()))?;
         let index = repo.index_or_empty().map_err(SurfaceError::git("reading the index"))?;
@@ -85,10 +96,15 @@ impl RepoView {
             None => BTreeMap::new(),
         };
         let observed = Observed { head, index_digest: digest(&index) };
-        let mut pending = worktree_changes(repo, &index, with_ignored, &mut unverified)?;
-        if with_ignored {
-            expand_ignored_dirs(&workdir, &mut pending, &mut unverified);
-        }
+        let pending = match scan {
+            WorktreeScan::Skip => BTreeMap::new(),
+            WorktreeScan::Changes => worktree_changes(repo, &index, false, &mut unverified)?,
+            WorktreeScan::WithIgnored => {
+                let mut pending = worktree_changes(repo, &index, true, &mut unverified)?;
+                expand_ignored_dirs(&workdir, &mut pending, &mut unverified);
+                pending
+            }
+        };
         Ok(Self {
             workdir,
             index: index_listing,
