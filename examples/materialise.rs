@@ -35,7 +35,7 @@ fn main() -> anyhow::Result<()> {
         println!(
             "run {run}: {files} files, {bytes} bytes, predict {:.1} ms, materialise {:.1} ms, ready {:.1} ms, drop {:.1} ms",
             ms(predicted),
-            ms(ready - predicted),
+            ms(ready.saturating_sub(predicted)),
             ms(ready),
             ms(removing.elapsed()),
         );
