@@ -1,1 +1,368 @@
 //! Predicts the content a commit or push would carry, per repository.
+//!
+//! **In:** a repository root, a [`Mode`], and the ordered [`StagingAction`]s that the shell
+//! command would run *in that repository* (the caller splits per repository, so another
+//! repository's `git add -A` never widens this one).
+//! **Out:** a [`Surface`]: the lanes involved, the exact changed paths (repo-relative, sorted),
+//! deletions, the push range, the recipe the snapshot follows (a [`Base`] listing plus
+//! [`Overlay`]s), the reasons the prediction is not exact, and an [`Observed`] fingerprint of the
+//! index and `HEAD` taken while predicting.
+//! **Never:** writes anything. It reads the index, `HEAD`, refs and the worktree through gix and
+//! never spawns `git`, never refreshes or rewrites the index, never runs filters or hooks.
+//!
+//! The prediction simulates git on a *virtual* index and `HEAD` (see `surface/model.rs`):
+//! it starts from the real index, applies every action in order (pathspecs matched with gix's
+//! pathspec engine, relative to the action's working directory, `.gitignore` honoured through
+//! gix's directory walk), and takes the content of the last commit point.
+
+mod model;
+mod push;
+mod read;
+
+use std::path::{Path, PathBuf};
+
+use gix::ObjectId;
+
+pub use push::{PushBase, PushRange};
+pub use read::{Observed, observe};
+pub(crate) use read::{fingerprint, open as open_repo};
+
+/// What the git command chain ends with in this repository.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// A commit (no push).
+    Commit,
+    /// A push; `pending_commit` is true when the same chain commits in this repository first.
+    Push {
+        /// The chain commits before it pushes, so the pushed content includes that commit.
+        pending_commit: bool,
+    },
+}
+
+impl Mode {
+    /// `"commit"` or `"push"`, as printed by `explain`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Commit => "commit",
+            Mode::Push { .. } => "push",
+        }
+    }
+
+    /// Whether a commit is made (a commit, or a push preceded by a commit).
+    fn commits(self) -> bool {
+        match self {
+            Mode::Commit => true,
+            Mode::Push { pending_commit } => pending_commit,
+        }
+    }
+}
+
+/// Pathspecs as given on a command line, with the directory they are relative to.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Pathspecs {
+    /// The action's working directory relative to the repository root (`""` at the root,
+    /// `"src/app"` below it). Relative pathspecs are resolved against it, as git does.
+    pub cwd_rel: String,
+    /// The pathspecs, unquoted: globs, directories, `:(exclude)`/`:!`, `:(literal)`, `:(top)`/`:/`.
+    pub specs: Vec<String>,
+    /// `git --literal-pathspecs` (or `GIT_LITERAL_PATHSPECS`): no globbing, no magic.
+    pub literal: bool,
+}
+
+impl Pathspecs {
+    /// Pathspecs relative to `cwd_rel`, with globbing on.
+    pub fn new(cwd_rel: impl Into<String>, specs: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        Self { cwd_rel: cwd_rel.into(), specs: specs.into_iter().map(Into::into).collect(), literal: false }
+    }
+}
+
+/// One git operation that changes what gets committed, in chain order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StagingAction {
+    /// `git add [-A|-u] [-f] [<pathspec>…]`. With no pathspecs, `-A`/`-u` act on the whole tree and
+    /// a bare `git add` adds nothing.
+    Add {
+        /// The pathspecs and the directory they are relative to.
+        specs: Pathspecs,
+        /// `-A`/`--all`: also removals and untracked files (the default for pathspecs anyway).
+        all: bool,
+        /// `-u`/`--update`: tracked files only, never untracked ones.
+        update: bool,
+        /// `-f`/`--force`: ignored files may be added too.
+        force: bool,
+    },
+    /// A plain `git commit` (commits the index as it stands).
+    Commit,
+    /// `git commit -a`: stages every tracked change (modifications and deletions), then commits.
+    CommitAll,
+    /// `git commit [--only] <paths>`: commits `HEAD` plus the worktree content of the given tracked
+    /// paths, ignoring whatever else is staged.
+    CommitOnly(Pathspecs),
+    /// `git commit --include <paths>`: stages the tracked paths' worktree content, then commits the index.
+    CommitInclude(Pathspecs),
+    /// `git rm [--cached] <pathspec>…`: removes matching tracked paths from the index.
+    Rm {
+        /// The pathspecs and the directory they are relative to.
+        specs: Pathspecs,
+        /// `--cached`: the files stay on disk (and become untracked).
+        cached: bool,
+    },
+    /// `git mv <from> <to>` (one source; split multi-source forms). Paths relative to `cwd_rel`.
+    Mv {
+        /// The action's working directory relative to the repository root.
+        cwd_rel: String,
+        /// The source path (a tracked file or directory).
+        from: String,
+        /// The destination path (moved *into* it when it is an existing directory).
+        to: String,
+    },
+    /// Staging whose content cannot be known statically (`git add -p`, `--pathspec-from-file`,
+    /// `$var` paths…): the reason ends up in [`Surface::unverified`].
+    Unverifiable(String),
+}
+
+impl StagingAction {
+    /// Whether this action makes a commit.
+    fn is_commit(&self) -> bool {
+        match self {
+            StagingAction::Commit
+            | StagingAction::CommitAll
+            | StagingAction::CommitOnly(_)
+            | StagingAction::CommitInclude(_) => true,
+            StagingAction::Add { .. }
+            | StagingAction::Rm { .. }
+            | StagingAction::Mv { .. }
+            | StagingAction::Unverifiable(_) => false,
+        }
+    }
+}
+
+/// Knobs for [`predict`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SurfaceOptions {
+    /// Ignore actions after the last commit action (`git commit -m x && git add .env` does not
+    /// put `.env` into the commit). When false, trailing actions count as if a commit followed
+    /// them (the conservative choice when the chain's control flow is not fully known).
+    pub through_last_commit: bool,
+}
+
+impl Default for SurfaceOptions {
+    fn default() -> Self {
+        Self { through_last_commit: true }
+    }
+}
+
+/// Which kinds of change the surface draws from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Lanes {
+    /// Content already in the index (`git diff --cached`).
+    pub staged: bool,
+    /// Tracked worktree changes not yet staged (`git diff`).
+    pub unstaged: bool,
+    /// Untracked files (not ignored unless forced).
+    pub untracked: bool,
+}
+
+impl Lanes {
+    /// The lane names in fixed order, as printed by `explain`.
+    pub fn names(self) -> Vec<&'static str> {
+        [(self.staged, "staged"), (self.unstaged, "unstaged"), (self.untracked, "untracked")]
+            .into_iter()
+            .filter_map(|(on, name)| on.then_some(name))
+            .collect()
+    }
+}
+
+/// The listing the snapshot starts from before applying overlays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Base {
+    /// The index entries (stage 0; intent-to-add entries are not content).
+    Index,
+    /// The tree of `HEAD` (a pure push, or `git commit --only`).
+    HeadTree,
+}
+
+/// Where an overlaid path's content comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OverlaySource {
+    /// The current worktree file at this repo-relative path (copied at materialisation time).
+    Worktree {
+        /// Repo-relative worktree path (differs from the overlay path after a `git mv`).
+        from: String,
+    },
+    /// A blob already in the object database (e.g. an index entry moved by `git mv`).
+    Blob {
+        /// The object id.
+        id: ObjectId,
+        /// The git mode (file, executable, symlink, gitlink).
+        mode: gix::index::entry::Mode,
+    },
+    /// The path is absent from the committed content (deleted, or never really added).
+    Absent,
+}
+
+/// A change applied to the [`Base`] listing to obtain the predicted content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Overlay {
+    /// Repo-relative path in the predicted content.
+    pub path: String,
+    /// Where its content comes from.
+    pub source: OverlaySource,
+}
+
+/// The predicted content of a commit or push in one repository.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Surface {
+    /// The repository's worktree root.
+    pub root: PathBuf,
+    /// Commit or push.
+    pub mode: Mode,
+    /// The lanes the content draws from.
+    pub lanes: Lanes,
+    /// Changed files present in the predicted content, repo-relative, sorted, deletions excluded:
+    /// what the linters should run on.
+    pub paths: Vec<String>,
+    /// Files the commit/push deletes, repo-relative, sorted.
+    pub deleted: Vec<String>,
+    /// The listing the snapshot starts from.
+    pub base: Base,
+    /// Changes to apply over the base listing, sorted by path.
+    pub overlays: Vec<Overlay>,
+    /// The unpushed range, for a push.
+    pub push: Option<PushRange>,
+    /// Why the prediction is not exact (empty when it is).
+    pub unverified: Vec<String>,
+    /// The index and `HEAD` as they were while predicting.
+    pub observed: Observed,
+}
+
+/// Why a prediction could not be made at all.
+#[derive(Debug, thiserror::Error)]
+pub enum SurfaceError {
+    /// The path is not the worktree of a git repository (or cannot be opened).
+    #[error("cannot open the git repository at {path}: {message}")]
+    Open {
+        /// The path given.
+        path: PathBuf,
+        /// gix's explanation.
+        message: String,
+    },
+    /// The repository has no worktree (bare).
+    #[error("the repository at {0} has no worktree")]
+    Bare(PathBuf),
+    /// Reading git data failed.
+    #[error("{context}: {message}")]
+    Git {
+        /// What was being read.
+        context: &'static str,
+        /// gix's explanation.
+        message: String,
+    },
+}
+
+impl SurfaceError {
+    fn git(context: &'static str) -> impl FnOnce(gix::Error) -> Self {
+        move |e| SurfaceError::Git { context, message: e.to_string() }
+    }
+}
+
+/// Predicts the content `actions` would commit (and, for a push, what would be pushed) in the
+/// repository whose worktree root is `repo_root`.
+pub fn predict(
+    repo_root: &Path,
+    mode: Mode,
+    actions: &[StagingAction],
+    options: &SurfaceOptions,
+) -> Result<Surface, SurfaceError> {
+    let repo = read::open(repo_root)?;
+    let actions = trimmed(actions, *options);
+    let view = read::RepoView::load(&repo, worktree_scan(mode, actions))?;
+    let commit = mode.commits().then(|| model::simulate(&view, actions));
+    let push = match mode {
+        Mode::Commit => None,
+        Mode::Push { .. } => Some(push::range(&repo, &view)?),
+    };
+    Ok(assemble(view, mode, commit, push))
+}
+
+/// The surface of a plain `git commit`: exactly what is staged.
+pub fn staged_only(repo_root: &Path) -> Result<Surface, SurfaceError> {
+    predict(repo_root, Mode::Commit, &[], &SurfaceOptions::default())
+}
+
+/// Tracked changes plus untracked, not-ignored files compared with `HEAD` (for `check --changed`):
+/// the surface of `git add -A && git commit`.
+pub fn working_changes(repo_root: &Path) -> Result<Surface, SurfaceError> {
+    let add_all = StagingAction::Add { specs: Pathspecs::default(), all: true, update: false, force: false };
+    predict(repo_root, Mode::Commit, &[add_all, StagingAction::Commit], &SurfaceOptions::default())
+}
+
+/// The actions that count: through the last commit when asked (and when there is one).
+fn trimmed(actions: &[StagingAction], options: SurfaceOptions) -> &[StagingAction] {
+    match actions.iter().rposition(StagingAction::is_commit) {
+        Some(last) if options.through_last_commit => &actions[..=last],
+        Some(_) | None => actions,
+    }
+}
+
+/// How much of the worktree the actions need: none for a plain commit or a pure push (the
+/// index and `HEAD` suffice), ignored files only when some `add -f` could take them.
+fn worktree_scan(mode: Mode, actions: &[StagingAction]) -> read::WorktreeScan {
+    let reads_worktree = |a: &StagingAction| match a {
+        StagingAction::Commit | StagingAction::Unverifiable(_) => false,
+        StagingAction::Add { .. }
+        | StagingAction::CommitAll
+        | StagingAction::CommitOnly(_)
+        | StagingAction::CommitInclude(_)
+        | StagingAction::Rm { .. }
+        | StagingAction::Mv { .. } => true,
+    };
+    if !mode.commits() || !actions.iter().any(reads_worktree) {
+        read::WorktreeScan::Skip
+    } else if actions.iter().any(|a| matches!(a, StagingAction::Add { force: true, .. })) {
+        read::WorktreeScan::WithIgnored
+    } else {
+        read::WorktreeScan::Changes
+    }
+}
+
+/// Combines the commit simulation and the push range into a [`Surface`].
+fn assemble(
+    view: read::RepoView,
+    mode: Mode,
+    commit: Option<model::Outcome>,
+    push: Option<PushRange>,
+) -> Surface {
+    let (content, lanes, mut unverified, from_head) = match commit {
+        Some(outcome) => (outcome.content, outcome.lanes, outcome.unverified, outcome.only),
+        None => (view.head.clone(), Lanes::default(), Vec::new(), true),
+    };
+    let base = if from_head { Base::HeadTree } else { Base::Index };
+    let base_listing = match base {
+        Base::Index => &view.index,
+        Base::HeadTree => &view.head,
+    };
+    let overlays = model::overlays(base_listing, &content, &mut unverified);
+    let (mut paths, mut deleted) = model::changes(&view.head, &content);
+    if let Some(range) = &push {
+        paths.extend(range.changed.iter().filter(|p| model::present(&content, p)).cloned());
+        deleted.extend(range.deleted.iter().filter(|p| !model::present(&content, p)).cloned());
+    }
+    paths.sort();
+    paths.dedup();
+    deleted.sort();
+    deleted.dedup();
+    unverified.extend(view.unverified);
+    Surface {
+        root: view.workdir,
+        mode,
+        lanes,
+        paths,
+        deleted,
+        base,
+        overlays,
+        push,
+        unverified,
+        observed: view.observed,
+    }
+}

@@ -2,4 +2,6 @@
 //! where behaviour depends on them.
 
 mod check;
+mod snapshot;
 mod support;
+mod surface;

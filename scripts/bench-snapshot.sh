@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Side-by-side: codeguard's gix snapshot vs `git checkout-index -a --prefix=DIR/` on the same
+# generated 10,000-file (~40 MiB) index, both writing into the same kind of directory (tmpfs).
+# Prints the median time of each, their ratio, and the peak RSS of each. git is timed as a whole
+# process (start, read index, write files); codeguard as predict + materialise inside one warm
+# process (its process start, ~1.5 ms, is not counted; removing the snapshot is reported apart,
+# like the `rm -rf` after each checkout-index run, which is not timed either).
+#
+#   scripts/bench-snapshot.sh            # RUNS=7 DEST=/dev/shm PACK=1 FILES=10000 SIZE=4096
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+runs=${RUNS:-7}
+dest=${DEST:-/dev/shm}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+repo=$work/repo
+mkdir "$repo"
+git -C "$repo" init -q -b main
+python3 "$here/scripts/gen-bench-repo.py" "$repo" "${FILES:-10000}" "${SIZE:-4096}"
+git -C "$repo" add -A
+git -C "$repo" -c gc.auto=0 -c user.name=bench -c user.email=bench@example.invalid commit -qm bench
+if [ "${PACK:-1}" = 1 ]; then git -C "$repo" gc -q; fi
+echo "repo: $(git -C "$repo" ls-files | wc -l) files, $(du -sh --exclude=.git "$repo" | cut -f1) worktree, $(du -sh "$repo/.git" | cut -f1) .git"
+(cd "$here" && cargo build --release --example materialise -q)
+bin=$here/target/release/examples/materialise
+
+now() { date +%s%N; }
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+git_times=() gix_times=()
+"$bin" "$repo" "$dest" >/dev/null            # warm the page cache for both
+for _ in $(seq "$runs"); do
+  d=$(mktemp -d -p "$dest")
+  t0=$(now); git -C "$repo" checkout-index -a --prefix="$d/"; t1=$(now)
+  rm -rf "$d"
+  git_times+=($(( (t1 - t0) / 1000 )))
+  ready=$("$bin" "$repo" "$dest" | sed -n 's/^run 1:.* ready \([0-9.]*\) ms.*/\1/p')
+  gix_times+=($(awk -v r="$ready" 'BEGIN {printf "%d", r * 1000}'))
+done
+git_med=$(printf '%s\n' "${git_times[@]}" | median)
+gix_med=$(printf '%s\n' "${gix_times[@]}" | median)
+echo "git checkout-index: median $((git_med / 1000)) ms  (runs, µs: ${git_times[*]})"
+echo "codeguard snapshot: median $((gix_med / 1000)) ms  (runs, µs: ${gix_times[*]})"
+awk -v a="$gix_med" -v b="$git_med" 'BEGIN {printf "ratio codeguard/git: %.2f\n", a / b}'
+
+peak() { # peak RSS in KiB of a command
+  if [ -x /usr/bin/time ]; then
+    /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -1
+  else
+    echo unknown
+  fi
+}
+d=$(mktemp -d -p "$dest")
+echo "peak RSS git checkout-index: $(peak git -C "$repo" checkout-index -a --prefix="$d/") KiB"
+rm -rf "$d"
+echo "peak RSS codeguard snapshot: $(peak "$bin" "$repo" "$dest") KiB"
+"$bin" "$repo" "$dest" | sed 's/^/  /'

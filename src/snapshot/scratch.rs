@@ -1,0 +1,46 @@
+//! The snapshot's private directory and the guard that removes it.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+/// A private (`0700`) directory removed, with everything in it, when dropped. Removal makes
+/// read-only directories writable first (linters create such caches); a failure to remove is
+/// ignored, never a panic.
+#[derive(Debug)]
+pub struct ScratchDir {
+    path: PathBuf,
+}
+
+impl ScratchDir {
+    /// Creates `codeguard-snapshot-XXXXXX` in `parent`; `None` when `parent` is unusable.
+    pub fn create_in(parent: &Path) -> Option<Self> {
+        if !parent.is_dir() {
+            return None;
+        }
+        let dir = tempfile::Builder::new()
+            .prefix("codeguard-snapshot-")
+            .permissions(std::fs::Permissions::from_mode(0o700))
+            .tempdir_in(parent)
+            .ok()?;
+        Some(Self { path: dir.keep() })
+    }
+
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        if std::fs::remove_dir_all(&self.path).is_ok() || !self.path.exists() {
+            return;
+        }
+        for entry in walkdir::WalkDir::new(&self.path).into_iter().filter_map(Result::ok) {
+            if entry.file_type().is_dir() {
+                let _ = std::fs::set_permissions(entry.path(), std::fs::Permissions::from_mode(0o700));
+            }
+        }
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}

@@ -1,0 +1,460 @@
+//! The staging simulation: git's index and `HEAD` modelled as maps from path to content source.
+//!
+//! In: the listings read from the repository ([`RepoView`]) and the staging actions. Out: the
+//! predicted content of the last commit point ([`Outcome`]), and the comparisons the surface
+//! needs (overlays against the snapshot's base, changed and deleted paths against `HEAD`).
+//! Pure: no I/O besides asking whether a destination directory exists for `git mv`.
+
+use std::collections::BTreeMap;
+
+use super::read::RepoView;
+use super::{Lanes, Overlay, OverlaySource, Pathspecs, StagingAction};
+
+/// Where a path's content in the virtual index or `HEAD` comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// An object already in the database (a listing entry, possibly moved by `git mv`).
+    Object { id: gix::ObjectId, mode: gix::index::entry::Mode },
+    /// The worktree file at `real` (repo-relative), as it will be when git reads it.
+    Worktree { real: String },
+    /// An intent-to-add entry: present in the index, never committed as content.
+    IntentToAdd,
+    /// An unresolved conflict (stages 1–3).
+    Conflicted,
+}
+
+/// A difference between the worktree and the virtual index, waiting to be staged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Pending {
+    /// A tracked path whose worktree file differs (content, mode, type; or intent-to-add).
+    Modified { real: String },
+    /// A tracked path missing from the worktree.
+    Deleted,
+    /// An untracked, not-ignored file or symlink.
+    Untracked { real: String },
+    /// An ignored file or symlink (only listed when some `add -f` could take it).
+    Ignored { real: String },
+    /// An untracked directory holding its own repository (git would add it as a gitlink).
+    NestedRepo,
+}
+
+impl Pending {
+    fn is_dir(&self) -> bool {
+        matches!(self, Pending::NestedRepo)
+    }
+}
+
+/// The result of simulating the actions.
+#[derive(Debug)]
+pub(crate) struct Outcome {
+    /// The content of the predicted commit.
+    pub content: BTreeMap<String, Source>,
+    /// The lanes it draws from.
+    pub lanes: Lanes,
+    /// Why it is not exact.
+    pub unverified: Vec<String>,
+    /// `git commit --only` was used: the content derives from `HEAD`, not from the index.
+    pub only: bool,
+}
+
+/// The virtual repository the actions act on.
+struct Model<'a> {
+    view: &'a RepoView,
+    index: BTreeMap<String, Source>,
+    head: BTreeMap<String, Source>,
+    pending: BTreeMap<String, Pending>,
+    lanes: Lanes,
+    unverified: Vec<String>,
+    only: bool,
+}
+
+/// Runs `actions` against the repository view; a commit is implied after the last action.
+pub(crate) fn simulate(view: &RepoView, actions: &[StagingAction]) -> Outcome {
+    let mut model = Model {
+        view,
+        index: view.index.clone(),
+        head: view.head.clone(),
+        pending: view.pending.clone(),
+        lanes: Lanes { staged: true, ..Lanes::default() },
+        unverified: Vec::new(),
+        only: false,
+    };
+    for action in actions {
+        model.apply(action);
+    }
+    if !actions.last().is_some_and(StagingAction::is_commit) {
+        model.commit();
+    }
+    if model.only {
+        model.lanes.staged = false;
+    }
+    Outcome { content: model.head, lanes: model.lanes, unverified: model.unverified, only: model.only }
+}
+
+impl Model<'_> {
+    fn apply(&mut self, action: &StagingAction) {
+        match action {
+            StagingAction::Add { specs, all, update, force } => self.add(specs, *all, *update, *force),
+            StagingAction::Commit => self.commit(),
+            StagingAction::CommitAll => {
+                self.stage_matching(None, true, false);
+                self.lanes.unstaged = true;
+                self.commit();
+            }
+            StagingAction::CommitOnly(specs) => self.commit_only(specs),
+            StagingAction::CommitInclude(specs) => {
+                if let Some(mut matcher) = self.matcher(specs) {
+                    self.stage_matching(Some(&mut matcher), true, false);
+                }
+                self.commit();
+            }
+            StagingAction::Rm { specs, cached } => self.rm(specs, *cached),
+            StagingAction::Mv { cwd_rel, from, to } => self.mv(cwd_rel, from, to),
+            StagingAction::Unverifiable(reason) => self.unverified.push(reason.clone()),
+        }
+    }
+
+    fn commit(&mut self) {
+        self.head = self.index.clone();
+    }
+
+    fn add(&mut self, specs: &Pathspecs, all: bool, update: bool, force: bool) {
+        if specs.specs.is_empty() {
+            if all || update {
+                self.lanes.unstaged = true;
+                self.lanes.untracked |= !update;
+                self.stage_matching(None, update, force);
+            }
+            return;
+        }
+        let Some(mut matcher) = self.matcher(specs) else { return };
+        if matcher.covers_everything() {
+            self.lanes.unstaged = true;
+            self.lanes.untracked |= !update;
+        }
+        self.stage_matching(Some(&mut matcher), update, force);
+    }
+
+    /// Stages the pending changes `matcher` selects (all of them without a matcher): tracked
+    /// changes always, untracked files unless `tracked_only`, ignored files only when `force`.
+    fn stage_matching(&mut self, mut matcher: Option<&mut Matcher>, tracked_only: bool, force: bool) {
+        let selected: Vec<String> = self
+            .pending
+            .iter()
+            .filter(|(path, pending)| matcher.as_mut().is_none_or(|m| m.matches(path, pending.is_dir())))
+            .map(|(path, _)| path.clone())
+            .collect();
+        for path in selected {
+            self.stage(&path, tracked_only, force);
+        }
+    }
+
+    fn stage(&mut self, path: &str, tracked_only: bool, force: bool) {
+        let Some(pending) = self.pending.get(path) else { return };
+        match pending {
+            Pending::Modified { real } => {
+                self.lanes.unstaged = true;
+                let source = Source::Worktree { real: real.clone() };
+                self.index.insert(path.to_owned(), source);
+            }
+            Pending::Deleted => {
+                self.lanes.unstaged = true;
+                self.index.remove(path);
+            }
+            Pending::Untracked { real } if !tracked_only => {
+                self.lanes.untracked = true;
+                let source = Source::Worktree { real: real.clone() };
+                self.index.insert(path.to_owned(), source);
+            }
+            Pending::Ignored { real } if force && !tracked_only => {
+                self.lanes.untracked = true;
+                let source = Source::Worktree { real: real.clone() };
+                self.index.insert(path.to_owned(), source);
+            }
+            Pending::NestedRepo if !tracked_only => {
+                self.unverified.push(format!(
+                    "`git add` would record the nested repository {path}/ as a gitlink; its content is not checked"
+                ));
+            }
+            Pending::Untracked { .. } | Pending::Ignored { .. } | Pending::NestedRepo => return,
+        }
+        self.pending.remove(path);
+    }
+
+    /// `git commit --only <paths>`: `HEAD` plus the worktree state of the matching tracked paths.
+    fn commit_only(&mut self, specs: &Pathspecs) {
+        let Some(mut matcher) = self.matcher(specs) else { return self.commit() };
+        let tracked: Vec<String> = self.index.keys().filter(|p| matcher.matches(p, false)).cloned().collect();
+        for path in tracked {
+            let content = match self.pending.remove(&path) {
+                Some(Pending::Modified { real }) => Some(Source::Worktree { real }),
+                Some(Pending::Deleted) => None,
+                Some(other) => {
+                    self.pending.insert(path.clone(), other);
+                    self.index.get(&path).cloned()
+                }
+                None => self.index.get(&path).cloned(),
+            };
+            if let Some(source) = content.filter(|c| *c != Source::IntentToAdd) {
+                self.index.insert(path.clone(), source.clone());
+                self.head.insert(path, source);
+            } else {
+                self.index.remove(&path);
+                self.head.remove(&path);
+            }
+        }
+        self.lanes.unstaged = true;
+        self.only = true;
+    }
+
+    fn rm(&mut self, specs: &Pathspecs, cached: bool) {
+        let Some(mut matcher) = self.matcher(specs) else { return };
+        let tracked: Vec<String> = self.index.keys().filter(|p| matcher.matches(p, false)).cloned().collect();
+        for path in tracked {
+            self.index.remove(&path);
+            let left_on_disk = match self.pending.remove(&path) {
+                Some(Pending::Deleted) => None,
+                Some(
+                    Pending::Modified { real } | Pending::Untracked { real } | Pending::Ignored { real },
+                ) => Some(real),
+                Some(Pending::NestedRepo) | None => Some(path.clone()),
+            };
+            if let (true, Some(real)) = (cached, left_on_disk) {
+                self.pending.insert(path, Pending::Untracked { real });
+            }
+        }
+    }
+
+    fn mv(&mut self, cwd_rel: &str, from: &str, to: &str) {
+        let (Some(from), Some(to)) = (join_rel(cwd_rel, from), join_rel(cwd_rel, to)) else {
+            self.unverified.push(format!("`git mv {from} {to}` leaves the repository"));
+            return;
+        };
+        let moved: Vec<String> = self.index.keys().filter(|k| is_at_or_under(k, &from)).cloned().collect();
+        if moved.is_empty() {
+            self.unverified.push(format!("`git mv {from} {to}`: {from} is not tracked"));
+            return;
+        }
+        let dest = if self.is_directory(&to) {
+            let name = from.rsplit('/').next().unwrap_or(&from);
+            format!("{to}/{name}")
+        } else {
+            to
+        };
+        for key in moved {
+            let renamed = format!("{dest}{}", &key[from.len()..]);
+            if let Some(source) = self.index.remove(&key) {
+                self.index.insert(renamed, source);
+            }
+        }
+        let pending: Vec<String> =
+            self.pending.keys().filter(|k| is_at_or_under(k, &from)).cloned().collect();
+        for key in pending {
+            let renamed = format!("{dest}{}", &key[from.len()..]);
+            if let Some(p) = self.pending.remove(&key) {
+                self.pending.insert(renamed, p);
+            }
+        }
+    }
+
+    fn is_directory(&self, path: &str) -> bool {
+        let prefix = format!("{path}/");
+        self.index.range(prefix.clone()..).next().is_some_and(|(k, _)| k.starts_with(&prefix))
+            || self.view.workdir.join(path).is_dir()
+    }
+
+    /// The compiled pathspecs; `None` when there are none or they cannot be interpreted.
+    fn matcher(&mut self, specs: &Pathspecs) -> Option<Matcher> {
+        if specs.specs.is_empty() {
+            return None;
+        }
+        match Matcher::new(specs, &self.view.workdir) {
+            Ok(m) => Some(m),
+            Err(reason) => {
+                self.unverified.push(reason);
+                None
+            }
+        }
+    }
+}
+
+/// A compiled set of pathspecs.
+pub(crate) struct Matcher {
+    search: gix::pathspec::Search,
+}
+
+impl Matcher {
+    /// Parses `specs` relative to their working directory; an error is an unverified reason.
+    pub(crate) fn new(specs: &Pathspecs, workdir: &std::path::Path) -> Result<Self, String> {
+        let defaults = gix::pathspec::Defaults {
+            signature: gix::pathspec::MagicSignature::empty(),
+            search_mode: if specs.literal {
+                gix::pathspec::SearchMode::Literal
+            } else {
+                gix::pathspec::SearchMode::ShellGlob
+            },
+            literal: specs.literal,
+        };
+        let prefix = std::path::Path::new(specs.cwd_rel.trim_matches('/'));
+        let patterns = specs
+            .specs
+            .iter()
+            .map(|s| normalised(s, defaults, prefix, workdir).map_err(|e| bad_spec(s, &e)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let search = gix::pathspec::Search::from_specs(patterns, None, workdir)
+            .map_err(|e| bad_spec(&specs.specs.join(" "), &e))?;
+        Ok(Self { search })
+    }
+
+    /// Whether `path` (repo-relative) is selected and not excluded.
+    pub(crate) fn matches(&mut self, path: &str, is_dir: bool) -> bool {
+        let no_attributes = &mut |_: &gix::bstr::BStr, _, _, _: &mut _| false;
+        self.search
+            .pattern_matching_relative_path(path.into(), Some(is_dir), no_attributes)
+            .is_some_and(|m| !m.is_excluded())
+    }
+
+    /// Whether the pathspecs select the whole tree (`.` at the root, `:/`).
+    fn covers_everything(&self) -> bool {
+        self.search.patterns().all(|p| !p.is_excluded() && p.path().is_empty())
+    }
+}
+
+/// Parses one pathspec and makes it relative to the root. A pathspec naming the root itself
+/// (`.` at the root, `sub/..`) becomes `:/`, which gix's search matches everything with.
+fn normalised(
+    spec: &str,
+    defaults: gix::pathspec::Defaults,
+    prefix: &std::path::Path,
+    workdir: &std::path::Path,
+) -> Result<gix::pathspec::Pattern, gix::Error> {
+    let mut pattern = gix::pathspec::parse(spec.as_bytes(), defaults)?;
+    pattern.normalize(prefix, workdir)?;
+    if pattern.path() == "." {
+        let top = if pattern.is_excluded() { ":(top,exclude)" } else { ":/" };
+        pattern = gix::pathspec::parse(top.as_bytes(), defaults)?;
+    }
+    Ok(pattern)
+}
+
+fn bad_spec(spec: &str, error: &dyn std::fmt::Display) -> String {
+    format!("cannot interpret pathspec `{spec}`: {error}")
+}
+
+/// `cwd_rel/path`, normalised; `None` when it leaves the repository.
+fn join_rel(cwd_rel: &str, path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    let joined = if path.starts_with('/') { path.to_owned() } else { format!("{cwd_rel}/{path}") };
+    for part in joined.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            other => parts.push(other),
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+fn is_at_or_under(path: &str, dir: &str) -> bool {
+    path == dir || path.strip_prefix(dir).is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// Whether `path` has committed content in `content` (intent-to-add is not content).
+pub(crate) fn present(content: &BTreeMap<String, Source>, path: &str) -> bool {
+    content.get(path).is_some_and(|s| *s != Source::IntentToAdd)
+}
+
+/// The overlays that turn `base` into `content`; unresolved conflicts that `base` cannot show
+/// become unverified reasons.
+pub(crate) fn overlays(
+    base: &BTreeMap<String, Source>,
+    content: &BTreeMap<String, Source>,
+    unverified: &mut Vec<String>,
+) -> Vec<Overlay> {
+    let mut out = Vec::new();
+    for (path, source) in content {
+        let wanted = match source {
+            Source::Worktree { real } => Some(OverlaySource::Worktree { from: real.clone() }),
+            Source::Object { id, mode } if base.get(path) != Some(source) => {
+                Some(OverlaySource::Blob { id: *id, mode: *mode })
+            }
+            Source::IntentToAdd if base.get(path).is_some_and(|b| *b != Source::IntentToAdd) => {
+                Some(OverlaySource::Absent)
+            }
+            Source::Conflicted if base.get(path) != Some(source) => {
+                unverified.push(format!("{path} has an unresolved merge conflict"));
+                Some(OverlaySource::Absent)
+            }
+            Source::Object { .. } | Source::IntentToAdd | Source::Conflicted => None,
+        };
+        if let Some(source) = wanted {
+            out.push(Overlay { path: path.clone(), source });
+        }
+    }
+    for path in base.keys().filter(|p| !content.contains_key(*p)) {
+        out.push(Overlay { path: path.clone(), source: OverlaySource::Absent });
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+/// Paths `content` changes compared with `head` (present ones) and paths it deletes.
+pub(crate) fn changes(
+    head: &BTreeMap<String, Source>,
+    content: &BTreeMap<String, Source>,
+) -> (Vec<String>, Vec<String>) {
+    let changed = content
+        .iter()
+        .filter(|(path, source)| match source {
+            Source::Worktree { .. } | Source::Conflicted => true,
+            Source::Object { .. } => head.get(*path) != Some(*source),
+            Source::IntentToAdd => false,
+        })
+        .map(|(path, _)| path.clone())
+        .collect();
+    let deleted = head.keys().filter(|p| !present(content, p)).cloned().collect();
+    (changed, deleted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn join_rel_normalises_and_refuses_to_leave_the_repo() {
+        assert_eq!(join_rel("", "a/b").as_deref(), Some("a/b"));
+        assert_eq!(join_rel("src", "../x").as_deref(), Some("x"));
+        assert_eq!(join_rel("src", "./y/").as_deref(), Some("src/y"));
+        assert_eq!(join_rel("", "../x"), None);
+        assert_eq!(join_rel("src", ".."), None);
+    }
+
+    #[test]
+    fn at_or_under_respects_component_boundaries() {
+        assert!(is_at_or_under("a/b", "a"));
+        assert!(is_at_or_under("a", "a"));
+        assert!(!is_at_or_under("ab", "a"));
+    }
+
+    #[test]
+    fn overlays_and_changes_agree_on_a_small_example() {
+        let id = gix::ObjectId::empty_blob(gix::hash::Kind::Sha1);
+        let obj = Source::Object { id, mode: gix::index::entry::Mode::FILE };
+        let head: BTreeMap<_, _> = [("a".to_owned(), obj.clone()), ("gone".to_owned(), obj.clone())].into();
+        let content: BTreeMap<_, _> =
+            [("a".to_owned(), obj), ("new".to_owned(), Source::Worktree { real: "new".into() })].into();
+        let mut unverified = Vec::new();
+        let o = overlays(&head, &content, &mut unverified);
+        assert_eq!(
+            o,
+            vec![
+                Overlay { path: "gone".into(), source: OverlaySource::Absent },
+                Overlay { path: "new".into(), source: OverlaySource::Worktree { from: "new".into() } },
+            ]
+        );
+        assert_eq!(changes(&head, &content), (vec!["new".to_owned()], vec!["gone".to_owned()]));
+        assert!(unverified.is_empty());
+    }
+}

@@ -1,0 +1,279 @@
+//! Reads what the prediction needs from a repository through gix: the index listing, the `HEAD`
+//! listing, the worktree differences (status with untracked and, on demand, ignored files) and a
+//! fingerprint of the index and `HEAD`. Read-only: the status is never written back.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use gix::bstr::{BStr, ByteSlice};
+use gix::dir::entry::{Kind as DiskKind, Status as DirStatus};
+use gix::status::index_worktree::Item;
+use gix_status_types::{Change, EntryStatus};
+
+use super::SurfaceError;
+use super::model::{Pending, Source};
+
+/// Re-exported so the match arms below stay readable.
+mod gix_status_types {
+    pub(super) use gix::status::plumbing::index_as_worktree::{Change, EntryStatus};
+}
+
+/// At most this many ignored files are listed from inside ignored directories for `add -f`.
+const MAX_IGNORED_EXPANSION: usize = 100_000;
+
+/// A fingerprint of the index content (paths, modes, ids, stages, flags — not stat data) and the
+/// commit `HEAD` points to. Equal fingerprints mean a commit would get the same content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Observed {
+    /// The commit `HEAD` points to (`None` on an unborn branch).
+    pub head: Option<gix::ObjectId>,
+    /// blake3 over the index entries.
+    pub index_digest: [u8; 32],
+}
+
+/// How much of the worktree to look at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WorktreeScan {
+    /// Nothing: no action stages from the worktree.
+    Skip,
+    /// Tracked changes and untracked, not-ignored files.
+    Changes,
+    /// Also ignored files (for `add -f`).
+    WithIgnored,
+}
+
+/// Everything the simulation reads from the repository, taken once.
+pub(crate) struct RepoView {
+    pub workdir: PathBuf,
+    pub index: BTreeMap<String, Source>,
+    pub head: BTreeMap<String, Source>,
+    pub pending: BTreeMap<String, Pending>,
+    pub observed: Observed,
+    pub head_tree: Option<gix::ObjectId>,
+    pub unverified: Vec<String>,
+}
+
+/// Opens the repository whose worktree is (or contains) `root`.
+pub(crate) fn open(root: &Path) -> Result<gix::Repository, SurfaceError> {
+    let repo =
+        gix::open(root).map_err(|e| SurfaceError::Open { path: root.to_owned(), message: e.to_string() })?;
+    if repo.workdir().is_none() {
+        return Err(SurfaceError::Bare(root.to_owned()));
+    }
+    Ok(repo)
+}
+
+/// Re-reads the fingerprint of the repository at `root` (used to detect changes after predicting).
+pub fn observe(root: &Path) -> Result<Observed, SurfaceError> {
+    let repo = open(root)?;
+    let index = repo.index_or_empty().map_err(SurfaceError::git("reading the index"))?;
+    fingerprint(&repo, &index)
+}
+
+/// The fingerprint of an already opened repository and its loaded index.
+pub(crate) fn fingerprint(
+    repo: &gix::Repository,
+    index: &gix::index::State,
+) -> Result<Observed, SurfaceError> {
+    Ok(Observed { head: head_commit(repo)?, index_digest: digest(index) })
+}
+
+impl RepoView {
+    /// Reads the listings and, as far as `scan` asks, the worktree differences.
+    pub(crate) fn load(repo: &gix::Repository, scan: WorktreeScan) -> Result<Self, SurfaceError> {
+        let workdir =
+            repo.workdir().map(Path::to_owned).ok_or_else(|| SurfaceError::Bare(repo.path().into()))?;
+        let index = repo.index_or_empty().map_err(SurfaceError::git("reading the index"))?;
+        let head = head_commit(repo)?;
+        let head_tree = match head {
+            Some(id) => Some(commit_tree(repo, id)?),
+            None => None,
+        };
+        let mut unverified = Vec::new();
+        let index_listing = index_listing(&index, &mut unverified);
+        let head_listing = match head_tree {
+            Some(tree) => tree_listing(repo, tree, &mut unverified)?,
+            None => BTreeMap::new(),
+        };
+        let observed = Observed { head, index_digest: digest(&index) };
+        let pending = match scan {
+            WorktreeScan::Skip => BTreeMap::new(),
+            WorktreeScan::Changes => worktree_changes(repo, &index, false, &mut unverified)?,
+            WorktreeScan::WithIgnored => {
+                let mut pending = worktree_changes(repo, &index, true, &mut unverified)?;
+                expand_ignored_dirs(&workdir, &mut pending, &mut unverified);
+                pending
+            }
+        };
+        Ok(Self {
+            workdir,
+            index: index_listing,
+            head: head_listing,
+            pending,
+            observed,
+            head_tree,
+            unverified,
+        })
+    }
+}
+
+/// The commit `HEAD` points to, `None` when the branch is unborn.
+fn head_commit(repo: &gix::Repository) -> Result<Option<gix::ObjectId>, SurfaceError> {
+    let head = repo.head().map_err(SurfaceError::git("reading HEAD"))?;
+    Ok(head.id().map(gix::Id::detach))
+}
+
+/// The tree of a commit.
+pub(crate) fn commit_tree(
+    repo: &gix::Repository,
+    commit: gix::ObjectId,
+) -> Result<gix::ObjectId, SurfaceError> {
+    let commit = repo.find_commit(commit).map_err(SurfaceError::git("reading a commit"))?;
+    commit.tree_id().map(gix::Id::detach).map_err(SurfaceError::git("reading a commit's tree"))
+}
+
+/// All non-tree entries of a tree, by path.
+pub(crate) fn tree_listing(
+    repo: &gix::Repository,
+    tree: gix::ObjectId,
+    unverified: &mut Vec<String>,
+) -> Result<BTreeMap<String, Source>, SurfaceError> {
+    let state = repo.index_from_tree(&tree).map_err(SurfaceError::git("listing a tree"))?;
+    let mut out = BTreeMap::new();
+    for entry in state.entries() {
+        if let Some(path) = utf8(entry.path(&state), unverified) {
+            out.insert(path, Source::Object { id: entry.id, mode: entry.mode });
+        }
+    }
+    Ok(out)
+}
+
+/// The index as path → source: conflicts collapse to one entry, intent-to-add is marked.
+fn index_listing(index: &gix::index::State, unverified: &mut Vec<String>) -> BTreeMap<String, Source> {
+    let mut out = BTreeMap::new();
+    for entry in index.entries() {
+        let Some(path) = utf8(entry.path(index), unverified) else { continue };
+        let source = if entry.stage_raw() != 0 {
+            Source::Conflicted
+        } else if entry.flags.contains(gix::index::entry::Flags::INTENT_TO_ADD) {
+            Source::IntentToAdd
+        } else {
+            Source::Object { id: entry.id, mode: entry.mode }
+        };
+        out.insert(path, source);
+    }
+    out
+}
+
+/// A blake3 digest of the index entries' identity (path, mode, id, stage, content flags).
+fn digest(index: &gix::index::State) -> [u8; 32] {
+    let mut hasher = blake3::Hasher::new();
+    for entry in index.entries() {
+        let flags =
+            entry.flags & (gix::index::entry::Flags::INTENT_TO_ADD | gix::index::entry::Flags::SKIP_WORKTREE);
+        hasher.update(entry.path(index));
+        hasher.update(&[0]);
+        hasher.update(&entry.mode.bits().to_le_bytes());
+        hasher.update(&entry.stage_raw().to_le_bytes());
+        hasher.update(&flags.bits().to_le_bytes());
+        hasher.update(entry.id.as_bytes());
+    }
+    *hasher.finalize().as_bytes()
+}
+
+/// Index-vs-worktree differences plus untracked (and optionally ignored) files.
+fn worktree_changes(
+    repo: &gix::Repository,
+    index: &gix::worktree::Index,
+    with_ignored: bool,
+    unverified: &mut Vec<String>,
+) -> Result<BTreeMap<String, Pending>, SurfaceError> {
+    let ignored = with_ignored.then_some(gix::dir::walk::EmissionMode::Matching);
+    let iter = repo
+        .status(gix::progress::Discard)
+        .map_err(SurfaceError::git("preparing the status"))?
+        .index(gix::worktree::IndexPersistedOrInMemory::Persisted(index.clone()))
+        .untracked_files(gix::status::UntrackedFiles::Files)
+        .index_worktree_submodules(None)
+        .index_worktree_rewrites(None)
+        .dirwalk_options(|o| o.emit_ignored(ignored))
+        .into_index_worktree_iter(Vec::<gix::bstr::BString>::new())
+        .map_err(SurfaceError::git("computing the status"))?;
+    let mut out = BTreeMap::new();
+    for item in iter {
+        let item = item.map_err(SurfaceError::git("computing the status"))?;
+        let Some(path) = utf8(item.rela_path(), unverified) else { continue };
+        if let Some(pending) = classify(item, &path) {
+            out.insert(path, pending);
+        }
+    }
+    Ok(out)
+}
+
+/// Maps one status item to a pending change (`None`: nothing git would stage).
+fn classify(item: Item, path: &str) -> Option<Pending> {
+    let modified = || Some(Pending::Modified { real: path.to_owned() });
+    match item {
+        Item::Modification { status, .. } => match status {
+            EntryStatus::Conflict { .. }
+            | EntryStatus::IntentToAdd
+            | EntryStatus::Change(Change::Type { .. } | Change::Modification { .. }) => modified(),
+            EntryStatus::Change(Change::Removed) => Some(Pending::Deleted),
+            EntryStatus::Change(Change::SubmoduleModification(_)) | EntryStatus::NeedsUpdate(_) => None,
+        },
+        Item::DirectoryContents { entry, .. } => dir_entry(entry.status, entry.disk_kind, path),
+        Item::Rewrite { dirwalk_entry, .. } => dir_entry(dirwalk_entry.status, dirwalk_entry.disk_kind, path),
+    }
+}
+
+fn dir_entry(status: DirStatus, kind: Option<DiskKind>, path: &str) -> Option<Pending> {
+    let real = path.to_owned();
+    match (status, kind?) {
+        (DirStatus::Untracked, DiskKind::File | DiskKind::Symlink) => Some(Pending::Untracked { real }),
+        (DirStatus::Untracked, DiskKind::Repository) => Some(Pending::NestedRepo),
+        (DirStatus::Ignored(_), DiskKind::File | DiskKind::Symlink | DiskKind::Directory) => {
+            Some(Pending::Ignored { real })
+        }
+        (DirStatus::Untracked | DirStatus::Ignored(_) | DirStatus::Pruned | DirStatus::Tracked, _) => None,
+    }
+}
+
+/// Replaces ignored directories by the files inside them (skipping nested repositories), so that
+/// `git add -f dir/file` can be matched.
+fn expand_ignored_dirs(
+    workdir: &Path,
+    pending: &mut BTreeMap<String, Pending>,
+    unverified: &mut Vec<String>,
+) {
+    let dirs: Vec<String> = pending
+        .iter()
+        .filter(|(path, p)| matches!(p, Pending::Ignored { .. }) && workdir.join(path).is_dir())
+        .map(|(path, _)| path.clone())
+        .collect();
+    let mut budget = MAX_IGNORED_EXPANSION;
+    for dir in dirs {
+        pending.remove(&dir);
+        let walk = walkdir::WalkDir::new(workdir.join(&dir))
+            .into_iter()
+            .filter_entry(|e| !(e.file_type().is_dir() && e.path().join(".git").exists()));
+        for entry in walk.filter_map(Result::ok).filter(|e| !e.file_type().is_dir()) {
+            let Some(rel) = entry.path().strip_prefix(workdir).ok().and_then(Path::to_str) else { continue };
+            if budget == 0 {
+                unverified.push(format!("too many ignored files under {dir}/ to predict `git add -f`"));
+                return;
+            }
+            budget -= 1;
+            pending.insert(rel.to_owned(), Pending::Ignored { real: rel.to_owned() });
+        }
+    }
+}
+
+/// A path as UTF-8; other paths are reported and left out.
+fn utf8(path: &BStr, unverified: &mut Vec<String>) -> Option<String> {
+    if let Ok(s) = path.to_str() {
+        Some(s.to_owned())
+    } else {
+        unverified.push(format!("path is not valid UTF-8 and is not checked: {}", path.to_str_lossy()));
+        None
+    }
+}
