@@ -297,6 +297,21 @@ pub fn working_changes(repo_root: &Path) -> Result<Surface, SurfaceError> {
     predict(repo_root, Mode::Commit, &[add_all, StagingAction::Commit], &SurfaceOptions::default())
 }
 
+/// Every file of the worktree that git considers part of the project: tracked files still on
+/// disk plus untracked, not-ignored ones, sorted (for whole-tree checks).
+pub fn project_files(repo_root: &Path) -> Result<Vec<String>, SurfaceError> {
+    let repo = read::open(repo_root)?;
+    let view = read::RepoView::load(&repo, read::WorktreeScan::Changes)?;
+    let tracked =
+        view.index.keys().filter(|p| !matches!(view.pending.get(*p), Some(model::Pending::Deleted)));
+    let untracked =
+        view.pending.iter().filter(|(_, p)| matches!(p, model::Pending::Untracked { .. })).map(|(k, _)| k);
+    let mut files: Vec<String> = tracked.chain(untracked).cloned().collect();
+    files.sort();
+    files.dedup();
+    Ok(files)
+}
+
 /// The actions that count: through the last commit when asked (and when there is one).
 fn trimmed(actions: &[StagingAction], options: SurfaceOptions) -> &[StagingAction] {
     match actions.iter().rposition(StagingAction::is_commit) {

@@ -15,6 +15,9 @@ use crate::plan::{self, PlanInput};
 use crate::registry::{ProjectConfig, Registry};
 use crate::report::{self, CheckReport};
 use crate::run::{self, Progress, RunOptions};
+use crate::safety::{self, AllowList};
+use crate::snapshot::{Snapshot, SnapshotOptions};
+use crate::surface;
 
 /// Runs `check` and returns its exit code.
 pub fn run(args: &CheckArgs, env: &Env) -> anyhow::Result<u8> {
@@ -30,32 +33,31 @@ pub fn run(args: &CheckArgs, env: &Env) -> anyhow::Result<u8> {
 
 fn check(args: &CheckArgs, env: &Env) -> anyhow::Result<u8> {
     let root = project_root(args.path.as_deref())?;
-    let config = ProjectConfig::load(&root).map_err(|e| UsageError(e.to_string()))?;
+    let scope = args.scope();
+    let content = Content::gather(&root, scope, env)?;
+    let config = ProjectConfig::load(content.dir()).map_err(|e| UsageError(e.to_string()))?;
     let registry = Registry::builtin()?.with_project(&config).map_err(|e| UsageError(e.to_string()))?;
-    let project_files: Vec<String> = crate::files::project_files(&root)
-        .with_context(|| format!("listing files under {}", root.display()))?
-        .into_iter()
-        .filter(|f| !config.is_excluded(f))
-        .collect();
-    let (selected, scope_name) = match args.scope() {
-        Scope::All => (project_files.clone(), "all"),
-        Scope::Changed | Scope::Staged => {
-            return Err(
-                UsageError("--changed and --staged are not available in this build yet".into()).into()
-            );
-        }
+    let in_scope = |files: &[String]| -> Vec<String> {
+        files
+            .iter()
+            .filter(|f| !config.is_excluded(f) && !crate::files::is_out_of_lint_scope(f))
+            .cloned()
+            .collect()
     };
-    let facts = crate::files::root_facts(&root);
+    let project_files = in_scope(&content.project_files);
+    let selected = in_scope(&content.selected);
+    let facts = crate::files::root_facts(content.dir());
     let input = PlanInput {
         registry: &registry,
-        root: root.clone(),
+        root: content.dir().to_path_buf(),
         project_files: &project_files,
         selected: &selected,
-        whole_tree: args.scope() == Scope::All,
+        whole_tree: scope == Scope::All,
         facts: &facts,
         only: &args.lang,
     };
     let plan = plan::build(&input).map_err(|e| UsageError(e.to_string()))?;
+    let safety = content.safety_findings();
     let options = RunOptions { deadline: Duration::from_secs(args.timeout), jobs: jobs(args.jobs) };
     let live = args.format == Format::Human && std::io::stderr().is_terminal();
     let progress = ProgressLine::new(plan.entries.len(), live);
@@ -66,15 +68,109 @@ fn check(args: &CheckArgs, env: &Env) -> anyhow::Result<u8> {
         &crate::state::log_dir(env),
         &format!("check-{}", report::path_key(&root)),
     );
-    let notes =
+    let mut notes =
         if plan.entries.is_empty() { vec!["no known language detected".to_owned()] } else { Vec::new() };
-    let report = CheckReport::new(root, scope_name, results, notes);
+    notes.extend(content.reverify());
+    let report = CheckReport::new(root, scope_name(scope), results, safety, notes);
     let text = match args.format {
         Format::Human => report::render_check(&report),
         Format::Json => serde_json::to_string_pretty(&report)? + "\n",
     };
     std::io::stdout().write_all(text.as_bytes()).context("writing the report")?;
     Ok(report.exit_code())
+}
+
+fn scope_name(scope: Scope) -> &'static str {
+    match scope {
+        Scope::All => "all",
+        Scope::Changed => "changed",
+        Scope::Staged => "staged",
+    }
+}
+
+/// The content a check looks at: the worktree, or a snapshot of the index.
+struct Content {
+    root: PathBuf,
+    snapshot: Option<Snapshot>,
+    project_files: Vec<String>,
+    selected: Vec<String>,
+    safety_scanned: bool,
+}
+
+impl Content {
+    fn gather(root: &Path, scope: Scope, env: &Env) -> anyhow::Result<Self> {
+        let not_a_repo =
+            |e: surface::SurfaceError| UsageError(format!("{} needs a git repository: {e}", flag(scope)));
+        match scope {
+            Scope::All => {
+                let files = match surface::project_files(root) {
+                    Ok(files) => files.into_iter().filter(|f| root.join(f).is_file()).collect(),
+                    Err(_) => crate::files::project_files(root)
+                        .with_context(|| format!("listing files under {}", root.display()))?,
+                };
+                Ok(Self {
+                    root: root.to_owned(),
+                    snapshot: None,
+                    project_files: files.clone(),
+                    selected: files,
+                    safety_scanned: false,
+                })
+            }
+            Scope::Changed => {
+                let surface = surface::working_changes(root).map_err(not_a_repo)?;
+                let files = surface.paths.clone();
+                Ok(Self {
+                    root: root.to_owned(),
+                    snapshot: None,
+                    project_files: files.clone(),
+                    selected: files,
+                    safety_scanned: true,
+                })
+            }
+            Scope::Staged => {
+                let surface = surface::staged_only(root).map_err(not_a_repo)?;
+                let snapshot = Snapshot::materialise(&surface, &SnapshotOptions::from_env(env))
+                    .map_err(|e| anyhow::anyhow!("cannot rebuild the staged content: {e}"))?;
+                let files = snapshot.changed().to_vec();
+                Ok(Self {
+                    root: root.to_owned(),
+                    snapshot: Some(snapshot),
+                    project_files: files.clone(),
+                    selected: files,
+                    safety_scanned: true,
+                })
+            }
+        }
+    }
+
+    /// Where the content is: the snapshot, or the project itself.
+    fn dir(&self) -> &Path {
+        self.snapshot.as_ref().map_or(&self.root, Snapshot::root)
+    }
+
+    fn safety_findings(&self) -> Vec<safety::Finding> {
+        if !self.safety_scanned {
+            return Vec::new();
+        }
+        let allow = AllowList::parse(
+            &std::fs::read_to_string(self.root.join(safety::ALLOW_FILE)).unwrap_or_default(),
+        );
+        safety::scan(self.dir(), &self.selected, &allow)
+    }
+
+    /// A note when the repository changed while a snapshot was being checked.
+    fn reverify(&self) -> Option<String> {
+        let snapshot = self.snapshot.as_ref()?;
+        snapshot.reverify().err().map(|e| format!("{e}: the result may not match the index"))
+    }
+}
+
+fn flag(scope: Scope) -> &'static str {
+    match scope {
+        Scope::All => "--all",
+        Scope::Changed => "--changed",
+        Scope::Staged => "--staged",
+    }
 }
 
 /// The project directory: the given path (or the current directory), which must exist.

@@ -16,6 +16,7 @@ mod gate;
 pub use gate::{GateReport, MAX_REPORT_CHARS, render_gate};
 
 use crate::run::LanguageResult;
+use crate::safety::Finding;
 use crate::verdict::Status;
 
 /// The JSON schema version of machine-readable reports.
@@ -37,27 +38,25 @@ pub struct CheckReport {
     pub scope: &'static str,
     /// Per-language results, in registry order.
     pub languages: Vec<LanguageResult>,
+    /// Content-safety findings (for `--changed` and `--staged`).
+    pub safety: Vec<Finding>,
     /// Notes about the run as a whole (e.g. nothing detected).
     pub notes: Vec<String>,
 }
 
 impl CheckReport {
-    /// Builds a report and derives the overall status: any FAIL → FAIL; else any UNVERIFIED or
-    /// PLANNED → UNVERIFIED; else PASS.
+    /// Builds a report and derives the overall status: any FAIL or blocking safety finding →
+    /// FAIL; else any UNVERIFIED or PLANNED → UNVERIFIED; else PASS.
     pub fn new(
         root: PathBuf,
         scope: &'static str,
         languages: Vec<LanguageResult>,
+        safety: Vec<Finding>,
         notes: Vec<String>,
     ) -> Self {
-        Self {
-            schema_version: SCHEMA_VERSION,
-            status: overall(languages.iter().map(|l| l.status)),
-            root,
-            scope,
-            languages,
-            notes,
-        }
+        let safety_status = if crate::safety::blocks(&safety) { Status::Fail } else { Status::Pass };
+        let status = overall(languages.iter().map(|l| l.status).chain([safety_status]));
+        Self { schema_version: SCHEMA_VERSION, status, root, scope, languages, safety, notes }
     }
 
     /// The process exit code of `check` for this report.
@@ -134,6 +133,11 @@ pub fn render_check(report: &CheckReport) -> String {
     for result in &report.languages {
         render_language(&mut out, result);
     }
+    for finding in &report.safety {
+        let place = finding.line.map_or_else(|| finding.path.clone(), |l| format!("{}:{l}", finding.path));
+        let allowed = if finding.allowed { " [allowed by .codeguard-allow]" } else { "" };
+        let _ = writeln!(out, "  SAFETY     {place}: {}{allowed} — {}", finding.rule, finding.message);
+    }
     let _ = writeln!(out, "{}", summary_line(report));
     out
 }
@@ -191,7 +195,9 @@ fn summary_line(report: &CheckReport) -> String {
     let count = |s: Status| report.languages.iter().filter(|l| l.status == s).count();
     let failed: Vec<&str> =
         report.languages.iter().filter(|l| l.status == Status::Fail).map(|l| l.language.as_str()).collect();
+    let blocking = report.safety.iter().filter(|f| !f.allowed).count();
     let head = match report.status {
+        Status::Fail if failed.is_empty() => format!("FAIL — {blocking} content-safety finding(s)"),
         Status::Fail => format!("FAIL — {} failed", failed.join(", ")),
         Status::Unverified | Status::Planned => {
             "INCOMPLETE — some checks reached no conclusion (not a pass)".to_owned()

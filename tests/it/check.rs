@@ -145,3 +145,77 @@ fn languages_lists_the_registry() {
     let json = json_stdout(&out);
     assert_eq!(json["languages"].as_array().expect("list").len(), 57);
 }
+
+#[test]
+fn staged_checks_the_index_and_changed_checks_the_worktree() {
+    let Some(_) = real_tool("ruff") else { return };
+    let repo = TestRepo::new();
+    repo.write("ok.py", GOOD_PY).commit_all("init");
+    repo.write("app.py", BAD_PY);
+    repo.git(&["add", "app.py"]);
+    repo.write("app.py", GOOD_PY);
+    let home = tempfile::tempdir().expect("home");
+    let run = |flag: &str| {
+        crate::support::assert_untouched(&repo.root(), || {
+            codeguard(home.path())
+                .args(["check", flag, "--format", "json"])
+                .arg(repo.root())
+                .output()
+                .expect("run")
+        })
+    };
+    let staged = run("--staged");
+    assert_eq!(staged.status.code(), Some(1), "the staged content is bad even though the worktree was fixed");
+    let json = json_stdout(&staged);
+    assert_eq!(json["scope"], "staged");
+    assert_eq!(json["languages"][0]["files"], serde_json::json!(["app.py"]));
+    let changed = run("--changed");
+    assert_eq!(changed.status.code(), Some(0), "{}", String::from_utf8_lossy(&changed.stdout));
+
+    repo.git(&["add", "app.py"]);
+    repo.write("app.py", BAD_PY);
+    assert_eq!(run("--staged").status.code(), Some(0), "unstaged work in progress never fails --staged");
+    assert_eq!(run("--changed").status.code(), Some(1));
+}
+
+#[test]
+fn staged_secrets_and_env_files_fail_with_the_secret_redacted() {
+    let repo = TestRepo::new();
+    repo.write("README.txt", "hi\n").commit_all("init");
+    let key = ["AKIA", "Z7Q3K9X2M4P8V6B1"].concat();
+    repo.write(".env", "TOKEN=1\n").write("conf.txt", &format!("aws = {key}\n"));
+    repo.git(&["add", "-A"]);
+    let home = tempfile::tempdir().expect("home");
+    let out = codeguard(home.path()).args(["check", "--staged"]).arg(repo.root()).output().expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(".env: sensitive-file") && text.contains("conf.txt:1: aws-access-key-id"),
+        "{text}"
+    );
+    assert!(!text.contains(&key), "the secret is never printed");
+}
+
+#[test]
+fn staged_and_changed_need_a_repository() {
+    let dir = tempfile::tempdir().expect("dir");
+    let home = tempfile::tempdir().expect("home");
+    let out = codeguard(home.path()).args(["check", "--staged"]).arg(dir.path()).output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--staged needs a git repository"));
+}
+
+#[test]
+fn whole_tree_checks_skip_ignored_files() {
+    let Some(_) = real_tool("ruff") else { return };
+    let repo = TestRepo::new();
+    repo.write(".gitignore", "gen/\n")
+        .write("gen/out.py", BAD_PY)
+        .write("app.py", GOOD_PY)
+        .commit_all("init");
+    let home = tempfile::tempdir().expect("home");
+    let out =
+        codeguard(home.path()).args(["check", "--format", "json"]).arg(repo.root()).output().expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(json_stdout(&out)["languages"][0]["files"], serde_json::json!(["app.py"]));
+}
