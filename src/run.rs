@@ -71,6 +71,8 @@ fn as_millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error
 /// A progress event, for a live progress line.
 #[derive(Debug, Clone, Copy)]
 pub enum Progress<'a> {
+    /// This many languages are planned.
+    Planned(usize),
     /// A language started.
     Started(&'a str),
     /// A language finished.

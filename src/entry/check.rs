@@ -9,12 +9,11 @@ use std::time::Duration;
 use anyhow::Context;
 
 use super::UsageError;
+use super::engine::{self, LintRequest};
 use crate::cli::{CheckArgs, Format, Scope};
 use crate::env::Env;
-use crate::plan::{self, PlanInput};
-use crate::registry::{ProjectConfig, Registry};
 use crate::report::{self, CheckReport};
-use crate::run::{self, Progress, RunOptions};
+use crate::run::{Progress, RunOptions};
 use crate::safety::{self, AllowList};
 use crate::snapshot::{Snapshot, SnapshotOptions};
 use crate::surface;
@@ -35,41 +34,23 @@ fn check(args: &CheckArgs, env: &Env) -> anyhow::Result<u8> {
     let root = project_root(args.path.as_deref())?;
     let scope = args.scope();
     let content = Content::gather(&root, scope, env)?;
-    let config = ProjectConfig::load(content.dir()).map_err(|e| UsageError(e.to_string()))?;
-    let registry = Registry::builtin()?.with_project(&config).map_err(|e| UsageError(e.to_string()))?;
-    let in_scope = |files: &[String]| -> Vec<String> {
-        files
-            .iter()
-            .filter(|f| !config.is_excluded(f) && !crate::files::is_out_of_lint_scope(f))
-            .cloned()
-            .collect()
-    };
-    let project_files = in_scope(&content.project_files);
-    let selected = in_scope(&content.selected);
-    let facts = crate::files::root_facts(content.dir());
-    let input = PlanInput {
-        registry: &registry,
-        root: content.dir().to_path_buf(),
-        project_files: &project_files,
-        selected: &selected,
-        whole_tree: scope == Scope::All,
-        facts: &facts,
-        only: &args.lang,
-    };
-    let plan = plan::build(&input).map_err(|e| UsageError(e.to_string()))?;
     let safety = content.safety_findings();
-    let options = RunOptions { deadline: Duration::from_secs(args.timeout), jobs: jobs(args.jobs) };
     let live = args.format == Format::Human && std::io::stderr().is_terminal();
-    let progress = ProgressLine::new(plan.entries.len(), live);
-    let mut results = run::execute(&plan, env, &options, &|p| progress.update(p));
+    let progress = ProgressLine::new(live);
+    let request = LintRequest {
+        dir: content.dir(),
+        project_files: &content.project_files,
+        selected: &content.selected,
+        whole_tree: scope == Scope::All,
+        only: &args.lang,
+        options: RunOptions { deadline: Duration::from_secs(args.timeout), jobs: jobs(args.jobs) },
+        log_prefix: format!("check-{}", report::path_key(&root)),
+    };
+    let results =
+        engine::lint(&request, env, &|p| progress.update(p)).map_err(|e| UsageError(e.to_string()))?;
     progress.clear();
-    report::write_logs(
-        &mut results,
-        &crate::state::log_dir(env),
-        &format!("check-{}", report::path_key(&root)),
-    );
     let mut notes =
-        if plan.entries.is_empty() { vec!["no known language detected".to_owned()] } else { Vec::new() };
+        if results.is_empty() { vec!["no known language detected".to_owned()] } else { Vec::new() };
     notes.extend(content.reverify());
     let report = CheckReport::new(root, scope_name(scope), results, safety, notes);
     let text = match args.format {
@@ -190,14 +171,13 @@ fn jobs(requested: Option<u64>) -> usize {
 
 /// A live one-line progress display on a terminal's stderr.
 struct ProgressLine {
-    state: Mutex<(Vec<String>, usize)>,
-    total: usize,
+    state: Mutex<(Vec<String>, usize, usize)>,
     live: bool,
 }
 
 impl ProgressLine {
-    fn new(total: usize, live: bool) -> Self {
-        Self { state: Mutex::new((Vec::new(), 0)), total, live }
+    fn new(live: bool) -> Self {
+        Self { state: Mutex::new((Vec::new(), 0, 0)), live }
     }
 
     fn update(&self, event: Progress<'_>) {
@@ -206,6 +186,7 @@ impl ProgressLine {
         }
         let Ok(mut state) = self.state.lock() else { return };
         match event {
+            Progress::Planned(total) => state.2 = total,
             Progress::Started(lang) => state.0.push(lang.to_owned()),
             Progress::Finished(lang, _) => {
                 state.0.retain(|l| l != lang);
@@ -216,7 +197,7 @@ impl ProgressLine {
             std::io::stderr(),
             "\r\x1b[K[codeguard] {}/{} done; running: {}",
             state.1,
-            self.total,
+            state.2,
             state.0.join(", ")
         );
     }

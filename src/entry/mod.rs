@@ -2,6 +2,7 @@
 //! code. Orchestration only; every decision lives in a pipeline stage.
 
 mod check;
+mod engine;
 mod explain;
 mod languages;
 
