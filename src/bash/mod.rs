@@ -151,6 +151,19 @@ pub enum GitOp {
 }
 
 impl GitOp {
+    /// The sub-command name: `add`, `commit`, `push`, `rm`, `mv`, `stash` or `config`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Add { .. } => "add",
+            Self::Commit { .. } => "commit",
+            Self::Push { .. } => "push",
+            Self::Rm { .. } => "rm",
+            Self::Mv { .. } => "mv",
+            Self::Stash { .. } => "stash",
+            Self::SetSkipGate { .. } => "config",
+        }
+    }
+
     /// The mode this operation guards: commit, push (not a dry run), or none.
     pub fn mode(&self) -> Option<Mode> {
         match self {
