@@ -91,7 +91,7 @@ fn test_words(e: &ast::ExtendedTestExpr, out: &mut Vec<Word>) {
 
 fn compound(c: &ast::CompoundCommand, redirects: Vec<Redirect>) -> Command {
     match c {
-        ast::CompoundCommand::Arithmetic(_) => Command::Inert,
+        ast::CompoundCommand::Arithmetic(a) => Command::Arithmetic(a.expr.value.clone()),
         ast::CompoundCommand::ArithmeticForClause(f) => {
             Command::Loop { words: Vec::new(), condition: None, body: list(&f.body.list), redirects }
         }
@@ -258,8 +258,8 @@ fn pieces_into(pieces: &[WordPieceWithSource], src: &str, w: &mut Word) {
                 w.literal = false;
                 w.text.push_str(source);
                 // `${x:-$(cmd)}`: the default may run a command.
-                if let Some(start) = source.find("$(").or_else(|| source.find('`')) {
-                    w.substitutions.push(source[start..].trim_end_matches('}').to_owned());
+                if let Some(inner) = nested_substitution(source) {
+                    w.substitutions.push(inner.to_owned());
                 }
             }
             WordPiece::CommandSubstitution(cmd) | WordPiece::BackquotedCommandSubstitution(cmd) => {
@@ -269,6 +269,17 @@ fn pieces_into(pieces: &[WordPieceWithSource], src: &str, w: &mut Word) {
             }
         }
     }
+}
+
+/// The command inside the first `$( … )` or backticks of a parameter expansion's text.
+fn nested_substitution(source: &str) -> Option<&str> {
+    if let Some(start) = source.find("$(") {
+        let end = source.rfind(')').filter(|e| *e > start + 1)?;
+        return Some(&source[start + 2..end]);
+    }
+    let start = source.find('`')?;
+    let end = source.rfind('`').filter(|e| *e > start)?;
+    Some(&source[start + 1..end])
 }
 
 /// The common escapes of `$'…'`; anything else is kept as written.

@@ -56,6 +56,13 @@ impl Tokens {
             return;
         }
         let text = std::mem::take(&mut self.word);
+        let keyword = matches!(
+            text.as_str(),
+            "if" | "then" | "else" | "elif" | "fi" | "do" | "done" | "while" | "until" | "!" | "time" | "esac"
+        );
+        if keyword && self.words.is_empty() {
+            return;
+        }
         let mut w = Word::literal(&text);
         w.literal = !text.contains('$');
         w.parameter_only = text.starts_with('$') && !text[1..].contains(['$', '/']);

@@ -131,8 +131,10 @@ impl Parsed<'_> {
 }
 
 /// Parses git's option syntax. `short_values` are short letters taking a value (separate or
-/// attached); `long_values` are long options taking a value (separate or `=`).
+/// attached); a letter listed after a `/` takes only an attached value (`-S[keyid]`);
+/// `long_values` are long options taking a value (separate or `=`).
 fn parse<'w>(args: &'w [Word], short_values: &str, long_values: &[&str]) -> Parsed<'w> {
+    let (short_values, optional_values) = short_values.split_once('/').unwrap_or((short_values, ""));
     let mut p = Parsed { flags: Vec::new(), values: Vec::new(), operands: Vec::new(), help: false };
     let mut i = 0;
     while let Some(w) = args.get(i) {
@@ -161,6 +163,9 @@ fn parse<'w>(args: &'w [Word], short_values: &str, long_values: &[&str]) -> Pars
             for (pos, c) in t[1..].char_indices() {
                 p.help |= c == 'h';
                 p.flags.push(format!("-{c}"));
+                if optional_values.contains(c) {
+                    break;
+                }
                 if short_values.contains(c) {
                     if pos + 1 + c.len_utf8() >= t.len() {
                         if let Some(v) = args.get(i) {
@@ -206,7 +211,7 @@ pub(super) fn sub_op(sub: &str, args: &[Word], from_stdin: bool) -> Option<GitOp
 fn commit(args: &[Word], from_stdin: bool) -> Option<GitOp> {
     let p = parse(
         args,
-        "mFCctS",
+        "mFCct/Su",
         &[
             "message",
             "file",
@@ -377,6 +382,15 @@ mod tests {
         assert!(only_paths.is_empty());
         assert!(commit(&words("--dry-run"), false).is_none());
         assert!(commit(&words("-h"), false).is_none());
+    }
+
+    #[test]
+    fn optional_attached_values_do_not_swallow_the_next_word() {
+        let Some(GitOp::Commit { all, only_paths, .. }) = commit(&words("-Skeyall -m x"), false) else { panic!() };
+        assert!(!all);
+        assert!(only_paths.is_empty());
+        let Some(GitOp::Commit { only_paths, .. }) = commit(&words("-S -m signed"), false) else { panic!() };
+        assert!(only_paths.is_empty());
     }
 
     #[test]

@@ -44,11 +44,13 @@ static CALL: LazyLock<Option<Regex>> = LazyLock::new(|| {
     .ok()
 });
 
-/// Finds the git calls in a Python or Node program.
+/// Finds the git calls in a Python or Node program. Call names inside string literals and
+/// comments are not calls (`print("subprocess.run([...])")`).
 pub(super) fn scan(source: &str, shell: &dyn Fn(&str) -> Vec<Effect>) -> Vec<ProgramCall> {
     let Some(re) = CALL.as_ref() else { return Vec::new() };
+    let masked = mask_strings_and_comments(source);
     let mut found = Vec::new();
-    for m in re.find_iter(source) {
+    for m in re.find_iter(&masked) {
         let args = &source[m.end()..];
         let text: String = source[m.start()..].chars().take(80).take_while(|c| *c != '\n').collect();
         for effect in call_effects(args, shell) {
@@ -104,6 +106,64 @@ fn argv_effects(argv: &[Option<String>]) -> Vec<Effect> {
         )
         | None => Vec::new(),
     }
+}
+
+/// Replaces the contents of string literals and comments by spaces, byte for byte, so offsets
+/// stay valid in the original. Python `#` and JS `//`, `/* */` comments are both masked (a `#`
+/// outside a string is not valid JS and `//` is floor division only between operands in Python,
+/// where masking the rest of the line loses at most one call on that line).
+fn mask_strings_and_comments(source: &str) -> String {
+    let bytes = source.as_bytes();
+    let mut out = bytes.to_vec();
+    let mut i = 0;
+    let blank = |out: &mut Vec<u8>, from: usize, to: usize| {
+        for b in &mut out[from..to.min(bytes.len())] {
+            if *b != b'\n' {
+                *b = b' ';
+            }
+        }
+    };
+    while i < bytes.len() {
+        match bytes[i] {
+            b'#' => {
+                let end = source[i..].find('\n').map_or(bytes.len(), |e| i + e);
+                blank(&mut out, i, end);
+                i = end;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') && (i == 0 || bytes[i - 1] != b'/') => {
+                let end = source[i..].find('\n').map_or(bytes.len(), |e| i + e);
+                blank(&mut out, i, end);
+                i = end;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                let end = source[i + 2..].find("*/").map_or(bytes.len(), |e| i + 2 + e + 2);
+                blank(&mut out, i, end);
+                i = end;
+            }
+            q @ (b'"' | b'\'' | b'`') => {
+                let triple = bytes.get(i..i + 3) == Some(&[q, q, q][..]);
+                let open = if triple { 3 } else { 1 };
+                let mut j = i + open;
+                while j < bytes.len() {
+                    if bytes[j] == b'\\' {
+                        j += 2;
+                        continue;
+                    }
+                    if bytes[j] == q && (!triple || bytes.get(j..j + 3) == Some(&[q, q, q][..])) {
+                        break;
+                    }
+                    if bytes[j] == b'\n' && !triple && q != b'`' {
+                        break;
+                    }
+                    j += 1;
+                }
+                blank(&mut out, i + open, j);
+                i = j + if triple { 3 } else { 1 };
+            }
+            _ => i += 1,
+        }
+    }
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// Items of a list literal up to its `]`; non-literal items are `None`.
@@ -207,6 +267,9 @@ mod tests {
         assert!(effects("const help = `git commit -m x`;").is_empty());
         assert!(effects(r#"subprocess.run(["ls", "git push"])"#).is_empty());
         assert!(effects(r#"subprocess.run(["git", "push", "--dry-run"])"#).is_empty());
+        assert!(effects(r#"print('subprocess.run(["git", "push"])')"#).is_empty());
+        assert!(effects("# subprocess.run(['git', 'push'])\n").is_empty());
+        assert!(effects("// execSync('git push')\n").is_empty());
     }
 
     #[test]

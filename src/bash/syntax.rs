@@ -74,8 +74,9 @@ pub enum Command {
     Function(String, Box<Command>),
     /// `[[ … ]]`: only the words matter (their substitutions run).
     Test(Vec<Word>),
-    /// `(( … ))` or any construct that runs no command.
-    Inert,
+    /// `(( … ))`: arithmetic, unless the parser mistook nested sub-shells `( ( … ) )` for it;
+    /// the text is kept so the walker can look for commands in it.
+    Arithmetic(String),
 }
 
 /// A simple command.

@@ -199,7 +199,15 @@ impl<'p> Walker<'p> {
                 self.functions.insert(name.clone(), ((**body).clone(), self.dir.clone(), false));
             }
             Command::Test(words) => self.words(words),
-            Command::Inert => {}
+            Command::Arithmetic(expr) => {
+                // Only a text that parses as commands and mentions git can matter; arithmetic
+                // like `(( n > 0 ))` is not walked at all.
+                if expr.contains("git") {
+                    if let Ok(script) = self.parser.parse(expr) {
+                        self.scoped(|w| w.script(&script));
+                    }
+                }
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 //! The integration-test binary: real git repositories, the real `codeguard` binary, real linters
 //! where behaviour depends on them.
 
+mod corpus;
 mod support;
