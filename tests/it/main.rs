@@ -2,4 +2,5 @@
 //! where behaviour depends on them.
 
 mod corpus;
+mod explain;
 mod support;
