@@ -250,9 +250,18 @@ fn pieces_into(pieces: &[WordPieceWithSource], src: &str, w: &mut Word) {
             WordPiece::DoubleQuotedSequence(inner) | WordPiece::GettextDoubleQuotedSequence(inner) => {
                 pieces_into(inner, src, w);
             }
-            WordPiece::TildeExpansion(_) | WordPiece::ArithmeticExpression(_) => {
+            WordPiece::TildeExpansion(_) => {
                 w.literal = false;
                 w.text.push_str(source);
+            }
+            WordPiece::ArithmeticExpression(expr) => {
+                w.literal = false;
+                w.text.push_str(source);
+                // `$(( ( git push ) ))` may be nested sub-shells rather than arithmetic: a text
+                // mentioning git is read as commands too (conservatively).
+                if expr.value.contains("git") {
+                    w.substitutions.push(expr.value.clone());
+                }
             }
             WordPiece::ParameterExpansion(_) => {
                 w.literal = false;

@@ -82,8 +82,9 @@ fn env_notes(assignments: &[Assignment]) -> Vec<String> {
 }
 
 /// Index of the wrapped command in `args`: skips options (`with_value` ones take the next word),
-/// `NAME=value` words when `assignments` is set, then `positionals` operands (a duration).
-fn after_options(args: &[Word], with_value: &[&str], assignments: bool, positionals: usize) -> usize {
+/// `NAME=value` words (real for `env`/`sudo`, a failing command name elsewhere, so skipping them
+/// is the conservative reading), then `positionals` operands (a duration).
+fn after_options(args: &[Word], with_value: &[&str], positionals: usize) -> usize {
     let mut i = 0;
     while let Some(w) = args.get(i) {
         let t = w.text.as_str();
@@ -95,7 +96,7 @@ fn after_options(args: &[Word], with_value: &[&str], assignments: bool, position
             i += if with_value.contains(&t) { 2 } else { 1 };
             continue;
         }
-        if assignments && is_assignment(t) {
+        if is_assignment(t) {
             i += 1;
             continue;
         }
@@ -165,29 +166,31 @@ impl Walker<'_> {
                 "find" => return self.find_exec(args, ctx),
                 "env" => self.env_wrapper(args, ctx),
                 "sudo" => self.sudo_wrapper(args, ctx),
-                "doas" => after_options(args, &["-u", "-C"], false, 0),
+                "doas" => after_options(args, &["-u", "-C"], 0),
                 "command" => {
                     if args.iter().take_while(|w| w.text.starts_with('-')).any(|w| w.text.contains(['v', 'V'])) {
                         return;
                     }
-                    after_options(args, &[], false, 0)
+                    after_options(args, &[], 0)
                 }
                 "builtin" | "nohup" | "setsid" | "chronic" | "unbuffer" | "caffeinate" => {
-                    after_options(args, &[], false, 0)
+                    after_options(args, &[], 0)
                 }
-                "exec" => after_options(args, &["-a"], false, 0),
-                "time" => after_options(args, &["-f", "--format", "-o", "--output"], false, 0),
-                "nice" => after_options(args, &["-n", "--adjustment"], false, 0),
-                "ionice" => after_options(args, &["-c", "--class", "-n", "--classdata"], false, 0),
-                "stdbuf" => after_options(args, &["-i", "-o", "-e", "--input", "--output", "--error"], false, 0),
-                "timeout" => after_options(args, &["-s", "--signal", "-k", "--kill-after"], false, 1),
-                "watch" => after_options(args, &["-n", "--interval"], false, 0),
+                // A keyword where a command name should be (`nohup until git push; do …`) is a
+                // syntax error in bash; reading past it is the conservative choice.
+                "if" | "then" | "elif" | "else" | "while" | "until" | "do" | "!" | "{" => 0,
+                "exec" => after_options(args, &["-a"], 0),
+                "time" => after_options(args, &["-f", "--format", "-o", "--output"], 0),
+                "nice" => after_options(args, &["-n", "--adjustment"], 0),
+                "ionice" => after_options(args, &["-c", "--class", "-n", "--classdata"], 0),
+                "stdbuf" => after_options(args, &["-i", "-o", "-e", "--input", "--output", "--error"], 0),
+                "timeout" => after_options(args, &["-s", "--signal", "-k", "--kill-after"], 1),
+                "watch" => after_options(args, &["-n", "--interval"], 0),
                 "xargs" => {
                     ctx.from_stdin = true;
                     after_options(
                         args,
                         &["-I", "-a", "-d", "-E", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-args"],
-                        false,
                         0,
                     )
                 }
@@ -298,7 +301,7 @@ impl Walker<'_> {
 
     fn env_wrapper(&mut self, args: &[Word], ctx: &mut Ctx) -> usize {
         let with_value = ["-u", "--unset", "-C", "--chdir", "-S", "--split-string"];
-        let end = after_options(args, &with_value, true, 0);
+        let end = after_options(args, &with_value, 0);
         if let Some(d) = option_value(args, end, &["-C", "--chdir"]) {
             ctx.extra_dir.push(git::word_dir(d));
         }
@@ -325,7 +328,7 @@ impl Walker<'_> {
             "-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "--user", "--group", "--host", "--prompt",
             "--chdir", "--role", "--type", "--other-user", "--close-from", "--command-timeout",
         ];
-        let end = after_options(args, &with_value, true, 0);
+        let end = after_options(args, &with_value, 0);
         if let Some(d) = option_value(args, end, &["-D", "--chdir"]) {
             ctx.extra_dir.push(git::word_dir(d));
         }

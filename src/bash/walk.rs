@@ -213,12 +213,13 @@ impl<'p> Walker<'p> {
 
     /// Calls a function defined earlier in the command; returns false if `name` is not one.
     pub fn call_function(&mut self, name: &str) -> bool {
+        if self.active.iter().any(|a| a == name) || self.nesting >= MAX_NESTING {
+            // Recursion (or a body redefined while running): left for `finish` unless walked.
+            return self.functions.contains_key(name);
+        }
         let Some((body, _, called)) = self.functions.get_mut(name) else { return false };
         *called = true;
         let body = body.clone();
-        if self.active.iter().any(|a| a == name) || self.nesting >= MAX_NESTING {
-            return true;
-        }
         self.active.push(name.to_owned());
         self.nesting += 1;
         self.command(&body, Input::Inherited);
@@ -231,7 +232,7 @@ impl<'p> Walker<'p> {
     pub fn words(&mut self, words: &[Word]) {
         for w in words {
             for sub in &w.substitutions {
-                self.substitution(sub);
+                self.substitution(sub, &w.raw);
             }
         }
     }
@@ -242,17 +243,20 @@ impl<'p> Walker<'p> {
             match r {
                 Redirect::File(w) | Redirect::ReadFile(w) | Redirect::HereString(w) => self.words(std::slice::from_ref(w)),
                 Redirect::Process(body) => self.scoped(|w| w.script(body)),
-                Redirect::HereDoc { substitutions, .. } => {
+                Redirect::HereDoc { body, substitutions, .. } => {
                     for sub in substitutions {
-                        self.substitution(sub);
+                        self.substitution(sub, body);
                     }
                 }
             }
         }
     }
 
-    /// `$( … )` / backticks: same indirection level, own directory scope.
-    pub fn substitution(&mut self, source: &str) {
+    /// `$( … )` / backticks: same indirection level, own directory scope. `enclosing` is the
+    /// whole word (or here-doc body) it came from: when the substitution does not parse, the
+    /// word parser may have cut it short (`$(case … in a) …)`), so the whole text is read
+    /// conservatively instead.
+    pub fn substitution(&mut self, source: &str, enclosing: &str) {
         if self.nesting >= MAX_NESTING {
             let looks = looks_like(source);
             if looks.is_some() {
@@ -264,7 +268,7 @@ impl<'p> Walker<'p> {
             Ok(s) => s,
             Err(reason) => {
                 self.out.parse_error.get_or_insert(reason);
-                fallback::tokenize(source)
+                fallback::tokenize(enclosing)
             }
         };
         self.nesting += 1;

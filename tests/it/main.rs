@@ -3,4 +3,5 @@
 
 mod corpus;
 mod explain;
+mod properties;
 mod support;
