@@ -178,7 +178,7 @@ impl Walker<'_> {
                 }
                 // A keyword where a command name should be (`nohup until git push; do …`) is a
                 // syntax error in bash; reading past it is the conservative choice.
-                "if" | "then" | "elif" | "else" | "while" | "until" | "do" | "!" | "{" => 0,
+                "if" | "then" | "elif" | "else" | "while" | "until" | "do" | "!" | "{" | "coproc" => 0,
                 "exec" => after_options(args, &["-a"], 0),
                 "time" => after_options(args, &["-f", "--format", "-o", "--output"], 0),
                 "nice" => after_options(args, &["-n", "--adjustment"], 0),

@@ -77,22 +77,27 @@ impl<'p> Walker<'p> {
     /// Walks the bodies of functions that were defined but never called (conservatively: they
     /// may be called by something we cannot see) and returns the analysis.
     pub fn finish(mut self) -> Analysis {
-        let uncalled: Vec<_> = self
-            .functions
-            .iter()
-            .filter(|(_, (_, _, called))| !called)
-            .map(|(name, (body, dir, _))| (name.clone(), body.clone(), dir.clone()))
-            .collect();
-        let mut uncalled = uncalled;
-        uncalled.sort_by(|a, b| a.0.cmp(&b.0));
-        for (name, body, dir) in uncalled {
-            if let Some(f) = self.functions.get_mut(&name) {
-                f.2 = true;
+        // Walking a body may define more functions (`f() { g() { …; }; }`): repeat, bounded.
+        for _ in 0..MAX_NESTING {
+            let mut uncalled: Vec<_> = self
+                .functions
+                .iter()
+                .filter(|(_, (_, _, called))| !called)
+                .map(|(name, (body, dir, _))| (name.clone(), body.clone(), dir.clone()))
+                .collect();
+            if uncalled.is_empty() {
+                break;
             }
-            let saved = std::mem::replace(&mut self.dir, dir);
-            self.bump();
-            self.command(&body, Input::Inherited);
-            self.dir = saved;
+            uncalled.sort_by(|a, b| a.0.cmp(&b.0));
+            for (name, body, dir) in uncalled {
+                if let Some(f) = self.functions.get_mut(&name) {
+                    f.2 = true;
+                }
+                let saved = std::mem::replace(&mut self.dir, dir);
+                self.bump();
+                self.command(&body, Input::Inherited);
+                self.dir = saved;
+            }
         }
         self.out
     }
@@ -196,7 +201,13 @@ impl<'p> Walker<'p> {
                 }
             }
             Command::Function(name, body) => {
-                self.functions.insert(name.clone(), ((**body).clone(), self.dir.clone(), false));
+                let previous = self.functions.insert(name.clone(), ((**body).clone(), self.dir.clone(), false));
+                // A body replaced before it was ever called still counts (conservatively).
+                if let Some((old, dir, false)) = previous {
+                    let saved = std::mem::replace(&mut self.dir, dir);
+                    self.command(&old, Input::Inherited);
+                    self.dir = saved;
+                }
             }
             Command::Test(words) => self.words(words),
             Command::Arithmetic(expr) => {

@@ -98,6 +98,8 @@ proptest! {
         let guarded: Vec<_> = pool.iter().filter(|(_, m)| m.is_some()).collect();
         let (g_cmd, g_mode) = guarded[g.index(guarded.len())];
         let (x_cmd, _) = &pool[x.index(pool.len())];
+        // Backticks do not nest without escaping: "x=`echo `git …``" is not a substitution.
+        prop_assume!(!(template.contains('`') && g_cmd.contains('`')));
         let composed = template.replace('X', "\u{0}").replace('G', g_cmd).replace('\u{0}', x_cmd);
         let mode = bash::analyse(&composed).mode();
         prop_assert!(mode >= *g_mode, "`{}` lost its mode {:?}: now {:?}", composed, g_mode, mode);
