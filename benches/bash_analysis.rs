@@ -28,7 +28,9 @@ fn whole_corpus(c: &mut Criterion) {
         });
     });
     for cmd in ["ls -la", "git status", "git add -A && git commit -m wip && git push", "cd app && npm test"] {
-        c.bench_function(&format!("analyse `{cmd}`"), |b| b.iter(|| black_box(bash::analyse(black_box(cmd)))));
+        c.bench_function(&format!("analyse `{cmd}`"), |b| {
+            b.iter(|| black_box(bash::analyse(black_box(cmd))));
+        });
     }
 }
 

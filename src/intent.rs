@@ -95,7 +95,12 @@ pub fn resolve(analysis: &Analysis, cwd: &Path) -> Intent {
     if !analysis.needs_resolution() {
         return Intent::default();
     }
-    let mut r = Resolver { cwd: normalise(cwd), repos: HashMap::new(), events: Vec::new(), intent: Intent::default() };
+    let mut r = Resolver {
+        cwd: normalise(cwd),
+        repos: HashMap::new(),
+        events: Vec::new(),
+        intent: Intent::default(),
+    };
     r.expand(analysis, &r.cwd.clone(), None);
     r.bind(analysis.parse_error.as_deref());
     r.intent
@@ -147,7 +152,14 @@ impl Resolver {
         }
     }
 
-    fn opaque_event(&mut self, reason: String, looks_like: Option<Mode>, dir: &[DirPart], base: &Path, severity: Severity) {
+    fn opaque_event(
+        &mut self,
+        reason: String,
+        looks_like: Option<Mode>,
+        dir: &[DirPart],
+        base: &Path,
+        severity: Severity,
+    ) {
         let opaque = Opaque { reason, looks_like, dir: dir.to_vec(), severity };
         self.events.push(Event::Opaque { opaque, base: base.to_path_buf() });
     }
@@ -157,7 +169,8 @@ impl Resolver {
         let dir = match self.locate(base, &run.dir) {
             Ok(d) => d,
             Err(why) => {
-                let reason = format!("script `{}` runs from a directory only known at run time ({why})", run.path);
+                let reason =
+                    format!("script `{}` runs from a directory only known at run time ({why})", run.path);
                 self.opaque_event(reason, text_looks, &[], base, Severity::Unverified);
                 return;
             }
@@ -218,7 +231,9 @@ impl Resolver {
                 DirPart::Path(p) => dir = normalise(&dir.join(p)),
                 DirPart::Toplevel => match self.repo(&dir) {
                     Ok(repo) => dir = repo.root,
-                    Err(why) => return Err(format!("`git rev-parse --show-toplevel` in {}: {why}", dir.display())),
+                    Err(why) => {
+                        return Err(format!("`git rev-parse --show-toplevel` in {}: {why}", dir.display()));
+                    }
                 },
                 DirPart::Unknown(what) => return Err(what.clone()),
             }
@@ -249,7 +264,7 @@ impl Resolver {
                 Event::Opaque { opaque, base } => self.bind_opaque(&opaque, &base),
             }
         }
-        self.fallback(unbound);
+        self.fallback(&unbound);
         self.finish(parse_error);
     }
 
@@ -266,7 +281,10 @@ impl Resolver {
             Ok(d) => d,
             Err(why) => {
                 if let Some(m) = mode {
-                    self.unbindable(format!("`{}` runs in a directory only known at run time ({why})", call.text), m);
+                    self.unbindable(
+                        format!("`{}` runs in a directory only known at run time ({why})", call.text),
+                        m,
+                    );
                 }
                 return;
             }
@@ -286,7 +304,10 @@ impl Resolver {
         let bypass = match (&call.op, mode) {
             (GitOp::SetSkipGate { enabled }, _) => {
                 let state = if indirect {
-                    notes.push(format!("codeguard.skipGate is changed inside an indirect command (`{}`)", call.text));
+                    notes.push(format!(
+                        "codeguard.skipGate is changed inside an indirect command (`{}`)",
+                        call.text
+                    ));
                     Some(ChainSkip::Uncertain)
                 } else {
                     enabled.then_some(ChainSkip::Set(call.chain))
@@ -352,48 +373,64 @@ impl Resolver {
             return;
         };
         let repo = self.locate(base, &o.dir).and_then(|dir| self.repo(&dir));
-        match repo {
-            Ok(repo) => {
-                let idx = self.entry(&repo.root, false);
-                let entry = &mut self.intent.repos[idx];
-                entry.mode = entry.mode.max(mode);
-                push_unique(&mut entry.unverified, o.reason.clone());
-                if o.severity == Severity::Block {
-                    entry.block.get_or_insert(o.reason.clone());
-                }
+        if let Ok(repo) = repo {
+            let idx = self.entry(&repo.root, false);
+            let entry = &mut self.intent.repos[idx];
+            entry.mode = entry.mode.max(mode);
+            push_unique(&mut entry.unverified, o.reason.clone());
+            if o.severity == Severity::Block {
+                entry.block.get_or_insert(o.reason.clone());
             }
-            Err(_) => {
-                self.note_mode(mode);
-                push_unique(&mut self.intent.unverified, o.reason.clone());
-                if o.severity == Severity::Block {
-                    self.intent.block.get_or_insert(o.reason.clone());
-                }
+        } else {
+            self.note_mode(mode);
+            push_unique(&mut self.intent.unverified, o.reason.clone());
+            if o.severity == Severity::Block {
+                self.intent.block.get_or_insert(o.reason.clone());
             }
         }
     }
 
     /// The monorepo fallback: operations typed in a directory that is no repository bind to
     /// the immediate children holding a `.git` entry, but only when nothing else bound.
-    fn fallback(&mut self, unbound: Vec<(GitCall, bool)>) {
+    fn fallback(&mut self, unbound: &[(GitCall, bool)]) {
         let Some(mode) = unbound.iter().filter_map(|(c, _)| c.op.mode()).max() else { return };
         let here = self.cwd.display().to_string();
         if self.intent.repos.iter().any(|r| !r.ops.is_empty()) {
             for (call, _) in unbound.iter().filter(|(c, _)| c.op.mode().is_some()) {
-                self.unbindable(format!("`{}` runs in {here}, which is not inside a git repository", call.text), mode);
+                self.unbindable(
+                    format!("`{}` runs in {here}, which is not inside a git repository", call.text),
+                    mode,
+                );
             }
             return;
         }
         let children = child_repos(&self.cwd);
         if children.is_empty() {
-            self.unbindable(format!("{here} is not inside a git repository and has no child repositories"), mode);
+            self.unbindable(
+                format!("{here} is not inside a git repository and has no child repositories"),
+                mode,
+            );
             return;
         }
         for child in children {
             let Ok(repo) = self.repo(&child) else { continue };
-            let note = format!("{here} is not a git repository: checking child repository {} (monorepo fallback)", repo.root.display());
-            for (call, indirect) in &unbound {
-                let bypass = if call.op.mode().is_some() && call.inline_skip_gate { Some(BypassKind::Inline) } else { None };
-                let op = BoundOp { cwd: repo.root.clone(), op: call.op.clone(), bypass, indirect: *indirect, text: call.text.clone() };
+            let note = format!(
+                "{here} is not a git repository: checking child repository {} (monorepo fallback)",
+                repo.root.display()
+            );
+            for (call, indirect) in unbound {
+                let bypass = if call.op.mode().is_some() && call.inline_skip_gate {
+                    Some(BypassKind::Inline)
+                } else {
+                    None
+                };
+                let op = BoundOp {
+                    cwd: repo.root.clone(),
+                    op: call.op.clone(),
+                    bypass,
+                    indirect: *indirect,
+                    text: call.text.clone(),
+                };
                 self.add_op(&repo.root, op, vec![note.clone()], true);
             }
         }
@@ -402,8 +439,12 @@ impl Resolver {
     /// Drops repositories that neither commit nor push, sets per-repository bypasses and the
     /// overall mode.
     fn finish(&mut self, parse_error: Option<&str>) {
-        let persisted: HashMap<PathBuf, bool> =
-            self.repos.values().filter_map(|r| r.as_ref().ok()).map(|r| (r.root.clone(), r.skip_gate)).collect();
+        let persisted: HashMap<PathBuf, bool> = self
+            .repos
+            .values()
+            .filter_map(|r| r.as_ref().ok())
+            .map(|r| (r.root.clone(), r.skip_gate))
+            .collect();
         self.intent.repos.retain(|r| r.ops.iter().any(|o| o.op.mode().is_some()) || !r.unverified.is_empty());
         for r in &mut self.intent.repos {
             let guarded: Vec<_> = r.ops.iter().filter(|o| o.op.mode().is_some()).collect();
@@ -415,17 +456,18 @@ impl Resolver {
                 None
             };
             if let Some(err) = parse_error {
-                push_unique(&mut r.unverified, format!("the command could not be parsed ({err}); a conservative reading was used"));
+                push_unique(
+                    &mut r.unverified,
+                    format!("the command could not be parsed ({err}); a conservative reading was used"),
+                );
             }
         }
         let repo_mode = self.intent.repos.iter().map(|r| r.mode).max();
         self.intent.mode = self.intent.mode.max(repo_mode);
         self.intent.guarded =
             self.intent.mode.is_some() || !self.intent.unverified.is_empty() || self.intent.block.is_some();
-        if self.intent.guarded && self.intent.repos.is_empty() {
-            if let Some(err) = parse_error {
-                push_unique(&mut self.intent.unverified, format!("the command could not be parsed ({err})"));
-            }
+        if let Some(err) = parse_error.filter(|_| self.intent.guarded && self.intent.repos.is_empty()) {
+            push_unique(&mut self.intent.unverified, format!("the command could not be parsed ({err})"));
         }
     }
 }

@@ -61,7 +61,9 @@ fn pipeline(p: &ast::Pipeline) -> Pipeline {
 fn command(c: &ast::Command) -> Command {
     match c {
         ast::Command::Simple(s) => Command::Simple(simple(s)),
-        ast::Command::Compound(compound_cmd, redirects) => compound(compound_cmd, redirect_list(redirects.as_ref())),
+        ast::Command::Compound(compound_cmd, redirects) => {
+            compound(compound_cmd, redirect_list(redirects.as_ref()))
+        }
         ast::Command::Function(f) => {
             let body = compound(&f.body.0, redirect_list(f.body.1.as_ref()));
             Command::Function(f.fname.value.clone(), Box::new(body))
@@ -115,12 +117,9 @@ fn compound(c: &ast::CompoundCommand, redirects: Vec<Redirect>) -> Command {
             }
             Command::If(branches, redirects)
         }
-        ast::CompoundCommand::WhileClause(w) | ast::CompoundCommand::UntilClause(w) => Command::Loop {
-            words: Vec::new(),
-            condition: Some(list(&w.0)),
-            body: list(&w.1.list),
-            redirects,
-        },
+        ast::CompoundCommand::WhileClause(w) | ast::CompoundCommand::UntilClause(w) => {
+            Command::Loop { words: Vec::new(), condition: Some(list(&w.0)), body: list(&w.1.list), redirects }
+        }
         ast::CompoundCommand::Coprocess(c) => {
             Command::Subshell(Script(vec![single(command(&c.body))]), redirects)
         }
@@ -193,7 +192,8 @@ fn redirect(r: &ast::IoRedirect) -> Redirect {
         },
         ast::IoRedirect::HereDocument(_, doc) => {
             let body = doc.doc.value.clone();
-            let substitutions = if doc.requires_expansion { heredoc_substitutions(&body) } else { Vec::new() };
+            let substitutions =
+                if doc.requires_expansion { heredoc_substitutions(&body) } else { Vec::new() };
             Redirect::HereDoc { body, expands: doc.requires_expansion, substitutions }
         }
         ast::IoRedirect::HereString(_, w) => Redirect::HereString(unquote(&w.value)),
@@ -225,17 +225,13 @@ pub(super) fn unquote(raw: &str) -> Word {
         return Word::literal(raw);
     }
     let mut w = Word { raw: raw.to_owned(), literal: true, ..Word::default() };
-    match word::parse(raw, &ParserOptions::default()) {
-        Ok(pieces) => {
-            w.parameter_only =
-                pieces.len() == 1 && matches!(pieces[0].piece, WordPiece::ParameterExpansion(_));
-            pieces_into(&pieces, raw, &mut w);
-        }
-        Err(_) => {
-            // Keep a best-effort value; the word is not trusted as literal.
-            raw.clone_into(&mut w.text);
-            w.literal = false;
-        }
+    if let Ok(pieces) = word::parse(raw, &ParserOptions::default()) {
+        w.parameter_only = pieces.len() == 1 && matches!(pieces[0].piece, WordPiece::ParameterExpansion(_));
+        pieces_into(&pieces, raw, &mut w);
+    } else {
+        // Keep a best-effort value; the word is not trusted as literal.
+        raw.clone_into(&mut w.text);
+        w.literal = false;
     }
     w
 }
@@ -347,9 +343,13 @@ mod tests {
     #[test]
     fn heredoc_bodies_keep_quoting_mode() {
         let s = first_simple("cat <<'EOF'\n$(git push)\nEOF\n");
-        assert!(matches!(&s.redirects[0], Redirect::HereDoc { expands: false, substitutions, .. } if substitutions.is_empty()));
+        assert!(
+            matches!(&s.redirects[0], Redirect::HereDoc { expands: false, substitutions, .. } if substitutions.is_empty())
+        );
         let s = first_simple("cat <<EOF\n$(git push)\nEOF\n");
-        assert!(matches!(&s.redirects[0], Redirect::HereDoc { expands: true, substitutions, .. } if substitutions == &["git push"]));
+        assert!(
+            matches!(&s.redirects[0], Redirect::HereDoc { expands: true, substitutions, .. } if substitutions == &["git push"])
+        );
     }
 
     #[test]

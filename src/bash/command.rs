@@ -165,10 +165,14 @@ impl Walker<'_> {
                 "source" | "." => return self.script_operand(args.first(), Interpreter::Shell, ctx),
                 "find" => return self.find_exec(args, ctx),
                 "env" => self.env_wrapper(args, ctx),
-                "sudo" => self.sudo_wrapper(args, ctx),
+                "sudo" => Self::sudo_wrapper(args, ctx),
                 "doas" => after_options(args, &["-u", "-C"], 0),
                 "command" => {
-                    if args.iter().take_while(|w| w.text.starts_with('-')).any(|w| w.text.contains(['v', 'V'])) {
+                    if args
+                        .iter()
+                        .take_while(|w| w.text.starts_with('-'))
+                        .any(|w| w.text.contains(['v', 'V']))
+                    {
                         return;
                     }
                     after_options(args, &[], 0)
@@ -190,7 +194,19 @@ impl Walker<'_> {
                     ctx.from_stdin = true;
                     after_options(
                         args,
-                        &["-I", "-a", "-d", "-E", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-args"],
+                        &[
+                            "-I",
+                            "-a",
+                            "-d",
+                            "-E",
+                            "-L",
+                            "-n",
+                            "-P",
+                            "-s",
+                            "--arg-file",
+                            "--delimiter",
+                            "--max-args",
+                        ],
                         0,
                     )
                 }
@@ -228,7 +244,11 @@ impl Walker<'_> {
     /// A dynamic string handed to a shell or interpreter: never silently passed.
     fn dynamic(&mut self, what: &str) {
         let looks = self.source_looks;
-        self.opaque(format!("{what}: the code only exists at run time and cannot be checked"), looks, Severity::Unverified);
+        self.opaque(
+            format!("{what}: the code only exists at run time and cannot be checked"),
+            looks,
+            Severity::Unverified,
+        );
     }
 
     fn git(&mut self, args: &[Word], ctx: &Ctx) {
@@ -283,8 +303,10 @@ impl Walker<'_> {
     }
 
     fn popd(&mut self) {
-        self.dir =
-            self.stack.pop().unwrap_or_else(|| vec![DirPart::Unknown("`popd` with an empty directory stack".into())]);
+        self.dir = self
+            .stack
+            .pop()
+            .unwrap_or_else(|| vec![DirPart::Unknown("`popd` with an empty directory stack".into())]);
     }
 
     fn eval(&mut self, args: &[Word]) {
@@ -314,19 +336,39 @@ impl Walker<'_> {
             }
         }
         for w in args.iter().take(end) {
-            if let Some((name, _)) = w.text.split_once('=').filter(|_| is_assignment(&w.text)) {
-                if matches!(name, "GIT_DIR" | "GIT_WORK_TREE" | "GIT_INDEX_FILE") {
-                    ctx.notes.push(format!("`{name}=` is set: the repository and index are bound by directory, not by it"));
-                }
+            if let Some((name @ ("GIT_DIR" | "GIT_WORK_TREE" | "GIT_INDEX_FILE"), _)) =
+                w.text.split_once('=').filter(|_| is_assignment(&w.text))
+            {
+                ctx.notes.push(format!(
+                    "`{name}=` is set: the repository and index are bound by directory, not by it"
+                ));
             }
         }
         end
     }
 
-    fn sudo_wrapper(&mut self, args: &[Word], ctx: &mut Ctx) -> usize {
+    fn sudo_wrapper(args: &[Word], ctx: &mut Ctx) -> usize {
         let with_value = [
-            "-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "--user", "--group", "--host", "--prompt",
-            "--chdir", "--role", "--type", "--other-user", "--close-from", "--command-timeout",
+            "-u",
+            "-g",
+            "-h",
+            "-p",
+            "-C",
+            "-D",
+            "-r",
+            "-t",
+            "-U",
+            "-T",
+            "--user",
+            "--group",
+            "--host",
+            "--prompt",
+            "--chdir",
+            "--role",
+            "--type",
+            "--other-user",
+            "--close-from",
+            "--command-timeout",
         ];
         let end = after_options(args, &with_value, 0);
         if let Some(d) = option_value(args, end, &["-D", "--chdir"]) {
@@ -385,7 +427,9 @@ impl Walker<'_> {
             let t = w.text.as_str();
             if code_flags.contains(&t) {
                 match args.get(i + 1) {
-                    Some(code) if code.literal => self.program(&code.text.clone(), lang, &format!("`{t}` code")),
+                    Some(code) if code.literal => {
+                        self.program(&code.text.clone(), lang, &format!("`{t}` code"));
+                    }
                     Some(code) => self.dynamic(&format!("`{} {}`", t, code.raw)),
                     None => {}
                 }
@@ -530,8 +574,11 @@ fn piped(cmd: &Command) -> Stdin {
     let literal = args.iter().all(|w| w.literal);
     match name {
         "echo" if literal => {
-            let text: Vec<&str> =
-                args.iter().map(|w| w.text.as_str()).skip_while(|t| matches!(*t, "-n" | "-e" | "-E")).collect();
+            let text: Vec<&str> = args
+                .iter()
+                .map(|w| w.text.as_str())
+                .skip_while(|t| matches!(*t, "-n" | "-e" | "-E"))
+                .collect();
             Stdin::Code(text.join(" "))
         }
         "printf" if literal => {

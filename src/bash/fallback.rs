@@ -4,8 +4,8 @@
 //! characters are dropped and every operator character splits, so code hidden inside a broken
 //! quote is still seen. It over-reports by design and never fails.
 
-use super::syntax::{AndOr, Connector, Item, Pipeline, Script, Simple, Word};
 use super::syntax::Command;
+use super::syntax::{AndOr, Connector, Item, Pipeline, Script, Simple, Word};
 
 /// Splits `text` into simple commands joined by `&&`, `||` or sequence.
 pub(super) fn tokenize(text: &str) -> Script {
@@ -58,7 +58,17 @@ impl Tokens {
         let text = std::mem::take(&mut self.word);
         let keyword = matches!(
             text.as_str(),
-            "if" | "then" | "else" | "elif" | "fi" | "do" | "done" | "while" | "until" | "!" | "time" | "esac"
+            "if" | "then"
+                | "else"
+                | "elif"
+                | "fi"
+                | "do"
+                | "done"
+                | "while"
+                | "until"
+                | "!"
+                | "time"
+                | "esac"
         );
         if keyword && self.words.is_empty() {
             return;
@@ -73,13 +83,15 @@ impl Tokens {
     fn end(&mut self, connector: Option<Connector>) {
         self.end_word();
         if !self.words.is_empty() {
-            let cmd = Pipeline(vec![Command::Simple(Simple { words: std::mem::take(&mut self.words), ..Simple::default() })]);
-            match (self.current.as_mut(), self.pending) {
-                (Some(list), Some(join)) => list.rest.push((join, cmd)),
-                (Some(_), None) | (None, _) => {
-                    self.flush();
-                    self.current = Some(AndOr { first: cmd, rest: Vec::new() });
-                }
+            let cmd = Pipeline(vec![Command::Simple(Simple {
+                words: std::mem::take(&mut self.words),
+                ..Simple::default()
+            })]);
+            if let (Some(list), Some(join)) = (self.current.as_mut(), self.pending) {
+                list.rest.push((join, cmd));
+            } else {
+                self.flush();
+                self.current = Some(AndOr { first: cmd, rest: Vec::new() });
             }
         }
         self.pending = connector;

@@ -21,8 +21,16 @@ pub(super) struct Globals {
 }
 
 /// Global options that take a separate value.
-const GLOBAL_WITH_VALUE: &[&str] =
-    &["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix", "--attr-source"];
+const GLOBAL_WITH_VALUE: &[&str] = &[
+    "-C",
+    "-c",
+    "--git-dir",
+    "--work-tree",
+    "--namespace",
+    "--config-env",
+    "--super-prefix",
+    "--attr-source",
+];
 
 /// Reads the global options of `git`.
 pub(super) fn globals(args: &[Word]) -> Globals {
@@ -40,9 +48,13 @@ pub(super) fn globals(args: &[Word]) -> Globals {
         let (name, attached) = split_option(t);
         match name {
             "-C" => g.dirs.push(dir_part(attached.map_or_else(|| args.get(i + 1), |_| None), attached, w)),
-            "-c" => g.skip_gate |= attached.or_else(|| args.get(i + 1).map(|v| v.text.as_str())).is_some_and(is_skip_gate),
+            "-c" => {
+                g.skip_gate |=
+                    attached.or_else(|| args.get(i + 1).map(|v| v.text.as_str())).is_some_and(is_skip_gate);
+            }
             "--git-dir" | "--work-tree" => {
-                g.notes.push(format!("`git {name}` given: the repository is bound by directory, not by {name}"));
+                g.notes
+                    .push(format!("`git {name}` given: the repository is bound by directory, not by {name}"));
             }
             _ => {}
         }
@@ -82,7 +94,8 @@ pub(super) fn word_dir(w: &Word) -> DirPart {
         return DirPart::Path(w.text.clone());
     }
     let toplevel = w.substitutions.len() == 1
-        && w.substitutions[0].split_whitespace().collect::<Vec<_>>() == ["git", "rev-parse", "--show-toplevel"]
+        && w.substitutions[0].split_whitespace().collect::<Vec<_>>()
+            == ["git", "rev-parse", "--show-toplevel"]
         && w.text.trim_matches('"') == format!("$({})", w.substitutions[0]);
     if toplevel { DirPart::Toplevel } else { DirPart::Unknown(format!("`{}`", w.text)) }
 }
@@ -249,7 +262,8 @@ fn push(args: &[Word]) -> Option<GitOp> {
         return None;
     }
     let mut operands = texts(&p.operands).into_iter();
-    let remote = p.values.iter().find(|(f, _)| f == "--repo").map(|(_, w)| w.text.clone()).or_else(|| operands.next());
+    let remote =
+        p.values.iter().find(|(f, _)| f == "--repo").map(|(_, w)| w.text.clone()).or_else(|| operands.next());
     Some(GitOp::Push {
         dry_run: p.has(&["-n", "--dry-run"]),
         no_verify: p.last(&["--no-verify"], &["--verify"]),
@@ -326,8 +340,21 @@ fn config(args: &[Word]) -> Option<GitOp> {
     let p = parse(args, "f", &["file", "blob", "type", "default", "comment", "value"]);
     if p.help
         || p.has(&[
-            "--global", "--system", "-f", "--file", "--blob", "--get", "--get-all", "--get-regexp", "-l", "--list",
-            "--get-urlmatch", "--get-color", "--get-colorbool", "-e", "--edit",
+            "--global",
+            "--system",
+            "-f",
+            "--file",
+            "--blob",
+            "--get",
+            "--get-all",
+            "--get-regexp",
+            "-l",
+            "--list",
+            "--get-urlmatch",
+            "--get-color",
+            "--get-colorbool",
+            "-e",
+            "--edit",
         ])
     {
         return None;
@@ -386,7 +413,9 @@ mod tests {
 
     #[test]
     fn optional_attached_values_do_not_swallow_the_next_word() {
-        let Some(GitOp::Commit { all, only_paths, .. }) = commit(&words("-Skeyall -m x"), false) else { panic!() };
+        let Some(GitOp::Commit { all, only_paths, .. }) = commit(&words("-Skeyall -m x"), false) else {
+            panic!()
+        };
         assert!(!all);
         assert!(only_paths.is_empty());
         let Some(GitOp::Commit { only_paths, .. }) = commit(&words("-S -m signed"), false) else { panic!() };
@@ -395,7 +424,9 @@ mod tests {
 
     #[test]
     fn push_n_is_dry_run() {
-        let Some(GitOp::Push { dry_run, remote, refspecs, .. }) = push(&words("-n origin main")) else { panic!() };
+        let Some(GitOp::Push { dry_run, remote, refspecs, .. }) = push(&words("-n origin main")) else {
+            panic!()
+        };
         assert!(dry_run);
         assert_eq!(remote.as_deref(), Some("origin"));
         assert_eq!(refspecs, ["main"]);

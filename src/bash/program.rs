@@ -2,7 +2,7 @@
 //!
 //! In: program source. Out: one [`ProgramCall`] per call form whose command is git
 //! (`subprocess.run(["git", "push"])`, `os.system("git commit …")`,
-//! `execFileSync("git", ["commit"])`, `execSync(\`git push\`)`). Help strings, template literals
+//! `execFileSync("git", ["commit"])`, ``execSync(`git push`)``). Help strings, template literals
 //! outside a call and comments are ignored. Pure and bounded: a linear scan with one regex.
 
 use std::sync::LazyLock;
@@ -62,8 +62,8 @@ pub(super) fn scan(source: &str, shell: &dyn Fn(&str) -> Vec<Effect>) -> Vec<Pro
 
 fn call_effects(args: &str, shell: &dyn Fn(&str) -> Vec<Effect>) -> Vec<Effect> {
     let args = args.trim_start();
-    if args.starts_with('[') {
-        return argv_effects(&list_items(&args[1..]));
+    if let Some(list) = args.strip_prefix('[') {
+        return argv_effects(&list_items(list));
     }
     let Some((first, rest)) = string_literal(args) else { return Vec::new() };
     let rest = rest.trim_start();
@@ -71,9 +71,9 @@ fn call_effects(args: &str, shell: &dyn Fn(&str) -> Vec<Effect>) -> Vec<Effect> 
         let after_comma = after_comma.trim_start();
         if let Some(list) = after_comma.strip_prefix('[') {
             // execFile("git", ["commit", …]) / spawn("git", [...])
-            let mut argv = vec![first.clone()];
-            argv.extend(list_items(list));
-            return argv_effects(&argv);
+            let mut command = vec![first.clone()];
+            command.extend(list_items(list));
+            return argv_effects(&command);
         }
     }
     // A whole command line given to a shell (os.system, execSync, shell=True).
@@ -99,12 +99,13 @@ fn argv_effects(argv: &[Option<String>]) -> Vec<Effect> {
     }
     let rest = &words[g.sub.unwrap_or_default() + 1..];
     match git::sub_op(&sub.text, rest, false) {
-        Some(op @ (GitOp::Commit { .. } | GitOp::Push { .. })) => op.mode().map(Effect::Runs).into_iter().collect(),
+        Some(op @ (GitOp::Commit { .. } | GitOp::Push { .. })) => {
+            op.mode().map(Effect::Runs).into_iter().collect()
+        }
         Some(GitOp::SetSkipGate { .. }) => vec![Effect::SkipGate],
-        Some(
-            GitOp::Add { .. } | GitOp::Rm { .. } | GitOp::Mv { .. } | GitOp::Stash { .. },
-        )
-        | None => Vec::new(),
+        Some(GitOp::Add { .. } | GitOp::Rm { .. } | GitOp::Mv { .. } | GitOp::Stash { .. }) | None => {
+            Vec::new()
+        }
     }
 }
 
@@ -195,10 +196,8 @@ fn skip_expression(s: &str) -> &str {
     for (i, c) in s.char_indices() {
         match c {
             '(' | '[' | '{' => depth += 1,
-            ')' | '}' => depth -= 1,
-            ']' if depth == 0 => return &s[i..],
-            ']' => depth -= 1,
-            ',' if depth == 0 => return &s[i..],
+            ']' | ',' if depth == 0 => return &s[i..],
+            ')' | '}' | ']' => depth -= 1,
             '\n' if depth < 0 => return "",
             _ => {}
         }
@@ -212,7 +211,8 @@ fn skip_expression(s: &str) -> &str {
 /// A string literal at the start of `s` (Python prefixes `r b u f`, JS template literals).
 /// Returns its value (`None` when it interpolates) and the text after it.
 fn string_literal(s: &str) -> Option<(Option<String>, &str)> {
-    let prefix_len = s.bytes().take(2).take_while(|b| matches!(b.to_ascii_lowercase(), b'r' | b'b' | b'u' | b'f')).count();
+    let prefix_len =
+        s.bytes().take(2).take_while(|b| matches!(b.to_ascii_lowercase(), b'r' | b'b' | b'u' | b'f')).count();
     let (prefix, body) = s.split_at(prefix_len);
     let quote = body.chars().next().filter(|q| matches!(q, '"' | '\'' | '`'))?;
     let raw = prefix.to_ascii_lowercase().contains('r');
@@ -256,9 +256,15 @@ mod tests {
     #[test]
     fn list_calls_are_found() {
         assert_eq!(effects(r#"subprocess.run(["git", "push", "origin"])"#), [Effect::Runs(Mode::Push)]);
-        assert_eq!(effects(r#"check_call(['git','-C', d, 'commit', '-m', 'x'])"#), [Effect::Runs(Mode::Commit)]);
+        assert_eq!(
+            effects(r"check_call(['git','-C', d, 'commit', '-m', 'x'])"),
+            [Effect::Runs(Mode::Commit)]
+        );
         assert_eq!(effects(r#"execFileSync("git", ["commit", "-m", msg])"#), [Effect::Runs(Mode::Commit)]);
-        assert_eq!(effects(r#"spawnSync('git', ['config', 'codeguard.skipGate', 'true'])"#), [Effect::SkipGate]);
+        assert_eq!(
+            effects(r"spawnSync('git', ['config', 'codeguard.skipGate', 'true'])"),
+            [Effect::SkipGate]
+        );
     }
 
     #[test]
@@ -274,7 +280,8 @@ mod tests {
 
     #[test]
     fn shell_strings_go_to_the_shell_analyser() {
-        let shell = |cmd: &str| if cmd.contains("push") { vec![Effect::Runs(Mode::Push)] } else { Vec::new() };
+        let shell =
+            |cmd: &str| if cmd.contains("push") { vec![Effect::Runs(Mode::Push)] } else { Vec::new() };
         let calls = scan(r#"os.system("cd x && git push")"#, &shell);
         assert_eq!(calls.len(), 1);
         let calls = scan("execSync(`git push ${branch}`)", &shell);

@@ -201,7 +201,8 @@ impl<'p> Walker<'p> {
                 }
             }
             Command::Function(name, body) => {
-                let previous = self.functions.insert(name.clone(), ((**body).clone(), self.dir.clone(), false));
+                let previous =
+                    self.functions.insert(name.clone(), ((**body).clone(), self.dir.clone(), false));
                 // A body replaced before it was ever called still counts (conservatively).
                 if let Some((old, dir, false)) = previous {
                     let saved = std::mem::replace(&mut self.dir, dir);
@@ -213,10 +214,8 @@ impl<'p> Walker<'p> {
             Command::Arithmetic(expr) => {
                 // Only a text that parses as commands and mentions git can matter; arithmetic
                 // like `(( n > 0 ))` is not walked at all.
-                if expr.contains("git") {
-                    if let Ok(script) = self.parser.parse(expr) {
-                        self.scoped(|w| w.script(&script));
-                    }
+                if let Some(Ok(script)) = expr.contains("git").then(|| self.parser.parse(expr)) {
+                    self.scoped(|w| w.script(&script));
                 }
             }
         }
@@ -252,7 +251,9 @@ impl<'p> Walker<'p> {
     pub fn redirects(&mut self, redirects: &[Redirect]) {
         for r in redirects {
             match r {
-                Redirect::File(w) | Redirect::ReadFile(w) | Redirect::HereString(w) => self.words(std::slice::from_ref(w)),
+                Redirect::File(w) | Redirect::ReadFile(w) | Redirect::HereString(w) => {
+                    self.words(std::slice::from_ref(w));
+                }
                 Redirect::Process(body) => self.scoped(|w| w.script(body)),
                 Redirect::HereDoc { body, substitutions, .. } => {
                     for sub in substitutions {
@@ -271,7 +272,11 @@ impl<'p> Walker<'p> {
         if self.nesting >= MAX_NESTING {
             let looks = looks_like(source);
             if looks.is_some() {
-                self.opaque("command substitutions nested too deeply to follow".into(), looks, Severity::Unverified);
+                self.opaque(
+                    "command substitutions nested too deeply to follow".into(),
+                    looks,
+                    Severity::Unverified,
+                );
             }
             return;
         }

@@ -4,7 +4,8 @@
 //! human explanation on stdout; exit 0, or 2 on usage errors. Runs the pure analysis and the
 //! repository binding only: nothing is linted, nothing is written.
 
-use std::io::Write;
+use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -80,41 +81,47 @@ fn op_json(o: &BoundOp) -> Value {
 fn human(intent: &Intent, command: &str) -> String {
     let mut out = String::new();
     if !intent.guarded {
-        out.push_str("Not guarded: this command neither commits nor pushes, so it would pass straight through.\n");
+        out.push_str(
+            "Not guarded: this command neither commits nor pushes, so it would pass straight through.\n",
+        );
         return out;
     }
     let what = match intent.mode {
         Some(m) => format!("would {}", m.as_str()),
         None => "may run a git commit or push that cannot be seen".to_owned(),
     };
-    out.push_str(&format!("Guarded: `{}` {what}.\n", shorten(command)));
+    let _ = writeln!(out, "Guarded: `{}` {what}.", shorten(command));
     for r in &intent.repos {
-        out.push_str(&format!("\nRepository {} ({}", r.root.display(), r.mode.as_str()));
+        let _ = write!(out, "\nRepository {} ({}", r.root.display(), r.mode.as_str());
         if r.fallback {
             out.push_str(", monorepo fallback");
         }
         out.push_str(")\n");
         if let Some(b) = r.bypass {
-            out.push_str(&format!("  bypass: {} skipGate (language linters skipped; the safety scan still runs)\n", b.as_str()));
+            let _ = writeln!(
+                out,
+                "  bypass: {} skipGate (language linters skipped; the safety scan still runs)",
+                b.as_str()
+            );
         }
         for o in &r.ops {
-            out.push_str(&format!("  - git {} in {}: `{}`\n", o.op.kind(), o.cwd.display(), shorten(&o.text)));
+            let _ = writeln!(out, "  - git {} in {}: `{}`", o.op.kind(), o.cwd.display(), shorten(&o.text));
         }
         for u in &r.unverified {
-            out.push_str(&format!("  UNVERIFIED: {u}\n"));
+            let _ = writeln!(out, "  UNVERIFIED: {u}");
         }
         if let Some(b) = &r.block {
-            out.push_str(&format!("  BLOCK: {b}\n"));
+            let _ = writeln!(out, "  BLOCK: {b}");
         }
     }
     if !intent.unverified.is_empty() {
         out.push('\n');
     }
     for u in &intent.unverified {
-        out.push_str(&format!("UNVERIFIED: {u}\n"));
+        let _ = writeln!(out, "UNVERIFIED: {u}");
     }
     if let Some(b) = &intent.block {
-        out.push_str(&format!("BLOCK: {b}\n"));
+        let _ = writeln!(out, "BLOCK: {b}");
     }
     out
 }

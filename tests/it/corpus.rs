@@ -22,7 +22,9 @@ fn dir_text(parts: &[DirPart]) -> String {
 
 fn is_dynamic(op: &GitOp) -> Option<bool> {
     match op {
-        GitOp::Add { dynamic, .. } | GitOp::Commit { dynamic, .. } | GitOp::Rm { dynamic, .. } => Some(*dynamic),
+        GitOp::Add { dynamic, .. } | GitOp::Commit { dynamic, .. } | GitOp::Rm { dynamic, .. } => {
+            Some(*dynamic)
+        }
         GitOp::Push { .. } | GitOp::Mv { .. } | GitOp::Stash { .. } | GitOp::SetSkipGate { .. } => None,
     }
 }
@@ -30,9 +32,11 @@ fn is_dynamic(op: &GitOp) -> Option<bool> {
 fn no_verify(op: &GitOp) -> bool {
     match op {
         GitOp::Commit { no_verify, .. } | GitOp::Push { no_verify, .. } => *no_verify,
-        GitOp::Add { .. } | GitOp::Rm { .. } | GitOp::Mv { .. } | GitOp::Stash { .. } | GitOp::SetSkipGate { .. } => {
-            false
-        }
+        GitOp::Add { .. }
+        | GitOp::Rm { .. }
+        | GitOp::Mv { .. }
+        | GitOp::Stash { .. }
+        | GitOp::SetSkipGate { .. } => false,
     }
 }
 
@@ -41,7 +45,8 @@ pub fn check(case: &Case, a: &Analysis) -> Vec<String> {
     let mut errors = Vec::new();
     let mut fail = |what: String| errors.push(what);
     let guarded = a.mode().is_some() || !a.opaque.is_empty();
-    let unverified = !a.opaque.is_empty() || a.parse_error.is_some() || a.git_calls().any(|c| !c.notes.is_empty());
+    let unverified =
+        !a.opaque.is_empty() || a.parse_error.is_some() || a.git_calls().any(|c| !c.notes.is_empty());
     let calls: Vec<_> = a.git_calls().collect();
     let guarding = calls.iter().rev().find(|c| c.op.mode().is_some());
     let mut saw_u = false;
@@ -54,7 +59,10 @@ pub fn check(case: &Case, a: &Analysis) -> Vec<String> {
             }
             "?" => {
                 if !guarded || a.mode().is_some() {
-                    fail(format!("expected guarded with unknown mode, got guarded={guarded} mode={:?}", a.mode()));
+                    fail(format!(
+                        "expected guarded with unknown mode, got guarded={guarded} mode={:?}",
+                        a.mode()
+                    ));
                 }
             }
             "-" => {

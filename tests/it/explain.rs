@@ -21,7 +21,12 @@ fn explain(cwd: &Path, command: &str) -> Value {
 }
 
 fn roots(v: &Value) -> Vec<String> {
-    v["repos"].as_array().expect("repos").iter().map(|r| r["root"].as_str().expect("root").to_owned()).collect()
+    v["repos"]
+        .as_array()
+        .expect("repos")
+        .iter()
+        .map(|r| r["root"].as_str().expect("root").to_owned())
+        .collect()
 }
 
 fn text(v: &Value) -> String {
@@ -168,12 +173,18 @@ fn bypass_forms_inline_chain_and_persisted() {
     let repo = repo_with_file();
     let v = explain(&repo.root(), "git -c codeguard.skipGate=true commit -m x");
     assert_eq!(v["repos"][0]["bypass"], "inline");
-    let v = explain(&repo.root(), "git config codeguard.skipGate true && git commit -m x && git config --unset codeguard.skipGate");
+    let v = explain(
+        &repo.root(),
+        "git config codeguard.skipGate true && git commit -m x && git config --unset codeguard.skipGate",
+    );
     assert_eq!(v["repos"][0]["bypass"], "chain", "{v}");
     let v = explain(&repo.root(), "git config codeguard.skipGate true; git commit -m x");
     assert_eq!(v["repos"][0]["bypass"], Value::Null);
     assert!(text(&v["repos"][0]["unverified"]).contains("not joined by `&&`"), "{v}");
-    let v = explain(&repo.root(), "git config codeguard.skipGate true && git config codeguard.skipGate false && git commit -m x");
+    let v = explain(
+        &repo.root(),
+        "git config codeguard.skipGate true && git config codeguard.skipGate false && git commit -m x",
+    );
     assert_eq!(v["repos"][0]["bypass"], Value::Null);
     let v = explain(&repo.root(), "git commit -m 'git -c codeguard.skipGate=true commit'");
     assert_eq!(v["repos"][0]["bypass"], Value::Null);
@@ -212,7 +223,8 @@ fn scripts_beyond_one_level_and_non_shell_programs_block() {
     let v = explain(&repo.root(), "bash outer.sh");
     assert_eq!(v["mode"], "push");
     assert!(v["repos"][0]["block"].as_str().unwrap_or_default().contains("more than one level"), "{v}");
-    repo.write("tool.py", "#!/usr/bin/env python3\nimport subprocess\nsubprocess.run(['git', 'push'])\n").chmod_x("tool.py");
+    repo.write("tool.py", "#!/usr/bin/env python3\nimport subprocess\nsubprocess.run(['git', 'push'])\n")
+        .chmod_x("tool.py");
     for cmd in ["python3 tool.py", "./tool.py"] {
         let v = explain(&repo.root(), cmd);
         assert_eq!(v["mode"], "push", "{cmd}");

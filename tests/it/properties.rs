@@ -12,7 +12,9 @@ use crate::corpus;
 fn exact_one_liners() -> Vec<(String, Option<Mode>)> {
     corpus::cases()
         .into_iter()
-        .filter(|c| !c.command.contains('\n') && !c.command.contains('#') && !c.expect.iter().any(|e| e == "U"))
+        .filter(|c| {
+            !c.command.contains('\n') && !c.command.contains('#') && !c.expect.iter().any(|e| e == "U")
+        })
         .map(|c| {
             let mode = bash::analyse(&c.command).mode();
             (c.command, mode)
