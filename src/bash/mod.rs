@@ -346,3 +346,57 @@ pub fn looks_like(text: &str) -> Option<Mode> {
     }
     mode
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chains(cmd: &str) -> Vec<u32> {
+        analyse(cmd).git_calls().map(|c| c.chain).collect()
+    }
+
+    #[test]
+    fn only_and_keeps_a_chain_segment() {
+        let c = chains("git config codeguard.skipGate true && git commit -m x");
+        assert_eq!(c[0], c[1]);
+        for sep in ["; ", " || ", " | ", " & ", "\n"] {
+            let c = chains(&format!("git config codeguard.skipGate true{sep}git commit -m x"));
+            assert_ne!(c[0], c[1], "{sep:?}");
+        }
+        let c = chains("if git config codeguard.skipGate true; then git commit -m x; fi");
+        assert_eq!(c[0], c[1]);
+    }
+
+    #[test]
+    fn sub_shells_scope_directories_and_groups_share_them() {
+        let last_dir = |cmd: &str| analyse(cmd).git_calls().last().map(|c| c.dir.clone()).unwrap_or_default();
+        assert!(last_dir("(cd a) && git push").is_empty());
+        assert_eq!(last_dir("{ cd a; } && git push"), [DirPart::Path("a".into())]);
+        assert!(last_dir("echo $(cd a) && git push").is_empty());
+        assert!(last_dir("bash -c 'cd a' && git push").is_empty());
+    }
+
+    #[test]
+    fn indirection_depth_is_recorded() {
+        let depth = |cmd: &str| analyse(cmd).git_calls().map(|c| c.depth).collect::<Vec<_>>();
+        assert_eq!(depth("git push"), [0]);
+        assert_eq!(depth("bash -c 'git push'"), [1]);
+        assert_eq!(depth("echo $(git push)"), [0]);
+    }
+
+    #[test]
+    fn shebang_lines_name_interpreters() {
+        assert_eq!(Interpreter::from_shebang("#!/bin/bash -e"), Some(Interpreter::Shell));
+        assert_eq!(Interpreter::from_shebang("#!/usr/bin/env -S python3 -u"), Some(Interpreter::Python));
+        assert_eq!(Interpreter::from_shebang("#!/usr/bin/env node"), Some(Interpreter::Node));
+        assert_eq!(Interpreter::from_shebang("#!/usr/bin/env ruby"), None);
+        assert_eq!(Interpreter::from_shebang("echo hi"), None);
+    }
+
+    #[test]
+    fn looks_like_uses_whole_words() {
+        assert_eq!(looks_like("$g push origin"), Some(Mode::Push));
+        assert_eq!(looks_like("commit then push"), Some(Mode::Push));
+        assert_eq!(looks_like("$EDITOR commit_msg pushed"), None);
+    }
+}

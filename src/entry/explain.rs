@@ -107,7 +107,7 @@ fn human(intent: &Intent, command: &str) -> String {
         for o in &r.ops {
             let _ = writeln!(out, "  - git {} in {}: `{}`", o.op.kind(), o.cwd.display(), shorten(&o.text));
         }
-        for u in &r.unverified {
+        for u in r.unverified.iter().filter(|u| r.block.as_ref() != Some(*u)) {
             let _ = writeln!(out, "  UNVERIFIED: {u}");
         }
         if let Some(b) = &r.block {
@@ -117,7 +117,7 @@ fn human(intent: &Intent, command: &str) -> String {
     if !intent.unverified.is_empty() {
         out.push('\n');
     }
-    for u in &intent.unverified {
+    for u in intent.unverified.iter().filter(|u| intent.block.as_ref() != Some(*u)) {
         let _ = writeln!(out, "UNVERIFIED: {u}");
     }
     if let Some(b) = &intent.block {
