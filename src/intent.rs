@@ -191,17 +191,18 @@ impl Resolver {
             known @ (Interpreter::Shell | Interpreter::Python | Interpreter::Node) => Some(known),
         };
         let body_looks = if body.contains("git") { bash::looks_like(&body) } else { None };
-        match interpreter {
-            _ if run.depth >= 1 => {
-                if let Some(mode) = body_looks {
-                    let reason = format!(
-                        "script `{}` is run from inside an indirect command and mentions git {}: more than one level of indirection is not modelled",
-                        path.display(),
-                        mode.as_str()
-                    );
-                    self.opaque_event(reason, Some(mode), &[], &dir, Severity::Block);
-                }
+        if run.depth >= 1 {
+            if let Some(mode) = body_looks {
+                let reason = format!(
+                    "script `{}` is run from inside an indirect command and mentions git {}: more than one level of indirection is not modelled",
+                    path.display(),
+                    mode.as_str()
+                );
+                self.opaque_event(reason, Some(mode), &[], &dir, Severity::Block);
             }
+            return;
+        }
+        match interpreter {
             Some(kind) => {
                 let inner = bash::analyse_script(&body, kind);
                 self.expand(&inner, &dir, Some(&path));
