@@ -1,2 +1,402 @@
-//! Shell command analysis (pure, total): does a command commit or push, and with which git
-//! operations? Leaf module: imports nothing else from this crate.
+//! Shell command analysis: does a command commit or push, and with which git operations?
+//!
+//! **In:** the text of one shell command, exactly as an agent would hand it to a shell.
+//! **Out:** an [`Analysis`]: the git operations that change what a commit or push contains
+//! (`add`, `commit`, `push`, `rm`, `mv`, `stash`, skipGate `config`) in command order, each with
+//! the directory it runs in *relative to where the command starts* ([`DirPart`]s from `cd`,
+//! `pushd`, `git -C`, `env -C`), the scripts the command runs ([`ScriptRun`], for
+//! [`crate::intent`] to read), and the constructs that cannot be seen into ([`Opaque`]).
+//! **Never:** reads files, the environment or the clock, runs anything, or fails: [`analyse`] is
+//! total. Input brush-parser rejects goes through a conservative tokenizer and is flagged in
+//! [`Analysis::parse_error`]. Leaf module: imports nothing else from this crate.
+//!
+//! The parser sits behind [`ShellParser`] (one adapter, [`BrushParser`]); everything else works on
+//! our own small syntax tree in [`syntax`].
+
+mod brush;
+mod command;
+mod fallback;
+mod git;
+mod program;
+pub mod syntax;
+mod walk;
+
+pub use brush::BrushParser;
+pub use syntax::ShellParser;
+
+/// What a guarded command does at worst: push wins over commit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Mode {
+    /// Creates a commit.
+    Commit,
+    /// Publishes commits.
+    Push,
+}
+
+impl Mode {
+    /// `"commit"` or `"push"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Commit => "commit",
+            Self::Push => "push",
+        }
+    }
+}
+
+/// One step of the directory a command runs in, relative to where the command started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DirPart {
+    /// A literal directory (relative to the previous step, or absolute).
+    Path(String),
+    /// `"$(git rev-parse --show-toplevel)"`: the root of the repository at the previous step.
+    Toplevel,
+    /// A directory only known when the command runs; the text says which.
+    Unknown(String),
+}
+
+/// A git operation that decides what a commit or push contains.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GitOp {
+    /// `git add`.
+    Add {
+        /// Pathspecs as written (quote-removed).
+        pathspecs: Vec<String>,
+        /// `-A` / `--all`.
+        all: bool,
+        /// `-u` / `--update`.
+        update: bool,
+        /// `-f` / `--force`.
+        force: bool,
+        /// `-p`, `-i`, `-e` and their long forms: what lands depends on answers.
+        interactive: bool,
+        /// `--pathspec-from-file`.
+        pathspec_from_file: bool,
+        /// `-n` / `--dry-run`: stages nothing.
+        dry_run: bool,
+        /// `-N` / `--intent-to-add`.
+        intent_to_add: bool,
+        /// A path contains `$` or a backtick, or paths come from stdin (`xargs`).
+        dynamic: bool,
+    },
+    /// `git commit`.
+    Commit {
+        /// `-a` / `--all`.
+        all: bool,
+        /// Paths given to commit (`--only` is git's default with paths).
+        only_paths: Vec<String>,
+        /// `-i` / `--include`.
+        include: bool,
+        /// `--amend`.
+        amend: bool,
+        /// `-n` / `--no-verify` (for commit, `-n` is *not* dry-run).
+        no_verify: bool,
+        /// `-p` / `--interactive`.
+        interactive: bool,
+        /// `--pathspec-from-file`.
+        pathspec_from_file: bool,
+        /// A path contains `$` or a backtick, or paths come from stdin.
+        dynamic: bool,
+    },
+    /// `git push` (a dry run is recorded but pushes nothing).
+    Push {
+        /// `-n` / `--dry-run`.
+        dry_run: bool,
+        /// Refspecs after the remote.
+        refspecs: Vec<String>,
+        /// The remote (first operand or `--repo`).
+        remote: Option<String>,
+        /// `--no-verify`.
+        no_verify: bool,
+        /// `-d` / `--delete`.
+        delete: bool,
+    },
+    /// `git rm`.
+    Rm {
+        /// Pathspecs as written.
+        pathspecs: Vec<String>,
+        /// `--cached`: the file stays in the worktree.
+        cached: bool,
+        /// `-f`.
+        force: bool,
+        /// `-r`.
+        recursive: bool,
+        /// `-n` / `--dry-run`.
+        dry_run: bool,
+        /// A path contains `$` or a backtick, or paths come from stdin.
+        dynamic: bool,
+    },
+    /// `git mv`.
+    Mv {
+        /// Sources.
+        from: Vec<String>,
+        /// Destination.
+        to: String,
+        /// `-n` / `--dry-run`.
+        dry_run: bool,
+        /// A path contains `$` or a backtick, or paths come from stdin.
+        dynamic: bool,
+    },
+    /// `git stash [action]`: changes the worktree and index a later commit sees.
+    Stash {
+        /// `push` (the default), `pop`, `apply`, `save`, `drop`, `list` …
+        action: String,
+        /// All words after `stash`.
+        args: Vec<String>,
+    },
+    /// `git config codeguard.skipGate VALUE` (or `--unset`) in the repository's own config.
+    SetSkipGate {
+        /// Whether the gate is now skipped.
+        enabled: bool,
+    },
+}
+
+impl GitOp {
+    /// The sub-command name: `add`, `commit`, `push`, `rm`, `mv`, `stash` or `config`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Add { .. } => "add",
+            Self::Commit { .. } => "commit",
+            Self::Push { .. } => "push",
+            Self::Rm { .. } => "rm",
+            Self::Mv { .. } => "mv",
+            Self::Stash { .. } => "stash",
+            Self::SetSkipGate { .. } => "config",
+        }
+    }
+
+    /// The mode this operation guards: commit, push (not a dry run), or none.
+    pub fn mode(&self) -> Option<Mode> {
+        match self {
+            Self::Commit { .. } => Some(Mode::Commit),
+            Self::Push { dry_run: false, .. } => Some(Mode::Push),
+            Self::Push { dry_run: true, .. }
+            | Self::Add { .. }
+            | Self::Rm { .. }
+            | Self::Mv { .. }
+            | Self::Stash { .. }
+            | Self::SetSkipGate { .. } => None,
+        }
+    }
+}
+
+/// One git invocation found in the command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitCall {
+    /// What it does.
+    pub op: GitOp,
+    /// Where git runs: `cd`/`pushd` steps, then `env -C`, then `git -C` (relative to the start).
+    pub dir: Vec<DirPart>,
+    /// Chain segment: two steps share it only when joined by `&&` alone (skipGate chains).
+    pub chain: u32,
+    /// Indirection level: 0 typed directly, 1 inside `bash -c`, `eval`, a here-doc or a script.
+    pub depth: u8,
+    /// `git -c codeguard.skipGate=true …`.
+    pub inline_skip_gate: bool,
+    /// Why the binding or content may be inexact (`--git-dir`, `GIT_DIR=`).
+    pub notes: Vec<String>,
+    /// The command words, for messages.
+    pub text: String,
+}
+
+/// How a script is run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Interpreter {
+    /// `bash`, `sh`, `zsh`, `dash`, `ksh`, `source`, `.`.
+    Shell,
+    /// `python`, `python3`.
+    Python,
+    /// `node`.
+    Node,
+    /// Run directly (`./x.sh`): decided by the file's `#!` line.
+    Shebang,
+}
+
+impl Interpreter {
+    /// The interpreter a `#!` line names, if it is one we model.
+    pub fn from_shebang(first_line: &str) -> Option<Self> {
+        let line = first_line.strip_prefix("#!")?.trim();
+        let mut parts = line.split_whitespace();
+        let mut prog = parts.next()?.rsplit('/').next()?;
+        if prog == "env" {
+            prog = parts.find(|p| !p.starts_with('-') && !p.contains('='))?;
+        }
+        command::interpreter_of(prog)
+    }
+}
+
+/// A script the command runs; [`crate::intent`] reads it (I/O) and analyses its body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScriptRun {
+    /// The script path as written.
+    pub path: String,
+    /// The directory it is run from (relative to the start), against which `path` resolves.
+    pub dir: Vec<DirPart>,
+    /// How it is run.
+    pub interpreter: Interpreter,
+    /// Chain segment (see [`GitCall::chain`]).
+    pub chain: u32,
+    /// Indirection level of the *caller*; a script run at level 1 is not read again.
+    pub depth: u8,
+    /// The command words, for messages.
+    pub text: String,
+}
+
+/// A step of the command, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// A git invocation.
+    Git(GitCall),
+    /// A script to read.
+    Script(ScriptRun),
+}
+
+/// How serious an [`Opaque`] construct is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    /// The prediction is not exact; say so.
+    Unverified,
+    /// The command cannot be checked at all (a program commits in ways we cannot model).
+    Block,
+}
+
+/// Something the analyser cannot see into.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Opaque {
+    /// Why, naming the construct.
+    pub reason: String,
+    /// The mode its text suggests (`$g push` → push), if any.
+    pub looks_like: Option<Mode>,
+    /// Where it runs (relative to the start).
+    pub dir: Vec<DirPart>,
+    /// How serious it is.
+    pub severity: Severity,
+}
+
+/// The result of analysing one command.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Analysis {
+    /// Git invocations and script runs, in command order.
+    pub steps: Vec<Step>,
+    /// Constructs that cannot be seen into.
+    pub opaque: Vec<Opaque>,
+    /// Set when the parser rejected the text and the conservative tokenizer was used.
+    pub parse_error: Option<String>,
+}
+
+impl Analysis {
+    /// The strongest mode of the direct git operations and opaque constructs (scripts are not
+    /// read here). Push wins.
+    pub fn mode(&self) -> Option<Mode> {
+        let ops = self.git_calls().filter_map(|c| c.op.mode());
+        let opaque = self.opaque.iter().filter_map(|o| o.looks_like);
+        ops.chain(opaque).max()
+    }
+
+    /// Whether anything may commit or push, or must be looked into (a script, an opaque
+    /// construct). When false, nothing needs a repository.
+    pub fn needs_resolution(&self) -> bool {
+        self.mode().is_some()
+            || !self.opaque.is_empty()
+            || self.steps.iter().any(|s| matches!(s, Step::Script(_)))
+    }
+
+    /// The git invocations, in order.
+    pub fn git_calls(&self) -> impl Iterator<Item = &GitCall> {
+        self.steps.iter().filter_map(|s| match s {
+            Step::Git(c) => Some(c),
+            Step::Script(_) => None,
+        })
+    }
+}
+
+/// Analyses a command typed by the agent.
+pub fn analyse(command: &str) -> Analysis {
+    analyse_with(&BrushParser, command, 0)
+}
+
+/// Analyses `source` with a given parser at an indirection `depth` (0 = typed by the agent).
+pub fn analyse_with(parser: &dyn ShellParser, source: &str, depth: u8) -> Analysis {
+    walk::Walker::run(parser, source, depth)
+}
+
+/// Analyses the body of a script [`crate::intent`] has read. Shell bodies are walked at depth 1
+/// (their own indirections are not read again); Python and Node bodies are scanned for git call
+/// forms only, and a commit or push there is an [`Opaque`] block: it cannot be modelled.
+pub fn analyse_script(body: &str, interpreter: Interpreter) -> Analysis {
+    match interpreter {
+        Interpreter::Shell | Interpreter::Shebang => analyse_with(&BrushParser, body, 1),
+        Interpreter::Python | Interpreter::Node => {
+            let mut w = walk::Walker::new(&BrushParser, body, 1);
+            w.program(body, interpreter, "script");
+            w.finish()
+        }
+    }
+}
+
+/// Whether the text of a command suggests a commit or push: it contains the word `push` or
+/// `commit`. Used only for constructs that cannot be analysed.
+pub fn looks_like(text: &str) -> Option<Mode> {
+    let mut mode = None;
+    for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+        match word {
+            "push" => return Some(Mode::Push),
+            "commit" => mode = Some(Mode::Commit),
+            _ => {}
+        }
+    }
+    mode
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chains(cmd: &str) -> Vec<u32> {
+        analyse(cmd).git_calls().map(|c| c.chain).collect()
+    }
+
+    #[test]
+    fn only_and_keeps_a_chain_segment() {
+        let c = chains("git config codeguard.skipGate true && git commit -m x");
+        assert_eq!(c[0], c[1]);
+        for sep in ["; ", " || ", " | ", " & ", "\n"] {
+            let c = chains(&format!("git config codeguard.skipGate true{sep}git commit -m x"));
+            assert_ne!(c[0], c[1], "{sep:?}");
+        }
+        let c = chains("if git config codeguard.skipGate true; then git commit -m x; fi");
+        assert_eq!(c[0], c[1]);
+    }
+
+    #[test]
+    fn sub_shells_scope_directories_and_groups_share_them() {
+        let last_dir = |cmd: &str| analyse(cmd).git_calls().last().map(|c| c.dir.clone()).unwrap_or_default();
+        assert!(last_dir("(cd a) && git push").is_empty());
+        assert_eq!(last_dir("{ cd a; } && git push"), [DirPart::Path("a".into())]);
+        assert!(last_dir("echo $(cd a) && git push").is_empty());
+        assert!(last_dir("bash -c 'cd a' && git push").is_empty());
+    }
+
+    #[test]
+    fn indirection_depth_is_recorded() {
+        let depth = |cmd: &str| analyse(cmd).git_calls().map(|c| c.depth).collect::<Vec<_>>();
+        assert_eq!(depth("git push"), [0]);
+        assert_eq!(depth("bash -c 'git push'"), [1]);
+        assert_eq!(depth("echo $(git push)"), [0]);
+    }
+
+    #[test]
+    fn shebang_lines_name_interpreters() {
+        assert_eq!(Interpreter::from_shebang("#!/bin/bash -e"), Some(Interpreter::Shell));
+        assert_eq!(Interpreter::from_shebang("#!/usr/bin/env -S python3 -u"), Some(Interpreter::Python));
+        assert_eq!(Interpreter::from_shebang("#!/usr/bin/env node"), Some(Interpreter::Node));
+        assert_eq!(Interpreter::from_shebang("#!/usr/bin/env ruby"), None);
+        assert_eq!(Interpreter::from_shebang("echo hi"), None);
+    }
+
+    #[test]
+    fn looks_like_uses_whole_words() {
+        assert_eq!(looks_like("$g push origin"), Some(Mode::Push));
+        assert_eq!(looks_like("commit then push"), Some(Mode::Push));
+        assert_eq!(looks_like("$EDITOR commit_msg pushed"), None);
+    }
+}

@@ -1,9 +1,137 @@
 //! `codeguard explain`: show what the gate predicts for a shell command, without linting.
+//!
+//! In: the command text and the directory it would run in. Out: one JSON object or a short
+//! human explanation on stdout; exit 0, or 2 on usage errors. Runs the pure analysis and the
+//! repository binding only: nothing is linted, nothing is written.
 
-use crate::cli::ExplainArgs;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use serde_json::{Value, json};
+
+use super::UsageError;
+use crate::bash;
+use crate::cli::{ExplainArgs, Format};
 use crate::env::Env;
+use crate::exit;
+use crate::intent::{self, BoundOp, Intent, RepoIntent};
 
 /// Runs `explain`.
-pub fn run(_args: &ExplainArgs, _env: &Env) -> anyhow::Result<u8> {
-    anyhow::bail!("explain is not implemented yet")
+pub fn run(args: &ExplainArgs, _env: &Env) -> anyhow::Result<u8> {
+    let cwd = start_dir(args.cwd.as_deref())?;
+    let command = args.command.join(" ");
+    let intent = intent::resolve(&bash::analyse(&command), &cwd);
+    let text = match args.format {
+        Format::Json => format!("{}\n", to_json(&intent)),
+        Format::Human => human(&intent, &command),
+    };
+    std::io::stdout().write_all(text.as_bytes()).context("writing to stdout")?;
+    Ok(exit::PASS)
+}
+
+/// The canonical directory the command starts in.
+fn start_dir(given: Option<&Path>) -> anyhow::Result<PathBuf> {
+    let here = std::env::current_dir().context("reading the current directory")?;
+    let Some(dir) = given else { return Ok(here) };
+    let dir = here.join(dir);
+    if !dir.is_dir() {
+        return Err(UsageError(format!("--cwd {}: no such directory", dir.display())).into());
+    }
+    Ok(std::fs::canonicalize(&dir).unwrap_or(dir))
+}
+
+/// The JSON document (`schema_version` 1).
+pub fn to_json(intent: &Intent) -> Value {
+    json!({
+        "schema_version": "1",
+        "guarded": intent.guarded,
+        "mode": intent.mode.map(bash::Mode::as_str),
+        "repos": intent.repos.iter().map(repo_json).collect::<Vec<_>>(),
+        "unverified": intent.unverified,
+        "block": intent.block,
+    })
+}
+
+fn repo_json(r: &RepoIntent) -> Value {
+    json!({
+        "root": r.root,
+        "mode": r.mode.as_str(),
+        "bypass": r.bypass.map(intent::BypassKind::as_str),
+        "fallback": r.fallback,
+        "ops": r.ops.iter().map(op_json).collect::<Vec<_>>(),
+        "unverified": r.unverified,
+        "block": r.block,
+    })
+}
+
+fn op_json(o: &BoundOp) -> Value {
+    json!({
+        "op": o.op.kind(),
+        "cwd": o.cwd,
+        "guards": o.op.mode().map(bash::Mode::as_str),
+        "bypass": o.bypass.map(intent::BypassKind::as_str),
+        "indirect": o.indirect,
+        "command": o.text,
+    })
+}
+
+/// A short explanation for people.
+fn human(intent: &Intent, command: &str) -> String {
+    let mut out = String::new();
+    if !intent.guarded {
+        out.push_str(
+            "Not guarded: this command neither commits nor pushes, so it would pass straight through.\n",
+        );
+        return out;
+    }
+    let what = match intent.mode {
+        Some(m) => format!("would {}", m.as_str()),
+        None => "may run a git commit or push that cannot be seen".to_owned(),
+    };
+    let _ = writeln!(out, "Guarded: `{}` {what}.", shorten(command));
+    for r in &intent.repos {
+        let _ = write!(out, "\nRepository {} ({}", r.root.display(), r.mode.as_str());
+        if r.fallback {
+            out.push_str(", monorepo fallback");
+        }
+        out.push_str(")\n");
+        if let Some(b) = r.bypass {
+            let _ = writeln!(
+                out,
+                "  bypass: {} skipGate (language linters skipped; the safety scan still runs)",
+                b.as_str()
+            );
+        }
+        for o in &r.ops {
+            let _ = writeln!(out, "  - git {} in {}: `{}`", o.op.kind(), o.cwd.display(), shorten(&o.text));
+        }
+        for u in r.unverified.iter().filter(|u| r.block.as_ref() != Some(*u)) {
+            let _ = writeln!(out, "  UNVERIFIED: {u}");
+        }
+        if let Some(b) = &r.block {
+            let _ = writeln!(out, "  BLOCK: {b}");
+        }
+    }
+    if !intent.unverified.is_empty() {
+        out.push('\n');
+    }
+    for u in intent.unverified.iter().filter(|u| intent.block.as_ref() != Some(*u)) {
+        let _ = writeln!(out, "UNVERIFIED: {u}");
+    }
+    if let Some(b) = &intent.block {
+        let _ = writeln!(out, "BLOCK: {b}");
+    }
+    out
+}
+
+fn shorten(s: &str) -> String {
+    let one_line = s.replace('\n', " ⏎ ");
+    if one_line.chars().count() <= 120 {
+        return one_line;
+    }
+    let mut cut: String = one_line.chars().take(119).collect();
+    cut.push('…');
+    cut
 }

@@ -29,8 +29,13 @@ pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
     match result {
         Ok(code) => code,
         Err(err) => {
-            let _ = writeln!(std::io::stderr(), "codeguard: error: {err:#}");
-            entry.internal_error_code()
+            let code = code_for(&err, entry);
+            if code == exit::USAGE {
+                let _ = writeln!(std::io::stderr(), "codeguard: {err}");
+            } else {
+                let _ = writeln!(std::io::stderr(), "codeguard: error: {err:#}");
+            }
+            code
         }
     }
 }

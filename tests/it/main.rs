@@ -2,6 +2,9 @@
 //! where behaviour depends on them.
 
 mod check;
+mod corpus;
+mod explain;
+mod properties;
 mod snapshot;
 mod support;
 mod surface;

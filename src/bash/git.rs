@@ -1,0 +1,442 @@
+//! The git command-line model: global options, then one sub-command's flags and operands.
+//!
+//! In: the words after `git`. Out: where git runs (`-C`), the inline skipGate flag, and a
+//! [`GitOp`] for the sub-commands that decide what a commit or push contains. Pure; it never
+//! guesses aliases and ignores every sub-command that cannot commit, push or stage.
+
+use super::syntax::Word;
+use super::{DirPart, GitOp};
+
+/// What the global-option area of one `git` invocation says.
+#[derive(Debug, Default)]
+pub(super) struct Globals {
+    /// `-C` directories, in order.
+    pub dirs: Vec<DirPart>,
+    /// `-c codeguard.skipGate=true|1|yes` was given.
+    pub skip_gate: bool,
+    /// Reasons the binding may be off (`--git-dir`, `--work-tree`).
+    pub notes: Vec<String>,
+    /// Index of the sub-command word, if any (`None` for `git --help`, `git --version`).
+    pub sub: Option<usize>,
+}
+
+/// Global options that take a separate value.
+const GLOBAL_WITH_VALUE: &[&str] = &[
+    "-C",
+    "-c",
+    "--git-dir",
+    "--work-tree",
+    "--namespace",
+    "--config-env",
+    "--super-prefix",
+    "--attr-source",
+];
+
+/// Reads the global options of `git`.
+pub(super) fn globals(args: &[Word]) -> Globals {
+    let mut g = Globals::default();
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        let t = w.text.as_str();
+        if !t.starts_with('-') || t == "-" {
+            g.sub = Some(i);
+            return g;
+        }
+        if matches!(t, "--help" | "-h" | "--version" | "-v") {
+            return g;
+        }
+        let (name, attached) = split_option(t);
+        match name {
+            "-C" => g.dirs.push(dir_part(attached.map_or_else(|| args.get(i + 1), |_| None), attached, w)),
+            "-c" => {
+                g.skip_gate |=
+                    attached.or_else(|| args.get(i + 1).map(|v| v.text.as_str())).is_some_and(is_skip_gate);
+            }
+            "--git-dir" | "--work-tree" => {
+                g.notes
+                    .push(format!("`git {name}` given: the repository is bound by directory, not by {name}"));
+            }
+            _ => {}
+        }
+        i += if attached.is_none() && GLOBAL_WITH_VALUE.contains(&name) { 2 } else { 1 };
+    }
+    g
+}
+
+/// Splits `-Cdir`, `-ckey=v`, `--git-dir=x` into name and attached value.
+fn split_option(t: &str) -> (&str, Option<&str>) {
+    if let Some(rest) = t.strip_prefix("--") {
+        return match rest.split_once('=') {
+            Some((n, v)) => (&t[..n.len() + 2], Some(v)),
+            None => (t, None),
+        };
+    }
+    if t.len() > 2 && (t.starts_with("-C") || t.starts_with("-c")) {
+        return (&t[..2], Some(&t[2..]));
+    }
+    (t, None)
+}
+
+fn dir_part(separate: Option<&Word>, attached: Option<&str>, option: &Word) -> DirPart {
+    match (separate, attached) {
+        (_, Some(a)) if option.literal => DirPart::Path(a.to_owned()),
+        (Some(w), None) => word_dir(w),
+        _ => DirPart::Unknown(format!("`{}`", option.text)),
+    }
+}
+
+/// A directory operand (`cd X`, `git -C X`) as a [`DirPart`].
+pub(super) fn word_dir(w: &Word) -> DirPart {
+    if w.literal {
+        if w.text.starts_with('~') {
+            return DirPart::Unknown(format!("`{}` (home directory)", w.text));
+        }
+        return DirPart::Path(w.text.clone());
+    }
+    let toplevel = w.substitutions.len() == 1
+        && w.substitutions[0].split_whitespace().collect::<Vec<_>>()
+            == ["git", "rev-parse", "--show-toplevel"]
+        && w.text.trim_matches('"') == format!("$({})", w.substitutions[0]);
+    if toplevel { DirPart::Toplevel } else { DirPart::Unknown(format!("`{}`", w.text)) }
+}
+
+/// `codeguard.skipGate=true|1|yes` (key case-insensitive; a bare key means true).
+pub(super) fn is_skip_gate(kv: &str) -> bool {
+    match kv.split_once('=') {
+        Some((k, v)) => k.eq_ignore_ascii_case("codeguard.skipGate") && is_truthy(v),
+        None => kv.eq_ignore_ascii_case("codeguard.skipGate"),
+    }
+}
+
+fn is_truthy(v: &str) -> bool {
+    matches!(v.to_ascii_lowercase().as_str(), "true" | "1" | "yes" | "on")
+}
+
+/// Operands and flags of a sub-command, split by a small option table.
+struct Parsed<'w> {
+    /// Flags as written (long names, or single short letters expanded from clusters).
+    flags: Vec<String>,
+    /// Values of value-taking options, keyed by the flag.
+    values: Vec<(String, &'w Word)>,
+    /// Operands (after options, and everything after `--`).
+    operands: Vec<&'w Word>,
+    /// `-h` / `--help` was given.
+    help: bool,
+}
+
+impl Parsed<'_> {
+    fn has(&self, names: &[&str]) -> bool {
+        self.flags.iter().any(|f| names.contains(&f.as_str()))
+    }
+
+    /// Whether an option is set, with the last of `on` / `off` winning.
+    fn last(&self, on: &[&str], off: &[&str]) -> bool {
+        self.flags.iter().rev().find_map(|f| {
+            if on.contains(&f.as_str()) {
+                Some(true)
+            } else if off.contains(&f.as_str()) {
+                Some(false)
+            } else {
+                None
+            }
+        }) == Some(true)
+    }
+}
+
+/// Parses git's option syntax. `short_values` are short letters taking a value (separate or
+/// attached); a letter listed after a `/` takes only an attached value (`-S[keyid]`);
+/// `long_values` are long options taking a value (separate or `=`).
+fn parse<'w>(args: &'w [Word], short_values: &str, long_values: &[&str]) -> Parsed<'w> {
+    let (short_values, optional_values) = short_values.split_once('/').unwrap_or((short_values, ""));
+    let mut p = Parsed { flags: Vec::new(), values: Vec::new(), operands: Vec::new(), help: false };
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        i += 1;
+        let t = w.text.as_str();
+        if t == "--" {
+            p.operands.extend(args[i..].iter());
+            break;
+        }
+        if let Some(long) = t.strip_prefix("--") {
+            let (name, attached) = long.split_once('=').map_or((long, None), |(n, v)| (n, Some(v)));
+            let flag = format!("--{name}");
+            p.help |= name == "help";
+            if long_values.contains(&name) && attached.is_none() {
+                if let Some(v) = args.get(i) {
+                    p.values.push((flag.clone(), v));
+                    i += 1;
+                }
+            } else if long_values.contains(&name) {
+                p.values.push((flag.clone(), w));
+            }
+            p.flags.push(flag);
+            continue;
+        }
+        if t.len() > 1 && t.starts_with('-') && w.literal {
+            for (pos, c) in t[1..].char_indices() {
+                p.help |= c == 'h';
+                p.flags.push(format!("-{c}"));
+                if optional_values.contains(c) {
+                    break;
+                }
+                if short_values.contains(c) {
+                    if pos + 1 + c.len_utf8() >= t.len() {
+                        if let Some(v) = args.get(i) {
+                            p.values.push((format!("-{c}"), v));
+                            i += 1;
+                        }
+                    } else {
+                        p.values.push((format!("-{c}"), w));
+                    }
+                    break;
+                }
+            }
+            continue;
+        }
+        p.operands.push(w);
+    }
+    p
+}
+
+fn texts(ws: &[&Word]) -> Vec<String> {
+    ws.iter().map(|w| w.text.clone()).collect()
+}
+
+fn any_dynamic(ws: &[&Word]) -> bool {
+    ws.iter().any(|w| !w.literal || w.text.contains('$') || w.text.contains('`'))
+}
+
+/// The [`GitOp`] of a sub-command, or `None` when it cannot change what a commit or push
+/// carries (`log`, `status`, `help`, `commit --help`, `commit --dry-run` …).
+pub(super) fn sub_op(sub: &str, args: &[Word], from_stdin: bool) -> Option<GitOp> {
+    match sub {
+        "commit" => commit(args, from_stdin),
+        "push" => push(args),
+        "add" => add(args, from_stdin),
+        "rm" => rm(args, from_stdin),
+        "mv" => mv(args, from_stdin),
+        "stash" => stash(args),
+        "config" => config(args),
+        _ => None,
+    }
+}
+
+fn commit(args: &[Word], from_stdin: bool) -> Option<GitOp> {
+    let p = parse(
+        args,
+        "mFCct/Su",
+        &[
+            "message",
+            "file",
+            "reuse-message",
+            "reedit-message",
+            "fixup",
+            "squash",
+            "author",
+            "date",
+            "template",
+            "cleanup",
+            "trailer",
+            "pathspec-from-file",
+        ],
+    );
+    if p.help || p.has(&["--dry-run"]) {
+        return None;
+    }
+    let only_paths = texts(&p.operands);
+    Some(GitOp::Commit {
+        all: p.has(&["-a", "--all"]),
+        include: p.has(&["-i", "--include"]),
+        amend: p.has(&["--amend"]),
+        no_verify: p.last(&["-n", "--no-verify"], &["--verify"]),
+        interactive: p.has(&["-p", "--patch", "--interactive"]),
+        pathspec_from_file: p.has(&["--pathspec-from-file"]),
+        dynamic: from_stdin || any_dynamic(&p.operands),
+        only_paths,
+    })
+}
+
+fn push(args: &[Word]) -> Option<GitOp> {
+    let p = parse(args, "o", &["repo", "receive-pack", "exec", "push-option"]);
+    if p.help {
+        return None;
+    }
+    let mut operands = texts(&p.operands).into_iter();
+    let remote =
+        p.values.iter().find(|(f, _)| f == "--repo").map(|(_, w)| w.text.clone()).or_else(|| operands.next());
+    Some(GitOp::Push {
+        dry_run: p.has(&["-n", "--dry-run"]),
+        no_verify: p.last(&["--no-verify"], &["--verify"]),
+        delete: p.has(&["-d", "--delete"]),
+        remote,
+        refspecs: operands.collect(),
+    })
+}
+
+fn add(args: &[Word], from_stdin: bool) -> Option<GitOp> {
+    let p = parse(args, "", &["chmod", "pathspec-from-file"]);
+    if p.help {
+        return None;
+    }
+    Some(GitOp::Add {
+        all: p.has(&["-A", "--all", "--no-ignore-removal"]),
+        update: p.has(&["-u", "--update"]),
+        force: p.has(&["-f", "--force"]),
+        interactive: p.has(&["-p", "--patch", "-i", "--interactive", "-e", "--edit"]),
+        pathspec_from_file: p.has(&["--pathspec-from-file"]),
+        dry_run: p.has(&["-n", "--dry-run"]),
+        intent_to_add: p.has(&["-N", "--intent-to-add"]),
+        dynamic: from_stdin || any_dynamic(&p.operands),
+        pathspecs: texts(&p.operands),
+    })
+}
+
+fn rm(args: &[Word], from_stdin: bool) -> Option<GitOp> {
+    let p = parse(args, "", &["pathspec-from-file"]);
+    if p.help {
+        return None;
+    }
+    Some(GitOp::Rm {
+        cached: p.has(&["--cached"]),
+        force: p.has(&["-f", "--force"]),
+        recursive: p.has(&["-r"]),
+        dry_run: p.has(&["-n", "--dry-run"]),
+        dynamic: from_stdin || any_dynamic(&p.operands),
+        pathspecs: texts(&p.operands),
+    })
+}
+
+fn mv(args: &[Word], from_stdin: bool) -> Option<GitOp> {
+    let p = parse(args, "", &[]);
+    if p.help {
+        return None;
+    }
+    let mut paths = texts(&p.operands);
+    let to = paths.pop().unwrap_or_default();
+    Some(GitOp::Mv {
+        dry_run: p.has(&["-n", "--dry-run"]),
+        dynamic: from_stdin || any_dynamic(&p.operands),
+        from: paths,
+        to,
+    })
+}
+
+fn stash(args: &[Word]) -> Option<GitOp> {
+    let p = parse(args, "m", &["message", "pathspec-from-file"]);
+    if p.help {
+        return None;
+    }
+    let first = args.first().map(|w| w.text.as_str());
+    let action = match first {
+        Some(a) if !a.starts_with('-') => a.to_owned(),
+        _ => "push".to_owned(),
+    };
+    Some(GitOp::Stash { action, args: args.iter().map(|w| w.text.clone()).collect() })
+}
+
+/// `git config [--local|--worktree] codeguard.skipGate VALUE` and `--unset`: a chain bypass.
+/// Other files (`--global`, `--system`, `-f`) and queries are not a chain bypass.
+fn config(args: &[Word]) -> Option<GitOp> {
+    let p = parse(args, "f", &["file", "blob", "type", "default", "comment", "value"]);
+    if p.help
+        || p.has(&[
+            "--global",
+            "--system",
+            "-f",
+            "--file",
+            "--blob",
+            "--get",
+            "--get-all",
+            "--get-regexp",
+            "-l",
+            "--list",
+            "--get-urlmatch",
+            "--get-color",
+            "--get-colorbool",
+            "-e",
+            "--edit",
+        ])
+    {
+        return None;
+    }
+    let mut ops = p.operands.iter().map(|w| w.text.as_str());
+    // `git config set KEY VALUE` / `git config unset KEY` (git ≥ 2.46 sub-commands).
+    let mut verb = None;
+    let mut key = ops.next()?;
+    if matches!(key, "set" | "unset" | "get" | "list") {
+        verb = Some(key);
+        key = ops.next()?;
+    }
+    if !key.eq_ignore_ascii_case("codeguard.skipGate") || verb == Some("get") {
+        return None;
+    }
+    if p.has(&["--unset", "--unset-all"]) || verb == Some("unset") {
+        return Some(GitOp::SetSkipGate { enabled: false });
+    }
+    let value = ops.next()?;
+    Some(GitOp::SetSkipGate { enabled: is_truthy(value) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(s: &str) -> Vec<Word> {
+        s.split_whitespace().map(Word::literal).collect()
+    }
+
+    #[test]
+    fn globals_collect_c_dirs_and_skip_gate() {
+        let w = words("-C a -Cb -c codeguard.skipGate=YES --no-pager commit");
+        let g = globals(&w);
+        assert_eq!(g.dirs, vec![DirPart::Path("a".into()), DirPart::Path("b".into())]);
+        assert!(g.skip_gate);
+        assert_eq!(g.sub, Some(6));
+    }
+
+    #[test]
+    fn skip_gate_values_are_strict() {
+        assert!(is_skip_gate("codeguard.skipgate=1"));
+        assert!(!is_skip_gate("codeguard.skipGate=0"));
+        assert!(!is_skip_gate("codeguard.other=true"));
+    }
+
+    #[test]
+    fn commit_clusters_take_values() {
+        let w = words("-am msg");
+        let Some(GitOp::Commit { all, only_paths, .. }) = commit(&w, false) else { panic!() };
+        assert!(all);
+        assert!(only_paths.is_empty());
+        assert!(commit(&words("--dry-run"), false).is_none());
+        assert!(commit(&words("-h"), false).is_none());
+    }
+
+    #[test]
+    fn optional_attached_values_do_not_swallow_the_next_word() {
+        let Some(GitOp::Commit { all, only_paths, .. }) = commit(&words("-Skeyall -m x"), false) else {
+            panic!()
+        };
+        assert!(!all);
+        assert!(only_paths.is_empty());
+        let Some(GitOp::Commit { only_paths, .. }) = commit(&words("-S -m signed"), false) else { panic!() };
+        assert!(only_paths.is_empty());
+    }
+
+    #[test]
+    fn push_n_is_dry_run() {
+        let Some(GitOp::Push { dry_run, remote, refspecs, .. }) = push(&words("-n origin main")) else {
+            panic!()
+        };
+        assert!(dry_run);
+        assert_eq!(remote.as_deref(), Some("origin"));
+        assert_eq!(refspecs, ["main"]);
+    }
+
+    #[test]
+    fn config_set_and_unset() {
+        assert_eq!(config(&words("codeguard.skipGate true")), Some(GitOp::SetSkipGate { enabled: true }));
+        assert_eq!(config(&words("--unset codeguard.skipGate")), Some(GitOp::SetSkipGate { enabled: false }));
+        assert_eq!(config(&words("--global codeguard.skipGate true")), None);
+        assert_eq!(config(&words("--get codeguard.skipGate")), None);
+    }
+}

@@ -1,0 +1,155 @@
+//! Our own small shell syntax tree and the [`ShellParser`] trait that produces it.
+//!
+//! In: shell source text. Out: a [`Script`] whose words are already quote-removed. The analyser
+//! walks only these types, so the concrete parser (brush-parser today) can be swapped by writing
+//! one adapter. Nothing here interprets what a command does.
+
+/// Parses shell source into our syntax tree.
+pub trait ShellParser {
+    /// Parses `source`; an error carries a one-line, human-readable reason.
+    fn parse(&self, source: &str) -> Result<Script, String>;
+}
+
+/// A list of commands run one after another (`;`, newline or `&`).
+#[derive(Debug, Clone, Default)]
+pub struct Script(pub Vec<Item>);
+
+/// One entry of a [`Script`]: an and-or list, possibly sent to the background with `&`.
+#[derive(Debug, Clone)]
+pub struct Item {
+    /// The commands joined by `&&` / `||`.
+    pub list: AndOr,
+    /// Whether the item ends with `&` (runs asynchronously, in a sub-shell).
+    pub background: bool,
+}
+
+/// Pipelines joined by `&&` and `||`.
+#[derive(Debug, Clone)]
+pub struct AndOr {
+    /// The first pipeline.
+    pub first: Pipeline,
+    /// The following pipelines with the operator in front of each.
+    pub rest: Vec<(Connector, Pipeline)>,
+}
+
+/// The operator between two pipelines of an and-or list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Connector {
+    /// `&&`: runs when the previous pipeline succeeded.
+    And,
+    /// `||`: runs when the previous pipeline failed.
+    Or,
+}
+
+/// Commands joined by `|` or `|&`.
+#[derive(Debug, Clone)]
+pub struct Pipeline(pub Vec<Command>);
+
+/// One command of a pipeline.
+#[derive(Debug, Clone)]
+pub enum Command {
+    /// A simple command: assignments, words, redirections.
+    Simple(Simple),
+    /// `( … )`: runs in a sub-shell.
+    Subshell(Script, Vec<Redirect>),
+    /// `{ …; }`: runs in the current shell.
+    Group(Script, Vec<Redirect>),
+    /// `if` with its `elif`/`else` branches: each is an optional condition and a body.
+    If(Vec<(Option<Script>, Script)>, Vec<Redirect>),
+    /// `while`, `until`, `for`, `select` or arithmetic `for`: the words iterated, an optional
+    /// condition and the body.
+    Loop {
+        /// Words of a `for … in` list (their substitutions run once).
+        words: Vec<Word>,
+        /// The condition of `while`/`until`.
+        condition: Option<Script>,
+        /// The loop body.
+        body: Script,
+        /// Redirections on the whole loop.
+        redirects: Vec<Redirect>,
+    },
+    /// `case WORD in …`: the tested word and the arms' bodies.
+    Case(Word, Vec<Script>, Vec<Redirect>),
+    /// `name() { … }` / `function name { … }`.
+    Function(String, Box<Command>),
+    /// `[[ … ]]`: only the words matter (their substitutions run).
+    Test(Vec<Word>),
+    /// `(( … ))`: arithmetic, unless the parser mistook nested sub-shells `( ( … ) )` for it;
+    /// the text is kept so the walker can look for commands in it.
+    Arithmetic(String),
+}
+
+/// A simple command.
+#[derive(Debug, Clone, Default)]
+pub struct Simple {
+    /// `NAME=value` prefixes.
+    pub assignments: Vec<Assignment>,
+    /// The command name and its arguments.
+    pub words: Vec<Word>,
+    /// Redirections, including here-documents and process substitutions.
+    pub redirects: Vec<Redirect>,
+}
+
+/// A `NAME=value` assignment.
+#[derive(Debug, Clone)]
+pub struct Assignment {
+    /// The variable name.
+    pub name: String,
+    /// The value words (one for a scalar, several for an array).
+    pub values: Vec<Word>,
+}
+
+/// A word after quote removal.
+#[derive(Debug, Clone, Default)]
+pub struct Word {
+    /// The source text, quotes included.
+    pub raw: String,
+    /// The value after quote removal; expansions keep their source text (`$x`, `$(…)`).
+    pub text: String,
+    /// Whether `text` is exactly what the shell would pass (no expansion of any kind).
+    pub literal: bool,
+    /// Whether the whole word is one parameter expansion (`$g`, `${GIT:-git}`).
+    pub parameter_only: bool,
+    /// Source of every `$( … )` and backtick substitution in the word, in order.
+    pub substitutions: Vec<String>,
+}
+
+impl Word {
+    /// A literal word (used by the fallback tokenizer and by tests).
+    pub fn literal(text: &str) -> Self {
+        Self {
+            raw: text.to_owned(),
+            text: text.to_owned(),
+            literal: true,
+            parameter_only: false,
+            substitutions: Vec::new(),
+        }
+    }
+
+    /// The literal value, if the word has no expansion.
+    pub fn value(&self) -> Option<&str> {
+        self.literal.then_some(self.text.as_str())
+    }
+}
+
+/// A redirection.
+#[derive(Debug, Clone)]
+pub enum Redirect {
+    /// `> file`, `2>&1`, `&> file` …: the target word.
+    File(Word),
+    /// `< file`: the file becomes standard input.
+    ReadFile(Word),
+    /// `<( … )` / `>( … )` as a redirection target or a plain argument.
+    Process(Script),
+    /// `<<DELIM` / `<<-DELIM`: the body, and whether it is expanded (unquoted delimiter).
+    HereDoc {
+        /// The body text, verbatim.
+        body: String,
+        /// Whether the delimiter was unquoted, so `$( … )` in the body runs.
+        expands: bool,
+        /// Sources of the command substitutions in an expanding body.
+        substitutions: Vec<String>,
+    },
+    /// `<<< word`.
+    HereString(Word),
+}

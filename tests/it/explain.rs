@@ -1,0 +1,294 @@
+//! `codeguard explain` on real repositories: binding through cd / -C / sub-directories, linked
+//! worktrees, the monorepo fallback, bypass forms, scripts on disk, and usage errors.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::support::{TestRepo, codeguard, git_in};
+
+fn explain(cwd: &Path, command: &str) -> Value {
+    let home = tempfile::tempdir().expect("home");
+    let out = codeguard(home.path())
+        .args(["explain", "--format", "json", "--cwd"])
+        .arg(cwd)
+        .arg("--")
+        .arg(command)
+        .output()
+        .expect("run codeguard");
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
+fn roots(v: &Value) -> Vec<String> {
+    v["repos"]
+        .as_array()
+        .expect("repos")
+        .iter()
+        .map(|r| r["root"].as_str().expect("root").to_owned())
+        .collect()
+}
+
+fn text(v: &Value) -> String {
+    v.to_string()
+}
+
+fn repo_with_file() -> TestRepo {
+    let repo = TestRepo::new();
+    repo.write("a.py", "x = 1\n").commit_all("init");
+    repo
+}
+
+#[test]
+fn a_plain_commit_binds_to_the_repository_it_runs_in() {
+    let repo = repo_with_file();
+    let v = explain(&repo.root(), "git add a.py && git commit -m x");
+    assert_eq!(v["schema_version"], "1");
+    assert_eq!(v["guarded"], true);
+    assert_eq!(v["mode"], "commit");
+    assert_eq!(roots(&v), [repo.root().display().to_string()]);
+    let ops: Vec<_> = v["repos"][0]["ops"].as_array().expect("ops").iter().map(|o| o["op"].clone()).collect();
+    assert_eq!(ops, ["add", "commit"]);
+    assert_eq!(v["repos"][0]["unverified"], serde_json::json!([]));
+}
+
+#[test]
+fn a_sub_directory_binds_to_the_worktree_root() {
+    let repo = repo_with_file();
+    repo.write("pkg/deep/b.py", "y = 2\n");
+    let v = explain(&repo.path("pkg/deep"), "git push");
+    assert_eq!(v["mode"], "push");
+    assert_eq!(roots(&v), [repo.root().display().to_string()]);
+    assert_eq!(v["repos"][0]["ops"][0]["cwd"], repo.path("pkg/deep").display().to_string());
+}
+
+#[test]
+fn look_alikes_are_not_guarded_and_open_no_repository() {
+    let repo = repo_with_file();
+    for cmd in ["echo 'git push'", "git push --dry-run", "git commit --help", "ls", "git add ."] {
+        let v = explain(&repo.root(), cmd);
+        assert_eq!(v["guarded"], false, "{cmd}");
+        assert_eq!(v["mode"], Value::Null, "{cmd}");
+        assert_eq!(v["repos"], serde_json::json!([]), "{cmd}");
+    }
+}
+
+#[test]
+fn dash_c_and_cd_bind_to_other_repositories() {
+    let a = repo_with_file();
+    let b = repo_with_file();
+    let cmd = format!("git add a.py && git -C {} push", b.root().display());
+    let v = explain(&a.root(), &cmd);
+    assert_eq!(roots(&v), [b.root().display().to_string()], "{v}");
+    let cmd = format!("cd {} && git commit -m x; cd {} && git push", a.root().display(), b.root().display());
+    let v = explain(&a.root(), &cmd);
+    assert_eq!(roots(&v), [a.root().display().to_string(), b.root().display().to_string()]);
+    assert_eq!(v["repos"][0]["mode"], "commit");
+    assert_eq!(v["repos"][1]["mode"], "push");
+    assert_eq!(v["mode"], "push");
+}
+
+#[test]
+fn sub_shell_cd_does_not_leak_but_brace_group_cd_does() {
+    let outer = repo_with_file();
+    // A nested, independent repository inside the outer one.
+    std::fs::create_dir_all(outer.path("inner")).expect("mkdir");
+    git_in(&outer.path("inner"), &["init", "-q", "-b", "main"]);
+    let inner = outer.path("inner").canonicalize().expect("canonical");
+    let v = explain(&outer.root(), "(cd inner && git commit -m x) && git push");
+    assert_eq!(roots(&v), [inner.display().to_string(), outer.root().display().to_string()], "{v}");
+    let v = explain(&outer.root(), "{ cd inner; git add .; } && git push");
+    assert_eq!(roots(&v), [inner.display().to_string()]);
+}
+
+#[test]
+fn a_target_that_is_not_a_repository_is_unverified_naming_the_path() {
+    let repo = repo_with_file();
+    let plain = tempfile::tempdir().expect("plain");
+    let plain_path = plain.path().canonicalize().expect("canonical");
+    let v = explain(&repo.root(), &format!("git -C {} push", plain_path.display()));
+    assert_eq!(v["guarded"], true);
+    assert_eq!(v["mode"], "push");
+    assert!(text(&v["unverified"]).contains(&plain_path.display().to_string()), "{v}");
+    assert!(v["block"].is_string());
+    let v = explain(&repo.root(), "cd missing-dir && git commit -m x");
+    assert!(text(&v["unverified"]).contains("missing-dir"), "{v}");
+    let v = explain(&repo.root(), "cd \"$TARGET\" && git commit -m x");
+    assert!(text(&v["unverified"]).contains("$TARGET"), "{v}");
+}
+
+#[test]
+fn git_rev_parse_show_toplevel_is_followed() {
+    let repo = repo_with_file();
+    repo.write("sub/x.txt", "x");
+    let v = explain(&repo.path("sub"), "cd \"$(git rev-parse --show-toplevel)\" && git push");
+    assert_eq!(roots(&v), [repo.root().display().to_string()]);
+    assert_eq!(v["repos"][0]["ops"][0]["cwd"], repo.root().display().to_string());
+    assert_eq!(v["unverified"], serde_json::json!([]));
+}
+
+#[test]
+fn linked_worktrees_bind_to_their_own_directory() {
+    let repo = repo_with_file();
+    let holder = tempfile::tempdir().expect("holder");
+    let wt = holder.path().join("wt");
+    repo.git(&["worktree", "add", "-q", "-b", "feature", wt.to_str().expect("utf8")]);
+    let wt = wt.canonicalize().expect("canonical");
+    let v = explain(&wt, "git commit -am x");
+    assert_eq!(roots(&v), [wt.display().to_string()]);
+    let v = explain(&repo.root(), &format!("git -C {} push", wt.display()));
+    assert_eq!(roots(&v), [wt.display().to_string()]);
+}
+
+#[test]
+fn monorepo_fallback_uses_children_with_a_git_entry_only_when_nothing_binds() {
+    let top = tempfile::tempdir().expect("top");
+    let top_path = top.path().canonicalize().expect("canonical");
+    for name in ["svc-a", "svc-b"] {
+        std::fs::create_dir(top_path.join(name)).expect("mkdir");
+        git_in(&top_path.join(name), &["init", "-q", "-b", "main"]);
+    }
+    std::fs::create_dir(top_path.join("docs")).expect("mkdir");
+    let v = explain(&top_path, "git commit -m x");
+    assert_eq!(
+        roots(&v),
+        [top_path.join("svc-a").display().to_string(), top_path.join("svc-b").display().to_string()]
+    );
+    assert_eq!(v["repos"][0]["fallback"], true);
+    assert!(text(&v["repos"][0]["unverified"]).contains("monorepo fallback"));
+    // An explicit binding wins: no fallback.
+    let v = explain(&top_path, "git -C svc-b push");
+    assert_eq!(roots(&v), [top_path.join("svc-b").display().to_string()]);
+    assert_eq!(v["repos"][0]["fallback"], false);
+    // Nothing to fall back to.
+    let empty = tempfile::tempdir().expect("empty");
+    let v = explain(empty.path(), "git push");
+    assert_eq!(v["guarded"], true);
+    assert_eq!(v["repos"], serde_json::json!([]));
+    assert!(text(&v["unverified"]).contains("not inside a git repository"), "{v}");
+}
+
+#[test]
+fn bypass_forms_inline_chain_and_persisted() {
+    let repo = repo_with_file();
+    let v = explain(&repo.root(), "git -c codeguard.skipGate=true commit -m x");
+    assert_eq!(v["repos"][0]["bypass"], "inline");
+    let v = explain(
+        &repo.root(),
+        "git config codeguard.skipGate true && git commit -m x && git config --unset codeguard.skipGate",
+    );
+    assert_eq!(v["repos"][0]["bypass"], "chain", "{v}");
+    let v = explain(&repo.root(), "git config codeguard.skipGate true; git commit -m x");
+    assert_eq!(v["repos"][0]["bypass"], Value::Null);
+    assert!(text(&v["repos"][0]["unverified"]).contains("not joined by `&&`"), "{v}");
+    let v = explain(
+        &repo.root(),
+        "git config codeguard.skipGate true && git config codeguard.skipGate false && git commit -m x",
+    );
+    assert_eq!(v["repos"][0]["bypass"], Value::Null);
+    let v = explain(&repo.root(), "git commit -m 'git -c codeguard.skipGate=true commit'");
+    assert_eq!(v["repos"][0]["bypass"], Value::Null);
+    repo.git(&["config", "codeguard.skipGate", "true"]);
+    let v = explain(&repo.root(), "git commit -m x");
+    assert_eq!(v["repos"][0]["bypass"], "persisted");
+}
+
+#[test]
+fn shell_scripts_on_disk_are_read_one_level_deep() {
+    let repo = repo_with_file();
+    repo.write("release.sh", "#!/bin/sh\nset -e\ngit add -A\ngit commit -m release\ngit push origin main\n");
+    repo.write("noop.sh", "#!/bin/sh\necho 'git push is for later'\n");
+    repo.write("run", "#!/usr/bin/env bash\ncd sub && git commit -m x\n").chmod_x("run");
+    repo.write("sub/.keep", "");
+    let v = explain(&repo.root(), "bash release.sh");
+    assert_eq!(v["mode"], "push");
+    let ops: Vec<_> = v["repos"][0]["ops"].as_array().expect("ops").iter().map(|o| o["op"].clone()).collect();
+    assert_eq!(ops, ["add", "commit", "push"]);
+    assert_eq!(v["repos"][0]["ops"][0]["indirect"], true);
+    assert_eq!(explain(&repo.root(), "sh ./noop.sh")["guarded"], false);
+    let v = explain(&repo.root(), "./run");
+    assert_eq!(v["mode"], "commit");
+    assert_eq!(v["repos"][0]["ops"][0]["cwd"], repo.path("sub").display().to_string());
+    // Resolved against the tracked cd.
+    repo.write("tools/ship.sh", "git push\n");
+    let v = explain(&repo.root(), "cd tools && bash ship.sh");
+    assert_eq!(v["mode"], "push", "{v}");
+}
+
+#[test]
+fn scripts_beyond_one_level_and_non_shell_programs_block() {
+    let repo = repo_with_file();
+    repo.write("outer.sh", "bash inner.sh\n");
+    repo.write("inner.sh", "git push\n");
+    let v = explain(&repo.root(), "bash outer.sh");
+    assert_eq!(v["mode"], "push");
+    assert!(v["repos"][0]["block"].as_str().unwrap_or_default().contains("more than one level"), "{v}");
+    repo.write("tool.py", "#!/usr/bin/env python3\nimport subprocess\nsubprocess.run(['git', 'push'])\n")
+        .chmod_x("tool.py");
+    for cmd in ["python3 tool.py", "./tool.py"] {
+        let v = explain(&repo.root(), cmd);
+        assert_eq!(v["mode"], "push", "{cmd}");
+        assert!(v["repos"][0]["block"].as_str().unwrap_or_default().contains("cannot be modelled"), "{v}");
+    }
+    repo.write("help.py", "print('usage: run git push after review')\n");
+    assert_eq!(explain(&repo.root(), "python3 help.py")["guarded"], false);
+}
+
+#[test]
+fn a_missing_script_is_silent_unless_its_command_looks_like_a_push() {
+    let repo = repo_with_file();
+    assert_eq!(explain(&repo.root(), "bash build.sh")["guarded"], false);
+    let v = explain(&repo.root(), "bash push.sh");
+    assert_eq!(v["guarded"], true);
+    assert!(text(&v).contains("could not be read"), "{v}");
+}
+
+#[test]
+fn unparsable_commands_that_commit_are_guarded_and_unverified() {
+    let repo = repo_with_file();
+    let v = explain(&repo.root(), "git commit -m 'oops");
+    assert_eq!(v["mode"], "commit");
+    assert!(text(&v["repos"][0]["unverified"]).contains("could not be parsed"), "{v}");
+    assert_eq!(explain(&repo.root(), "echo 'oops")["guarded"], false);
+}
+
+#[test]
+fn human_format_explains_in_words() {
+    let repo = repo_with_file();
+    let home = tempfile::tempdir().expect("home");
+    let out = codeguard(home.path())
+        .args(["explain", "--cwd"])
+        .arg(repo.root())
+        .args(["--", "git add . && git push"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.starts_with("Guarded: `git add . && git push` would push."), "{stdout}");
+    assert!(stdout.contains(&repo.root().display().to_string()));
+    let out = codeguard(home.path()).args(["explain", "--", "ls -la"]).output().expect("run");
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("Not guarded"));
+}
+
+#[test]
+fn a_missing_cwd_is_a_one_line_usage_error() {
+    let home = tempfile::tempdir().expect("home");
+    let out = codeguard(home.path())
+        .args(["explain", "--cwd", "/definitely/not/here", "--", "git push"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("codeguard: --cwd /definitely/not/here"), "{stderr}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn explain_leaves_the_repository_untouched() {
+    let repo = repo_with_file();
+    repo.write("release.sh", "git add -A && git commit -m x && git push\n");
+    crate::support::assert_untouched(&repo.root(), || {
+        explain(&repo.root(), "git add -A && git commit -m x && bash release.sh && git push");
+    });
+}
