@@ -18,19 +18,8 @@ use crate::safety::{self, AllowList};
 use crate::snapshot::{Snapshot, SnapshotOptions};
 use crate::surface;
 
-/// Runs `check` and returns its exit code.
+/// Runs `check` and returns its exit code (usage problems are [`UsageError`]s).
 pub fn run(args: &CheckArgs, env: &Env) -> anyhow::Result<u8> {
-    match check(args, env) {
-        Ok(code) => Ok(code),
-        Err(err) if err.downcast_ref::<UsageError>().is_some() => {
-            let _ = writeln!(std::io::stderr(), "codeguard: {err}");
-            Ok(crate::exit::USAGE)
-        }
-        Err(err) => Err(err),
-    }
-}
-
-fn check(args: &CheckArgs, env: &Env) -> anyhow::Result<u8> {
     let root = project_root(args.path.as_deref())?;
     let scope = args.scope();
     let content = Content::gather(&root, scope, env)?;

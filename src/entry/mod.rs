@@ -64,6 +64,11 @@ fn usage_error(err: &clap::Error) -> u8 {
     }
 }
 
+/// Maps an orchestration error to an exit code: usage errors are 2, the rest per entry policy.
+fn code_for(err: &anyhow::Error, entry: EntryPoint) -> u8 {
+    if err.downcast_ref::<UsageError>().is_some() { exit::USAGE } else { entry.internal_error_code() }
+}
+
 /// Linters run at once by default: the number of cores.
 pub(crate) fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(2, std::num::NonZero::get)
