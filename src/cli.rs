@@ -22,6 +22,19 @@ pub enum Command {
     Explain(ExplainArgs),
     /// List the language registry.
     Languages(LanguagesArgs),
+    /// Hook entry point for agent hosts: reads the host's payload on stdin.
+    Hook(HookArgs),
+}
+
+/// Arguments of `codeguard hook`.
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// The hook event.
+    #[arg(value_enum)]
+    pub event: crate::host::Event,
+    /// The host whose payload and answer format to use.
+    #[arg(long, value_enum, default_value = "claude")]
+    pub host: crate::host::Host,
 }
 
 /// Output formats for reports.

@@ -4,6 +4,8 @@
 mod check;
 mod engine;
 mod explain;
+mod gate;
+mod hook;
 mod languages;
 
 use std::ffi::OsString;
@@ -25,6 +27,7 @@ pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
         Command::Check(args) => (EntryPoint::Check, check::run(&args, env)),
         Command::Explain(args) => (EntryPoint::Explain, explain::run(&args, env)),
         Command::Languages(args) => (EntryPoint::Languages, languages::run(&args)),
+        Command::Hook(args) => return hook::run(&args, env),
     };
     match result {
         Ok(code) => code,

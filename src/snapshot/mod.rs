@@ -256,3 +256,13 @@ impl Snapshot {
         Ok(())
     }
 }
+
+/// The text of a file as committed at `HEAD` (for inputs only a human commit may change, such
+/// as the safety allow list). `None` when there is no such file, no commit, or it is not text.
+pub fn head_file(repo_root: &Path, path: &str) -> Option<String> {
+    let repo = crate::surface::open_repo(repo_root).ok()?;
+    let tree = repo.head_commit().ok()?.tree().ok()?;
+    let entry = tree.lookup_entry_by_path(path).ok()??;
+    let blob = entry.object().ok()?;
+    String::from_utf8(blob.data.clone()).ok()
+}

@@ -1,0 +1,343 @@
+//! The `PreToolUse` hard gate: from a shell command to allow, context or block.
+//!
+//! Flow: analyse the command (pure) → not guarded: allow at once, without opening a repository →
+//! `CODEGUARD_SKIP_GATE` (the only full bypass, audited) → bind to repositories → per repository,
+//! in parallel: predict the surface, materialise it, run the safety scan (always) and the
+//! linters of the touched languages (unless an agent-visible bypass skips them) → one answer.
+//! A confirmed lint failure or safety violation blocks; an uncheckable indirect script, a
+//! `cd`/`-C` into a non-repository, or a commit with no repository blocks with instructions to
+//! make it checkable; an inexact prediction answers with context saying what was not verified.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use super::engine::{self, LintRequest};
+use crate::bash::{self, GitOp};
+use crate::env::Env;
+use crate::host::Answer;
+use crate::intent::{self, RepoIntent};
+use crate::report::{self, GateReport};
+use crate::run::{LanguageResult, RunOptions};
+use crate::safety::{self, AllowList};
+use crate::snapshot::{Snapshot, SnapshotOptions};
+use crate::surface::{self, Pathspecs, StagingAction, SurfaceOptions};
+use crate::verdict::Status;
+
+/// Default overall budget for one gate run, below the hosts' own hook timeouts.
+pub const DEFAULT_BUDGET: Duration = Duration::from_secs(100);
+
+/// Separator between the reports of several repositories.
+const NEXT_REPOSITORY: &str = "\n==== next repository ====\n";
+
+/// Evaluates a shell command the agent is about to run in `cwd`.
+pub fn evaluate(command: &str, cwd: &Path, env: &Env) -> Answer {
+    let analysis = bash::analyse(command);
+    if !analysis.needs_resolution() {
+        return Answer::Allow;
+    }
+    let intent = intent::resolve(&analysis, cwd);
+    if !intent.guarded {
+        return Answer::Allow;
+    }
+    if env.is_truthy("CODEGUARD_SKIP_GATE") {
+        audit(env, "env", cwd);
+        return Answer::Context(
+            "codeguard: gate bypassed by CODEGUARD_SKIP_GATE (recorded in the audit log).".into(),
+        );
+    }
+    if let Some(reason) = &intent.block {
+        return Answer::Block(uncheckable(reason, None));
+    }
+    if intent.repos.is_empty() {
+        return Answer::Block(uncheckable(
+            "no git repository was found for this commit/push (the directory is not inside a repository)",
+            None,
+        ));
+    }
+    let started = Instant::now();
+    let budget = budget(env);
+    let outcomes: Vec<RepoOutcome> = std::thread::scope(|scope| {
+        let handles: Vec<_> = intent
+            .repos
+            .iter()
+            .map(|repo| scope.spawn(move || check_repo(repo, env, started, budget)))
+            .collect();
+        handles
+            .into_iter()
+            .zip(&intent.repos)
+            .map(|(h, repo)| {
+                h.join().unwrap_or_else(|_| RepoOutcome::note(&repo.root, "internal error while checking"))
+            })
+            .collect()
+    });
+    combine(&outcomes, &intent.unverified)
+}
+
+/// What the gate concluded for one repository.
+struct RepoOutcome {
+    block: Option<String>,
+    notes: Vec<String>,
+}
+
+impl RepoOutcome {
+    fn note(root: &Path, text: &str) -> Self {
+        Self { block: None, notes: vec![format!("{}: {text}", root.display())] }
+    }
+}
+
+fn combine(outcomes: &[RepoOutcome], general: &[String]) -> Answer {
+    let blocks: Vec<&str> = outcomes.iter().filter_map(|o| o.block.as_deref()).collect();
+    if !blocks.is_empty() {
+        return Answer::Block(blocks.join(NEXT_REPOSITORY));
+    }
+    let notes: Vec<&str> = general
+        .iter()
+        .map(String::as_str)
+        .chain(outcomes.iter().flat_map(|o| o.notes.iter().map(String::as_str)))
+        .collect();
+    if notes.is_empty() {
+        return Answer::Allow;
+    }
+    let mut text = String::from(
+        "codeguard: not everything could be verified — do not report this commit/push as fully checked.\n",
+    );
+    for note in notes {
+        let _ = writeln!(text, "- UNVERIFIED: {note}");
+    }
+    Answer::Context(text)
+}
+
+fn check_repo(repo: &RepoIntent, env: &Env, started: Instant, budget: Duration) -> RepoOutcome {
+    if let Some(reason) = &repo.block {
+        return RepoOutcome { block: Some(uncheckable(reason, Some(&repo.root))), notes: Vec::new() };
+    }
+    let mut notes: Vec<String> = repo.unverified.clone();
+    let (mode, actions) = staging_actions(repo);
+    let options = SurfaceOptions { through_last_commit: !repo.ops.iter().any(|o| o.indirect) };
+    let surface = match surface::predict(&repo.root, mode, &actions, &options) {
+        Ok(surface) => surface,
+        Err(e) => return RepoOutcome::note(&repo.root, &format!("cannot read the repository: {e}")),
+    };
+    notes.extend(surface.unverified.iter().cloned());
+    let snapshot = match Snapshot::materialise(&surface, &SnapshotOptions::from_env(env)) {
+        Ok(snapshot) => snapshot,
+        Err(e) => {
+            notes.push(format!("exact content could not be rebuilt: {e}; linters did not run"));
+            let findings = safety::scan_paths(&surface.paths, &AllowList::default());
+            return finish(repo, mode_name(mode), &[], &findings, notes, false);
+        }
+    };
+    let allow =
+        AllowList::parse(&crate::snapshot::head_file(&repo.root, safety::ALLOW_FILE).unwrap_or_default());
+    let findings = safety::scan(snapshot.root(), snapshot.changed(), &allow);
+    let bypassed = repo.bypass.is_some();
+    let languages = if let Some(kind) = repo.bypass {
+        audit(env, kind.as_str(), &repo.root);
+        notes.push(format!(
+            "language linters skipped by codeguard.skipGate ({}); the safety scan ran",
+            kind.as_str()
+        ));
+        Vec::new()
+    } else {
+        let left = budget.saturating_sub(started.elapsed());
+        match lint(&snapshot, &repo.root, env, left) {
+            Ok(results) => results,
+            Err(reason) => {
+                notes.push(reason);
+                Vec::new()
+            }
+        }
+    };
+    if started.elapsed() >= budget && languages.iter().any(|l| l.reason == "timed out") {
+        let text = format!(
+            "codeguard: {} blocked — checks did not finish in time; retry\nTarget repository: {}\nThe whole Bash call was NOT executed. The linters ran past the gate's {}-second budget and were stopped; run the same command again (a second run is usually faster), or run `codeguard check --staged` to see what is slow.\n",
+            mode_name(mode),
+            repo.root.display(),
+            budget.as_secs()
+        );
+        return RepoOutcome { block: Some(text), notes };
+    }
+    if let Err(e) = snapshot.reverify() {
+        notes.push(format!("{e}; the result may not match what will be committed"));
+        return RepoOutcome { block: None, notes };
+    }
+    for lang in languages.iter().filter(|l| matches!(l.status, Status::Unverified | Status::Planned)) {
+        notes.push(format!("{}: {}", lang.language, lang.reason));
+    }
+    let no_verify = repo
+        .ops
+        .iter()
+        .any(|o| matches!(o.op, GitOp::Commit { no_verify: true, .. } | GitOp::Push { no_verify: true, .. }));
+    finish(repo, mode_name(mode), &languages, &findings, notes, no_verify || bypassed)
+}
+
+fn finish(
+    repo: &RepoIntent,
+    mode: &str,
+    languages: &[LanguageResult],
+    findings: &[safety::Finding],
+    notes: Vec<String>,
+    no_verify: bool,
+) -> RepoOutcome {
+    let lint_failed = languages.iter().any(|l| l.status == Status::Fail);
+    if !lint_failed && !safety::blocks(findings) {
+        return RepoOutcome { block: None, notes };
+    }
+    let report = GateReport {
+        mode,
+        root: repo.root.clone(),
+        languages,
+        findings,
+        no_verify,
+        linters_bypassed: repo.bypass.is_some(),
+    };
+    RepoOutcome { block: Some(report::render_gate(&report)), notes }
+}
+
+/// Runs the linters of the changed files inside the snapshot, within what is left of the budget.
+fn lint(
+    snapshot: &Snapshot,
+    repo_root: &Path,
+    env: &Env,
+    left: Duration,
+) -> Result<Vec<LanguageResult>, String> {
+    let request = LintRequest {
+        dir: snapshot.root(),
+        project_files: snapshot.changed(),
+        selected: snapshot.changed(),
+        whole_tree: false,
+        only: &[],
+        options: RunOptions { deadline: left.max(Duration::from_secs(1)), jobs: super::default_jobs() },
+        log_prefix: format!("gate-{}", report::path_key(repo_root)),
+    };
+    engine::lint(&request, env, &|_| {}).map_err(|e| format!("{e}; linters did not run"))
+}
+
+/// Translates the bound operations of one repository into staging actions and a surface mode.
+fn staging_actions(repo: &RepoIntent) -> (surface::Mode, Vec<StagingAction>) {
+    let mut actions = Vec::new();
+    let mut committed = false;
+    let mut pushes = false;
+    for bound in &repo.ops {
+        let cwd_rel = relative(&repo.root, &bound.cwd);
+        match &bound.op {
+            GitOp::Add {
+                pathspecs,
+                all,
+                update,
+                force,
+                interactive,
+                pathspec_from_file,
+                dry_run,
+                intent_to_add,
+                dynamic,
+            } => {
+                if *interactive || *pathspec_from_file || *dynamic {
+                    actions.push(StagingAction::Unverifiable(format!(
+                        "`{}` stages content that cannot be known before it runs",
+                        bound.text
+                    )));
+                } else if !*dry_run && !*intent_to_add {
+                    actions.push(StagingAction::Add {
+                        specs: Pathspecs::new(cwd_rel, pathspecs.clone()),
+                        all: *all,
+                        update: *update,
+                        force: *force,
+                    });
+                }
+            }
+            GitOp::Commit { all, only_paths, include, interactive, pathspec_from_file, dynamic, .. } => {
+                committed = true;
+                actions.push(if *interactive || *pathspec_from_file || *dynamic {
+                    StagingAction::Unverifiable(format!(
+                        "`{}` commits content that cannot be known before it runs",
+                        bound.text
+                    ))
+                } else if *all {
+                    StagingAction::CommitAll
+                } else if only_paths.is_empty() {
+                    StagingAction::Commit
+                } else if *include {
+                    StagingAction::CommitInclude(Pathspecs::new(cwd_rel, only_paths.clone()))
+                } else {
+                    StagingAction::CommitOnly(Pathspecs::new(cwd_rel, only_paths.clone()))
+                });
+            }
+            GitOp::Push { dry_run, .. } => pushes |= !*dry_run,
+            GitOp::Rm { pathspecs, cached, dry_run, dynamic, .. } => {
+                if *dynamic {
+                    actions.push(StagingAction::Unverifiable(format!(
+                        "`{}` removes paths known only at run time",
+                        bound.text
+                    )));
+                } else if !*dry_run {
+                    actions.push(StagingAction::Rm {
+                        specs: Pathspecs::new(cwd_rel, pathspecs.clone()),
+                        cached: *cached,
+                    });
+                }
+            }
+            GitOp::Mv { from, to, dry_run, dynamic } => {
+                if *dynamic {
+                    actions.push(StagingAction::Unverifiable(format!(
+                        "`{}` moves paths known only at run time",
+                        bound.text
+                    )));
+                } else if !*dry_run {
+                    actions.extend(from.iter().map(|f| StagingAction::Mv {
+                        cwd_rel: cwd_rel.clone(),
+                        from: f.clone(),
+                        to: to.clone(),
+                    }));
+                }
+            }
+            GitOp::Stash { action, .. } => {
+                if !matches!(action.as_str(), "list" | "show") {
+                    actions.push(StagingAction::Unverifiable(format!(
+                        "`{}` changes the index and worktree before the commit",
+                        bound.text
+                    )));
+                }
+            }
+            GitOp::SetSkipGate { .. } => {}
+        }
+    }
+    let mode = if pushes { surface::Mode::Push { pending_commit: committed } } else { surface::Mode::Commit };
+    (mode, actions)
+}
+
+fn mode_name(mode: surface::Mode) -> &'static str {
+    mode.as_str()
+}
+
+fn relative(root: &Path, dir: &Path) -> String {
+    dir.strip_prefix(root).ok().and_then(Path::to_str).unwrap_or("").to_owned()
+}
+
+/// The report for a command that cannot be checked, with how to make it checkable.
+fn uncheckable(reason: &str, root: Option<&PathBuf>) -> String {
+    let mut text = format!("codeguard: commit/push blocked — cannot be checked: {reason}\n");
+    if let Some(root) = root {
+        let _ = writeln!(text, "Target repository: {}", root.display());
+    }
+    text.push_str("What to do:\n- This whole Bash call was NOT executed. Make the git step checkable: run `git add …`, `git commit …` and `git push …` directly (not through a script, `eval` or a variable), from inside the repository (`cd <repo> && git commit …` or `git -C <repo> commit …`).\n- If a script must commit, run its other steps first, then the git commands directly in a separate call.\n");
+    text
+}
+
+fn budget(env: &Env) -> Duration {
+    env.text("CODEGUARD_GATE_BUDGET_SECS")
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|s| *s > 0)
+        .map_or(DEFAULT_BUDGET, Duration::from_secs)
+}
+
+fn audit(env: &Env, kind: &str, root: &Path) {
+    let record = serde_json::json!({
+        "ts": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+        "event": "bypass",
+        "kind": kind,
+        "repo": root,
+    });
+    let _ = crate::state::audit(env, &record);
+}

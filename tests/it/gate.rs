@@ -1,0 +1,211 @@
+//! The `PreToolUse` hard gate end to end: real Claude payloads into the real binary, real repos,
+//! real ruff and shellcheck; every run proves the user's repository was left untouched.
+
+use std::process::Output;
+
+use crate::support::{TestRepo, assert_untouched, codeguard, real_tool};
+
+const BAD_PY: &str = "import os\nimport sys\n\nprint(sys.argv)\n";
+const GOOD_PY: &str = "import sys\n\nprint(sys.argv)\n";
+
+/// Feeds a Claude-style `PreToolUse` payload for `command` run in `cwd`.
+fn hook(home: &std::path::Path, cwd: &std::path::Path, command: &str, env: &[(&str, &str)]) -> Output {
+    let payload = serde_json::json!({
+        "session_id": "s-1",
+        "tool_use_id": "t-1",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command, "description": "test"},
+        "cwd": cwd,
+    });
+    let mut cmd = codeguard(home);
+    cmd.args(["hook", "pre-tool-use"]).write_stdin(payload.to_string());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("run hook")
+}
+
+fn gate(repo: &TestRepo, command: &str, env: &[(&str, &str)]) -> (Option<i32>, String, String) {
+    let home = tempfile::tempdir().expect("home");
+    let out = assert_untouched(&repo.root(), || hook(home.path(), &repo.root(), command, env));
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn repo_with(files: &[(&str, &str)]) -> TestRepo {
+    let repo = TestRepo::new();
+    repo.write("README.txt", "hello\n").commit_all("init");
+    for (path, content) in files {
+        repo.write(path, content);
+    }
+    repo
+}
+
+#[test]
+fn a_bad_staged_python_file_blocks_naming_file_and_rule() {
+    let Some(_) = real_tool("ruff") else { return };
+    let repo = repo_with(&[("app/main.py", BAD_PY)]);
+    repo.git(&["add", "app/main.py"]);
+    let (code, stdout, stderr) = gate(&repo, "git commit -m 'add app'", &[]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stdout.is_empty());
+    assert!(stderr.starts_with("codeguard: commit blocked — python (ruff): 1 problem"), "{stderr}");
+    assert!(stderr.contains("app/main.py:1:8: F401"), "{stderr}");
+    assert!(stderr.contains(&format!("Target repository: {}", repo.root().display())));
+    assert!(stderr.chars().count() <= 3000);
+}
+
+#[test]
+fn clean_content_passes_silently() {
+    let Some(_) = real_tool("ruff") else { return };
+    let repo = repo_with(&[("app.py", GOOD_PY)]);
+    repo.git(&["add", "app.py"]);
+    assert_eq!(gate(&repo, "git commit -m ok", &[]), (Some(0), String::new(), String::new()));
+}
+
+#[test]
+fn unstaged_work_in_progress_does_not_block_a_plain_commit_but_commit_a_includes_it() {
+    let Some(_) = real_tool("ruff") else { return };
+    let repo = repo_with(&[("app.py", GOOD_PY)]);
+    repo.commit_all("good");
+    repo.write("app.py", BAD_PY).write("new.py", GOOD_PY);
+    repo.git(&["add", "new.py"]);
+    assert_eq!(gate(&repo, "git commit -m new", &[]).0, Some(0));
+    assert_eq!(gate(&repo, "git commit -am all", &[]).0, Some(2));
+}
+
+#[test]
+fn look_alikes_pass_without_output() {
+    let repo = repo_with(&[(".env", "TOKEN=1\n")]);
+    repo.git(&["add", ".env"]);
+    for command in
+        ["echo \"git push\"", "grep -r 'git commit' .", "git log --grep=push", "git push -n", "ls -la"]
+    {
+        assert_eq!(gate(&repo, command, &[]), (Some(0), String::new(), String::new()), "{command}");
+    }
+}
+
+#[test]
+fn a_staged_env_file_blocks_even_when_linters_are_bypassed() {
+    let repo = repo_with(&[(".env", "TOKEN=1\n")]);
+    repo.git(&["add", ".env"]);
+    let (code, _, stderr) = gate(&repo, "git -c codeguard.skipGate=true commit -m env", &[]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.starts_with("codeguard: commit blocked — 1 file must not be committed"), "{stderr}");
+    assert!(stderr.contains(".env: sensitive-file"));
+
+    repo.git(&["config", "codeguard.skipGate", "true"]);
+    let (code, _, stderr) = gate(&repo, "git commit -m env", &[]);
+    assert_eq!(code, Some(2), "persisted skipGate skips linters only: {stderr}");
+    assert!(stderr.contains("bypassed by codeguard.skipGate"));
+
+    let (code, stdout, _) = gate(&repo, "git commit -m env", &[("CODEGUARD_SKIP_GATE", "1")]);
+    assert_eq!(code, Some(0), "the environment variable is the one full bypass");
+    assert!(stdout.contains("CODEGUARD_SKIP_GATE"));
+    let (code, ..) = gate(&repo, "git commit -m env", &[("CODEGUARD_SKIP_GATE", "0")]);
+    assert_eq!(code, Some(2), "0 is not truthy");
+}
+
+#[test]
+fn secrets_in_staged_source_block_and_are_redacted() {
+    let aws = ["AKIA", "Z7Q3K9X2M4P8V6B1"].concat();
+    let pem = ["-----BEGIN RSA ", "PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----\n"].concat();
+    let repo = repo_with(&[("settings.txt", &format!("aws_key = {aws}\n")), ("keys/deploy.txt", &pem)]);
+    repo.git(&["add", "-A"]);
+    let (code, _, stderr) = gate(&repo, "git -c codeguard.skipGate=true commit -m keys", &[]);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains("settings.txt:1: aws-access-key-id")
+            && stderr.contains("keys/deploy.txt:1: private-key"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains(&aws) && !stderr.contains("MIIEow"), "secrets are never echoed");
+}
+
+#[test]
+fn interactive_staging_is_unverified_context_not_a_block() {
+    let Some(_) = real_tool("ruff") else { return };
+    let repo = repo_with(&[("app.py", GOOD_PY)]);
+    repo.git(&["add", "app.py"]);
+    let (code, stdout, stderr) = gate(&repo, "git add -p && git commit -m partial", &[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).expect("context JSON");
+    let context = json["hookSpecificOutput"]["additionalContext"].as_str().expect("context");
+    assert!(context.contains("UNVERIFIED") && context.contains("git add -p"), "{context}");
+    assert!(!context.to_lowercase().contains("all passed"));
+}
+
+#[test]
+fn a_script_that_commits_a_bad_file_is_blocked() {
+    let Some(_) = real_tool("ruff") else { return };
+    let repo =
+        repo_with(&[("release.sh", "#!/bin/sh\ngit add -A\ngit commit -m release\n"), ("lib.py", BAD_PY)]);
+    repo.chmod_x("release.sh");
+    let (code, _, stderr) = gate(&repo, "bash release.sh", &[]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("lib.py:1:8: F401"), "{stderr}");
+}
+
+#[test]
+fn a_linter_past_the_budget_denies_with_a_retry_message() {
+    let repo = repo_with(&[
+        ("hang.sh", "#!/bin/sh\nsleep 60\n"),
+        ("codeguard.json", r#"{"languages": {"python": {"lint": ["./hang.sh", "{files}"]}}}"#),
+        ("app.py", GOOD_PY),
+    ]);
+    repo.chmod_x("hang.sh");
+    repo.git(&["add", "-A"]);
+    let started = std::time::Instant::now();
+    let (code, _, stderr) = gate(&repo, "git commit -m slow", &[("CODEGUARD_GATE_BUDGET_SECS", "2")]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("checks did not finish in time; retry"), "{stderr}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+}
+
+#[test]
+fn broken_payloads_fail_open_with_one_line() {
+    let home = tempfile::tempdir().expect("home");
+    for payload in ["not json", "[]", r#"{"tool_name":"Bash","tool_input":{"command":7}}"#] {
+        let out =
+            codeguard(home.path()).args(["hook", "pre-tool-use"]).write_stdin(payload).output().expect("run");
+        assert_eq!(out.status.code(), Some(0), "{payload}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.starts_with("[codeguard] internal error ignored (fail-open): ")
+                && stderr.lines().count() == 1,
+            "{stderr}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+    let huge = format!(r#"{{"tool_name":"Bash","tool_input":{{"command":"{}"}}}}"#, "x".repeat(1024 * 1024));
+    let out = codeguard(home.path()).args(["hook", "pre-tool-use"]).write_stdin(huge).output().expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("payload larger than"));
+}
+
+#[test]
+fn a_commit_outside_any_repository_is_blocked_with_instructions() {
+    let dir = tempfile::tempdir().expect("dir");
+    let home = tempfile::tempdir().expect("home");
+    let out = hook(home.path(), dir.path(), "git commit -m x", &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cannot be checked") && stderr.contains("NOT executed"), "{stderr}");
+}
+
+#[test]
+fn python_and_shell_failures_are_reported_together() {
+    let (Some(_), Some(_)) = (real_tool("ruff"), real_tool("shellcheck")) else { return };
+    let repo = repo_with(&[("app.py", BAD_PY), ("deploy.sh", "#!/bin/sh\ncd $1\n")]);
+    let (code, _, stderr) = gate(&repo, "git add . && git commit -m both", &[]);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.starts_with("codeguard: commit blocked — python (ruff), shell (shellcheck): 2 problems"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("deploy.sh:2:1: warning") && stderr.contains("SC2164"), "{stderr}");
+}
