@@ -29,12 +29,13 @@ pub enum Command {
 /// Arguments of `codeguard hook`.
 #[derive(Debug, Args)]
 pub struct HookArgs {
-    /// The hook event.
-    #[arg(value_enum)]
-    pub event: crate::host::Event,
-    /// The host whose payload and answer format to use.
-    #[arg(long, value_enum, default_value = "claude")]
-    pub host: crate::host::Host,
+    /// The hook event: session-start, user-prompt-submit, pre-tool-use, post-tool-use or stop (a
+    /// host's own names such as `BeforeTool` are accepted too; unknown events are ignored).
+    pub event: String,
+    /// The host whose payload and answer format to use: claude, codex, gemini, kimi, copilot,
+    /// cursor, openhands, zcode or neutral.
+    #[arg(long, default_value = "claude")]
+    pub host: String,
 }
 
 /// Output formats for reports.

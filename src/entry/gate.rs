@@ -42,8 +42,8 @@ pub fn evaluate(command: &str, cwd: &Path, env: &Env) -> Answer {
     }
     if env.is_truthy("CODEGUARD_SKIP_GATE") {
         audit(env, "env", cwd);
-        return Answer::Context(
-            "codeguard: gate bypassed by CODEGUARD_SKIP_GATE (recorded in the audit log).".into(),
+        return Answer::context(
+            "codeguard: gate bypassed by CODEGUARD_SKIP_GATE (recorded in the audit log).",
         );
     }
     if let Some(reason) = &intent.block {
@@ -105,7 +105,7 @@ fn combine(outcomes: &[RepoOutcome], general: &[String]) -> Answer {
     for note in notes {
         let _ = writeln!(text, "- UNVERIFIED: {note}");
     }
-    Answer::Context(text)
+    Answer::context(text)
 }
 
 fn check_repo(repo: &RepoIntent, env: &Env, started: Instant, budget: Duration) -> RepoOutcome {

@@ -1,49 +1,66 @@
 //! `codeguard hook <event> [--host H]`: the entry point agent hosts call.
 //!
 //! Reads the payload (≤ 1 MiB) from stdin, decodes it for the host, runs the event's handler and
-//! writes the host-encoded answer. Fail-open: a bad or oversized payload, an internal error or a
-//! panic never blocks — it exits the host's "no opinion" way with one line on stderr.
+//! writes the host-encoded answer. Fail-open: an unknown host or event, a bad or oversized
+//! payload, an internal error or a panic never blocks — it exits the host's "no opinion" way
+//! with one line on stderr.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
+use std::time::Instant;
 
 use crate::cli::HookArgs;
 use crate::env::Env;
-use crate::host::{self, Answer, Encoded, Event, HookEvent, ToolCall};
+use crate::host::{self, Answer, Encoded, Event, HookEvent, Host, ToolCall};
 
 /// Runs a hook and returns the exit code. Never fails: every error is encoded fail-open.
 pub fn run(args: &HookArgs, env: &Env) -> u8 {
+    let started = Instant::now();
+    let (Some(host), Some(event)) = (Host::from_name(&args.host), Event::from_name(&args.event)) else {
+        return emit(&note(&format!(
+            "unknown hook `{}` for host `{}`; nothing to do",
+            args.event, args.host
+        )));
+    };
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
-    let outcome = std::panic::catch_unwind(|| handle(args, env));
+    let outcome = std::panic::catch_unwind(|| handle(host, event, env));
     std::panic::set_hook(previous);
+    let runtime_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     let encoded = match outcome {
-        Ok(Ok(answer)) => host::encode(args.host, args.event, &answer),
-        Ok(Err(err)) => fail_open(&format!("{err:#}")),
-        Err(panic) => fail_open(&panic_text(&panic)),
+        Ok(Ok((decoded, answer))) => host::encode(&decoded, &answer, runtime_ms),
+        Ok(Err(err)) => fail_open(host, event, &format!("{err:#}")),
+        Err(panic) => fail_open(host, event, &panic_text(&panic)),
     };
     emit(&encoded)
 }
 
-fn handle(args: &HookArgs, env: &Env) -> anyhow::Result<Answer> {
+fn handle(host: Host, event: Event, env: &Env) -> anyhow::Result<(HookEvent, Answer)> {
     let payload = read_payload()?;
-    let event = host::decode(args.host, args.event, &payload)?;
-    Ok(dispatch(&event, env))
+    let decoded = host::decode(host, event, &payload)?;
+    let answer = dispatch(&decoded, env);
+    Ok((decoded, answer))
 }
 
 fn dispatch(event: &HookEvent, env: &Env) -> Answer {
+    let cwd =
+        event.cwd.clone().or_else(|| std::env::current_dir().ok()).unwrap_or_else(|| PathBuf::from("."));
     match event.event {
         Event::PreToolUse => match &event.tool {
             ToolCall::Shell { command } if !command.trim().is_empty() => {
-                let cwd = event
-                    .cwd
-                    .clone()
-                    .or_else(|| std::env::current_dir().ok())
-                    .unwrap_or_else(|| PathBuf::from("."));
                 super::gate::evaluate(command, &cwd, env)
             }
-            ToolCall::Shell { .. } | ToolCall::Other(_) => Answer::Allow,
+            ToolCall::Shell { .. } | ToolCall::Edit { .. } | ToolCall::Other(_) | ToolCall::None => {
+                Answer::Allow
+            }
         },
+        Event::SessionStart => super::lifecycle::session_start(&cwd, env),
+        Event::UserPromptSubmit => super::lifecycle::prompt(event.prompt.as_deref().unwrap_or(""), &cwd, env),
+        Event::PostToolUse => match &event.tool {
+            ToolCall::Edit { paths } => super::lifecycle::after_edit(paths, &cwd, env),
+            ToolCall::Shell { .. } | ToolCall::Other(_) | ToolCall::None => Answer::Allow,
+        },
+        Event::Stop => super::lifecycle::stop(event, &cwd, env),
     }
 }
 
@@ -58,12 +75,17 @@ fn read_payload() -> anyhow::Result<Vec<u8>> {
     Ok(buf)
 }
 
-fn fail_open(reason: &str) -> Encoded {
+/// The fail-open answer: the host's "no opinion" (the neutral contract still answers in JSON),
+/// plus one line on stderr.
+fn fail_open(host: Host, event: Event, reason: &str) -> Encoded {
     let line: String = reason.lines().next().unwrap_or("").chars().take(300).collect();
-    Encoded {
-        stderr: format!("[codeguard] internal error ignored (fail-open): {line}\n"),
-        ..Encoded::default()
-    }
+    let mut encoded = host::encode(&HookEvent::bare(host, event), &Answer::Allow, 0);
+    encoded.stderr = format!("[codeguard] internal error ignored (fail-open): {line}\n");
+    encoded
+}
+
+fn note(text: &str) -> Encoded {
+    Encoded { stderr: format!("[codeguard] {text}\n"), ..Encoded::default() }
 }
 
 fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
@@ -74,7 +96,8 @@ fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
         .map_or_else(|| "panic".to_owned(), |s| format!("panic: {s}"))
 }
 
-/// Writes the encoded answer; the only writer of hook stdout.
+/// Writes the encoded answer; the only writer of hook stdout. If the answer cannot be written,
+/// the hook exits 0 (fail-open) rather than block without a reason.
 fn emit(encoded: &Encoded) -> u8 {
     let mut ok = std::io::stdout()
         .write_all(encoded.stdout.as_bytes())

@@ -7,6 +7,7 @@ mod explain;
 mod gate;
 mod hook;
 mod languages;
+mod lifecycle;
 
 use std::ffi::OsString;
 use std::io::Write;
