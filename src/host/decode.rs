@@ -75,7 +75,10 @@ pub(super) fn from_map(host: Host, event: Event, map: &Map<String, Value>) -> Re
         tool_use_id: text(map, &["tool_use_id", "tool_call_id", "toolCallId", "toolUseId", "generation_id"])?,
         tool_name,
         tool,
-        prompt: prompt(map)?,
+        prompt: match prompt(map)? {
+            Some(text) => Some(text),
+            None => input.as_ref().map(prompt).transpose()?.flatten(),
+        },
         stop_hook_active: map.get("stop_hook_active").and_then(Value::as_bool).unwrap_or(false),
         correlation_id: None,
     })

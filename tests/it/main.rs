@@ -5,6 +5,8 @@ mod check;
 mod corpus;
 mod explain;
 mod gate;
+mod hosts;
+mod lifecycle;
 mod properties;
 mod snapshot;
 mod support;
