@@ -20,6 +20,10 @@ use crate::exit::{self, EntryPoint};
 
 /// Parses the arguments and runs the chosen entry point. Returns the process exit code.
 pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
+    let args: Vec<OsString> = args.into_iter().collect();
+    if let Some(hook_args) = hook_fast_path(&args) {
+        return hook::run(&hook_args, env);
+    }
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(err) => return usage_error(&err),
@@ -42,6 +46,20 @@ pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
             code
         }
     }
+}
+
+/// `hook <event> [--host H]` parsed without building the whole command-line model: the hook runs
+/// on every shell command an agent types, so its start-up is kept to the bare minimum. Anything
+/// else (help, unusual spellings) goes through clap.
+fn hook_fast_path(args: &[OsString]) -> Option<crate::cli::HookArgs> {
+    let words: Vec<&str> = args.iter().skip(1).map(|a| a.to_str()).collect::<Option<_>>()?;
+    let host = match words.as_slice() {
+        ["hook", event] if !event.starts_with('-') => "claude",
+        ["hook", event, "--host", host] if !event.starts_with('-') => host,
+        ["hook", event, flag] if !event.starts_with('-') => flag.strip_prefix("--host=")?,
+        _ => return None,
+    };
+    Some(crate::cli::HookArgs { event: words[1].to_owned(), host: host.to_owned() })
 }
 
 /// Prints a clap error as one clear line (help and version print as usual) and picks the code.
