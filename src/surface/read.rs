@@ -65,9 +65,28 @@ pub(crate) fn open(root: &Path) -> Result<gix::Repository, SurfaceError> {
 
 /// Re-reads the fingerprint of the repository at `root` (used to detect changes after predicting).
 pub fn observe(root: &Path) -> Result<Observed, SurfaceError> {
+    observe_index(root, None)
+}
+
+/// Like [`observe`], reading the index from `index_file` when given (git's `GIT_INDEX_FILE`).
+pub fn observe_index(root: &Path, index_file: Option<&Path>) -> Result<Observed, SurfaceError> {
     let repo = open(root)?;
-    let index = repo.index_or_empty().map_err(SurfaceError::git("reading the index"))?;
+    let index = load_index(&repo, index_file)?;
     fingerprint(&repo, &index)
+}
+
+/// The index to read: the repository's own (empty when it has none yet), or the file git
+/// pointed a hook at (`git commit -a` and `git commit <paths>` commit a temporary index).
+pub(crate) fn load_index(
+    repo: &gix::Repository,
+    index_file: Option<&Path>,
+) -> Result<gix::worktree::Index, SurfaceError> {
+    let Some(path) = index_file else {
+        return repo.index_or_empty().map_err(SurfaceError::git("reading the index"));
+    };
+    let file = gix::index::File::at(path, repo.object_hash(), false, gix::index::decode::Options::default())
+        .map_err(|e| SurfaceError::Git { context: "reading the index file", message: e.to_string() })?;
+    Ok(gix::worktree::Index::new(gix::fs::FileSnapshot::new(file)))
 }
 
 /// The fingerprint of an already opened repository and its loaded index.
@@ -79,11 +98,16 @@ pub(crate) fn fingerprint(
 }
 
 impl RepoView {
-    /// Reads the listings and, as far as `scan` asks, the worktree differences.
-    pub(crate) fn load(repo: &gix::Repository, scan: WorktreeScan) -> Result<Self, SurfaceError> {
+    /// Reads the listings and, as far as `scan` asks, the worktree differences; the index comes
+    /// from `index_file` when given.
+    pub(crate) fn load(
+        repo: &gix::Repository,
+        scan: WorktreeScan,
+        index_file: Option<&Path>,
+    ) -> Result<Self, SurfaceError> {
         let workdir =
             repo.workdir().map(Path::to_owned).ok_or_else(|| SurfaceError::Bare(repo.path().into()))?;
-        let index = repo.index_or_empty().map_err(SurfaceError::git("reading the index"))?;
+        let index = load_index(repo, index_file)?;
         let head = head_commit(repo)?;
         let head_tree = match head {
             Some(id) => Some(commit_tree(repo, id)?),
