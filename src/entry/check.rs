@@ -45,6 +45,7 @@ pub fn run(args: &CheckArgs, env: &Env) -> anyhow::Result<u8> {
     let text = match args.format {
         Format::Human => report::render_check(&report),
         Format::Json => serde_json::to_string_pretty(&report)? + "\n",
+        Format::Sarif => serde_json::to_string_pretty(&report::sarif::build(&report, content.dir()))? + "\n",
     };
     std::io::stdout().write_all(text.as_bytes()).context("writing the report")?;
     Ok(report.exit_code())

@@ -4,6 +4,8 @@
 mod check;
 mod engine;
 mod explain;
+mod git_hook;
+mod install;
 mod languages;
 
 use std::ffi::OsString;
@@ -25,6 +27,9 @@ pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
         Command::Check(args) => (EntryPoint::Check, check::run(&args, env)),
         Command::Explain(args) => (EntryPoint::Explain, explain::run(&args, env)),
         Command::Languages(args) => (EntryPoint::Languages, languages::run(&args)),
+        Command::GitHook(args) => (EntryPoint::GitHook, git_hook::run(&args, env)),
+        Command::Install(args) => (EntryPoint::Install, install::install(&args)),
+        Command::Uninstall(args) => (EntryPoint::Install, install::uninstall(&args)),
     };
     match result {
         Ok(code) => code,
@@ -34,6 +39,9 @@ pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
                 let _ = writeln!(std::io::stderr(), "codeguard: {err}");
             } else {
                 let _ = writeln!(std::io::stderr(), "codeguard: error: {err:#}");
+                if let Some(hint) = entry.bypass_hint() {
+                    let _ = writeln!(std::io::stderr(), "codeguard: {hint}");
+                }
             }
             code
         }

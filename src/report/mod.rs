@@ -12,6 +12,7 @@ use std::sync::LazyLock;
 use serde::Serialize;
 
 mod gate;
+pub mod sarif;
 
 pub use gate::{GateReport, MAX_REPORT_CHARS, render_gate};
 
