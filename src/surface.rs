@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use gix::ObjectId;
 
 pub use push::{PushAgainst, PushBase, PushRange, pushed};
-pub use read::{Observed, observe, observe_index};
+pub use read::{Observed, head_file, observe, observe_index};
 pub(crate) use read::{fingerprint, load_index, open as open_repo};
 
 /// What the git command chain ends with in this repository.

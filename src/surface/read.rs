@@ -75,6 +75,24 @@ pub fn observe_index(root: &Path, index_file: Option<&Path>) -> Result<Observed,
     fingerprint(&repo, &index)
 }
 
+/// The content of `path` (repo-relative) in the commit `HEAD` points to: `None` when `HEAD` is
+/// unborn or has no such blob. For files whose committed version is what counts (the safety
+/// allow list takes effect only once a human committed it).
+pub fn head_file(root: &Path, path: &str) -> Result<Option<Vec<u8>>, SurfaceError> {
+    let repo = open(root)?;
+    let Some(head) = head_commit(&repo)? else { return Ok(None) };
+    let tree =
+        repo.find_commit(head).and_then(|c| c.tree()).map_err(SurfaceError::git("reading HEAD's tree"))?;
+    let Some(entry) = tree.lookup_entry_by_path(path).map_err(SurfaceError::git("looking up a path"))? else {
+        return Ok(None);
+    };
+    if !entry.mode().is_blob() {
+        return Ok(None);
+    }
+    let object = entry.object().map_err(SurfaceError::git("reading a blob"))?;
+    Ok(Some(object.data.clone()))
+}
+
 /// The index to read: the repository's own (empty when it has none yet), or the file git
 /// pointed a hook at (`git commit -a` and `git commit <paths>` commit a temporary index).
 pub(crate) fn load_index(
