@@ -99,7 +99,8 @@ impl Content {
                 })
             }
             Scope::Staged => {
-                let surface = surface::staged_only(root).map_err(not_a_repo)?;
+                let index_file = super::index_file(env)?;
+                let surface = surface::staged_from(root, index_file.as_deref()).map_err(not_a_repo)?;
                 let snapshot = Snapshot::materialise(&surface, &SnapshotOptions::from_env(env))
                     .map_err(|e| anyhow::anyhow!("cannot rebuild the staged content: {e}"))?;
                 let files = snapshot.changed().to_vec();

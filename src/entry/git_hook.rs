@@ -18,7 +18,7 @@
 //! `CODEGUARD_SKIP_GATE=1` skips everything; both are printed and audited.
 
 use std::io::{Read as _, Write as _};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{Context, anyhow};
@@ -135,17 +135,10 @@ struct Target {
 }
 
 fn pre_commit_target(root: &Path, env: &Env) -> anyhow::Result<Target> {
-    let index_file = index_file(env)?;
+    let index_file = super::index_file(env)?;
     let surface =
         surface::staged_from(root, index_file.as_deref()).context("reading what git is about to commit")?;
     Ok(Target { label: None, surface })
-}
-
-/// `GIT_INDEX_FILE`, made absolute against the hook's working directory (where git resolves it).
-fn index_file(env: &Env) -> anyhow::Result<Option<PathBuf>> {
-    let Some(value) = env.get("GIT_INDEX_FILE").filter(|v| !v.is_empty()) else { return Ok(None) };
-    let path = std::path::absolute(PathBuf::from(value)).context("resolving GIT_INDEX_FILE")?;
-    Ok(Some(path))
 }
 
 fn read_stdin() -> anyhow::Result<String> {

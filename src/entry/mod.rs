@@ -82,6 +82,15 @@ pub(crate) fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(2, std::num::NonZero::get)
 }
 
+/// `GIT_INDEX_FILE` (git points its pre-commit hook at the index it is about to commit), made
+/// absolute against the current directory, as git resolves it; `None` when unset.
+pub(crate) fn index_file(env: &Env) -> anyhow::Result<Option<std::path::PathBuf>> {
+    use anyhow::Context as _;
+    let Some(value) = env.get("GIT_INDEX_FILE").filter(|v| !v.is_empty()) else { return Ok(None) };
+    let path = std::path::absolute(std::path::PathBuf::from(value)).context("resolving GIT_INDEX_FILE")?;
+    Ok(Some(path))
+}
+
 /// A usage problem found after parsing (a missing path, a bad config): one line, exit 2.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]

@@ -93,17 +93,22 @@ pub fn head_file(root: &Path, path: &str) -> Result<Option<Vec<u8>>, SurfaceErro
     Ok(Some(object.data.clone()))
 }
 
-/// The index to read: the repository's own (empty when it has none yet), or the file git
-/// pointed a hook at (`git commit -a` and `git commit <paths>` commit a temporary index).
+/// The index to read: the repository's own (`<git dir>/index`, empty when there is none yet),
+/// or the file git pointed a hook at (`git commit -a` and `git commit <paths>` commit a
+/// temporary index). The caller decides: gix's own reading of `GIT_INDEX_FILE` from the process
+/// environment is deliberately not used, so the environment is read in one place (`env.rs`).
 pub(crate) fn load_index(
     repo: &gix::Repository,
     index_file: Option<&Path>,
 ) -> Result<gix::worktree::Index, SurfaceError> {
-    let Some(path) = index_file else {
-        return repo.index_or_empty().map_err(SurfaceError::git("reading the index"));
+    let own = repo.git_dir().join("index");
+    let path = index_file.unwrap_or(&own);
+    let file = if index_file.is_none() && !own.exists() {
+        gix::index::File::from_state(gix::index::State::new(repo.object_hash()), own)
+    } else {
+        gix::index::File::at(path, repo.object_hash(), false, gix::index::decode::Options::default())
+            .map_err(|e| SurfaceError::Git { context: "reading the index", message: e.to_string() })?
     };
-    let file = gix::index::File::at(path, repo.object_hash(), false, gix::index::decode::Options::default())
-        .map_err(|e| SurfaceError::Git { context: "reading the index file", message: e.to_string() })?;
     Ok(gix::worktree::Index::new(gix::fs::FileSnapshot::new(file)))
 }
 

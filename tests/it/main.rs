@@ -4,6 +4,7 @@
 mod check;
 mod corpus;
 mod explain;
+mod git_hooks;
 mod properties;
 mod snapshot;
 mod support;
