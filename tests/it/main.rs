@@ -6,6 +6,7 @@ mod corpus;
 mod explain;
 mod git_hooks;
 mod properties;
+mod sarif;
 mod snapshot;
 mod support;
 mod surface;
