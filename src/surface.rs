@@ -280,18 +280,18 @@ pub fn predict(
     actions: &[StagingAction],
     options: &SurfaceOptions,
 ) -> Result<Surface, SurfaceError> {
-    predict_with_index(repo_root, mode, actions, options, None)
+    predict_with_index(repo_root, mode, actions, *options, None)
 }
 
 fn predict_with_index(
     repo_root: &Path,
     mode: Mode,
     actions: &[StagingAction],
-    options: &SurfaceOptions,
+    options: SurfaceOptions,
     index_file: Option<&Path>,
 ) -> Result<Surface, SurfaceError> {
     let repo = read::open(repo_root)?;
-    let actions = trimmed(actions, *options);
+    let actions = trimmed(actions, options);
     let view = read::RepoView::load(&repo, worktree_scan(mode, actions), index_file)?;
     let commit = mode.commits().then(|| model::simulate(&view, actions));
     let push = match mode {
@@ -312,7 +312,7 @@ pub fn staged_only(repo_root: &Path) -> Result<Surface, SurfaceError> {
 /// pre-commit hook is asked about. `git commit -a` and `git commit <paths>` point the hook at a
 /// temporary index through `GIT_INDEX_FILE`; the caller passes that path here.
 pub fn staged_from(repo_root: &Path, index_file: Option<&Path>) -> Result<Surface, SurfaceError> {
-    predict_with_index(repo_root, Mode::Commit, &[], &SurfaceOptions::default(), index_file)
+    predict_with_index(repo_root, Mode::Commit, &[], SurfaceOptions::default(), index_file)
 }
 
 /// Tracked changes plus untracked, not-ignored files compared with `HEAD` (for `check --changed`):

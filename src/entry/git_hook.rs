@@ -17,6 +17,7 @@
 //! (`--no-verify`). `codeguard.skipGate` (also as `git -c`) skips the linters only;
 //! `CODEGUARD_SKIP_GATE=1` skips everything; both are printed and audited.
 
+use std::fmt::Write as _;
 use std::io::{Read as _, Write as _};
 use std::path::Path;
 use std::time::Duration;
@@ -69,9 +70,9 @@ pub fn run(args: &GitHookArgs, env: &Env) -> anyhow::Result<u8> {
     }
     let checked = targets
         .iter()
-        .map(|target| check(target, args.hook, &settings, env))
+        .map(|target| check(target, args.hook, settings, env))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    Ok(decide(&checked, &root, args.hook, &settings))
+    Ok(decide(&checked, &root, args.hook, settings))
 }
 
 /// What the hook reads from git config (including `git -c` values, which git hands to hooks).
@@ -233,7 +234,7 @@ impl Checked<'_> {
 fn language_reason(lang: &LanguageResult) -> String {
     let mut reason = if lang.reason.is_empty() { "no conclusion".to_owned() } else { lang.reason.clone() };
     if !lang.install_hint.is_empty() && !reason.contains(&lang.install_hint) {
-        reason.push_str(&format!(" (install: {})", lang.install_hint));
+        let _ = write!(reason, " (install: {})", lang.install_hint);
     }
     reason
 }
@@ -241,7 +242,7 @@ fn language_reason(lang: &LanguageResult) -> String {
 fn check<'a>(
     target: &'a Target,
     hook: GitHook,
-    settings: &Settings,
+    settings: Settings,
     env: &Env,
 ) -> anyhow::Result<Checked<'a>> {
     let surface = &target.surface;
@@ -306,7 +307,7 @@ fn committed_allow_list(root: &Path) -> AllowList {
 }
 
 /// Prints the outcome and returns the exit code.
-fn decide(checked: &[Checked<'_>], root: &Path, hook: GitHook, settings: &Settings) -> u8 {
+fn decide(checked: &[Checked<'_>], root: &Path, hook: GitHook, settings: Settings) -> u8 {
     let mode = hook.command();
     if settings.skip_gate {
         eprintln(&format!(
@@ -326,7 +327,7 @@ fn decide(checked: &[Checked<'_>], root: &Path, hook: GitHook, settings: &Settin
             };
             let mut text = report::render_gate_for(&report, Audience::GitHook);
             if let Some(label) = &c.target.label {
-                text.push_str(&format!("Checked: {label}\n"));
+                let _ = writeln!(text, "Checked: {label}");
             }
             eprintln(&text);
         }

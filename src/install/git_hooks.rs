@@ -212,24 +212,29 @@ fn write_hook(path: &Path, text: &str) -> Result<(), InstallError> {
 /// git; pre-push's stdin (the ref lines) is read once and handed to both.
 pub fn script(hook: GitHook, exe: &Path) -> String {
     let name = hook.file_name();
+    let command = hook.command();
     let exe = sh_quote(&exe.to_string_lossy());
-    let mut out = format!(
-        "#!/bin/sh\n{MARKER}\n# Written by `codeguard install --git-hooks`; `codeguard uninstall --git-hooks` removes it.\n# A hook that was here before is kept as {name}{CHAINED_SUFFIX} and runs first.\n"
-    );
-    out.push_str(&format!("codeguard={exe}\nchained=\"$(dirname \"$0\")/{name}{CHAINED_SUFFIX}\"\n"));
-    out.push_str(&format!(
-        "if [ ! -x \"$codeguard\" ]; then\n  echo \"codeguard: $codeguard is missing; run 'codeguard install --git-hooks' again, or bypass once with git {} --no-verify\" >&2\n  exit 1\nfi\n",
-        hook.command()
-    ));
-    match hook {
-        GitHook::PreCommit => out.push_str(&format!(
+    let run = match hook {
+        GitHook::PreCommit => format!(
             "if [ -x \"$chained\" ]; then\n  \"$chained\" \"$@\" || exit $?\nfi\nexec \"$codeguard\" git-hook {name} \"$@\"\n"
-        )),
-        GitHook::PrePush => out.push_str(&format!(
+        ),
+        GitHook::PrePush => format!(
             "input=$(cat; echo x)\ninput=${{input%x}}\nif [ -x \"$chained\" ]; then\n  printf '%s' \"$input\" | \"$chained\" \"$@\" || exit $?\nfi\nprintf '%s' \"$input\" | \"$codeguard\" git-hook {name} \"$@\"\n"
-        )),
-    }
-    out
+        ),
+    };
+    format!(
+        "#!/bin/sh
+{MARKER}
+# Written by `codeguard install --git-hooks`; `codeguard uninstall --git-hooks` removes it.
+# A hook that was here before is kept as {name}{CHAINED_SUFFIX} and runs first.
+codeguard={exe}
+chained=\"$(dirname \"$0\")/{name}{CHAINED_SUFFIX}\"
+if [ ! -x \"$codeguard\" ]; then
+  echo \"codeguard: $codeguard is missing; run 'codeguard install --git-hooks' again, or bypass once with git {command} --no-verify\" >&2
+  exit 1
+fi
+{run}"
+    )
 }
 
 /// Quotes a string for `sh` (single quotes; an embedded `'` becomes `'\''`).

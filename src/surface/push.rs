@@ -118,10 +118,10 @@ fn already_on_remote(
     repo: &gix::Repository,
     against: PushAgainst,
 ) -> Result<(Vec<gix::ObjectId>, PushBase), SurfaceError> {
-    if let PushAgainst::Remote(id) = against {
-        if repo.find_commit(id).is_ok() {
-            return Ok((vec![id], PushBase::Remote { id: id.to_string() }));
-        }
+    if let PushAgainst::Remote(id) = against
+        && repo.find_commit(id).is_ok()
+    {
+        return Ok((vec![id], PushBase::Remote { id: id.to_string() }));
     }
     let platform = repo.references().map_err(SurfaceError::git("listing refs"))?;
     let mut tips = Vec::new();
