@@ -22,9 +22,15 @@ struct Hooked {
 impl Hooked {
     /// A repository with one clean commit, then the hooks installed.
     fn new() -> Self {
+        let hooked = Self::with_commit();
+        hooked.install(&[]);
+        hooked
+    }
+
+    /// A repository with one clean commit and no hooks yet.
+    fn with_commit() -> Self {
         let hooked = Self::bare();
         hooked.repo.write("notes.txt", "hello\n").commit_all("init");
-        hooked.install(&[]);
         hooked
     }
 
@@ -278,8 +284,7 @@ fn an_existing_hook_is_chained_keeps_running_and_comes_back_on_uninstall() {
     if !linters() {
         return;
     }
-    let h = Hooked::bare();
-    h.repo.write("notes.txt", "hello\n").commit_all("init");
+    let h = Hooked::with_commit();
     let marks = tempfile::tempdir().expect("marks");
     let commit_mark = marks.path().join("pre-commit-ran");
     let push_mark = marks.path().join("pre-push-stdin");
@@ -358,8 +363,7 @@ fn install_is_idempotent_and_uninstall_leaves_the_directory_as_it_was() {
 
 #[test]
 fn force_replaces_an_existing_hook_and_uninstall_restores_it() {
-    let h = Hooked::bare();
-    h.repo.write("notes.txt", "hello\n").commit_all("init");
+    let h = Hooked::with_commit();
     let marks = tempfile::tempdir().expect("marks");
     let mark = marks.path().join("ran");
     let own = format!("#!/bin/sh\necho ran > '{}'\n", mark.display());
@@ -380,8 +384,7 @@ fn hooks_go_where_git_looks_for_them_core_hooks_path_and_linked_worktrees() {
     if !linters() {
         return;
     }
-    let h = Hooked::bare();
-    h.repo.write("notes.txt", "hello\n").commit_all("init");
+    let h = Hooked::with_commit();
     h.repo.git(&["config", "core.hooksPath", "githooks"]);
     let said = h.install(&[]);
     assert!(said.contains(&format!("git hooks in {}", h.repo.path("githooks").display())), "{said}");

@@ -7,7 +7,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::{TestRepo, bin_dir_with, codeguard, json_stdout, real_tool};
+use crate::support::{TestRepo, check_with_only, codeguard, json_stdout, real_tool};
 
 const BAD_PY: &str = "import os\nimport sys\n\nprint(sys.argv)\n";
 const BAD_SH: &str = "#!/bin/sh\ncd $1\necho finished\n";
@@ -130,14 +130,7 @@ fn incomplete_checks_are_failed_invocations_not_clean_runs() {
     let Some(ruff) = real_tool("ruff") else { return };
     let repo = TestRepo::new();
     repo.write("a.py", "import sys\n\nprint(sys.argv)\n").write("run.sh", GOOD_SH).commit_all("init");
-    let home = tempfile::tempdir().expect("home");
-    let bin = bin_dir_with(&[&ruff]);
-    let out = codeguard(home.path())
-        .env("PATH", bin.path())
-        .args(["check", "--format", "sarif"])
-        .arg(repo.root())
-        .output()
-        .expect("run");
+    let out = check_with_only(&[&ruff], "sarif", &repo.root());
     assert_eq!(out.status.code(), Some(3), "incomplete, never a pass");
     let sarif = json_stdout(&out);
     let ruff_run = run_named(&sarif, "ruff");
