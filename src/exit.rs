@@ -2,7 +2,7 @@
 //!
 //! Hooks fail open: an internal error never blocks an agent. The CLI fails "incomplete": an
 //! internal error is never reported as a pass. Git's own hooks are the authoritative gate and
-//! fail closed.
+//! fail closed, telling a person how to bypass once. `install` reports its errors (exit 1).
 
 /// Everything passed (or was legitimately skipped).
 pub const PASS: u8 = 0;
