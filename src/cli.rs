@@ -2,7 +2,8 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
 /// codeguard: a commit/push quality gate for AI coding agents.
 #[derive(Debug, Parser)]
@@ -24,6 +25,12 @@ pub enum Command {
     Languages(LanguagesArgs),
     /// Hook entry point for agent hosts: reads the host's payload on stdin.
     Hook(HookArgs),
+    /// Called by git's own hooks: check exactly what the commit or push carries (0 pass, 1 block).
+    GitHook(GitHookArgs),
+    /// Install codeguard's hooks (`--git-hooks`: git's pre-commit and pre-push).
+    Install(InstallArgs),
+    /// Remove what `install` wrote, restoring the hooks it chained to.
+    Uninstall(UninstallArgs),
 }
 
 /// Arguments of `codeguard hook`.
@@ -45,6 +52,16 @@ pub enum Format {
     Human,
     /// Exactly one JSON document.
     Json,
+    /// SARIF 2.1.0 (only `check`): one run per linter, the safety scan as its own run.
+    Sarif,
+}
+
+impl Format {
+    /// The parser for commands that print text or JSON only (SARIF describes lint results).
+    fn text_or_json() -> impl TypedValueParser<Value = Format> {
+        PossibleValuesParser::new(["human", "json"])
+            .map(|value| if value == "json" { Format::Json } else { Format::Human })
+    }
 }
 
 /// Which content `check` looks at.
@@ -106,7 +123,7 @@ pub struct ExplainArgs {
     #[arg(long)]
     pub cwd: Option<PathBuf>,
     /// Output format.
-    #[arg(long, value_enum, default_value = "human")]
+    #[arg(long, default_value = "human", value_parser = Format::text_or_json())]
     pub format: Format,
     /// The shell command, after `--`.
     #[arg(required = true, last = true)]
@@ -117,6 +134,69 @@ pub struct ExplainArgs {
 #[derive(Debug, Args)]
 pub struct LanguagesArgs {
     /// Output format.
-    #[arg(long, value_enum, default_value = "human")]
+    #[arg(long, default_value = "human", value_parser = Format::text_or_json())]
     pub format: Format,
+}
+
+/// The git hooks codeguard serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GitHook {
+    /// Before git records a commit: checks the index git is about to commit.
+    PreCommit,
+    /// Before git sends refs: checks the commits of every pushed ref (ref lines on stdin).
+    PrePush,
+}
+
+impl GitHook {
+    /// Every hook, in installation order.
+    pub const ALL: [GitHook; 2] = [GitHook::PreCommit, GitHook::PrePush];
+
+    /// The hook's file name in git's hooks directory.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            GitHook::PreCommit => "pre-commit",
+            GitHook::PrePush => "pre-push",
+        }
+    }
+
+    /// The git command the hook guards (`commit` or `push`).
+    pub fn command(self) -> &'static str {
+        match self {
+            GitHook::PreCommit => "commit",
+            GitHook::PrePush => "push",
+        }
+    }
+}
+
+/// Arguments of `codeguard git-hook`.
+#[derive(Debug, Args)]
+pub struct GitHookArgs {
+    /// Which hook git is running.
+    #[arg(value_enum)]
+    pub hook: GitHook,
+    /// What git passes to the hook (pre-push: the remote's name and URL); shown, not needed.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub git_args: Vec<String>,
+}
+
+/// Arguments of `codeguard install`: exactly one target (`--git-hooks` now; `--host H` later).
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("target").required(true).args(["git_hooks"])))]
+pub struct InstallArgs {
+    /// Install git's pre-commit and pre-push hooks in the current repository.
+    #[arg(long)]
+    pub git_hooks: bool,
+    /// Replace an existing hook instead of chaining to it (the original is kept as a backup
+    /// that `uninstall` restores).
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Arguments of `codeguard uninstall`.
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("target").required(true).args(["git_hooks"])))]
+pub struct UninstallArgs {
+    /// Remove codeguard's git hooks from the current repository and restore what they chained to.
+    #[arg(long)]
+    pub git_hooks: bool,
 }

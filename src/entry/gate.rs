@@ -128,8 +128,7 @@ fn check_repo(repo: &RepoIntent, env: &Env, started: Instant, budget: Duration) 
             return finish(repo, mode_name(mode), &[], &findings, notes, false);
         }
     };
-    let allow =
-        AllowList::parse(&crate::snapshot::head_file(&repo.root, safety::ALLOW_FILE).unwrap_or_default());
+    let allow = safety::committed_allow_list(&repo.root);
     let findings = safety::scan(snapshot.root(), snapshot.changed(), &allow);
     let bypassed = repo.bypass.is_some();
     let languages = if let Some(kind) = repo.bypass {

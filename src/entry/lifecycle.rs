@@ -12,7 +12,7 @@ use crate::host::{Answer, HookEvent};
 use crate::registry::{ProjectConfig, Registry};
 use crate::report::{self, histogram_line, rule_histogram};
 use crate::run::{LanguageResult, RunOptions};
-use crate::safety::{self, AllowList};
+use crate::safety;
 use crate::surface::{self, Pathspecs, StagingAction, SurfaceOptions};
 use crate::verdict::Status;
 
@@ -238,7 +238,7 @@ pub fn prompt(prompt: &str, cwd: &Path, env: &Env) -> Answer {
         Ok(results) => results,
         Err(e) => return Answer::context(format!("codeguard: UNVERIFIED — {e}")),
     };
-    let allow = AllowList::parse(&crate::snapshot::head_file(&root, safety::ALLOW_FILE).unwrap_or_default());
+    let allow = safety::committed_allow_list(&root);
     let findings = safety::scan(&root, &files, &allow);
     Answer::context(prompt_summary(&root, intent, &files, &results, &findings, &surface.unverified))
 }

@@ -5,7 +5,9 @@ mod check;
 mod engine;
 mod explain;
 mod gate;
+mod git_hook;
 mod hook;
+mod install;
 mod languages;
 mod lifecycle;
 
@@ -33,6 +35,9 @@ pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
         Command::Explain(args) => (EntryPoint::Explain, explain::run(&args, env)),
         Command::Languages(args) => (EntryPoint::Languages, languages::run(&args)),
         Command::Hook(args) => return hook::run(&args, env),
+        Command::GitHook(args) => (EntryPoint::GitHook, git_hook::run(&args, env)),
+        Command::Install(args) => (EntryPoint::Install, install::install(&args)),
+        Command::Uninstall(args) => (EntryPoint::Install, install::uninstall(&args)),
     };
     match result {
         Ok(code) => code,
@@ -42,6 +47,9 @@ pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
                 let _ = writeln!(std::io::stderr(), "codeguard: {err}");
             } else {
                 let _ = writeln!(std::io::stderr(), "codeguard: error: {err:#}");
+                if let Some(hint) = entry.bypass_hint() {
+                    let _ = writeln!(std::io::stderr(), "codeguard: {hint}");
+                }
             }
             code
         }
@@ -94,6 +102,15 @@ fn code_for(err: &anyhow::Error, entry: EntryPoint) -> u8 {
 /// Linters run at once by default: the number of cores.
 pub(crate) fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(2, std::num::NonZero::get)
+}
+
+/// `GIT_INDEX_FILE` (git points its pre-commit hook at the index it is about to commit), made
+/// absolute against the current directory, as git resolves it; `None` when unset.
+pub(crate) fn index_file(env: &Env) -> anyhow::Result<Option<std::path::PathBuf>> {
+    use anyhow::Context as _;
+    let Some(value) = env.get("GIT_INDEX_FILE").filter(|v| !v.is_empty()) else { return Ok(None) };
+    let path = std::path::absolute(std::path::PathBuf::from(value)).context("resolving GIT_INDEX_FILE")?;
+    Ok(Some(path))
 }
 
 /// A usage problem found after parsing (a missing path, a bad config): one line, exit 2.
