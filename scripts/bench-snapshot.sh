@@ -7,6 +7,10 @@
 # like the `rm -rf` after each checkout-index run, which is not timed either).
 #
 #   scripts/bench-snapshot.sh            # RUNS=7 DEST=/dev/shm PACK=1 FILES=10000 SIZE=4096
+#
+# RESULTS=DIR also writes DIR/round-1.json (hyperfine's export shape: each side's run times in
+# seconds) and DIR/rss.tsv (name, peak RSS in KiB), which scripts/bench.sh turns into its table.
+# BUILT=1 skips the cargo build (the caller built the example already).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 runs=${RUNS:-7}
@@ -22,7 +26,7 @@ git -C "$repo" add -A
 git -C "$repo" -c gc.auto=0 -c user.name=bench -c user.email=bench@example.invalid commit -qm bench
 if [ "${PACK:-1}" = 1 ]; then git -C "$repo" gc -q; fi
 echo "repo: $(git -C "$repo" ls-files | wc -l) files, $(du -sh --exclude=.git "$repo" | cut -f1) worktree, $(du -sh "$repo/.git" | cut -f1) .git"
-(cd "$here" && cargo build --release --example materialise -q)
+if [ "${BUILT:-0}" != 1 ]; then (cd "$here" && cargo build --release --locked --example materialise -q); fi
 bin=$here/target/release/examples/materialise
 
 now() { date +%s%N; }
@@ -52,7 +56,16 @@ peak() { # peak RSS in KiB of a command
   fi
 }
 d=$(mktemp -d -p "$dest")
-echo "peak RSS git checkout-index: $(peak git -C "$repo" checkout-index -a --prefix="$d/") KiB"
+git_rss=$(peak git -C "$repo" checkout-index -a --prefix="$d/")
 rm -rf "$d"
-echo "peak RSS codeguard snapshot: $(peak "$bin" "$repo" "$dest") KiB"
+gix_rss=$(peak "$bin" "$repo" "$dest")
+echo "peak RSS git checkout-index: $git_rss KiB"
+echo "peak RSS codeguard snapshot: $gix_rss KiB"
+if [ -n "${RESULTS:-}" ]; then
+  mkdir -p "$RESULTS"
+  secs() { printf '%s\n' "$@" | awk 'BEGIN {ORS=""} {printf "%s%.6f", (NR > 1 ? "," : ""), $1 / 1e6}'; }
+  printf '{"results": [{"command": "git checkout-index", "times": [%s]}, {"command": "codeguard snapshot", "times": [%s]}]}\n' \
+    "$(secs "${git_times[@]}")" "$(secs "${gix_times[@]}")" >"$RESULTS/round-1.json"
+  printf 'git checkout-index\t%s\ncodeguard snapshot\t%s\n' "$git_rss" "$gix_rss" >>"$RESULTS/rss.tsv"
+fi
 "$bin" "$repo" "$dest" | sed 's/^/  /'
