@@ -404,9 +404,8 @@ struct Compiled {
 
 impl Compiled {
     fn rule(&self, i: usize) -> &Regex {
-        self.each[i].get_or_init(|| {
-            Regex::new(RULES[i].pattern).unwrap_or_else(|e| unreachable!("static rule: {e}"))
-        })
+        self.each[i]
+            .get_or_init(|| Regex::new(RULES[i].pattern).unwrap_or_else(|e| unreachable!("static rule: {e}")))
     }
 }
 
