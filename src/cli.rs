@@ -179,24 +179,51 @@ pub struct GitHookArgs {
     pub git_args: Vec<String>,
 }
 
-/// Arguments of `codeguard install`: exactly one target (`--git-hooks` now; `--host H` later).
+/// Arguments of `codeguard install`: exactly one target.
 #[derive(Debug, Args)]
-#[command(group(ArgGroup::new("target").required(true).args(["git_hooks"])))]
+#[command(group(ArgGroup::new("target").required(true).args(["git_hooks", "host"])))]
 pub struct InstallArgs {
     /// Install git's pre-commit and pre-push hooks in the current repository.
     #[arg(long)]
     pub git_hooks: bool,
-    /// Replace an existing hook instead of chaining to it (the original is kept as a backup
-    /// that `uninstall` restores).
+    /// Register codeguard's hooks in an agent host's settings: claude, codex, gemini, kimi,
+    /// copilot, cursor or openhands.
     #[arg(long)]
+    pub host: Option<String>,
+    /// Which settings file (user-wide by default, or a project's).
+    #[command(flatten)]
+    pub scope: SettingsScope,
+    /// Show what would change, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Replace an existing git hook instead of chaining to it (the original is kept as a backup
+    /// that `uninstall` restores).
+    #[arg(long, requires = "git_hooks")]
     pub force: bool,
+}
+
+/// Which of a host's settings files to change.
+#[derive(Debug, Args)]
+pub struct SettingsScope {
+    /// The user's settings (the default).
+    #[arg(long, conflicts_with = "project", requires = "host")]
+    pub user: bool,
+    /// A project's settings, in this directory.
+    #[arg(long, value_name = "DIR", requires = "host")]
+    pub project: Option<PathBuf>,
 }
 
 /// Arguments of `codeguard uninstall`.
 #[derive(Debug, Args)]
-#[command(group(ArgGroup::new("target").required(true).args(["git_hooks"])))]
+#[command(group(ArgGroup::new("target").required(true).args(["git_hooks", "host"])))]
 pub struct UninstallArgs {
     /// Remove codeguard's git hooks from the current repository and restore what they chained to.
     #[arg(long)]
     pub git_hooks: bool,
+    /// Remove codeguard's entries from an agent host's settings (restoring the file as it was).
+    #[arg(long)]
+    pub host: Option<String>,
+    /// Which settings file.
+    #[command(flatten)]
+    pub scope: SettingsScope,
 }

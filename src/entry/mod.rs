@@ -36,8 +36,8 @@ pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
         Command::Languages(args) => (EntryPoint::Languages, languages::run(&args)),
         Command::Hook(args) => return hook::run(&args, env),
         Command::GitHook(args) => (EntryPoint::GitHook, git_hook::run(&args, env)),
-        Command::Install(args) => (EntryPoint::Install, install::install(&args)),
-        Command::Uninstall(args) => (EntryPoint::Install, install::uninstall(&args)),
+        Command::Install(args) => (EntryPoint::Install, install::install(&args, env)),
+        Command::Uninstall(args) => (EntryPoint::Install, install::uninstall(&args, env)),
     };
     match result {
         Ok(code) => code,

@@ -7,6 +7,7 @@ mod explain;
 mod gate;
 mod git_hooks;
 mod hosts;
+mod install;
 mod lifecycle;
 mod properties;
 mod sarif;
