@@ -31,6 +31,19 @@ pub enum Command {
     Install(InstallArgs),
     /// Remove what `install` wrote, restoring the hooks it chained to.
     Uninstall(UninstallArgs),
+    /// Check that hosts run codeguard, linters are reachable and the state directory works.
+    Doctor(DoctorArgs),
+}
+
+/// Arguments of `codeguard doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Only this host (default: every host whose settings mention codeguard).
+    #[arg(long)]
+    pub host: Option<String>,
+    /// Output format.
+    #[arg(long, default_value = "human", value_parser = Format::text_or_json())]
+    pub format: Format,
 }
 
 /// Arguments of `codeguard hook`.

@@ -30,6 +30,8 @@ pub enum EntryPoint {
     GitHook,
     /// `codeguard install` / `uninstall`: writes files the user asked for.
     Install,
+    /// `codeguard doctor`: reports problems with exit 1.
+    Doctor,
 }
 
 /// What an internal error turns into.
@@ -52,7 +54,7 @@ impl EntryPoint {
             Self::Hook => ErrorPolicy::FailOpen,
             Self::Check | Self::Explain | Self::Languages => ErrorPolicy::Incomplete,
             Self::GitHook => ErrorPolicy::FailClosed,
-            Self::Install => ErrorPolicy::Failed,
+            Self::Install | Self::Doctor => ErrorPolicy::Failed,
         }
     }
 
@@ -72,7 +74,7 @@ impl EntryPoint {
             Self::GitHook => Some(
                 "the check could not run, so git was stopped (fail-closed). To go ahead once without it: git commit --no-verify (or git push --no-verify)",
             ),
-            Self::Check | Self::Explain | Self::Languages | Self::Hook | Self::Install => None,
+            Self::Check | Self::Explain | Self::Languages | Self::Hook | Self::Install | Self::Doctor => None,
         }
     }
 }

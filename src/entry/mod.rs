@@ -2,6 +2,7 @@
 //! code. Orchestration only; every decision lives in a pipeline stage.
 
 mod check;
+mod doctor;
 mod engine;
 mod explain;
 mod gate;
@@ -38,6 +39,7 @@ pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
         Command::GitHook(args) => (EntryPoint::GitHook, git_hook::run(&args, env)),
         Command::Install(args) => (EntryPoint::Install, install::install(&args, env)),
         Command::Uninstall(args) => (EntryPoint::Install, install::uninstall(&args, env)),
+        Command::Doctor(args) => (EntryPoint::Doctor, doctor::run(&args, env)),
     };
     match result {
         Ok(code) => code,

@@ -276,3 +276,17 @@ fn unknown_events_and_hosts_are_ignored_with_a_note() {
         assert!(String::from_utf8_lossy(&out.stderr).starts_with("[codeguard] unknown hook"));
     }
 }
+
+#[test]
+fn shipped_manifests_register_all_five_events() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("hooks");
+    for (file, host) in [("hooks.json", "claude"), ("codex/hooks.json", "codex"), ("kimi.toml", "kimi")] {
+        let text = std::fs::read_to_string(dir.join(file)).expect("manifest");
+        if Path::new(file).extension().is_some_and(|e| e == "json") {
+            serde_json::from_str::<Value>(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
+        }
+        for event in EVENTS {
+            assert!(text.contains(&format!("hook {event} --host {host}")), "{file} lacks {event}");
+        }
+    }
+}

@@ -105,3 +105,42 @@ fn bad_targets_are_usage_errors_and_broken_settings_are_left_alone() {
     assert!(stderr.contains("not valid JSON"), "{stderr}");
     assert_eq!(std::fs::read_to_string(&settings).expect("read"), "{ not json");
 }
+
+#[test]
+fn doctor_reports_missing_hooks_unreachable_linters_and_a_healthy_setup() {
+    let Some(ruff) = crate::support::real_tool("ruff") else { return };
+    let home = tempfile::tempdir().expect("home");
+    let repo = crate::support::TestRepo::new();
+    repo.write("a.py", "x = 1\n").commit_all("init");
+    let bin = crate::support::bin_dir_with(&[&ruff]);
+    let doctor = |args: &[&str]| {
+        let out = codeguard(home.path())
+            .env("PATH", bin.path())
+            .args(args)
+            .current_dir(repo.root())
+            .output()
+            .expect("run");
+        (out.status.code(), crate::support::json_stdout(&out))
+    };
+    let (code, json) = doctor(&["doctor", "--host", "claude", "--format", "json"]);
+    assert_eq!((code, json["healthy"].as_bool()), (Some(1), Some(false)), "{json}");
+    assert!(json.to_string().contains("codeguard install --host claude"), "{json}");
+    let linter = json["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .find(|c| c["name"] == "linter python")
+        .expect("python");
+    assert_eq!(linter["status"], "warning", "ruff is only on the shell PATH, not a GUI host's: {linter}");
+
+    assert_eq!(run(home.path(), &["install", "--host", "claude"]).0, Some(0));
+    let (code, json) = doctor(&["doctor", "--host", "claude", "--format", "json"]);
+    assert_eq!((code, json["healthy"].as_bool()), (Some(0), Some(true)), "{json}");
+    assert!(
+        json["checks"]
+            .as_array()
+            .expect("checks")
+            .iter()
+            .any(|c| c["name"] == "state directory" && c["status"] == "ok")
+    );
+}
