@@ -33,6 +33,60 @@ pub enum Command {
     Uninstall(UninstallArgs),
     /// Check that hosts run codeguard, linters are reachable and the state directory works.
     Doctor(DoctorArgs),
+    /// Run the formatters on the changed files (`--all`: the whole project), then re-check.
+    Fix(FixArgs),
+    /// Propose (or, with `--apply`, write) missing linter configs and an AGENTS.md block.
+    Init(InitArgs),
+    /// Show the languages of a project, with the evidence and whether their linters are ready.
+    Detect(DetectArgs),
+    /// Serve codeguard's tools (check, explain, fix, languages) over MCP on stdin/stdout.
+    Mcp,
+}
+
+/// Arguments of `codeguard fix`.
+#[derive(Debug, Args)]
+pub struct FixArgs {
+    /// The project directory (default: the current directory).
+    pub path: Option<PathBuf>,
+    /// Only these languages (comma-separated registry ids).
+    #[arg(long, value_delimiter = ',')]
+    pub lang: Vec<String>,
+    /// Fix the whole project (also runs project-level formatters such as `cargo fmt`), not only
+    /// the files changed against HEAD.
+    #[arg(long)]
+    pub all: bool,
+    /// Print the commands that would run; run and change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Output format.
+    #[arg(long, default_value = "human", value_parser = Format::text_or_json())]
+    pub format: Format,
+    /// Deadline per formatter (and per linter of the re-check), in seconds.
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub timeout: u64,
+}
+
+/// Arguments of `codeguard init`.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The project directory (default: the current directory).
+    pub path: Option<PathBuf>,
+    /// Show what would be written (the default).
+    #[arg(long, conflicts_with = "apply")]
+    pub dry_run: bool,
+    /// Write the missing files and the AGENTS.md block (never overwrites a file of yours).
+    #[arg(long)]
+    pub apply: bool,
+}
+
+/// Arguments of `codeguard detect`.
+#[derive(Debug, Args)]
+pub struct DetectArgs {
+    /// The project directory (default: the current directory).
+    pub path: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, default_value = "human", value_parser = Format::text_or_json())]
+    pub format: Format,
 }
 
 /// Arguments of `codeguard doctor`.

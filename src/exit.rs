@@ -2,7 +2,8 @@
 //!
 //! Hooks fail open: an internal error never blocks an agent. The CLI fails "incomplete": an
 //! internal error is never reported as a pass. Git's own hooks are the authoritative gate and
-//! fail closed, telling a person how to bypass once. `install` reports its errors (exit 1).
+//! fail closed, telling a person how to bypass once. `install`, `fix`, `init` and `mcp` report
+//! their errors (exit 1): a change that was asked for and not made is never a success.
 
 /// Everything passed (or was legitimately skipped).
 pub const PASS: u8 = 0;
@@ -32,6 +33,14 @@ pub enum EntryPoint {
     Install,
     /// `codeguard doctor`: reports problems with exit 1.
     Doctor,
+    /// `codeguard fix`: rewrites files the user asked to have formatted.
+    Fix,
+    /// `codeguard init`: writes missing config files the user asked for.
+    Init,
+    /// `codeguard detect`: reports a project's languages.
+    Detect,
+    /// `codeguard mcp`: a long-running tool server for an agent host.
+    Mcp,
 }
 
 /// What an internal error turns into.
@@ -52,9 +61,9 @@ impl EntryPoint {
     pub fn error_policy(self) -> ErrorPolicy {
         match self {
             Self::Hook => ErrorPolicy::FailOpen,
-            Self::Check | Self::Explain | Self::Languages => ErrorPolicy::Incomplete,
+            Self::Check | Self::Explain | Self::Languages | Self::Detect => ErrorPolicy::Incomplete,
             Self::GitHook => ErrorPolicy::FailClosed,
-            Self::Install | Self::Doctor => ErrorPolicy::Failed,
+            Self::Install | Self::Doctor | Self::Fix | Self::Init | Self::Mcp => ErrorPolicy::Failed,
         }
     }
 
@@ -74,7 +83,16 @@ impl EntryPoint {
             Self::GitHook => Some(
                 "the check could not run, so git was stopped (fail-closed). To go ahead once without it: git commit --no-verify (or git push --no-verify)",
             ),
-            Self::Check | Self::Explain | Self::Languages | Self::Hook | Self::Install | Self::Doctor => None,
+            Self::Check
+            | Self::Explain
+            | Self::Languages
+            | Self::Hook
+            | Self::Install
+            | Self::Doctor
+            | Self::Fix
+            | Self::Init
+            | Self::Detect
+            | Self::Mcp => None,
         }
     }
 }
@@ -91,6 +109,10 @@ mod tests {
         assert_eq!(EntryPoint::Languages.internal_error_code(), INCOMPLETE);
         assert_eq!(EntryPoint::GitHook.internal_error_code(), FAIL);
         assert_eq!(EntryPoint::Install.internal_error_code(), FAIL);
+        assert_eq!(EntryPoint::Detect.internal_error_code(), INCOMPLETE);
+        for entry in [EntryPoint::Fix, EntryPoint::Init, EntryPoint::Mcp] {
+            assert_eq!(entry.internal_error_code(), FAIL, "{entry:?} never reports an error as success");
+        }
     }
 
     #[test]

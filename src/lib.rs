@@ -24,6 +24,7 @@ pub mod entry;
 pub mod env;
 pub mod exit;
 pub mod files;
+pub mod fix;
 pub mod host;
 pub mod install;
 pub mod intent;

@@ -36,7 +36,7 @@ impl RootFacts {
     }
 
     /// Whether any of the given names or simple globs (`*.sln`) exists at the root.
-    fn has_any(&self, patterns: &[String]) -> bool {
+    pub(crate) fn has_any(&self, patterns: &[String]) -> bool {
         patterns.iter().any(|p| match p.strip_prefix('*') {
             Some(suffix) => self.names.iter().any(|n| n.ends_with(suffix)),
             None => self.names.contains(p),
@@ -236,7 +236,7 @@ fn batches(files: &[String]) -> Vec<&[String]> {
 }
 
 /// Pins ruff's rule selection when the project has no ruff configuration of its own.
-fn with_default_config(mut argv: Argv, facts: &RootFacts) -> Argv {
+pub(crate) fn with_default_config(mut argv: Argv, facts: &RootFacts) -> Argv {
     let is_ruff_check =
         argv.first().is_some_and(|p| p == "ruff") && argv.get(1).is_some_and(|a| a == "check");
     if is_ruff_check && !facts.has_ruff_config() {

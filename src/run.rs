@@ -236,6 +236,19 @@ fn tool_missing(
     }
 }
 
+/// `Some(reason)` when a tool is not available (not on `PATH`, or its explicit probe fails), for
+/// entry points that run a registry command of their own (the formatters of `fix`).
+pub(crate) fn missing_tool(
+    program: &str,
+    probe: Option<&Argv>,
+    install_hint: &str,
+    cwd: &std::path::Path,
+    env: &Env,
+) -> Option<String> {
+    let child_env: Vec<(String, OsString)> = env.vars().map(|(k, v)| (k.clone(), v.clone())).collect();
+    tool_missing(&Tool { program, probe, install_hint }, cwd, env, &child_env, PROBE_DEADLINE)
+}
+
 /// One line per detected language saying whether its linter is ready, probed in parallel with a
 /// short deadline (for the session-start summary).
 pub fn toolchain_inventory(

@@ -143,7 +143,7 @@ fn flag(scope: Scope) -> &'static str {
 }
 
 /// The project directory: the given path (or the current directory), which must exist.
-fn project_root(path: Option<&Path>) -> anyhow::Result<PathBuf> {
+pub(super) fn project_root(path: Option<&Path>) -> anyhow::Result<PathBuf> {
     let path = path.map_or_else(|| PathBuf::from("."), Path::to_path_buf);
     let meta =
         std::fs::metadata(&path).map_err(|e| UsageError(format!("cannot use {}: {e}", path.display())))?;

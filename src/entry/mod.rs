@@ -2,15 +2,19 @@
 //! code. Orchestration only; every decision lives in a pipeline stage.
 
 mod check;
+mod detect;
 mod doctor;
 mod engine;
 mod explain;
+mod fix;
 mod gate;
 mod git_hook;
 mod hook;
+mod init;
 mod install;
 mod languages;
 mod lifecycle;
+mod mcp;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -40,6 +44,10 @@ pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
         Command::Install(args) => (EntryPoint::Install, install::install(&args, env)),
         Command::Uninstall(args) => (EntryPoint::Install, install::uninstall(&args, env)),
         Command::Doctor(args) => (EntryPoint::Doctor, doctor::run(&args, env)),
+        Command::Fix(args) => (EntryPoint::Fix, fix::run(&args, env)),
+        Command::Init(args) => (EntryPoint::Init, init::run(&args)),
+        Command::Detect(args) => (EntryPoint::Detect, detect::run(&args, env)),
+        Command::Mcp => (EntryPoint::Mcp, mcp::run(env)),
     };
     match result {
         Ok(code) => code,
