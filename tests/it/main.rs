@@ -4,6 +4,7 @@
 mod check;
 mod corpus;
 mod explain;
+mod fix;
 mod gate;
 mod git_hooks;
 mod hosts;
