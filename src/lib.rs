@@ -26,6 +26,7 @@ pub mod exit;
 pub mod files;
 pub mod fix;
 pub mod host;
+pub mod init;
 pub mod install;
 pub mod intent;
 pub mod plan;

@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
+use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -181,7 +182,7 @@ fn vet_targets(root: &Path, selected: &[String], registry: &Registry) -> (Vec<St
         match refusal_reason(root, rel) {
             Ok(()) => accepted.push(rel.clone()),
             Err(Some(reason)) => {
-                refused.push(Refusal { path: rel.clone(), status: Status::Unverified, reason })
+                refused.push(Refusal { path: rel.clone(), status: Status::Unverified, reason });
             }
             Err(None) => {}
         }
@@ -284,9 +285,9 @@ fn run_job(
 fn write_log(result: &mut FormatterResult, env: &Env, prefix: &str) {
     let mut text = String::new();
     for argv in &result.argv {
-        text.push_str(&format!("$ {}\n", argv.join(" ")));
+        let _ = writeln!(text, "$ {}", argv.join(" "));
     }
-    text.push_str(&format!("# status: {} {}\n\n", result.status, result.reason));
+    let _ = writeln!(text, "# status: {} {}\n", result.status, result.reason);
     text.push_str(&result.output);
     let path = crate::state::log_dir(env).join(format!("{prefix}-{}.log", result.language));
     if crate::state::write_private(&path, text.as_bytes()).is_ok() {

@@ -174,7 +174,7 @@ pub fn read(path: &Path) -> Result<Option<String>, SettingsError> {
 
 /// Writes through a temp file in the same directory, keeping the mode of `mode_of` (0644 for a
 /// new file).
-fn write_atomic(path: &Path, bytes: &[u8], mode_of: &Path) -> Result<(), SettingsError> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8], mode_of: &Path) -> Result<(), SettingsError> {
     let io = |source| SettingsError::Io { path: path.to_owned(), source };
     let dir = path.parent().ok_or_else(|| io(std::io::Error::other("no parent directory")))?;
     std::fs::create_dir_all(dir).map_err(io)?;

@@ -8,6 +8,7 @@ mod fix;
 mod gate;
 mod git_hooks;
 mod hosts;
+mod init;
 mod install;
 mod lifecycle;
 mod properties;
