@@ -20,6 +20,22 @@ use crate::surface;
 
 /// Runs `check` and returns its exit code (usage problems are [`UsageError`]s).
 pub fn run(args: &CheckArgs, env: &Env) -> anyhow::Result<u8> {
+    let (report, content) = evaluate(args, env)?;
+    let text = match args.format {
+        Format::Human => report::render_check(&report),
+        Format::Json => serde_json::to_string_pretty(&report)? + "\n",
+        Format::Sarif => serde_json::to_string_pretty(&report::sarif::build(&report, content.dir()))? + "\n",
+    };
+    std::io::stdout().write_all(text.as_bytes()).context("writing the report")?;
+    Ok(report.exit_code())
+}
+
+/// The report `check` would print as JSON (for the MCP server).
+pub(crate) fn report(args: &CheckArgs, env: &Env) -> anyhow::Result<CheckReport> {
+    evaluate(args, env).map(|(report, _)| report)
+}
+
+fn evaluate(args: &CheckArgs, env: &Env) -> anyhow::Result<(CheckReport, Content)> {
     let root = project_root(args.path.as_deref())?;
     let scope = args.scope();
     let content = Content::gather(&root, scope, env)?;
@@ -42,13 +58,7 @@ pub fn run(args: &CheckArgs, env: &Env) -> anyhow::Result<u8> {
         if results.is_empty() { vec!["no known language detected".to_owned()] } else { Vec::new() };
     notes.extend(content.reverify());
     let report = CheckReport::new(root, scope_name(scope), results, safety, notes);
-    let text = match args.format {
-        Format::Human => report::render_check(&report),
-        Format::Json => serde_json::to_string_pretty(&report)? + "\n",
-        Format::Sarif => serde_json::to_string_pretty(&report::sarif::build(&report, content.dir()))? + "\n",
-    };
-    std::io::stdout().write_all(text.as_bytes()).context("writing the report")?;
-    Ok(report.exit_code())
+    Ok((report, content))
 }
 
 fn scope_name(scope: Scope) -> &'static str {

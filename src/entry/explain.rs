@@ -32,6 +32,12 @@ pub fn run(args: &ExplainArgs, _env: &Env) -> anyhow::Result<u8> {
     Ok(exit::PASS)
 }
 
+/// The JSON `explain` prints for a command run in `cwd` (for the MCP server).
+pub(crate) fn explain_json(command: &str, cwd: Option<&Path>) -> anyhow::Result<Value> {
+    let cwd = start_dir(cwd)?;
+    Ok(to_json(&intent::resolve(&bash::analyse(command), &cwd)))
+}
+
 /// The canonical directory the command starts in.
 fn start_dir(given: Option<&Path>) -> anyhow::Result<PathBuf> {
     let here = std::env::current_dir().context("reading the current directory")?;

@@ -11,6 +11,7 @@ mod hosts;
 mod init;
 mod install;
 mod lifecycle;
+mod mcp;
 mod properties;
 mod sarif;
 mod snapshot;
