@@ -260,6 +260,10 @@ pub struct InstallArgs {
     /// Which settings file (user-wide by default, or a project's).
     #[command(flatten)]
     pub scope: SettingsScope,
+    /// Also register codeguard's MCP server (`codeguard mcp`) with the host (claude, codex,
+    /// gemini).
+    #[arg(long, requires = "host")]
+    pub mcp: bool,
     /// Show what would change, write nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -290,6 +294,9 @@ pub struct UninstallArgs {
     /// Remove codeguard's entries from an agent host's settings (restoring the file as it was).
     #[arg(long)]
     pub host: Option<String>,
+    /// Also remove codeguard's MCP server registration.
+    #[arg(long, requires = "host")]
+    pub mcp: bool,
     /// Which settings file.
     #[command(flatten)]
     pub scope: SettingsScope,

@@ -7,7 +7,8 @@
 //! their command (`… hook <event> --host <host>`) and replaced, so running install twice gives the
 //! same text; timeouts are explicit and above codeguard's own gate budget (100 s), so codeguard's
 //! budget answers before the host's timeout could fail open. Kimi's TOML gets a marked block,
-//! which leaves every other byte of the file alone.
+//! which leaves every other byte of the file alone. With `--mcp`, the MCP server is registered
+//! the same way: an `mcpServers.codeguard` entry in JSON settings, a marked block in Codex's TOML.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -261,39 +262,148 @@ const KIMI_BEGIN: &str = "# codeguard:begin — managed by `codeguard install --
 const KIMI_END: &str = "# codeguard:end";
 
 fn kimi_merged(old: &str, entries: &[Entry], exe: &Path) -> String {
-    let mut text = kimi_stripped(old);
-    if !text.is_empty() && !text.ends_with('\n') {
-        text.push('\n');
-    }
-    if !text.is_empty() {
-        text.push('\n');
-    }
-    text.push_str(KIMI_BEGIN);
-    text.push('\n');
+    let mut body = String::new();
     for e in entries {
         let matcher = e.matcher.map(|m| format!("matcher = {}\n", toml_string(m))).unwrap_or_default();
         let _ = write!(
-            text,
+            body,
             "[[hooks]]\nevent = {}\n{matcher}command = {}\ntimeout = {}\n",
             toml_string(e.key),
             toml_string(&command(exe, Host::Kimi, e.event)),
             e.timeout
         );
     }
-    text.push_str(KIMI_END);
-    text.push('\n');
+    block_merged(old, KIMI_BEGIN, KIMI_END, &body)
+}
+
+fn kimi_stripped(text: &str) -> String {
+    block_stripped(text, KIMI_BEGIN, KIMI_END)
+}
+
+/// `old` without any earlier copy of our marked block, with the block (holding `body`) appended
+/// after a blank line.
+fn block_merged(old: &str, begin: &str, end: &str, body: &str) -> String {
+    let mut text = block_stripped(old, begin, end);
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    if !text.is_empty() {
+        text.push('\n');
+    }
+    let _ = write!(text, "{begin}\n{body}{end}\n");
     text
 }
 
 /// The text without our marked block (and the blank line install put before it).
-fn kimi_stripped(text: &str) -> String {
-    let (Some(begin), Some(end)) = (text.find(KIMI_BEGIN), text.find(KIMI_END)) else {
+fn block_stripped(text: &str, begin_marker: &str, end_marker: &str) -> String {
+    let (Some(begin), Some(end)) = (text.find(begin_marker), text.find(end_marker)) else {
         return text.to_owned();
     };
-    let after = (end + KIMI_END.len() + 1).min(text.len());
+    let after = (end + end_marker.len() + 1).min(text.len());
     let before = text[..begin].strip_suffix("\n\n").map_or(&text[..begin], |t| &text[..=t.len()]);
     let before = if text[..begin].trim().is_empty() { "" } else { before };
     format!("{before}{}", &text[after..])
+}
+
+const CODEX_MCP_BEGIN: &str = "# codeguard-mcp:begin — managed by `codeguard install --host codex --mcp`; `codeguard uninstall --host codex --mcp` removes it";
+const CODEX_MCP_END: &str = "# codeguard-mcp:end";
+/// The name our MCP server is registered under.
+const MCP_NAME: &str = "codeguard";
+
+/// The settings text with codeguard's MCP server registered (`mcpServers.codeguard` in Claude's
+/// and Gemini's JSON, a marked `[mcp_servers.codeguard]` block in Codex's `config.toml`),
+/// replacing an earlier registration of ours. A server of that name that is not ours is refused.
+pub fn mcp_merged(host: Host, old: Option<&str>, exe: &Path) -> Result<String, HostInstallError> {
+    let exe_text = exe.display().to_string();
+    match mcp_format(host)? {
+        McpFormat::Toml => {
+            let old = old.unwrap_or("");
+            if block_stripped(old, CODEX_MCP_BEGIN, CODEX_MCP_END).contains("[mcp_servers.codeguard]") {
+                return Err(HostInstallError::Unreadable(
+                    "config.toml already has an [mcp_servers.codeguard] table that codeguard did not write; it was left alone".into(),
+                ));
+            }
+            let body =
+                format!("[mcp_servers.{MCP_NAME}]\ncommand = {}\nargs = [\"mcp\"]\n", toml_string(&exe_text));
+            Ok(block_merged(old, CODEX_MCP_BEGIN, CODEX_MCP_END, &body))
+        }
+        McpFormat::Json => {
+            let mut root = parse_object(old)?;
+            let servers = root.entry("mcpServers").or_insert_with(|| json!({}));
+            let Value::Object(servers) = servers else {
+                return Err(HostInstallError::Unreadable("`mcpServers` is not an object".into()));
+            };
+            if servers.get(MCP_NAME).is_some_and(|s| !is_our_server(s)) {
+                return Err(HostInstallError::Unreadable(
+                    "an MCP server named `codeguard` that codeguard did not write is already registered; it was left alone".into(),
+                ));
+            }
+            let mut entry = json!({"command": exe_text, "args": ["mcp"]});
+            if host == Host::Claude {
+                entry["type"] = json!("stdio");
+            }
+            servers.insert(MCP_NAME.to_owned(), entry);
+            Ok(pretty(&root))
+        }
+    }
+}
+
+/// The settings text without our MCP server; `None` when nothing else is left.
+pub fn mcp_stripped(host: Host, current: &str) -> Result<Option<String>, HostInstallError> {
+    match mcp_format(host)? {
+        McpFormat::Toml => {
+            let text = block_stripped(current, CODEX_MCP_BEGIN, CODEX_MCP_END);
+            Ok((!text.trim().is_empty()).then_some(text))
+        }
+        McpFormat::Json => {
+            let mut root = parse_object(Some(current))?;
+            if let Some(Value::Object(servers)) = root.get_mut("mcpServers") {
+                if servers.get(MCP_NAME).is_some_and(is_our_server) {
+                    servers.remove(MCP_NAME);
+                }
+                if servers.is_empty() {
+                    root.remove("mcpServers");
+                }
+            }
+            Ok((!root.is_empty()).then(|| pretty(&root)))
+        }
+    }
+}
+
+/// Whether the text registers our MCP server.
+pub fn mcp_installed(host: Host, text: &str) -> bool {
+    match mcp_format(host) {
+        Ok(McpFormat::Toml) => text.contains(CODEX_MCP_BEGIN),
+        Ok(McpFormat::Json) => parse_object(Some(text)).is_ok_and(|root| {
+            root.get("mcpServers").and_then(|s| s.get(MCP_NAME)).is_some_and(is_our_server)
+        }),
+        Err(_) => false,
+    }
+}
+
+enum McpFormat {
+    Json,
+    Toml,
+}
+
+fn mcp_format(host: Host) -> Result<McpFormat, HostInstallError> {
+    match host {
+        Host::Claude | Host::Gemini => Ok(McpFormat::Json),
+        Host::Codex => Ok(McpFormat::Toml),
+        Host::Kimi | Host::Copilot | Host::Cursor | Host::OpenHands | Host::Zcode | Host::Neutral => {
+            Err(HostInstallError::Unsupported(format!(
+                "codeguard registers its MCP server for claude, codex and gemini only, not {}",
+                host.name()
+            )))
+        }
+    }
+}
+
+/// An MCP server entry whose program is a codeguard binary run as `… mcp`.
+fn is_our_server(server: &Value) -> bool {
+    let program = server.get("command").and_then(Value::as_str).unwrap_or("");
+    let name = program.rsplit('/').next().unwrap_or(program);
+    name.starts_with("codeguard") && server.get("args") == Some(&json!(["mcp"]))
 }
 
 fn toml_string(text: &str) -> String {
@@ -345,6 +455,45 @@ mod tests {
         assert_eq!(merged(Host::Kimi, Some(&once), Path::new(EXE)).expect("merge"), once);
         assert!(once.starts_with(theirs));
         assert_eq!(stripped(Host::Kimi, &once).expect("strip").as_deref(), Some(theirs));
+    }
+
+    #[test]
+    fn the_mcp_server_is_merged_beside_others_and_removed_again() {
+        let theirs = r#"{"theme": "dark", "mcpServers": {"github": {"command": "gh-mcp"}}}"#;
+        for host in [Host::Claude, Host::Gemini] {
+            let once = mcp_merged(host, Some(theirs), Path::new(EXE)).expect("merge");
+            assert_eq!(mcp_merged(host, Some(&once), Path::new(EXE)).expect("merge"), once);
+            assert!(mcp_installed(host, &once) && once.contains("gh-mcp"), "{once}");
+            let back = mcp_stripped(host, &once).expect("strip").expect("theirs remain");
+            assert_eq!(
+                serde_json::from_str::<Value>(&back).expect("json"),
+                serde_json::from_str::<Value>(theirs).expect("json")
+            );
+            let alone = mcp_merged(host, None, Path::new(EXE)).expect("merge");
+            assert_eq!(mcp_stripped(host, &alone).expect("strip"), None);
+        }
+        let foreign = r#"{"mcpServers": {"codeguard": {"command": "/other/tool"}}}"#;
+        assert!(
+            mcp_merged(Host::Claude, Some(foreign), Path::new(EXE)).is_err(),
+            "a foreign entry is never replaced"
+        );
+        assert!(mcp_merged(Host::Cursor, None, Path::new(EXE)).is_err());
+    }
+
+    #[test]
+    fn codex_mcp_block_keeps_every_other_byte() {
+        let theirs = "model = \"o4\"\n\n[mcp_servers.github]\ncommand = \"gh-mcp\"\n";
+        let once = mcp_merged(Host::Codex, Some(theirs), Path::new(EXE)).expect("merge");
+        assert_eq!(mcp_merged(Host::Codex, Some(&once), Path::new(EXE)).expect("merge"), once);
+        assert!(
+            once.starts_with(theirs)
+                && once.contains(
+                    "[mcp_servers.codeguard]\ncommand = \"/opt/code guard/bin/codeguard\"\nargs = [\"mcp\"]"
+                )
+        );
+        assert_eq!(mcp_stripped(Host::Codex, &once).expect("strip").as_deref(), Some(theirs));
+        let foreign = "[mcp_servers.codeguard]\ncommand = \"x\"\n";
+        assert!(mcp_merged(Host::Codex, Some(foreign), Path::new(EXE)).is_err());
     }
 
     #[test]

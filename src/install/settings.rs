@@ -1,6 +1,7 @@
 //! Where each host keeps its settings, and changing that file safely: atomic replace keeping the
 //! file's mode, a byte-exact backup of what was there before our first install, and an
-//! uninstall that restores that backup when nothing but our entries changed.
+//! uninstall that restores that backup when nothing but our entries changed. The same rules hold
+//! for the hook entries and for the MCP server entry (`--mcp`).
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -13,6 +14,15 @@ use crate::host::Host;
 
 /// Suffix of the copy of a settings file as it was before codeguard first changed it.
 pub const BACKUP_SUFFIX: &str = ".codeguard-backup";
+
+/// Which of codeguard's registrations a settings change is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// The hook entries.
+    Hooks,
+    /// The MCP server entry (`--mcp`).
+    Mcp,
+}
 
 /// What happened to a settings file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,6 +97,27 @@ fn project_path(host: Host, dir: &Path) -> Result<PathBuf, SettingsError> {
     })
 }
 
+/// The file a host reads its MCP servers from: Claude's user config `~/.claude.json` or a
+/// project's `.mcp.json`; Gemini's `settings.json`; Codex's `config.toml` (user or project).
+pub fn mcp_path(host: Host, project: Option<&Path>, env: &Env) -> Result<PathBuf, SettingsError> {
+    let base = match project {
+        Some(dir) => dir.to_path_buf(),
+        None => env.home().ok_or(SettingsError::NoHome)?,
+    };
+    Ok(match (host, project.is_some()) {
+        (Host::Claude, false) => base.join(".claude.json"),
+        (Host::Claude, true) => base.join(".mcp.json"),
+        (Host::Gemini, _) => base.join(".gemini/settings.json"),
+        (Host::Codex, _) => base.join(".codex/config.toml"),
+        (Host::Kimi | Host::Copilot | Host::Cursor | Host::OpenHands | Host::Zcode | Host::Neutral, _) => {
+            return Err(SettingsError::Host(match hosts::mcp_merged(host, None, Path::new("codeguard")) {
+                Err(e) => e,
+                Ok(_) => HostInstallError::Unsupported(format!("no MCP settings for {}", host.name())),
+            }));
+        }
+    })
+}
+
 fn unsupported(host: Host) -> SettingsError {
     match hosts::merged(host, None, Path::new("codeguard")) {
         Err(e) => SettingsError::Host(e),
@@ -97,9 +128,18 @@ fn unsupported(host: Host) -> SettingsError {
 }
 
 /// Installs (or, with `dry_run`, shows) our entries in the settings file at `path`.
-pub fn install(host: Host, path: &Path, exe: &Path, dry_run: bool) -> Result<Outcome, SettingsError> {
+pub fn install(
+    kind: Kind,
+    host: Host,
+    path: &Path,
+    exe: &Path,
+    dry_run: bool,
+) -> Result<Outcome, SettingsError> {
     let old = read(path)?;
-    let new = hosts::merged(host, old.as_deref(), exe)?;
+    let new = match kind {
+        Kind::Hooks => hosts::merged(host, old.as_deref(), exe)?,
+        Kind::Mcp => hosts::mcp_merged(host, old.as_deref(), exe)?,
+    };
     if old.as_deref() == Some(new.as_str()) {
         return Ok(Outcome::Unchanged);
     }
@@ -114,14 +154,20 @@ pub fn install(host: Host, path: &Path, exe: &Path, dry_run: bool) -> Result<Out
     Ok(Outcome::Written)
 }
 
-/// Removes our entries; restores the pre-install bytes when nothing else changed since.
-pub fn uninstall(host: Host, path: &Path) -> Result<Outcome, SettingsError> {
+/// Removes our entries; restores the pre-install bytes when nothing else changed since. The
+/// backup is kept until it is restored (or the file removed), so that taking out hooks and the
+/// MCP server from one file in two steps still ends with the original bytes.
+pub fn uninstall(kind: Kind, host: Host, path: &Path) -> Result<Outcome, SettingsError> {
     let Some(current) = read(path)? else { return Ok(Outcome::Unchanged) };
     let backup_file = backup_path(path);
     let backup = read(&backup_file)?;
-    let stripped = hosts::stripped(host, &current)?;
+    let stripped = match kind {
+        Kind::Hooks => hosts::stripped(host, &current)?,
+        Kind::Mcp => hosts::mcp_stripped(host, &current)?,
+    };
+    let toml = host == Host::Kimi || (kind == Kind::Mcp && host == Host::Codex);
     let outcome = match (&stripped, &backup) {
-        (_, Some(original)) if same_content(host, stripped.as_deref().unwrap_or(""), original) => {
+        (_, Some(original)) if same_content(toml, stripped.as_deref().unwrap_or(""), original) => {
             write_atomic(path, original.as_bytes(), path)?;
             Outcome::Restored
         }
@@ -136,23 +182,32 @@ pub fn uninstall(host: Host, path: &Path) -> Result<Outcome, SettingsError> {
             Outcome::Written
         }
     };
-    if backup.is_some() && outcome != Outcome::Unchanged {
+    if backup.is_some() && matches!(outcome, Outcome::Restored | Outcome::Removed) {
         let _ = std::fs::remove_file(&backup_file);
     }
     Ok(outcome)
 }
 
-/// Whether two settings texts say the same (JSON compared as values; TOML byte for byte).
-fn same_content(host: Host, a: &str, b: &str) -> bool {
-    if host == Host::Kimi {
+/// Whether two settings texts say the same (JSON compared as values, an empty `hooks` or
+/// `mcpServers` object counting as absent — what stripping our entries can leave; TOML byte for
+/// byte).
+fn same_content(toml: bool, a: &str, b: &str) -> bool {
+    if toml {
         return a == b;
     }
     let parse = |t: &str| {
-        if t.trim().is_empty() {
-            Some(serde_json::json!({}))
+        let mut value = if t.trim().is_empty() {
+            serde_json::json!({})
         } else {
-            serde_json::from_str::<serde_json::Value>(t).ok()
+            serde_json::from_str::<serde_json::Value>(t).ok()?
+        };
+        if let Some(map) = value.as_object_mut() {
+            map.retain(|k, v| {
+                !(matches!(k.as_str(), "hooks" | "mcpServers")
+                    && v.as_object().is_some_and(serde_json::Map::is_empty))
+            });
         }
+        Some(value)
     };
     parse(a).is_some_and(|x| parse(b) == Some(x))
 }

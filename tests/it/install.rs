@@ -144,3 +144,61 @@ fn doctor_reports_missing_hooks_unreachable_linters_and_a_healthy_setup() {
             .any(|c| c["name"] == "state directory" && c["status"] == "ok")
     );
 }
+
+#[test]
+fn mcp_registration_round_trips_for_claude_gemini_and_codex() {
+    let home = tempfile::tempdir().expect("home");
+    let claude_json = home.path().join(".claude.json");
+    let claude_original = "{\"numStartups\": 3, \"mcpServers\": {\"github\": {\"command\": \"gh-mcp\"}}}\n";
+    std::fs::write(&claude_json, claude_original).expect("write");
+    let gemini = home.path().join(".gemini/settings.json");
+    std::fs::create_dir_all(gemini.parent().expect("dir")).expect("mkdir");
+    let gemini_original = "{\"theme\": \"dark\"}\n";
+    std::fs::write(&gemini, gemini_original).expect("write");
+    let codex = home.path().join(".codex/config.toml");
+    std::fs::create_dir_all(codex.parent().expect("dir")).expect("mkdir");
+    let codex_original = "model = \"o4\"\n";
+    std::fs::write(&codex, codex_original).expect("write");
+
+    for host in ["claude", "gemini", "codex"] {
+        let (code, stdout, stderr) = run(home.path(), &["install", "--host", host, "--mcp"]);
+        assert_eq!(code, Some(0), "{host}: {stderr}");
+        assert!(stdout.contains("MCP server registration"), "{stdout}");
+    }
+    let claude: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&claude_json).expect("read")).expect("json");
+    assert_eq!(claude["numStartups"], 3);
+    assert_eq!(claude["mcpServers"]["github"]["command"], "gh-mcp");
+    assert_eq!(claude["mcpServers"]["codeguard"]["args"], serde_json::json!(["mcp"]));
+    let exe = claude["mcpServers"]["codeguard"]["command"].as_str().expect("command").to_owned();
+    assert!(std::path::Path::new(&exe).is_absolute() && exe.contains("codeguard"), "{exe}");
+    let gemini_json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&gemini).expect("read")).expect("json");
+    assert_eq!(gemini_json["mcpServers"]["codeguard"]["command"], exe.as_str());
+    assert!(gemini_json["hooks"]["BeforeTool"].is_array(), "hooks and the server share Gemini's file");
+    let codex_text = std::fs::read_to_string(&codex).expect("read");
+    assert!(
+        codex_text.starts_with(codex_original) && codex_text.contains("[mcp_servers.codeguard]"),
+        "{codex_text}"
+    );
+    assert!(home.path().join(".codex/hooks.json").is_file(), "codex hooks are installed too");
+
+    let (_, again, _) = run(home.path(), &["install", "--host", "codex", "--mcp"]);
+    assert!(again.matches("nothing changed").count() == 2, "idempotent: {again}");
+
+    for host in ["claude", "gemini", "codex"] {
+        let (code, _, stderr) = run(home.path(), &["uninstall", "--host", host, "--mcp"]);
+        assert_eq!(code, Some(0), "{host}: {stderr}");
+    }
+    assert_eq!(std::fs::read_to_string(&claude_json).expect("read"), claude_original, "byte for byte");
+    assert_eq!(std::fs::read_to_string(&gemini).expect("read"), gemini_original, "byte for byte");
+    assert_eq!(std::fs::read_to_string(&codex).expect("read"), codex_original, "byte for byte");
+    assert!(
+        !home.path().join(".claude/settings.json").exists()
+            && !home.path().join(".codex/hooks.json").exists()
+    );
+
+    let (code, _, stderr) = run(home.path(), &["install", "--host", "cursor", "--mcp"]);
+    assert_eq!(code, Some(2), "no MCP registration for cursor: {stderr}");
+    assert!(stderr.contains("claude, codex and gemini"), "{stderr}");
+}
