@@ -3,6 +3,7 @@
 
 mod check;
 mod corpus;
+mod detect;
 mod explain;
 mod fix;
 mod gate;
