@@ -107,7 +107,8 @@ pub fn execute(
     }
 }
 
-fn skipped(language: &str, name: &str, status: Status, reason: &str) -> LanguageResult {
+/// A result for a language that did not run (or has not run yet).
+pub(crate) fn skipped(language: &str, name: &str, status: Status, reason: &str) -> LanguageResult {
     LanguageResult {
         language: language.to_owned(),
         name: name.to_owned(),

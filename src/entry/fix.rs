@@ -9,7 +9,6 @@
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -21,8 +20,8 @@ use super::UsageError;
 use super::engine::{self, LintRequest, Project};
 use crate::cli::{FixArgs, Format};
 use crate::env::Env;
-use crate::fix::{self, FixAction, FixJob};
-use crate::plan::PlanInput;
+use crate::fix;
+use crate::plan::{Action, Job, PlanInput};
 use crate::process::{Cmd, Ending};
 use crate::registry::Registry;
 use crate::report::{self, FixReport, FormatterResult, Refusal};
@@ -99,18 +98,22 @@ pub(crate) fn fix(request: &FixRequest, env: &Env) -> anyhow::Result<FixReport> 
     let mut identities = Identities::take(&root, &files.project);
     for entry in &plan.entries {
         let result = match &entry.action {
-            FixAction::Skip { .. } => planned(&entry.language, &entry.name, &entry.action),
-            FixAction::Run(job) => {
+            Action::Skip { .. } => planned(&entry.language, &entry.name, &entry.action),
+            Action::Run(job) => {
                 let mut result = run_job(&entry.language, &entry.name, job, &root, env, request.timeout);
                 let now = Identities::take(&root, &files.project);
                 result.changed = identities.changed_since(&now);
                 identities = now;
-                if !job.project_level {
+                if !job.files.is_empty() {
                     report
                         .changed_outside_selection
                         .extend(result.changed.iter().filter(|f| !job.files.contains(f)).cloned());
                 }
-                write_log(&mut result, env, &log_prefix);
+                report::write_logs(
+                    std::slice::from_mut(&mut result.run),
+                    &crate::state::log_dir(env),
+                    &log_prefix,
+                );
                 result
             }
         };
@@ -122,7 +125,7 @@ pub(crate) fn fix(request: &FixRequest, env: &Env) -> anyhow::Result<FixReport> 
     let ran: Vec<String> = plan
         .entries
         .iter()
-        .filter(|e| matches!(e.action, FixAction::Run(_)))
+        .filter(|e| matches!(e.action, Action::Run(_)))
         .map(|e| e.language.clone())
         .collect();
     if !ran.is_empty() {
@@ -216,24 +219,19 @@ fn refusal_reason(root: &Path, rel: &str) -> Result<(), Option<String>> {
 }
 
 /// A formatter entry that was not run (a skip, or a dry run's plan).
-fn planned(language: &str, name: &str, action: &FixAction) -> FormatterResult {
-    let (status, reason, argv, files) = match action {
-        FixAction::Run(job) => (Status::Planned, String::new(), job.invocations.clone(), job.files.clone()),
-        FixAction::Skip { status, reason } => (*status, reason.clone(), Vec::new(), Vec::new()),
+fn planned(language: &str, name: &str, action: &Action) -> FormatterResult {
+    let mut run = match action {
+        Action::Run(job) => {
+            let mut run = crate::run::skipped(language, name, Status::Planned, "");
+            run.argv.clone_from(&job.invocations);
+            run.files.clone_from(&job.files);
+            run.install_hint.clone_from(&job.install_hint);
+            run
+        }
+        Action::Skip { status, reason } => crate::run::skipped(language, name, *status, reason),
     };
-    FormatterResult {
-        language: language.to_owned(),
-        name: name.to_owned(),
-        status,
-        reason,
-        exit_code: None,
-        argv,
-        files,
-        changed: Vec::new(),
-        duration: Duration::ZERO,
-        output: String::new(),
-        log_path: None,
-    }
+    run.fix = None;
+    FormatterResult { run, changed: Vec::new() }
 }
 
 /// Runs a formatter's invocations one after another in the project root. A non-zero exit, a
@@ -241,29 +239,29 @@ fn planned(language: &str, name: &str, action: &FixAction) -> FormatterResult {
 fn run_job(
     language: &str,
     name: &str,
-    job: &FixJob,
+    job: &Job,
     root: &Path,
     env: &Env,
     deadline: Duration,
 ) -> FormatterResult {
-    let mut result = planned(language, name, &FixAction::Run(job.clone()));
-    result.status = Status::Pass;
+    let mut result = planned(language, name, &Action::Run(job.clone()));
+    result.run.status = Status::Pass;
     if let Some(reason) =
         crate::run::missing_tool(&job.program, job.probe.as_ref(), &job.install_hint, root, env)
     {
-        result.status = Status::Unverified;
-        result.reason = reason;
+        result.run.status = Status::Unverified;
+        result.run.reason = reason;
         return result;
     }
     let child_env: Vec<(String, OsString)> = env.vars().map(|(k, v)| (k.clone(), v.clone())).collect();
     for argv in &job.invocations {
         let done = Cmd::new(argv.clone(), root.to_path_buf(), child_env.clone(), deadline).run();
-        result.duration += done.duration;
-        result.output.push_str(&done.text());
+        result.run.duration += done.duration;
+        result.run.output.push_str(&done.text());
         let failure = match &done.ending {
             Ending::Exited(0) => None,
             Ending::Exited(code) => {
-                result.exit_code = Some(*code);
+                result.run.exit_code = Some(*code);
                 Some(format!("the formatter exited with {code}"))
             }
             Ending::Signalled(signal) => Some(format!("the formatter was killed by signal {signal}")),
@@ -271,28 +269,15 @@ fn run_job(
             Ending::NotFound => Some(format!("`{}` not found", job.program)),
             Ending::CannotStart(why) => Some(format!("`{}` could not start: {why}", job.program)),
         };
-        if result.exit_code.is_none() && failure.is_none() {
-            result.exit_code = Some(0);
+        if result.run.exit_code.is_none() && failure.is_none() {
+            result.run.exit_code = Some(0);
         }
-        if let Some(reason) = failure.filter(|_| result.status == Status::Pass) {
-            result.status = Status::Fail;
-            result.reason = reason;
+        if let Some(reason) = failure.filter(|_| result.run.status == Status::Pass) {
+            result.run.status = Status::Fail;
+            result.run.reason = reason;
         }
     }
     result
-}
-
-fn write_log(result: &mut FormatterResult, env: &Env, prefix: &str) {
-    let mut text = String::new();
-    for argv in &result.argv {
-        let _ = writeln!(text, "$ {}", argv.join(" "));
-    }
-    let _ = writeln!(text, "# status: {} {}\n", result.status, result.reason);
-    text.push_str(&result.output);
-    let path = crate::state::log_dir(env).join(format!("{prefix}-{}.log", result.language));
-    if crate::state::write_private(&path, text.as_bytes()).is_ok() {
-        result.log_path = Some(path);
-    }
 }
 
 /// Content identities of the project's files (what a symlink points to, for a link), taken

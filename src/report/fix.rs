@@ -3,12 +3,10 @@
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::time::Duration;
 
 use serde::Serialize;
 
 use super::{INLINE_LINES, SCHEMA_VERSION, overall};
-use crate::registry::Argv;
 use crate::run::LanguageResult;
 use crate::verdict::Status;
 
@@ -40,39 +38,16 @@ pub struct FixReport {
     pub notes: Vec<String>,
 }
 
-/// What one language's formatter did.
+/// What one language's formatter did: a run result (status PASS for exit 0; FAIL for a non-zero
+/// exit, timeout or crash; UNVERIFIED when the tool is missing; SKIPPED when not run, see
+/// `reason`; PLANNED in a dry run) plus the files whose content it changed.
 #[derive(Debug, Clone, Serialize)]
 pub struct FormatterResult {
-    /// Registry id.
-    pub language: String,
-    /// Display name.
-    pub name: String,
-    /// PASS (ran, exit 0), FAIL (non-zero exit, timeout, crash), UNVERIFIED (tool missing),
-    /// SKIPPED (not run, see `reason`), PLANNED (dry run).
-    pub status: Status,
-    /// Why (empty for a plain success).
-    pub reason: String,
-    /// The exit code of the worst invocation, when one ran to an exit.
-    pub exit_code: Option<i32>,
-    /// The commands (run, or for a dry run, to be run).
-    pub argv: Vec<Argv>,
-    /// The files handed to the formatter.
-    pub files: Vec<String>,
+    /// What ran and how it ended.
+    #[serde(flatten)]
+    pub run: LanguageResult,
     /// The files whose content this formatter changed.
     pub changed: Vec<String>,
-    /// Wall-clock time.
-    #[serde(rename = "duration_ms", serialize_with = "as_millis")]
-    pub duration: Duration,
-    /// Everything the formatter printed (not serialised; the log file holds it).
-    #[serde(skip)]
-    pub output: String,
-    /// Where the full output was written.
-    pub log_path: Option<PathBuf>,
-}
-
-#[allow(clippy::trivially_copy_pass_by_ref)]
-fn as_millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// A selected file no formatter was allowed to touch.
@@ -112,7 +87,7 @@ impl FixReport {
         self.status = overall(
             self.formatters
                 .iter()
-                .map(|f| if f.status == Status::Planned { Status::Pass } else { f.status })
+                .map(|f| if f.run.status == Status::Planned { Status::Pass } else { f.run.status })
                 .chain(self.recheck.iter().map(|r| r.status))
                 .chain([stray]),
         );
@@ -179,18 +154,18 @@ pub fn render_fix(report: &FixReport) -> String {
 }
 
 fn render_formatter(out: &mut String, f: &FormatterResult) {
-    let _ = write!(out, "  {:<10} {:<12}", f.status.as_str(), f.language);
-    for argv in f.argv.iter().take(3) {
+    let _ = write!(out, "  {:<10} {:<12}", f.run.status.as_str(), f.run.language);
+    for argv in f.run.argv.iter().take(3) {
         let _ = write!(out, " $ {}", shell_words(argv));
     }
-    if f.argv.len() > 3 {
-        let _ = write!(out, " (+{} more calls)", f.argv.len() - 3);
+    if f.run.argv.len() > 3 {
+        let _ = write!(out, " (+{} more calls)", f.run.argv.len() - 3);
     }
-    if !f.reason.is_empty() {
-        let _ = write!(out, "  {}", f.reason);
+    if !f.run.reason.is_empty() {
+        let _ = write!(out, "  {}", f.run.reason);
     }
     out.push('\n');
-    if matches!(f.status, Status::Pass | Status::Fail) {
+    if matches!(f.run.status, Status::Pass | Status::Fail) {
         match f.changed.len() {
             0 => out.push_str("      no file changed\n"),
             _ => {
@@ -198,9 +173,9 @@ fn render_formatter(out: &mut String, f: &FormatterResult) {
             }
         }
     }
-    if f.status == Status::Fail {
-        inline_output(out, &f.output);
-        if let Some(log) = &f.log_path {
+    if f.run.status == Status::Fail {
+        inline_output(out, &f.run.output);
+        if let Some(log) = &f.run.log_path {
             let _ = writeln!(out, "      full output: {}", log.display());
         }
     }
@@ -218,14 +193,14 @@ fn inline_output(out: &mut String, output: &str) {
 
 fn summary_line(report: &FixReport) -> String {
     if report.dry_run {
-        let n = report.formatters.iter().filter(|f| f.status == Status::Planned).count();
+        let n = report.formatters.iter().filter(|f| f.run.status == Status::Planned).count();
         return format!("codeguard: dry run — {n} formatter(s) would run; nothing was changed");
     }
     let failed: Vec<&str> = report
         .formatters
         .iter()
-        .filter(|f| matches!(f.status, Status::Fail | Status::Unverified))
-        .map(|f| f.language.as_str())
+        .filter(|f| matches!(f.run.status, Status::Fail | Status::Unverified))
+        .map(|f| f.run.language.as_str())
         .collect();
     let remaining: Vec<&str> =
         report.recheck.iter().filter(|r| r.status == Status::Fail).map(|r| r.language.as_str()).collect();
@@ -241,7 +216,7 @@ fn summary_line(report: &FixReport) -> String {
     }
     let changed = report.changed.len();
     match report.status {
-        Status::Pass | Status::Skipped if !report.formatters.iter().any(|f| f.status == Status::Pass) => {
+        Status::Pass | Status::Skipped if !report.formatters.iter().any(|f| f.run.status == Status::Pass) => {
             "codeguard: nothing to fix".to_owned()
         }
         Status::Pass | Status::Skipped => {
