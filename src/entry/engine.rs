@@ -36,6 +36,29 @@ pub(crate) enum LintError {
     Setup(String),
 }
 
+/// Variables that tie a process to the repository git is operating on; linters run on content
+/// that may be a snapshot outside it, so they never inherit them.
+const REPO_LOCAL_VARS: [&str; 4] = ["GIT_INDEX_FILE", "GIT_DIR", "GIT_WORK_TREE", "GIT_PREFIX"];
+
+impl<'a> LintRequest<'a> {
+    /// Lint the changed files of a snapshot, in the snapshot.
+    pub(crate) fn snapshot(
+        snapshot: &'a crate::snapshot::Snapshot,
+        deadline: std::time::Duration,
+        log_prefix: String,
+    ) -> Self {
+        Self {
+            dir: snapshot.root(),
+            project_files: snapshot.changed(),
+            selected: snapshot.changed(),
+            whole_tree: false,
+            only: &[],
+            options: RunOptions { deadline, jobs: super::default_jobs() },
+            log_prefix,
+        }
+    }
+}
+
 /// Plans and runs the linters; `progress` first hears how many languages were planned.
 pub(crate) fn lint(
     request: &LintRequest<'_>,
@@ -67,7 +90,12 @@ pub(crate) fn lint(
     };
     let plan = plan::build(&input).map_err(|e| setup(&e))?;
     progress(Progress::Planned(plan.entries.len()));
-    let mut results = run::execute(&plan, env, &request.options, progress);
+    let linter_env = Env::from_pairs(
+        env.vars()
+            .filter(|(k, _)| !REPO_LOCAL_VARS.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone())),
+    );
+    let mut results = run::execute(&plan, &linter_env, &request.options, progress);
     report::write_logs(&mut results, &crate::state::log_dir(env), &request.log_prefix);
     Ok(results)
 }

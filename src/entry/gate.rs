@@ -18,7 +18,7 @@ use crate::env::Env;
 use crate::host::Answer;
 use crate::intent::{self, RepoIntent};
 use crate::report::{self, GateReport};
-use crate::run::{LanguageResult, RunOptions};
+use crate::run::LanguageResult;
 use crate::safety::{self, AllowList};
 use crate::snapshot::{Snapshot, SnapshotOptions};
 use crate::surface::{self, Pathspecs, StagingAction, SurfaceOptions};
@@ -201,15 +201,8 @@ fn lint(
     env: &Env,
     left: Duration,
 ) -> Result<Vec<LanguageResult>, String> {
-    let request = LintRequest {
-        dir: snapshot.root(),
-        project_files: snapshot.changed(),
-        selected: snapshot.changed(),
-        whole_tree: false,
-        only: &[],
-        options: RunOptions { deadline: left.max(Duration::from_secs(1)), jobs: super::default_jobs() },
-        log_prefix: format!("gate-{}", report::path_key(repo_root)),
-    };
+    let prefix = format!("gate-{}", report::path_key(repo_root));
+    let request = LintRequest::snapshot(snapshot, left.max(Duration::from_secs(1)), prefix);
     engine::lint(&request, env, &|_| {}).map_err(|e| format!("{e}; linters did not run"))
 }
 
