@@ -40,7 +40,7 @@ fn dispatch(event: &HookEvent, env: &Env) -> Answer {
                     .clone()
                     .or_else(|| std::env::current_dir().ok())
                     .unwrap_or_else(|| PathBuf::from("."));
-                super::gate::evaluate(command, &cwd, env)
+                super::gate::evaluate(command, &cwd, env, event.session_id.as_deref())
             }
             ToolCall::Shell { .. } | ToolCall::Other(_) => Answer::Allow,
         },
