@@ -28,6 +28,10 @@ pub enum EntryPoint {
     Hook,
     /// `codeguard git-hook pre-commit|pre-push`: called by git.
     GitHook,
+    /// `codeguard trust` / `codeguard untrust`.
+    Trust,
+    /// `codeguard state show|clear`.
+    State,
 }
 
 /// What an internal error turns into.
@@ -46,7 +50,9 @@ impl EntryPoint {
     pub fn error_policy(self) -> ErrorPolicy {
         match self {
             Self::Hook => ErrorPolicy::FailOpen,
-            Self::Check | Self::Explain | Self::Languages => ErrorPolicy::Incomplete,
+            Self::Check | Self::Explain | Self::Languages | Self::Trust | Self::State => {
+                ErrorPolicy::Incomplete
+            }
             Self::GitHook => ErrorPolicy::FailClosed,
         }
     }
@@ -71,6 +77,8 @@ mod tests {
         assert_eq!(EntryPoint::Check.internal_error_code(), INCOMPLETE);
         assert_eq!(EntryPoint::Explain.internal_error_code(), INCOMPLETE);
         assert_eq!(EntryPoint::Languages.internal_error_code(), INCOMPLETE);
+        assert_eq!(EntryPoint::Trust.internal_error_code(), INCOMPLETE);
+        assert_eq!(EntryPoint::State.internal_error_code(), INCOMPLETE);
         assert_eq!(EntryPoint::GitHook.internal_error_code(), FAIL);
     }
 

@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 
 use gix::ObjectId;
 
+pub(crate) use push::upstream;
 pub use push::{PushBase, PushRange};
 pub use read::{Observed, observe};
 pub(crate) use read::{fingerprint, open as open_repo};

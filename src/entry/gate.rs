@@ -215,6 +215,7 @@ fn lint(
 ) -> Result<Vec<LanguageResult>, String> {
     let request = LintRequest {
         dir: snapshot.root(),
+        workspace: repo_root,
         project_files: snapshot.changed(),
         selected: snapshot.changed(),
         whole_tree: false,

@@ -3,6 +3,8 @@
 //! Reads the payload (≤ 1 MiB) from stdin, decodes it for the host, runs the event's handler and
 //! writes the host-encoded answer. Fail-open: a bad or oversized payload, an internal error or a
 //! panic never blocks — it exits the host's "no opinion" way with one line on stderr.
+//! A second copy of the hook firing for the same tool call replays the first copy's delivered
+//! block (`super::replay`).
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -17,18 +19,38 @@ pub fn run(args: &HookArgs, env: &Env) -> u8 {
     std::panic::set_hook(Box::new(|_| {}));
     let outcome = std::panic::catch_unwind(|| handle(args, env));
     std::panic::set_hook(previous);
-    let encoded = match outcome {
-        Ok(Ok(answer)) => host::encode(args.host, args.event, &answer),
-        Ok(Err(err)) => fail_open(&format!("{err:#}")),
-        Err(panic) => fail_open(&panic_text(&panic)),
+    let (encoded, delivered) = match outcome {
+        Ok(Ok(Handled::Replayed(encoded))) => (encoded, None),
+        Ok(Ok(Handled::Answered(answer, key))) => {
+            let encoded = host::encode(args.host, args.event, &answer);
+            (encoded, key.map(|key| (key, answer)))
+        }
+        Ok(Err(err)) => (fail_open(&format!("{err:#}")), None),
+        Err(panic) => (fail_open(&panic_text(&panic)), None),
     };
-    emit(&encoded)
+    if !deliver(&encoded) {
+        return crate::exit::PASS;
+    }
+    if let Some((key, answer)) = delivered {
+        super::replay::record(env, &key, &answer, &encoded);
+    }
+    encoded.exit
 }
 
-fn handle(args: &HookArgs, env: &Env) -> anyhow::Result<Answer> {
+/// What handling produced: a fresh answer (with its replay key), or a first copy's replayed one.
+enum Handled {
+    Answered(Answer, Option<crate::state::dedup::EventKey>),
+    Replayed(Encoded),
+}
+
+fn handle(args: &HookArgs, env: &Env) -> anyhow::Result<Handled> {
     let payload = read_payload()?;
     let event = host::decode(args.host, args.event, &payload)?;
-    Ok(dispatch(&event, env))
+    let key = super::replay::key(args, &event);
+    if let Some(encoded) = key.as_ref().and_then(|k| super::replay::lookup(env, k)) {
+        return Ok(Handled::Replayed(encoded));
+    }
+    Ok(Handled::Answered(dispatch(&event, env), key))
 }
 
 fn dispatch(event: &HookEvent, env: &Env) -> Answer {
@@ -74,12 +96,16 @@ fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
         .map_or_else(|| "panic".to_owned(), |s| format!("panic: {s}"))
 }
 
-/// Writes the encoded answer; the only writer of hook stdout.
-fn emit(encoded: &Encoded) -> u8 {
+/// Writes the encoded answer (the only writer of hook stdout); whether all of it was written.
+/// An answer that could not be delivered exits as a pass and is never recorded for replay.
+fn deliver(encoded: &Encoded) -> bool {
     let mut ok = std::io::stdout()
         .write_all(encoded.stdout.as_bytes())
         .and_then(|()| std::io::stdout().flush())
         .is_ok();
-    ok &= std::io::stderr().write_all(encoded.stderr.as_bytes()).is_ok();
-    if ok { encoded.exit } else { crate::exit::PASS }
+    ok &= std::io::stderr()
+        .write_all(encoded.stderr.as_bytes())
+        .and_then(|()| std::io::stderr().flush())
+        .is_ok();
+    ok
 }

@@ -7,6 +7,9 @@ mod explain;
 mod gate;
 mod hook;
 mod languages;
+mod replay;
+mod state_cmd;
+mod trust_cmd;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -28,6 +31,9 @@ pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
         Command::Explain(args) => (EntryPoint::Explain, explain::run(&args, env)),
         Command::Languages(args) => (EntryPoint::Languages, languages::run(&args)),
         Command::Hook(args) => return hook::run(&args, env),
+        Command::Trust(args) => (EntryPoint::Trust, trust_cmd::run(&args, true, env)),
+        Command::Untrust(args) => (EntryPoint::Trust, trust_cmd::run(&args, false, env)),
+        Command::State(args) => (EntryPoint::State, state_cmd::run(&args, env)),
     };
     match result {
         Ok(code) => code,

@@ -159,8 +159,13 @@ fn a_linter_past_the_budget_denies_with_a_retry_message() {
     ]);
     repo.chmod_x("hang.sh");
     repo.git(&["add", "-A"]);
+    let home = tempfile::tempdir().expect("home");
+    codeguard(home.path()).arg("trust").arg(repo.root()).assert().success();
     let started = std::time::Instant::now();
-    let (code, _, stderr) = gate(&repo, "git commit -m slow", &[("CODEGUARD_GATE_BUDGET_SECS", "2")]);
+    let out = assert_untouched(&repo.root(), || {
+        hook(home.path(), &repo.root(), "git commit -m slow", &[("CODEGUARD_GATE_BUDGET_SECS", "2")])
+    });
+    let (code, stderr) = (out.status.code(), String::from_utf8_lossy(&out.stderr));
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("checks did not finish in time; retry"), "{stderr}");
     assert!(started.elapsed() < std::time::Duration::from_secs(10));

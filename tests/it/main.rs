@@ -7,5 +7,7 @@ mod explain;
 mod gate;
 mod properties;
 mod snapshot;
+mod state;
 mod support;
 mod surface;
+mod trust;
