@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use codeguard::env::Env;
 use codeguard::state::session::{self, Scope, SessionStats};
-use codeguard::verdict::Status;
 
 use crate::support::{TestRepo, codeguard, json_stdout};
 
@@ -107,10 +106,107 @@ fn read_while_running(file: &PathBuf, done: &AtomicBool) -> usize {
                 reads += 1;
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                std::thread::sleep(Duration::from_millis(1))
+                std::thread::sleep(Duration::from_millis(1));
             }
             Err(e) => panic!("read: {e}"),
         }
     }
     reads
+}
+
+const BAD_PY: &str = "import os\nimport sys\n\nprint(sys.argv)\n";
+const GOOD_PY: &str = "import sys\n\nprint(sys.argv)\n";
+
+/// A Claude-style `PreToolUse` payload.
+fn pre_tool_use(
+    home: &Path,
+    cwd: &Path,
+    tool_use_id: &str,
+    command: &str,
+    env: &[(&str, &str)],
+) -> std::process::Output {
+    let payload = serde_json::json!({
+        "session_id": "s-1",
+        "tool_use_id": tool_use_id,
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "cwd": cwd,
+    });
+    let mut cmd = codeguard(home);
+    cmd.args(["hook", "pre-tool-use"]).write_stdin(payload.to_string());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("hook")
+}
+
+#[test]
+fn a_second_copy_replays_a_delivered_block_but_never_a_pass() {
+    let Some(_) = crate::support::real_tool("ruff") else { return };
+    let repo = TestRepo::new();
+    repo.write("README.txt", "hi\n").commit_all("init");
+    repo.write("app.py", BAD_PY);
+    repo.git(&["add", "app.py"]);
+    let home = tempfile::tempdir().expect("home");
+    let first = pre_tool_use(home.path(), &repo.root(), "t-1", "git commit -m x", &[]);
+    assert_eq!(first.status.code(), Some(2));
+    // The content is fixed between the copies: a replay answers as the first copy did, a fresh
+    // check would pass. Another tool call, or another command, is checked afresh.
+    repo.write("app.py", GOOD_PY);
+    repo.git(&["add", "app.py"]);
+    let second = pre_tool_use(home.path(), &repo.root(), "t-1", "git commit -m x", &[]);
+    assert_eq!((second.status.code(), &second.stderr), (Some(2), &first.stderr), "replayed");
+    let other_call = pre_tool_use(home.path(), &repo.root(), "t-2", "git commit -m x", &[]);
+    assert_eq!(other_call.status.code(), Some(0));
+    let other_command = pre_tool_use(home.path(), &repo.root(), "t-1", "git commit -m y", &[]);
+    assert_eq!(other_command.status.code(), Some(0));
+
+    // A pass is never recorded: bad content staged after a pass is blocked under the same id.
+    repo.write("app.py", BAD_PY);
+    repo.git(&["add", "app.py"]);
+    let after_pass = pre_tool_use(home.path(), &repo.root(), "t-2", "git commit -m x", &[]);
+    assert_eq!(after_pass.status.code(), Some(2));
+}
+
+#[test]
+fn bypasses_are_shown_per_session_without_the_command_and_survive_clear() {
+    let repo = TestRepo::new();
+    repo.write("README.txt", "hi\n").commit_all("init");
+    let home = tempfile::tempdir().expect("home");
+    let secret_command = "TOKEN=hunter2 git commit -m x";
+    let out = pre_tool_use(home.path(), &repo.root(), "t-1", secret_command, &[("CODEGUARD_SKIP_GATE", "1")]);
+    assert_eq!(out.status.code(), Some(0));
+    codeguard(home.path()).arg("trust").arg(repo.root()).assert().success();
+
+    let show = |args: &[&str]| {
+        let out = codeguard(home.path())
+            .args(["state", "show", "--format", "json"])
+            .args(args)
+            .output()
+            .expect("show");
+        assert_eq!(out.status.code(), Some(0));
+        json_stdout(&out)
+    };
+    let json = show(&[]);
+    let bypasses = json["bypasses"].as_array().expect("bypasses");
+    assert_eq!(bypasses.len(), 1, "{json}");
+    assert_eq!(bypasses[0]["kind"], "env");
+    assert_eq!(bypasses[0]["session"], "s-1");
+    assert_eq!(bypasses[0]["repo"], repo.root().to_str().expect("utf-8"));
+    assert!(!json.to_string().contains("hunter2"), "the command is never recorded");
+    let audit = std::fs::read_to_string(home.path().join(".codeguard/audit.jsonl")).expect("audit");
+    assert!(!audit.contains("hunter2") && !audit.contains("git commit"), "{audit}");
+    assert_eq!(show(&["--session", "other"])["bypasses"].as_array().map(Vec::len), Some(0));
+    assert_eq!(json["trust"][0]["trusted"], true);
+
+    let human = codeguard(home.path()).args(["state", "show"]).output().expect("show");
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(text.contains("bypasses recorded: 1") && text.contains("trusted "), "{text}");
+
+    let clear = codeguard(home.path()).args(["state", "clear"]).output().expect("clear");
+    assert!(String::from_utf8_lossy(&clear.stdout).contains("trust decisions and the audit log are kept"));
+    let json = show(&[]);
+    assert_eq!(json["bypasses"].as_array().map(Vec::len), Some(1), "the audit log survives clear");
+    assert_eq!(json["trust"].as_array().map(Vec::len), Some(1), "trust survives clear");
 }
