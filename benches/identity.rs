@@ -33,7 +33,7 @@ fn main() {
     let mut criterion = Criterion::default().sample_size(10).configure_from_args();
     let mut group = criterion.benchmark_group(format!("identity_{files}_files"));
     group.bench_function("cold", |b| {
-        b.iter_custom(|iters| (0..iters).map(|_| once(repo.path(), None).0).sum())
+        b.iter_custom(|iters| (0..iters).map(|_| once(repo.path(), None).0).sum());
     });
     group.bench_function("warm", |b| {
         b.iter_custom(|iters| (0..iters).map(|_| once(repo.path(), Some(&stat_cache)).0).sum());
