@@ -189,6 +189,12 @@ pub fn remove(path: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// An environment whose state directory is `home` (for unit tests).
+#[cfg(test)]
+pub(crate) fn test_env(home: &Path) -> Env {
+    Env::from_pairs([("CODEGUARD_HOME", home.as_os_str())])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -118,10 +118,7 @@ fn shell_quote(path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn env(dir: &Path) -> Env {
-        Env::from_pairs([("CODEGUARD_HOME", dir.as_os_str())])
-    }
+    use crate::state::test_env as env;
 
     #[test]
     fn trust_is_explicit_revocable_and_keyed_by_the_canonical_root() {

@@ -126,7 +126,7 @@ mod tests {
     #[test]
     fn audit_is_bounded_and_survives_concurrent_writers() {
         let tmp = tempfile::tempdir().expect("tmp");
-        let env = Env::from_pairs([("CODEGUARD_HOME", tmp.path().as_os_str())]);
+        let env = crate::state::test_env(tmp.path());
         std::thread::scope(|scope| {
             for t in 0..4 {
                 let env = &env;
@@ -151,7 +151,7 @@ mod tests {
     #[test]
     fn bypasses_are_read_back_per_session_and_never_hold_a_command() {
         let tmp = tempfile::tempdir().expect("tmp");
-        let env = Env::from_pairs([("CODEGUARD_HOME", tmp.path().as_os_str())]);
+        let env = crate::state::test_env(tmp.path());
         record_bypass(&env, BypassKind::Env, Path::new("/r"), Some("s1")).expect("a");
         audit(&env, &serde_json::json!({"event": "other"})).expect("b");
         std::fs::write(

@@ -179,10 +179,7 @@ pub fn clear(env: &Env) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn env(dir: &Path) -> Env {
-        Env::from_pairs([("CODEGUARD_HOME", dir.as_os_str())])
-    }
+    use crate::state::test_env as env;
 
     #[test]
     fn a_completion_is_seen_within_the_window_only() {

@@ -185,10 +185,7 @@ pub fn clear(env: &Env, session: Option<&str>) -> std::io::Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn env(dir: &Path) -> Env {
-        Env::from_pairs([("CODEGUARD_HOME", dir.as_os_str())])
-    }
+    use crate::state::test_env as env;
 
     #[test]
     fn sessions_are_isolated_by_id_and_worktree() {

@@ -9,7 +9,7 @@ use std::time::Duration;
 use codeguard::env::Env;
 use codeguard::state::session::{self, Scope, SessionStats};
 
-use crate::support::{TestRepo, codeguard, json_stdout};
+use crate::support::{TestRepo, codeguard, json_stdout, pre_tool_use};
 
 /// Set (to the state directory) in the child processes of the concurrency test.
 const WORKER_HOME: &str = "CODEGUARD_TEST_STATE_WORKER_HOME";
@@ -116,30 +116,6 @@ fn read_while_running(file: &PathBuf, done: &AtomicBool) -> usize {
 
 const BAD_PY: &str = "import os\nimport sys\n\nprint(sys.argv)\n";
 const GOOD_PY: &str = "import sys\n\nprint(sys.argv)\n";
-
-/// A Claude-style `PreToolUse` payload.
-fn pre_tool_use(
-    home: &Path,
-    cwd: &Path,
-    tool_use_id: &str,
-    command: &str,
-    env: &[(&str, &str)],
-) -> std::process::Output {
-    let payload = serde_json::json!({
-        "session_id": "s-1",
-        "tool_use_id": tool_use_id,
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-        "cwd": cwd,
-    });
-    let mut cmd = codeguard(home);
-    cmd.args(["hook", "pre-tool-use"]).write_stdin(payload.to_string());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd.output().expect("hook")
-}
 
 #[test]
 fn a_second_copy_replays_a_delivered_block_but_never_a_pass() {
