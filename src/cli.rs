@@ -2,7 +2,8 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
 /// codeguard: a commit/push quality gate for AI coding agents.
 #[derive(Debug, Parser)]
@@ -24,12 +25,31 @@ pub enum Command {
     Languages(LanguagesArgs),
     /// Hook entry point for agent hosts: reads the host's payload on stdin.
     Hook(HookArgs),
+    /// Called by git's own hooks: check exactly what the commit or push carries (0 pass, 1 block).
+    GitHook(GitHookArgs),
+    /// Install codeguard's hooks (`--git-hooks`: git's pre-commit and pre-push).
+    Install(InstallArgs),
+    /// Remove what `install` wrote, restoring the hooks it chained to.
+    Uninstall(UninstallArgs),
+    /// Check that hosts run codeguard, linters are reachable and the state directory works.
+    Doctor(DoctorArgs),
     /// Allow a repository's own commands (its codeguard.json lint/format/gate) to run.
     Trust(TrustArgs),
     /// Revoke `codeguard trust`: the repository's own commands stop running.
     Untrust(TrustArgs),
     /// Inspect or reset codeguard's state (sessions, dedup, audit, caches, trust).
     State(StateArgs),
+}
+
+/// Arguments of `codeguard doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Only this host (default: every host whose settings mention codeguard).
+    #[arg(long)]
+    pub host: Option<String>,
+    /// Output format.
+    #[arg(long, default_value = "human", value_parser = Format::text_or_json())]
+    pub format: Format,
 }
 
 /// Arguments of `codeguard trust` and `codeguard untrust`.
@@ -57,7 +77,7 @@ pub enum StateAction {
         #[arg(long)]
         session: Option<String>,
         /// Output format.
-        #[arg(long, value_enum, default_value = "human")]
+        #[arg(long, default_value = "human", value_parser = Format::text_or_json())]
         format: Format,
     },
     /// Delete session statistics, dedup records and caches (never trust decisions or the audit
@@ -72,12 +92,13 @@ pub enum StateAction {
 /// Arguments of `codeguard hook`.
 #[derive(Debug, Args)]
 pub struct HookArgs {
-    /// The hook event.
-    #[arg(value_enum)]
-    pub event: crate::host::Event,
-    /// The host whose payload and answer format to use.
-    #[arg(long, value_enum, default_value = "claude")]
-    pub host: crate::host::Host,
+    /// The hook event: session-start, user-prompt-submit, pre-tool-use, post-tool-use or stop (a
+    /// host's own names such as `BeforeTool` are accepted too; unknown events are ignored).
+    pub event: String,
+    /// The host whose payload and answer format to use: claude, codex, gemini, kimi, copilot,
+    /// cursor, openhands, zcode or neutral.
+    #[arg(long, default_value = "claude")]
+    pub host: String,
 }
 
 /// Output formats for reports.
@@ -87,6 +108,16 @@ pub enum Format {
     Human,
     /// Exactly one JSON document.
     Json,
+    /// SARIF 2.1.0 (only `check`): one run per linter, the safety scan as its own run.
+    Sarif,
+}
+
+impl Format {
+    /// The parser for commands that print text or JSON only (SARIF describes lint results).
+    fn text_or_json() -> impl TypedValueParser<Value = Format> {
+        PossibleValuesParser::new(["human", "json"])
+            .map(|value| if value == "json" { Format::Json } else { Format::Human })
+    }
 }
 
 /// Which content `check` looks at.
@@ -152,7 +183,7 @@ pub struct ExplainArgs {
     #[arg(long)]
     pub cwd: Option<PathBuf>,
     /// Output format.
-    #[arg(long, value_enum, default_value = "human")]
+    #[arg(long, default_value = "human", value_parser = Format::text_or_json())]
     pub format: Format,
     /// The shell command, after `--`.
     #[arg(required = true, last = true)]
@@ -163,6 +194,96 @@ pub struct ExplainArgs {
 #[derive(Debug, Args)]
 pub struct LanguagesArgs {
     /// Output format.
-    #[arg(long, value_enum, default_value = "human")]
+    #[arg(long, default_value = "human", value_parser = Format::text_or_json())]
     pub format: Format,
+}
+
+/// The git hooks codeguard serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GitHook {
+    /// Before git records a commit: checks the index git is about to commit.
+    PreCommit,
+    /// Before git sends refs: checks the commits of every pushed ref (ref lines on stdin).
+    PrePush,
+}
+
+impl GitHook {
+    /// Every hook, in installation order.
+    pub const ALL: [GitHook; 2] = [GitHook::PreCommit, GitHook::PrePush];
+
+    /// The hook's file name in git's hooks directory.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            GitHook::PreCommit => "pre-commit",
+            GitHook::PrePush => "pre-push",
+        }
+    }
+
+    /// The git command the hook guards (`commit` or `push`).
+    pub fn command(self) -> &'static str {
+        match self {
+            GitHook::PreCommit => "commit",
+            GitHook::PrePush => "push",
+        }
+    }
+}
+
+/// Arguments of `codeguard git-hook`.
+#[derive(Debug, Args)]
+pub struct GitHookArgs {
+    /// Which hook git is running.
+    #[arg(value_enum)]
+    pub hook: GitHook,
+    /// What git passes to the hook (pre-push: the remote's name and URL); shown, not needed.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub git_args: Vec<String>,
+}
+
+/// Arguments of `codeguard install`: exactly one target.
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("target").required(true).args(["git_hooks", "host"])))]
+pub struct InstallArgs {
+    /// Install git's pre-commit and pre-push hooks in the current repository.
+    #[arg(long)]
+    pub git_hooks: bool,
+    /// Register codeguard's hooks in an agent host's settings: claude, codex, gemini, kimi,
+    /// copilot, cursor or openhands.
+    #[arg(long)]
+    pub host: Option<String>,
+    /// Which settings file (user-wide by default, or a project's).
+    #[command(flatten)]
+    pub scope: SettingsScope,
+    /// Show what would change, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Replace an existing git hook instead of chaining to it (the original is kept as a backup
+    /// that `uninstall` restores).
+    #[arg(long, requires = "git_hooks")]
+    pub force: bool,
+}
+
+/// Which of a host's settings files to change.
+#[derive(Debug, Args)]
+pub struct SettingsScope {
+    /// The user's settings (the default).
+    #[arg(long, conflicts_with = "project", requires = "host")]
+    pub user: bool,
+    /// A project's settings, in this directory.
+    #[arg(long, value_name = "DIR", requires = "host")]
+    pub project: Option<PathBuf>,
+}
+
+/// Arguments of `codeguard uninstall`.
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("target").required(true).args(["git_hooks", "host"])))]
+pub struct UninstallArgs {
+    /// Remove codeguard's git hooks from the current repository and restore what they chained to.
+    #[arg(long)]
+    pub git_hooks: bool,
+    /// Remove codeguard's entries from an agent host's settings (restoring the file as it was).
+    #[arg(long)]
+    pub host: Option<String>,
+    /// Which settings file.
+    #[command(flatten)]
+    pub scope: SettingsScope,
 }

@@ -2,7 +2,7 @@
 //!
 //! Hooks fail open: an internal error never blocks an agent. The CLI fails "incomplete": an
 //! internal error is never reported as a pass. Git's own hooks are the authoritative gate and
-//! fail closed.
+//! fail closed, telling a person how to bypass once. `install` reports its errors (exit 1).
 
 /// Everything passed (or was legitimately skipped).
 pub const PASS: u8 = 0;
@@ -28,9 +28,13 @@ pub enum EntryPoint {
     Hook,
     /// `codeguard git-hook pre-commit|pre-push`: called by git.
     GitHook,
-    /// `codeguard trust` / `codeguard untrust`.
+    /// `codeguard install` / `uninstall`: writes files the user asked for.
+    Install,
+    /// `codeguard doctor`: reports problems with exit 1.
+    Doctor,
+    /// `codeguard trust` / `codeguard untrust`: records the user's decision.
     Trust,
-    /// `codeguard state show|clear`.
+    /// `codeguard state show|clear`: inspects or resets the state directory.
     State,
 }
 
@@ -43,6 +47,8 @@ pub enum ErrorPolicy {
     Incomplete,
     /// Block: the authoritative gate must not let unknown content through.
     FailClosed,
+    /// Report the failure: the requested change was not (fully) made.
+    Failed,
 }
 
 impl EntryPoint {
@@ -50,10 +56,9 @@ impl EntryPoint {
     pub fn error_policy(self) -> ErrorPolicy {
         match self {
             Self::Hook => ErrorPolicy::FailOpen,
-            Self::Check | Self::Explain | Self::Languages | Self::Trust | Self::State => {
-                ErrorPolicy::Incomplete
-            }
+            Self::Check | Self::Explain | Self::Languages => ErrorPolicy::Incomplete,
             Self::GitHook => ErrorPolicy::FailClosed,
+            Self::Install | Self::Doctor | Self::Trust | Self::State => ErrorPolicy::Failed,
         }
     }
 
@@ -62,7 +67,25 @@ impl EntryPoint {
         match self.error_policy() {
             ErrorPolicy::FailOpen => PASS,
             ErrorPolicy::Incomplete => INCOMPLETE,
-            ErrorPolicy::FailClosed => FAIL,
+            ErrorPolicy::FailClosed | ErrorPolicy::Failed => FAIL,
+        }
+    }
+
+    /// What a person can do when this entry point failed closed: a one-time bypass, or `None`
+    /// where an error never blocks anything.
+    pub fn bypass_hint(self) -> Option<&'static str> {
+        match self {
+            Self::GitHook => Some(
+                "the check could not run, so git was stopped (fail-closed). To go ahead once without it: git commit --no-verify (or git push --no-verify)",
+            ),
+            Self::Check
+            | Self::Explain
+            | Self::Languages
+            | Self::Hook
+            | Self::Install
+            | Self::Doctor
+            | Self::Trust
+            | Self::State => None,
         }
     }
 }
@@ -77,9 +100,19 @@ mod tests {
         assert_eq!(EntryPoint::Check.internal_error_code(), INCOMPLETE);
         assert_eq!(EntryPoint::Explain.internal_error_code(), INCOMPLETE);
         assert_eq!(EntryPoint::Languages.internal_error_code(), INCOMPLETE);
-        assert_eq!(EntryPoint::Trust.internal_error_code(), INCOMPLETE);
-        assert_eq!(EntryPoint::State.internal_error_code(), INCOMPLETE);
         assert_eq!(EntryPoint::GitHook.internal_error_code(), FAIL);
+        assert_eq!(EntryPoint::Install.internal_error_code(), FAIL);
+        assert_eq!(EntryPoint::Trust.internal_error_code(), FAIL, "the decision was not recorded");
+        assert_eq!(EntryPoint::State.internal_error_code(), FAIL);
+    }
+
+    #[test]
+    fn only_the_fail_closed_gate_explains_how_to_bypass_it_once() {
+        let hint = EntryPoint::GitHook.bypass_hint().expect("git hooks fail closed");
+        assert!(hint.contains("git commit --no-verify") && hint.contains("git push --no-verify"));
+        for entry in [EntryPoint::Check, EntryPoint::Explain, EntryPoint::Languages, EntryPoint::Hook] {
+            assert_eq!(entry.bypass_hint(), None, "{entry:?}");
+        }
     }
 
     #[test]

@@ -502,6 +502,12 @@ fn push_unique(v: &mut Vec<String>, s: String) {
     }
 }
 
+/// The repository containing `dir`, if any: its canonical worktree root, and whether
+/// `codeguard.skipGate` is persisted in its config.
+pub fn repository_at(dir: &Path) -> Option<(PathBuf, bool)> {
+    discover(dir).ok().map(|repo| (repo.root, repo.skip_gate))
+}
+
 /// Discovers the repository containing `dir` with gix.
 fn discover(dir: &Path) -> Result<Repo, String> {
     if !dir.is_dir() {

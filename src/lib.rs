@@ -26,6 +26,7 @@ pub mod env;
 pub mod exit;
 pub mod files;
 pub mod host;
+pub mod install;
 pub mod intent;
 pub mod plan;
 pub mod process;

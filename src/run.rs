@@ -199,16 +199,66 @@ impl ProbeCache {
 }
 
 fn probe(job: &Job, env: &Env, child_env: &[(String, OsString)]) -> Option<String> {
-    let hint =
-        if job.install_hint.is_empty() { String::new() } else { format!(" (install: {})", job.install_hint) };
-    if !job.program.starts_with('.') && env.which(&job.program).is_none() {
-        return Some(format!("tool missing: `{}` not found on PATH{hint}", job.program));
+    tool_missing(
+        &Tool { program: &job.program, probe: job.probe.as_ref(), install_hint: &job.install_hint },
+        &job.cwd,
+        env,
+        child_env,
+        PROBE_DEADLINE,
+    )
+}
+
+/// A tool to look for.
+struct Tool<'a> {
+    program: &'a str,
+    probe: Option<&'a Argv>,
+    install_hint: &'a str,
+}
+
+/// `Some(reason)` when the tool is not available: not on `PATH`, or its explicit probe fails.
+fn tool_missing(
+    tool: &Tool<'_>,
+    cwd: &std::path::Path,
+    env: &Env,
+    child_env: &[(String, OsString)],
+    deadline: Duration,
+) -> Option<String> {
+    let hint = if tool.install_hint.is_empty() {
+        String::new()
+    } else {
+        format!(" (install: {})", tool.install_hint)
+    };
+    if !tool.program.starts_with('.') && env.which(tool.program).is_none() {
+        return Some(format!("tool missing: `{}` not found on PATH{hint}", tool.program));
     }
-    let probe = job.probe.as_ref()?;
-    let done = Cmd::new(probe.clone(), job.cwd.clone(), child_env.to_vec(), PROBE_DEADLINE).run();
+    let probe = tool.probe?;
+    let done = Cmd::new(probe.clone(), cwd.to_path_buf(), child_env.to_vec(), deadline).run();
     match done.ending {
         Ending::Exited(0) => None,
         Ending::TimedOut => Some(format!("tool probe `{}` timed out{hint}", probe.join(" "))),
         _ => Some(format!("tool missing: `{}` failed{hint}", probe.join(" "))),
     }
+}
+
+/// One line per detected language saying whether its linter is ready, probed in parallel with a
+/// short deadline (for the session-start summary).
+pub fn toolchain_inventory(
+    registry: &crate::registry::Registry,
+    detected: &[crate::registry::DetectedLanguage],
+    env: &Env,
+) -> Vec<String> {
+    let child_env: Vec<(String, OsString)> = env.vars().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let cwd = std::env::temp_dir();
+    detected
+        .par_iter()
+        .filter_map(|d| registry.get(&d.id))
+        .map(|lang| {
+            let Some(program) = lang.lint_program() else { return format!("{} (format-only)", lang.id) };
+            let tool = Tool { program, probe: lang.probe.as_ref(), install_hint: &lang.install_hint };
+            match tool_missing(&tool, &cwd, env, &child_env, Duration::from_secs(3)) {
+                None => format!("{} ({program}: ready)", lang.id),
+                Some(reason) => format!("{} ({reason})", lang.id),
+            }
+        })
+        .collect()
 }

@@ -108,6 +108,13 @@ pub fn scan_paths(paths: &[String], allow: &AllowList) -> Vec<Finding> {
     findings
 }
 
+/// The allow list as committed at `HEAD` of the repository at `root` (an allowance counts only
+/// once a person committed it; content being checked cannot allow itself).
+pub fn committed_allow_list(root: &Path) -> AllowList {
+    let text = crate::surface::head_file(root, ALLOW_FILE).ok().flatten().unwrap_or_default();
+    AllowList::parse(&String::from_utf8_lossy(&text))
+}
+
 /// Whether any finding blocks.
 pub fn blocks(findings: &[Finding]) -> bool {
     findings.iter().any(|f| !f.allowed)

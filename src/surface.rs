@@ -24,9 +24,9 @@ use std::path::{Path, PathBuf};
 use gix::ObjectId;
 
 pub(crate) use push::upstream;
-pub use push::{PushBase, PushRange};
-pub use read::{Observed, observe};
-pub(crate) use read::{fingerprint, open as open_repo};
+pub use push::{PushAgainst, PushBase, PushRange, pushed};
+pub use read::{Observed, head_file, observe, observe_index};
+pub(crate) use read::{fingerprint, load_index, open as open_repo};
 
 /// What the git command chain ends with in this repository.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -181,6 +181,9 @@ pub enum Base {
     Index,
     /// The tree of `HEAD` (a pure push, or `git commit --only`).
     HeadTree,
+    /// The tree of a given commit (what git's pre-push hook says is being pushed): immutable
+    /// content, so later changes to the index or `HEAD` do not affect it.
+    Tree(ObjectId),
 }
 
 /// Where an overlaid path's content comes from.
@@ -235,6 +238,9 @@ pub struct Surface {
     pub unverified: Vec<String>,
     /// The index and `HEAD` as they were while predicting.
     pub observed: Observed,
+    /// The index file read instead of the repository's own (git's `GIT_INDEX_FILE` in a
+    /// pre-commit hook); `None` for the repository's index.
+    pub index_file: Option<PathBuf>,
 }
 
 /// Why a prediction could not be made at all.
@@ -275,20 +281,39 @@ pub fn predict(
     actions: &[StagingAction],
     options: &SurfaceOptions,
 ) -> Result<Surface, SurfaceError> {
+    predict_with_index(repo_root, mode, actions, *options, None)
+}
+
+fn predict_with_index(
+    repo_root: &Path,
+    mode: Mode,
+    actions: &[StagingAction],
+    options: SurfaceOptions,
+    index_file: Option<&Path>,
+) -> Result<Surface, SurfaceError> {
     let repo = read::open(repo_root)?;
-    let actions = trimmed(actions, *options);
-    let view = read::RepoView::load(&repo, worktree_scan(mode, actions))?;
+    let actions = trimmed(actions, options);
+    let view = read::RepoView::load(&repo, worktree_scan(mode, actions), index_file)?;
     let commit = mode.commits().then(|| model::simulate(&view, actions));
     let push = match mode {
         Mode::Commit => None,
         Mode::Push { .. } => Some(push::range(&repo, &view)?),
     };
-    Ok(assemble(view, mode, commit, push))
+    let mut surface = assemble(view, mode, commit, push);
+    surface.index_file = index_file.map(Path::to_path_buf);
+    Ok(surface)
 }
 
 /// The surface of a plain `git commit`: exactly what is staged.
 pub fn staged_only(repo_root: &Path) -> Result<Surface, SurfaceError> {
-    predict(repo_root, Mode::Commit, &[], &SurfaceOptions::default())
+    staged_from(repo_root, None)
+}
+
+/// Exactly what is staged in `index_file` (the repository's index when `None`): what git's
+/// pre-commit hook is asked about. `git commit -a` and `git commit <paths>` point the hook at a
+/// temporary index through `GIT_INDEX_FILE`; the caller passes that path here.
+pub fn staged_from(repo_root: &Path, index_file: Option<&Path>) -> Result<Surface, SurfaceError> {
+    predict_with_index(repo_root, Mode::Commit, &[], SurfaceOptions::default(), index_file)
 }
 
 /// Tracked changes plus untracked, not-ignored files compared with `HEAD` (for `check --changed`):
@@ -302,7 +327,7 @@ pub fn working_changes(repo_root: &Path) -> Result<Surface, SurfaceError> {
 /// disk plus untracked, not-ignored ones, sorted (for whole-tree checks).
 pub fn project_files(repo_root: &Path) -> Result<Vec<String>, SurfaceError> {
     let repo = read::open(repo_root)?;
-    let view = read::RepoView::load(&repo, read::WorktreeScan::Changes)?;
+    let view = read::RepoView::load(&repo, read::WorktreeScan::Changes, None)?;
     let tracked =
         view.index.keys().filter(|p| !matches!(view.pending.get(*p), Some(model::Pending::Deleted)));
     let untracked =
@@ -353,11 +378,8 @@ fn assemble(
         Some(outcome) => (outcome.content, outcome.lanes, outcome.unverified, outcome.only),
         None => (view.head.clone(), Lanes::default(), Vec::new(), true),
     };
-    let base = if from_head { Base::HeadTree } else { Base::Index };
-    let base_listing = match base {
-        Base::Index => &view.index,
-        Base::HeadTree => &view.head,
-    };
+    let (base, base_listing) =
+        if from_head { (Base::HeadTree, &view.head) } else { (Base::Index, &view.index) };
     let overlays = model::overlays(base_listing, &content, &mut unverified);
     let (mut paths, mut deleted) = model::changes(&view.head, &content);
     if let Some(range) = &push {
@@ -380,5 +402,6 @@ fn assemble(
         push,
         unverified,
         observed: view.observed,
+        index_file: None,
     }
 }

@@ -109,6 +109,11 @@ pub fn judge(program: &str, done: &Finished) -> Verdict {
     match code {
         1 => Verdict::new(Status::Fail, ""),
         101 if tool_name(program) == "cargo" => Verdict::new(Status::Fail, ""),
+        // `yamllint --strict` exits 2 when only warnings were found (argparse errors also exit
+        // 2, but print no `[warning]` diagnostic).
+        2 if tool_name(program) == "yamllint" && text.contains(": [warning] ") => {
+            Verdict::new(Status::Fail, "")
+        }
         124 => Verdict::new(Status::Unverified, "timed out (exit 124)"),
         126 => Verdict::new(Status::Unverified, "cannot execute (exit 126)"),
         127 => Verdict::new(Status::Unverified, "tool missing (exit 127)"),
@@ -153,6 +158,12 @@ mod tests {
         assert_eq!(status("ruff", Ending::Exited(1), "a.py:1:1: F401"), Status::Fail);
         assert_eq!(status("cargo", Ending::Exited(101), "error: could not compile"), Status::Fail);
         assert_eq!(status("ruff", Ending::Exited(101), ""), Status::Unverified);
+        let strict_warning = "a.yaml:1:1: [warning] missing document start \"---\" (document-start)";
+        assert_eq!(status("yamllint", Ending::Exited(2), strict_warning), Status::Fail);
+        assert_eq!(
+            status("yamllint", Ending::Exited(2), "usage: yamllint [-h]\nerror: bad"),
+            Status::Unverified
+        );
         for code in [2, 124, 126, 127, 3] {
             assert_eq!(status("x", Ending::Exited(code), ""), Status::Unverified, "exit {code}");
         }

@@ -15,7 +15,7 @@ use crate::cli::{CheckArgs, Format, Scope};
 use crate::env::Env;
 use crate::report::{self, CheckReport};
 use crate::run::{Progress, RunOptions};
-use crate::safety::{self, AllowList};
+use crate::safety;
 use crate::snapshot::{Snapshot, SnapshotOptions};
 use crate::surface;
 
@@ -71,6 +71,7 @@ pub fn run(args: &CheckArgs, env: &Env) -> anyhow::Result<u8> {
     let text = match args.format {
         Format::Human => report::render_check(&report),
         Format::Json => serde_json::to_string_pretty(&report)? + "\n",
+        Format::Sarif => serde_json::to_string_pretty(&report::sarif::build(&report, content.dir()))? + "\n",
     };
     std::io::stdout().write_all(text.as_bytes()).context("writing the report")?;
     Ok(report.exit_code())
@@ -147,7 +148,8 @@ impl Content {
                 })
             }
             Scope::Staged => {
-                let surface = surface::staged_only(root).map_err(not_a_repo)?;
+                let index_file = super::index_file(env)?;
+                let surface = surface::staged_from(root, index_file.as_deref()).map_err(not_a_repo)?;
                 let snapshot = Snapshot::materialise(&surface, &SnapshotOptions::from_env(env))
                     .map_err(|e| anyhow::anyhow!("cannot rebuild the staged content: {e}"))?;
                 let files = snapshot.changed().to_vec();
@@ -171,10 +173,7 @@ impl Content {
         if !self.safety_scanned {
             return Vec::new();
         }
-        let allow = AllowList::parse(
-            &std::fs::read_to_string(self.root.join(safety::ALLOW_FILE)).unwrap_or_default(),
-        );
-        safety::scan(self.dir(), &self.selected, &allow)
+        safety::scan(self.dir(), &self.selected, &safety::committed_allow_list(&self.root))
     }
 
     /// A note when the repository changed while a snapshot was being checked.

@@ -25,7 +25,8 @@ pub fn run(args: &ExplainArgs, _env: &Env) -> anyhow::Result<u8> {
     let intent = intent::resolve(&bash::analyse(&command), &cwd);
     let text = match args.format {
         Format::Json => format!("{}\n", to_json(&intent)),
-        Format::Human => human(&intent, &command),
+        // `explain` parses `--format` as human or json only; SARIF never reaches here.
+        Format::Human | Format::Sarif => human(&intent, &command),
     };
     std::io::stdout().write_all(text.as_bytes()).context("writing to stdout")?;
     Ok(exit::PASS)

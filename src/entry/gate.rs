@@ -44,8 +44,8 @@ pub fn evaluate(command: &str, cwd: &Path, env: &Env, session: Option<&str>) -> 
     }
     if env.is_truthy("CODEGUARD_SKIP_GATE") {
         audit(env, BypassKind::Env, cwd, session);
-        return Answer::Context(
-            "codeguard: gate bypassed by CODEGUARD_SKIP_GATE (recorded in the audit log).".into(),
+        return Answer::context(
+            "codeguard: gate bypassed by CODEGUARD_SKIP_GATE (recorded in the audit log).",
         );
     }
     if let Some(reason) = &intent.block {
@@ -107,7 +107,7 @@ fn combine(outcomes: &[RepoOutcome], general: &[String]) -> Answer {
     for note in notes {
         let _ = writeln!(text, "- UNVERIFIED: {note}");
     }
-    Answer::Context(text)
+    Answer::context(text)
 }
 
 fn check_repo(
@@ -139,8 +139,7 @@ fn check_repo(
             return finish(repo, mode_name(mode), &[], &findings, notes, false);
         }
     };
-    let allow =
-        AllowList::parse(&crate::snapshot::head_file(&repo.root, safety::ALLOW_FILE).unwrap_or_default());
+    let allow = safety::committed_allow_list(&repo.root);
     let findings = safety::scan(snapshot.root(), snapshot.changed(), &allow);
     let bypassed = repo.bypass.is_some();
     let languages = if let Some(kind) = repo.bypass {

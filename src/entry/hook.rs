@@ -1,71 +1,86 @@
 //! `codeguard hook <event> [--host H]`: the entry point agent hosts call.
 //!
 //! Reads the payload (≤ 1 MiB) from stdin, decodes it for the host, runs the event's handler and
-//! writes the host-encoded answer. Fail-open: a bad or oversized payload, an internal error or a
-//! panic never blocks — it exits the host's "no opinion" way with one line on stderr.
-//! A second copy of the hook firing for the same tool call replays the first copy's delivered
-//! block (`super::replay`).
+//! writes the host-encoded answer. Fail-open: an unknown host or event, a bad or oversized
+//! payload, an internal error or a panic never blocks — it exits the host's "no opinion" way
+//! with one line on stderr. A second copy of the hook firing for the same tool call replays the
+//! first copy's delivered block (`super::replay`).
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
+use std::time::Instant;
 
 use crate::cli::HookArgs;
 use crate::env::Env;
-use crate::host::{self, Answer, Encoded, Event, HookEvent, ToolCall};
+use crate::host::{self, Answer, Encoded, Event, HookEvent, Host, ToolCall};
 
 /// Runs a hook and returns the exit code. Never fails: every error is encoded fail-open.
 pub fn run(args: &HookArgs, env: &Env) -> u8 {
+    let started = Instant::now();
+    let (Some(host), Some(event)) = (Host::from_name(&args.host), Event::from_name(&args.event)) else {
+        return emit(&note(&format!(
+            "unknown hook `{}` for host `{}`; nothing to do",
+            args.event, args.host
+        )));
+    };
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
-    let outcome = std::panic::catch_unwind(|| handle(args, env));
+    let outcome = std::panic::catch_unwind(|| handle(host, event, env));
     std::panic::set_hook(previous);
-    let (encoded, delivered) = match outcome {
-        Ok(Ok(Handled::Replayed(encoded))) => (encoded, None),
-        Ok(Ok(Handled::Answered(answer, key))) => {
-            let encoded = host::encode(args.host, args.event, &answer);
+    let runtime_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let (encoded, fresh) = match outcome {
+        Ok(Ok((decoded, answer, key))) => {
+            let encoded = host::encode(&decoded, &answer, runtime_ms);
             (encoded, key.map(|key| (key, answer)))
         }
-        Ok(Err(err)) => (fail_open(&format!("{err:#}")), None),
-        Err(panic) => (fail_open(&panic_text(&panic)), None),
+        Ok(Err(err)) => (fail_open(host, event, &format!("{err:#}")), None),
+        Err(panic) => (fail_open(host, event, &panic_text(&panic)), None),
     };
     if !deliver(&encoded) {
         return crate::exit::PASS;
     }
-    if let Some((key, answer)) = delivered {
-        super::replay::record(env, &key, &answer, &encoded);
+    if let Some((key, answer)) = fresh {
+        super::replay::record(env, &key, &answer);
     }
     encoded.exit
 }
 
-/// What handling produced: a fresh answer (with its replay key), or a first copy's replayed one.
-enum Handled {
-    Answered(Answer, Option<crate::state::dedup::EventKey>),
-    Replayed(Encoded),
-}
-
-fn handle(args: &HookArgs, env: &Env) -> anyhow::Result<Handled> {
+/// Decodes and answers; a first copy's delivered block is replayed instead of checking again.
+/// The replay key comes back only with a fresh answer (to be recorded once delivered).
+fn handle(
+    host: Host,
+    event: Event,
+    env: &Env,
+) -> anyhow::Result<(HookEvent, Answer, Option<crate::state::dedup::EventKey>)> {
     let payload = read_payload()?;
-    let event = host::decode(args.host, args.event, &payload)?;
-    let key = super::replay::key(args, &event);
-    if let Some(encoded) = key.as_ref().and_then(|k| super::replay::lookup(env, k)) {
-        return Ok(Handled::Replayed(encoded));
+    let decoded = host::decode(host, event, &payload)?;
+    let key = super::replay::key(&decoded);
+    if let Some(answer) = key.as_ref().and_then(|k| super::replay::lookup(env, k)) {
+        return Ok((decoded, answer, None));
     }
-    Ok(Handled::Answered(dispatch(&event, env), key))
+    let answer = dispatch(&decoded, env);
+    Ok((decoded, answer, key))
 }
 
 fn dispatch(event: &HookEvent, env: &Env) -> Answer {
+    let cwd =
+        event.cwd.clone().or_else(|| std::env::current_dir().ok()).unwrap_or_else(|| PathBuf::from("."));
     match event.event {
         Event::PreToolUse => match &event.tool {
             ToolCall::Shell { command } if !command.trim().is_empty() => {
-                let cwd = event
-                    .cwd
-                    .clone()
-                    .or_else(|| std::env::current_dir().ok())
-                    .unwrap_or_else(|| PathBuf::from("."));
                 super::gate::evaluate(command, &cwd, env, event.session_id.as_deref())
             }
-            ToolCall::Shell { .. } | ToolCall::Other(_) => Answer::Allow,
+            ToolCall::Shell { .. } | ToolCall::Edit { .. } | ToolCall::Other(_) | ToolCall::None => {
+                Answer::Allow
+            }
         },
+        Event::SessionStart => super::lifecycle::session_start(&cwd, env),
+        Event::UserPromptSubmit => super::lifecycle::prompt(event.prompt.as_deref().unwrap_or(""), &cwd, env),
+        Event::PostToolUse => match &event.tool {
+            ToolCall::Edit { paths } => super::lifecycle::after_edit(paths, &cwd, env),
+            ToolCall::Shell { .. } | ToolCall::Other(_) | ToolCall::None => Answer::Allow,
+        },
+        Event::Stop => super::lifecycle::stop(event, &cwd, env),
     }
 }
 
@@ -80,12 +95,17 @@ fn read_payload() -> anyhow::Result<Vec<u8>> {
     Ok(buf)
 }
 
-fn fail_open(reason: &str) -> Encoded {
+/// The fail-open answer: the host's "no opinion" (the neutral contract still answers in JSON),
+/// plus one line on stderr.
+fn fail_open(host: Host, event: Event, reason: &str) -> Encoded {
     let line: String = reason.lines().next().unwrap_or("").chars().take(300).collect();
-    Encoded {
-        stderr: format!("[codeguard] internal error ignored (fail-open): {line}\n"),
-        ..Encoded::default()
-    }
+    let mut encoded = host::encode(&HookEvent::bare(host, event), &Answer::Allow, 0);
+    encoded.stderr = format!("[codeguard] internal error ignored (fail-open): {line}\n");
+    encoded
+}
+
+fn note(text: &str) -> Encoded {
+    Encoded { stderr: format!("[codeguard] {text}\n"), ..Encoded::default() }
 }
 
 fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
@@ -96,8 +116,14 @@ fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
         .map_or_else(|| "panic".to_owned(), |s| format!("panic: {s}"))
 }
 
+/// Writes the encoded answer and returns its exit code, or 0 (fail-open) when it could not be
+/// written, rather than block without a reason.
+fn emit(encoded: &Encoded) -> u8 {
+    if deliver(encoded) { encoded.exit } else { crate::exit::PASS }
+}
+
 /// Writes the encoded answer (the only writer of hook stdout); whether all of it was written.
-/// An answer that could not be delivered exits as a pass and is never recorded for replay.
+/// An answer that could not be delivered is never recorded for replay.
 fn deliver(encoded: &Encoded) -> bool {
     let mut ok = std::io::stdout()
         .write_all(encoded.stdout.as_bytes())

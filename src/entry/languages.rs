@@ -16,7 +16,8 @@ pub fn run(args: &LanguagesArgs) -> anyhow::Result<u8> {
                 "languages": registry.languages(),
             }))? + "\n"
         }
-        Format::Human => {
+        // `languages` parses `--format` as human or json only; SARIF never reaches here.
+        Format::Human | Format::Sarif => {
             let mut out = String::new();
             for lang in registry.languages() {
                 let matches: Vec<&str> =

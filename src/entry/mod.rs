@@ -2,11 +2,15 @@
 //! code. Orchestration only; every decision lives in a pipeline stage.
 
 mod check;
+mod doctor;
 mod engine;
 mod explain;
 mod gate;
+mod git_hook;
 mod hook;
+mod install;
 mod languages;
+mod lifecycle;
 mod replay;
 mod state_cmd;
 mod trust_cmd;
@@ -22,6 +26,10 @@ use crate::exit::{self, EntryPoint};
 
 /// Parses the arguments and runs the chosen entry point. Returns the process exit code.
 pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
+    let args: Vec<OsString> = args.into_iter().collect();
+    if let Some(hook_args) = hook_fast_path(&args) {
+        return hook::run(&hook_args, env);
+    }
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(err) => return usage_error(&err),
@@ -31,6 +39,10 @@ pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
         Command::Explain(args) => (EntryPoint::Explain, explain::run(&args, env)),
         Command::Languages(args) => (EntryPoint::Languages, languages::run(&args)),
         Command::Hook(args) => return hook::run(&args, env),
+        Command::GitHook(args) => (EntryPoint::GitHook, git_hook::run(&args, env)),
+        Command::Install(args) => (EntryPoint::Install, install::install(&args, env)),
+        Command::Uninstall(args) => (EntryPoint::Install, install::uninstall(&args, env)),
+        Command::Doctor(args) => (EntryPoint::Doctor, doctor::run(&args, env)),
         Command::Trust(args) => (EntryPoint::Trust, trust_cmd::run(&args, true, env)),
         Command::Untrust(args) => (EntryPoint::Trust, trust_cmd::run(&args, false, env)),
         Command::State(args) => (EntryPoint::State, state_cmd::run(&args, env)),
@@ -43,10 +55,27 @@ pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
                 let _ = writeln!(std::io::stderr(), "codeguard: {err}");
             } else {
                 let _ = writeln!(std::io::stderr(), "codeguard: error: {err:#}");
+                if let Some(hint) = entry.bypass_hint() {
+                    let _ = writeln!(std::io::stderr(), "codeguard: {hint}");
+                }
             }
             code
         }
     }
+}
+
+/// `hook <event> [--host H]` parsed without building the whole command-line model: the hook runs
+/// on every shell command an agent types, so its start-up is kept to the bare minimum. Anything
+/// else (help, unusual spellings) goes through clap.
+fn hook_fast_path(args: &[OsString]) -> Option<crate::cli::HookArgs> {
+    let words: Vec<&str> = args.iter().skip(1).map(|a| a.to_str()).collect::<Option<_>>()?;
+    let host = match words.as_slice() {
+        ["hook", event] if !event.starts_with('-') => "claude",
+        ["hook", event, "--host", host] if !event.starts_with('-') => host,
+        ["hook", event, flag] if !event.starts_with('-') => flag.strip_prefix("--host=")?,
+        _ => return None,
+    };
+    Some(crate::cli::HookArgs { event: words[1].to_owned(), host: host.to_owned() })
 }
 
 /// Prints a clap error as one clear line (help and version print as usual) and picks the code.
@@ -81,6 +110,15 @@ fn code_for(err: &anyhow::Error, entry: EntryPoint) -> u8 {
 /// Linters run at once by default: the number of cores.
 pub(crate) fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(2, std::num::NonZero::get)
+}
+
+/// `GIT_INDEX_FILE` (git points its pre-commit hook at the index it is about to commit), made
+/// absolute against the current directory, as git resolves it; `None` when unset.
+pub(crate) fn index_file(env: &Env) -> anyhow::Result<Option<std::path::PathBuf>> {
+    use anyhow::Context as _;
+    let Some(value) = env.get("GIT_INDEX_FILE").filter(|v| !v.is_empty()) else { return Ok(None) };
+    let path = std::path::absolute(std::path::PathBuf::from(value)).context("resolving GIT_INDEX_FILE")?;
+    Ok(Some(path))
 }
 
 /// A usage problem found after parsing (a missing path, a bad config): one line, exit 2.

@@ -25,7 +25,7 @@ pub fn run(args: &StateArgs, env: &Env) -> anyhow::Result<u8> {
         StateAction::Show { session, format } => {
             let view = View::gather(env, session.as_deref());
             match format {
-                Format::Human => view.human(),
+                Format::Human | Format::Sarif => view.human(),
                 Format::Json => serde_json::to_string_pretty(&view)? + "\n",
             }
         }

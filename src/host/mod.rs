@@ -3,47 +3,155 @@
 //!
 //! In: raw stdin bytes (≤ [`MAX_PAYLOAD_BYTES`]). Out: a [`HookEvent`], or an [`Encoded`] answer
 //! (stdout, stderr, exit code). The encoder is the only producer of hook stdout.
+//! Payloads are read tolerantly (hosts rename fields between versions; unknown fields are
+//! ignored), except the neutral contract's declared-strict requests.
 //! Never: decides anything about the command — that is the pipeline's job.
 
-mod claude;
+mod decode;
+mod encode;
+mod neutral;
+mod patch;
 
 use std::path::PathBuf;
 
-use clap::ValueEnum;
+pub use encode::encode;
 
 /// Payloads larger than this are ignored (fail-open).
 pub const MAX_PAYLOAD_BYTES: usize = 1024 * 1024;
 
 /// The agent hosts codeguard speaks to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Host {
     /// Claude Code (the default dialect).
     Claude,
+    /// `OpenAI` Codex CLI.
+    Codex,
+    /// Gemini CLI.
+    Gemini,
+    /// Kimi Code CLI (and the older Kimi CLI).
+    Kimi,
+    /// GitHub Copilot CLI.
+    Copilot,
+    /// Cursor.
+    Cursor,
+    /// `OpenHands`.
+    OpenHands,
+    /// `ZCode` (Claude/Codex-shaped payloads).
+    Zcode,
+    /// The provider-neutral contract (`coding-ethos.hook/v1`).
+    Neutral,
+}
+
+impl Host {
+    /// Every host, for tables and coverage tests.
+    pub const ALL: [Self; 9] = [
+        Self::Claude,
+        Self::Codex,
+        Self::Gemini,
+        Self::Kimi,
+        Self::Copilot,
+        Self::Cursor,
+        Self::OpenHands,
+        Self::Zcode,
+        Self::Neutral,
+    ];
+
+    /// The host's command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Claude => "claude",
+            Self::Codex => "codex",
+            Self::Gemini => "gemini",
+            Self::Kimi => "kimi",
+            Self::Copilot => "copilot",
+            Self::Cursor => "cursor",
+            Self::OpenHands => "openhands",
+            Self::Zcode => "zcode",
+            Self::Neutral => "neutral",
+        }
+    }
+
+    /// Parses a host name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|h| h.name().eq_ignore_ascii_case(name))
+    }
 }
 
 /// The hook events.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Event {
+    /// A session starts.
+    SessionStart,
+    /// The user submitted a prompt.
+    UserPromptSubmit,
     /// Before the agent runs a tool.
     PreToolUse,
+    /// After the agent ran a tool (file edits).
+    PostToolUse,
+    /// The agent finished its turn.
+    Stop,
 }
 
 impl Event {
-    /// The event's name in Claude-style payloads.
+    /// Every event, for tables and coverage tests.
+    pub const ALL: [Self; 5] =
+        [Self::SessionStart, Self::UserPromptSubmit, Self::PreToolUse, Self::PostToolUse, Self::Stop];
+
+    /// The canonical command-line name (`pre-tool-use`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::SessionStart => "session-start",
+            Self::UserPromptSubmit => "user-prompt-submit",
+            Self::PreToolUse => "pre-tool-use",
+            Self::PostToolUse => "post-tool-use",
+            Self::Stop => "stop",
+        }
+    }
+
+    /// The Claude-style event name (`PreToolUse`).
     pub fn claude_name(self) -> &'static str {
         match self {
+            Self::SessionStart => "SessionStart",
+            Self::UserPromptSubmit => "UserPromptSubmit",
             Self::PreToolUse => "PreToolUse",
+            Self::PostToolUse => "PostToolUse",
+            Self::Stop => "Stop",
         }
+    }
+
+    /// Parses a canonical name or any host's own name for the event (`BeforeTool`,
+    /// `beforeShellExecution`, `agentStop`, …), case-insensitively.
+    pub fn from_name(name: &str) -> Option<Self> {
+        let key: String =
+            name.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_ascii_lowercase();
+        let event = match key.as_str() {
+            "sessionstart" => Self::SessionStart,
+            "userpromptsubmit" | "userpromptsubmitted" | "beforeagent" | "beforesubmitprompt" => {
+                Self::UserPromptSubmit
+            }
+            "pretooluse" | "beforetool" | "beforeshellexecution" => Self::PreToolUse,
+            "posttooluse" | "aftertool" | "afterfileedit" => Self::PostToolUse,
+            "stop" | "afteragent" | "agentstop" => Self::Stop,
+            _ => return None,
+        };
+        Some(event)
     }
 }
 
 /// The tool call a hook is about.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ToolCall {
+    /// No tool (session, prompt and stop events).
+    None,
     /// A shell command.
     Shell {
         /// The command text.
         command: String,
+    },
+    /// Files written or edited (absolute, or relative to the event's `cwd`).
+    Edit {
+        /// The paths.
+        paths: Vec<PathBuf>,
     },
     /// Any other tool (by name); codeguard has nothing to say about it.
     Other(String),
@@ -52,6 +160,8 @@ pub enum ToolCall {
 /// A decoded hook payload, host-independent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HookEvent {
+    /// Which host sent it.
+    pub host: Host,
     /// Which event.
     pub event: Event,
     /// The working directory of the agent, if given.
@@ -60,8 +170,34 @@ pub struct HookEvent {
     pub session_id: Option<String>,
     /// The host's tool-call id, if given.
     pub tool_use_id: Option<String>,
+    /// The tool name as the host spelled it (empty when none).
+    pub tool_name: String,
     /// The tool call.
     pub tool: ToolCall,
+    /// The user's prompt (prompt events).
+    pub prompt: Option<String>,
+    /// The host says a Stop hook already continued the turn once.
+    pub stop_hook_active: bool,
+    /// The neutral contract's correlation id.
+    pub correlation_id: Option<String>,
+}
+
+impl HookEvent {
+    /// An event with nothing but its host and kind (used when a payload cannot be read).
+    pub fn bare(host: Host, event: Event) -> Self {
+        Self {
+            host,
+            event,
+            cwd: None,
+            session_id: None,
+            tool_use_id: None,
+            tool_name: String::new(),
+            tool: ToolCall::None,
+            prompt: None,
+            stop_hook_active: false,
+            correlation_id: None,
+        }
+    }
 }
 
 /// A payload that cannot be used.
@@ -73,6 +209,9 @@ pub enum DecodeError {
     /// A field has the wrong type.
     #[error("payload field `{0}` has the wrong type")]
     BadField(&'static str),
+    /// A declared-strict neutral request broke the contract.
+    #[error("neutral request rejected: {0}")]
+    Contract(String),
 }
 
 /// What codeguard has to say.
@@ -80,10 +219,22 @@ pub enum DecodeError {
 pub enum Answer {
     /// Nothing: let the call proceed silently.
     Allow,
-    /// Let it proceed, and tell the agent this.
-    Context(String),
-    /// Refuse the call, with this report.
+    /// Let it proceed, and tell the agent (and optionally the user) this.
+    Context {
+        /// For the agent.
+        text: String,
+        /// A short line for the user, where the host shows one.
+        user: Option<String>,
+    },
+    /// Refuse the tool call, with this report (pre-tool-use only; other events never block).
     Block(String),
+}
+
+impl Answer {
+    /// Context for the agent only.
+    pub fn context(text: impl Into<String>) -> Self {
+        Self::Context { text: text.into(), user: None }
+    }
 }
 
 /// An answer encoded for a host.
@@ -100,13 +251,14 @@ pub struct Encoded {
 /// Decodes a payload for a host and event.
 pub fn decode(host: Host, event: Event, payload: &[u8]) -> Result<HookEvent, DecodeError> {
     match host {
-        Host::Claude => claude::decode(event, payload),
-    }
-}
-
-/// Encodes an answer for a host and event.
-pub fn encode(host: Host, event: Event, answer: &Answer) -> Encoded {
-    match host {
-        Host::Claude => claude::encode(event, answer),
+        Host::Neutral => neutral::decode(event, payload),
+        Host::Claude
+        | Host::Codex
+        | Host::Gemini
+        | Host::Kimi
+        | Host::Copilot
+        | Host::Cursor
+        | Host::OpenHands
+        | Host::Zcode => decode::decode(host, event, payload),
     }
 }

@@ -22,6 +22,15 @@ const HISTOGRAM_CODES: usize = 8;
 /// Most safety findings listed one by one.
 const MAX_FINDINGS_LISTED: usize = 8;
 
+/// Who reads a blocking report; it decides the directives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Audience {
+    /// An agent whose whole Bash call a host hook refused.
+    Agent,
+    /// Whoever ran `git commit` / `git push` when git's own hook stopped it.
+    GitHook,
+}
+
 /// Everything a blocking report says about one repository.
 #[derive(Debug, Clone)]
 pub struct GateReport<'a> {
@@ -39,14 +48,23 @@ pub struct GateReport<'a> {
     pub linters_bypassed: bool,
 }
 
-/// Renders the blocking report.
+/// Renders the blocking report for an agent (see [`render_gate_for`]).
 pub fn render_gate(report: &GateReport<'_>) -> String {
+    render_gate_for(report, Audience::Agent)
+}
+
+/// Renders the blocking report with the directives `audience` needs.
+pub fn render_gate_for(report: &GateReport<'_>, audience: Audience) -> String {
     let failed: Vec<&LanguageResult> = report.languages.iter().filter(|l| l.status == Status::Fail).collect();
     let blocking: Vec<&Finding> = report.findings.iter().filter(|f| !f.allowed).collect();
     let mut head = String::new();
     let _ = writeln!(head, "{}", summary(report.mode, &failed, &blocking));
     let _ = writeln!(head, "Target repository: {}", report.root.display());
-    head.push_str(&directives(report, !failed.is_empty(), !blocking.is_empty()));
+    let (lint_failed, unsafe_content) = (!failed.is_empty(), !blocking.is_empty());
+    head.push_str(&match audience {
+        Audience::Agent => directives(report, lint_failed, unsafe_content),
+        Audience::GitHook => git_hook_directives(report, lint_failed, unsafe_content),
+    });
     let safety = safety_block(report.findings);
     let budget = MAX_REPORT_CHARS.saturating_sub(head.chars().count() + safety.chars().count());
     let mut out = head;
@@ -95,6 +113,68 @@ fn directives(report: &GateReport<'_>, lint_failed: bool, unsafe_content: bool) 
         out.push_str(
             "- Linters were bypassed by codeguard.skipGate for this command; only the safety scan ran.\n",
         );
+    }
+    out
+}
+
+/// Directives when git's own hook stopped the command: nothing else was skipped, and the
+/// one-time bypasses are a person's call.
+fn git_hook_directives(report: &GateReport<'_>, lint_failed: bool, unsafe_content: bool) -> String {
+    let mode = report.mode;
+    let mut out = String::from("What to do:\n");
+    let _ = writeln!(out, "- git did not {mode}; the worktree and the index are as they were.");
+    match mode {
+        "push" => out.push_str("- Fix what is listed below, commit the fixes, then push again.\n"),
+        _ => out.push_str("- Fix what is listed below, stage the fixes (git add), then commit again.\n"),
+    }
+    if lint_failed {
+        let _ = writeln!(
+            out,
+            "- To {mode} once without the linters (the safety scan still runs): git -c codeguard.skipGate=true {mode} …"
+        );
+    }
+    if unsafe_content {
+        out.push_str("- Secrets and artifact files must not be committed: remove them; a secret that reached any commit must be rotated.\n");
+    }
+    let _ = writeln!(
+        out,
+        "- To skip every check once (a person's decision, not an agent's): git {mode} --no-verify"
+    );
+    if report.linters_bypassed {
+        out.push_str("- Linters were bypassed by codeguard.skipGate; only the safety scan ran.\n");
+    }
+    out
+}
+
+/// The report for checks that reached no conclusion (UNVERIFIED / PLANNED languages, content
+/// that could not be rebuilt): a loud warning when they let git go ahead, a block when
+/// `blocked` (`codeguard.strict`). `reasons` are the incomplete checks, one line each.
+pub fn render_incomplete(mode: &str, root: &std::path::Path, reasons: &[String], blocked: bool) -> String {
+    let mut out = if blocked {
+        format!(
+            "codeguard: {mode} blocked — {} check(s) reached no conclusion (codeguard.strict is set)\n",
+            reasons.len()
+        )
+    } else {
+        format!(
+            "codeguard: {mode} allowed, but NOT fully verified — {} check(s) reached no conclusion\n",
+            reasons.len()
+        )
+    };
+    let _ = writeln!(out, "Target repository: {}", root.display());
+    for reason in reasons.iter().take(MAX_FINDINGS_LISTED) {
+        let _ = writeln!(out, "  - {}", shorten(reason, 300));
+    }
+    if reasons.len() > MAX_FINDINGS_LISTED {
+        let _ = writeln!(out, "  … {} more", reasons.len() - MAX_FINDINGS_LISTED);
+    }
+    if blocked {
+        let _ = writeln!(
+            out,
+            "Install the missing tools (or fix what is named above), then {mode} again; to go ahead once: git {mode} --no-verify"
+        );
+    } else {
+        out.push_str("Unverified checks do not block by default; to make them block: git config codeguard.strict true\n");
     }
     out
 }

@@ -12,8 +12,9 @@ use std::sync::LazyLock;
 use serde::Serialize;
 
 mod gate;
+pub mod sarif;
 
-pub use gate::{GateReport, MAX_REPORT_CHARS, render_gate};
+pub use gate::{Audience, GateReport, MAX_REPORT_CHARS, render_gate, render_gate_for, render_incomplete};
 
 use crate::run::LanguageResult;
 use crate::safety::Finding;

@@ -23,7 +23,7 @@ mod write;
 use std::path::{Path, PathBuf};
 
 use crate::env::Env;
-use crate::surface::{Observed, Surface, SurfaceError};
+use crate::surface::{Base, Observed, Surface, SurfaceError};
 
 pub use scratch::ScratchDir;
 
@@ -162,6 +162,9 @@ struct Copied {
 pub struct Snapshot {
     dir: ScratchDir,
     repo_root: PathBuf,
+    index_file: Option<PathBuf>,
+    /// The content is a commit's tree: nothing in the repository can change it.
+    immutable: bool,
     observed: Observed,
     changed: Vec<String>,
     deleted: Vec<String>,
@@ -175,7 +178,7 @@ impl Snapshot {
     pub fn materialise(surface: &Surface, options: &SnapshotOptions) -> Result<Self, SnapshotError> {
         let repo = crate::surface::open_repo(&surface.root)?;
         let listing = plan::Listing::read(&repo, surface)?;
-        if listing.observed != surface.observed {
+        if !is_immutable(surface.base) && listing.observed != surface.observed {
             return Err(SnapshotError::Changed("the index or HEAD moved after the prediction".into()));
         }
         let items = plan::items(&listing, surface)?;
@@ -204,6 +207,8 @@ impl Snapshot {
         Self {
             dir,
             repo_root: surface.root.clone(),
+            index_file: surface.index_file.clone(),
+            immutable: is_immutable(surface.base),
             observed: surface.observed,
             changed: surface.paths.clone(),
             deleted: surface.deleted.clone(),
@@ -239,9 +244,13 @@ impl Snapshot {
     }
 
     /// Checks that the index, `HEAD` and every copied worktree file are still what the snapshot
-    /// was made from; call it after linting. A difference is [`SnapshotError::Changed`].
+    /// was made from; call it after linting. A difference is [`SnapshotError::Changed`]. The
+    /// tree of a commit cannot change, so a snapshot of one always re-verifies.
     pub fn reverify(&self) -> Result<(), SnapshotError> {
-        let now = crate::surface::observe(&self.repo_root)?;
+        if self.immutable {
+            return Ok(());
+        }
+        let now = crate::surface::observe_index(&self.repo_root, self.index_file.as_deref())?;
         if now.head != self.observed.head {
             return Err(SnapshotError::Changed("HEAD moved".into()));
         }
@@ -257,12 +266,11 @@ impl Snapshot {
     }
 }
 
-/// The text of a file as committed at `HEAD` (for inputs only a human commit may change, such
-/// as the safety allow list). `None` when there is no such file, no commit, or it is not text.
-pub fn head_file(repo_root: &Path, path: &str) -> Option<String> {
-    let repo = crate::surface::open_repo(repo_root).ok()?;
-    let tree = repo.head_commit().ok()?.tree().ok()?;
-    let entry = tree.lookup_entry_by_path(path).ok()??;
-    let blob = entry.object().ok()?;
-    String::from_utf8(blob.data.clone()).ok()
+/// Whether content from `base` is fixed by its object id (then the index and `HEAD` may move
+/// without affecting it).
+fn is_immutable(base: Base) -> bool {
+    match base {
+        Base::Tree(_) => true,
+        Base::Index | Base::HeadTree => false,
+    }
 }

@@ -36,9 +36,10 @@ pub(crate) struct Listing {
 }
 
 impl Listing {
-    /// Reads the index (and `HEAD`'s tree for a `HeadTree` base).
+    /// Reads the index the surface was predicted from (and `HEAD`'s tree for a `HeadTree`
+    /// base, the given tree for a `Tree` base).
     pub(crate) fn read(repo: &gix::Repository, surface: &Surface) -> Result<Self, SnapshotError> {
-        let index = repo.index_or_empty().map_err(SnapshotError::git("reading the index"))?;
+        let index = crate::surface::load_index(repo, surface.index_file.as_deref())?;
         let observed = crate::surface::fingerprint(repo, &index)?;
         let state = match surface.base {
             Base::Index => (**index).clone().into(),
@@ -48,6 +49,9 @@ impl Listing {
                 }
                 Err(_) => gix::index::State::new(repo.object_hash()),
             },
+            Base::Tree(tree) => {
+                repo.index_from_tree(&tree).map_err(SnapshotError::git("listing the pushed tree"))?.into()
+            }
         };
         Ok(Self { observed, state })
     }

@@ -103,15 +103,11 @@ impl EventKey {
     }
 }
 
-/// A delivered answer, replayed as it was to a second copy.
+/// A delivered block, replayed to a second copy (which encodes it for its own host request).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Replay {
-    /// The exit code.
-    pub exit: u8,
-    /// What was printed on stdout.
-    pub stdout: String,
-    /// What was printed on stderr.
-    pub stderr: String,
+    /// The block's report.
+    pub report: String,
 }
 
 /// A recorded completion.
@@ -221,7 +217,7 @@ mod tests {
         assert!(EventKey::pre_tool_use(&anonymous, "claude", None, "git commit").is_none());
         assert!(EventKey::pre_tool_use(&anonymous, "claude", Some(" "), "git commit").is_none());
         let key = EventKey::pre_tool_use(&anonymous, "claude", Some("t1"), "git commit").expect("key");
-        let block = Replay { exit: 2, stdout: String::new(), stderr: "blocked\n".into() };
+        let block = Replay { report: "blocked\n".into() };
         complete_with(&env, &key, &block).expect("record");
         assert_eq!(recent(&env, &key).and_then(|c| c.replay), Some(block));
         let other_command =

@@ -1,17 +1,22 @@
-//! The push range: files changed in `upstream...HEAD`.
+//! The push range: files changed in `upstream...HEAD`, or — for git's pre-push hook — in the
+//! commits of one pushed ref that the remote does not have yet.
 //!
 //! The upstream is the branch's configured tracking ref, else `origin/<branch>`, else
 //! `origin/HEAD`. Without any of them every file at `HEAD` counts (a first push is never
 //! "nothing to check"). The base of the range is where `HEAD`'s unpushed commits meet the
 //! upstream (the boundary of `rev-list upstream..HEAD`), which is git's three-dot merge base
-//! for ordinary histories.
+//! for ordinary histories. [`pushed`] measures the same way from a given commit: against the
+//! remote's current commit when git knows it and it exists locally, else against every
+//! remote-tracking ref (a new branch carries only the commits no remote already has).
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::path::Path;
 
 use gix::bstr::ByteSlice;
 
-use super::SurfaceError;
-use super::read::RepoView;
+use super::model::Source;
+use super::read::{self, RepoView};
+use super::{Base, Lanes, Mode, Surface, SurfaceError};
 
 /// What a push's file list was computed against.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,6 +28,26 @@ pub enum PushBase {
     },
     /// No upstream exists: every file at `HEAD` is part of the push.
     NoUpstream,
+    /// The commit the remote ref points to now (git's pre-push input).
+    Remote {
+        /// Its id, in hex.
+        id: String,
+    },
+    /// The remote ref is new (or its commit is unknown here): the commits that no
+    /// remote-tracking ref reaches are pushed.
+    RemoteTracking {
+        /// How many remote-tracking refs were found (0: every commit is new).
+        refs: usize,
+    },
+}
+
+/// What a pushed commit is compared with, from one line of git's pre-push input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PushAgainst {
+    /// The remote ref points at this commit now.
+    Remote(gix::ObjectId),
+    /// The remote ref does not exist yet.
+    NewRef,
 }
 
 /// The commits and files a push would send.
@@ -52,23 +77,89 @@ pub(crate) fn range(repo: &gix::Repository, view: &RepoView) -> Result<PushRange
         let changed = view.head.keys().cloned().collect();
         return Ok(PushRange { base: PushBase::NoUpstream, commits: 0, changed, deleted: Vec::new() });
     };
-    let (commits, boundary) = unpushed(repo, head, upstream)?;
+    let (commits, boundary) = unpushed(repo, head, &[upstream])?;
+    let (changed, deleted) = files_between(repo, &boundary, head_tree, &view.head)?;
+    Ok(PushRange { base: PushBase::Upstream { reference }, commits, changed, deleted })
+}
+
+/// The surface of pushing commit `tip` (what git's pre-push hook is told): the content is the
+/// tree of `tip`, the changed files are those the commits not yet on the remote touch.
+pub fn pushed(repo_root: &Path, tip: gix::ObjectId, against: PushAgainst) -> Result<Surface, SurfaceError> {
+    let repo = read::open(repo_root)?;
+    let workdir = repo.workdir().map(Path::to_owned).ok_or_else(|| SurfaceError::Bare(repo_root.into()))?;
+    let commit = repo.find_object(tip).and_then(gix::Object::peel_to_commit).map_err(|e| {
+        SurfaceError::Git { context: "the pushed object is not a commit", message: e.to_string() }
+    })?;
+    let tree = commit.tree_id().map_err(SurfaceError::git("reading a commit's tree"))?.detach();
+    let mut unverified = Vec::new();
+    let listing = read::tree_listing(&repo, tree, &mut unverified)?;
+    let (hidden, base) = already_on_remote(&repo, against)?;
+    let (commits, boundary) = unpushed(&repo, commit.id, &hidden)?;
+    let (changed, deleted) = files_between(&repo, &boundary, tree, &listing)?;
+    let index = read::load_index(&repo, None)?;
+    Ok(Surface {
+        root: workdir,
+        mode: Mode::Push { pending_commit: false },
+        lanes: Lanes::default(),
+        paths: changed.clone(),
+        deleted: deleted.clone(),
+        base: Base::Tree(tree),
+        overlays: Vec::new(),
+        push: Some(PushRange { base, commits, changed, deleted }),
+        unverified,
+        observed: read::fingerprint(&repo, &index)?,
+        index_file: None,
+    })
+}
+
+/// The commits the remote already has: the remote's commit when it exists here, else the tips
+/// of every remote-tracking ref.
+fn already_on_remote(
+    repo: &gix::Repository,
+    against: PushAgainst,
+) -> Result<(Vec<gix::ObjectId>, PushBase), SurfaceError> {
+    if let PushAgainst::Remote(id) = against
+        && repo.find_commit(id).is_ok()
+    {
+        return Ok((vec![id], PushBase::Remote { id: id.to_string() }));
+    }
+    let platform = repo.references().map_err(SurfaceError::git("listing refs"))?;
+    let mut tips = Vec::new();
+    for reference in platform.remote_branches().map_err(SurfaceError::git("listing remote refs"))? {
+        let mut reference = reference.map_err(|e| SurfaceError::Git {
+            context: "reading a remote-tracking ref",
+            message: e.to_string(),
+        })?;
+        if let Ok(id) = reference.peel_to_id() {
+            tips.push(id.detach());
+        }
+    }
+    tips.sort();
+    tips.dedup();
+    let refs = tips.len();
+    Ok((tips, PushBase::RemoteTracking { refs }))
+}
+
+/// Files changed between each boundary commit (or the empty tree) and `tip_tree`: the ones
+/// present in `tip` (sorted) and the ones it no longer has (sorted).
+fn files_between(
+    repo: &gix::Repository,
+    boundary: &[Option<gix::ObjectId>],
+    tip_tree: gix::ObjectId,
+    tip: &BTreeMap<String, Source>,
+) -> Result<(Vec<String>, Vec<String>), SurfaceError> {
     let mut changed = BTreeSet::new();
     let mut deleted = BTreeSet::new();
     for base in boundary {
         let base_tree = match base {
-            Some(commit) => Some(super::read::commit_tree(repo, commit)?),
+            Some(commit) => Some(read::commit_tree(repo, *commit)?),
             None => None,
         };
-        diff_trees(repo, base_tree, head_tree, &mut changed, &mut deleted)?;
+        diff_trees(repo, base_tree, tip_tree, &mut changed, &mut deleted)?;
     }
-    deleted.retain(|p| !view.head.contains_key(p));
-    Ok(PushRange {
-        base: PushBase::Upstream { reference },
-        commits,
-        changed: changed.into_iter().filter(|p| view.head.contains_key(p)).collect(),
-        deleted: deleted.into_iter().collect(),
-    })
+    let changed = changed.into_iter().filter(|p| tip.contains_key(p)).collect();
+    let deleted = deleted.into_iter().filter(|p| !tip.contains_key(p)).collect();
+    Ok((changed, deleted))
 }
 
 /// The first upstream candidate that resolves to a commit: its name and id.
@@ -95,15 +186,19 @@ pub(crate) fn upstream(repo: &gix::Repository) -> Result<Option<(String, gix::Ob
     Ok(None)
 }
 
-/// The number of commits in `upstream..head` and the commits their history meets outside the
-/// range (`None` for a root commit inside the range, meaning "compare with the empty tree").
+/// The number of commits reachable from `head` but from none of `hidden`, and the commits their
+/// history meets outside that range (`None` for a root commit inside the range, meaning
+/// "compare with the empty tree").
 fn unpushed(
     repo: &gix::Repository,
     head: gix::ObjectId,
-    upstream: gix::ObjectId,
+    hidden: &[gix::ObjectId],
 ) -> Result<(usize, Vec<Option<gix::ObjectId>>), SurfaceError> {
-    let walk =
-        repo.rev_walk([head]).with_hidden([upstream]).all().map_err(SurfaceError::git("walking history"))?;
+    let walk = repo
+        .rev_walk([head])
+        .with_hidden(hidden.iter().copied())
+        .all()
+        .map_err(SurfaceError::git("walking history"))?;
     let mut inside = HashSet::new();
     let mut parents = Vec::new();
     let mut roots = false;

@@ -65,9 +65,51 @@ pub(crate) fn open(root: &Path) -> Result<gix::Repository, SurfaceError> {
 
 /// Re-reads the fingerprint of the repository at `root` (used to detect changes after predicting).
 pub fn observe(root: &Path) -> Result<Observed, SurfaceError> {
+    observe_index(root, None)
+}
+
+/// Like [`observe`], reading the index from `index_file` when given (git's `GIT_INDEX_FILE`).
+pub fn observe_index(root: &Path, index_file: Option<&Path>) -> Result<Observed, SurfaceError> {
     let repo = open(root)?;
-    let index = repo.index_or_empty().map_err(SurfaceError::git("reading the index"))?;
+    let index = load_index(&repo, index_file)?;
     fingerprint(&repo, &index)
+}
+
+/// The content of `path` (repo-relative) in the commit `HEAD` points to: `None` when `HEAD` is
+/// unborn or has no such blob. For files whose committed version is what counts (the safety
+/// allow list takes effect only once a human committed it).
+pub fn head_file(root: &Path, path: &str) -> Result<Option<Vec<u8>>, SurfaceError> {
+    let repo = open(root)?;
+    let Some(head) = head_commit(&repo)? else { return Ok(None) };
+    let tree =
+        repo.find_commit(head).and_then(|c| c.tree()).map_err(SurfaceError::git("reading HEAD's tree"))?;
+    let Some(entry) = tree.lookup_entry_by_path(path).map_err(SurfaceError::git("looking up a path"))? else {
+        return Ok(None);
+    };
+    if !entry.mode().is_blob() {
+        return Ok(None);
+    }
+    let object = entry.object().map_err(SurfaceError::git("reading a blob"))?;
+    Ok(Some(object.data.clone()))
+}
+
+/// The index to read: the repository's own (`<git dir>/index`, empty when there is none yet),
+/// or the file git pointed a hook at (`git commit -a` and `git commit <paths>` commit a
+/// temporary index). The caller decides: gix's own reading of `GIT_INDEX_FILE` from the process
+/// environment is deliberately not used, so the environment is read in one place (`env.rs`).
+pub(crate) fn load_index(
+    repo: &gix::Repository,
+    index_file: Option<&Path>,
+) -> Result<gix::worktree::Index, SurfaceError> {
+    let own = repo.git_dir().join("index");
+    let path = index_file.unwrap_or(&own);
+    let file = if index_file.is_none() && !own.exists() {
+        gix::index::File::from_state(gix::index::State::new(repo.object_hash()), own)
+    } else {
+        gix::index::File::at(path, repo.object_hash(), false, gix::index::decode::Options::default())
+            .map_err(|e| SurfaceError::Git { context: "reading the index", message: e.to_string() })?
+    };
+    Ok(gix::worktree::Index::new(gix::fs::FileSnapshot::new(file)))
 }
 
 /// The fingerprint of an already opened repository and its loaded index.
@@ -79,11 +121,16 @@ pub(crate) fn fingerprint(
 }
 
 impl RepoView {
-    /// Reads the listings and, as far as `scan` asks, the worktree differences.
-    pub(crate) fn load(repo: &gix::Repository, scan: WorktreeScan) -> Result<Self, SurfaceError> {
+    /// Reads the listings and, as far as `scan` asks, the worktree differences; the index comes
+    /// from `index_file` when given.
+    pub(crate) fn load(
+        repo: &gix::Repository,
+        scan: WorktreeScan,
+        index_file: Option<&Path>,
+    ) -> Result<Self, SurfaceError> {
         let workdir =
             repo.workdir().map(Path::to_owned).ok_or_else(|| SurfaceError::Bare(repo.path().into()))?;
-        let index = repo.index_or_empty().map_err(SurfaceError::git("reading the index"))?;
+        let index = load_index(repo, index_file)?;
         let head = head_commit(repo)?;
         let head_tree = match head {
             Some(id) => Some(commit_tree(repo, id)?),

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::support::{TestRepo, bin_dir_with, codeguard, json_stdout, real_tool};
+use crate::support::{TestRepo, check_with_only, codeguard, json_stdout, real_tool};
 
 const BAD_PY: &str = "import os\nimport sys\n\nprint(sys.argv)\n";
 const GOOD_PY: &str = "import sys\n\nprint(sys.argv)\n";
@@ -58,14 +58,7 @@ fn a_missing_linter_is_unverified_with_its_install_hint() {
     let Some(ruff) = real_tool("ruff") else { return };
     let repo = TestRepo::new();
     repo.write("a.py", GOOD_PY).write("run.sh", GOOD_SH);
-    let home = tempfile::tempdir().expect("home");
-    let bin = bin_dir_with(&[&ruff]);
-    let out = codeguard(home.path())
-        .env("PATH", bin.path())
-        .args(["check", "--format", "json"])
-        .arg(repo.root())
-        .output()
-        .expect("run");
+    let out = check_with_only(&[&ruff], "json", &repo.root());
     assert_eq!(out.status.code(), Some(3), "incomplete, never a pass");
     let json = json_stdout(&out);
     assert_eq!(json["status"], "UNVERIFIED");

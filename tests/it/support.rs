@@ -207,6 +207,19 @@ pub fn bin_dir_with(tools: &[&Path]) -> tempfile::TempDir {
     dir
 }
 
+/// Runs `codeguard check --format <format> <root>` with only `tools` on `PATH` (to make the
+/// other linters missing), in a fresh state directory.
+pub fn check_with_only(tools: &[&Path], format: &str, root: &Path) -> std::process::Output {
+    let home = tempfile::tempdir().expect("home");
+    let bin = bin_dir_with(tools);
+    codeguard(home.path())
+        .env("PATH", bin.path())
+        .args(["check", "--format", format])
+        .arg(root)
+        .output()
+        .expect("run")
+}
+
 /// Parses a command's stdout as exactly one JSON document.
 pub fn json_stdout(output: &std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {

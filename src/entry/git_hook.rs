@@ -1,0 +1,425 @@
+//! `codeguard git-hook pre-commit|pre-push`: the authoritative gate, run by git's own hooks.
+//!
+//! **In:** the hook's name, git's environment and working directory (git runs hooks at the
+//! worktree root), and for pre-push the ref lines git writes on stdin
+//! (`<local ref> <local sha> <remote ref> <remote sha>`).
+//! **Checks:** pre-commit — the index git is about to commit, read from `GIT_INDEX_FILE` (git
+//! points the hook at a temporary index for `commit -a` and `commit <paths>`), rebuilt from
+//! blobs; unstaged edits are neither read nor touched. pre-push — for every pushed ref, the tree
+//! of the pushed commit, linting the files changed by the commits the remote does not have (a
+//! new branch: the commits no remote-tracking ref reaches; deleted refs are skipped). Both run
+//! the shared lint engine and the content-safety scan.
+//! **Out:** exit 0 (git goes ahead) or 1 (git stops); reports on stderr; nothing on stdout.
+//! **Decisions:** a FAIL or a blocking safety finding blocks. Checks that reach no conclusion
+//! (UNVERIFIED / PLANNED languages, content that cannot be rebuilt, an unpredictable index)
+//! let git go ahead with a loud warning, unless `git config codeguard.strict true`, which makes
+//! them block. An internal error blocks (fail-closed, `exit.rs`) and says how to bypass once
+//! (`--no-verify`). `codeguard.skipGate` (also as `git -c`) skips the linters only;
+//! `CODEGUARD_SKIP_GATE=1` skips everything; both are printed and audited.
+
+use std::fmt::Write as _;
+use std::io::{Read as _, Write as _};
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{Context, anyhow};
+
+use super::engine::{self, LintError, LintRequest};
+use crate::cli::{GitHook, GitHookArgs};
+use crate::env::Env;
+use crate::exit;
+use crate::process::{Cmd, Ending};
+use crate::report::{self, Audience, GateReport};
+use crate::run::{LanguageResult, RunOptions};
+use crate::safety::{self, Finding};
+use crate::snapshot::{Snapshot, SnapshotOptions};
+use crate::surface::{self, PushAgainst, Surface};
+use crate::verdict::Status;
+
+/// Deadline per linter invocation.
+const LINT_DEADLINE: Duration = Duration::from_secs(300);
+
+/// Deadline for reading git config.
+const CONFIG_DEADLINE: Duration = Duration::from_secs(10);
+
+/// Most bytes of pre-push input read (one line per pushed ref).
+const MAX_STDIN: u64 = 1024 * 1024;
+
+/// Variables that tie a process to the repository git is operating on; linters run on a
+/// snapshot outside it and must not inherit them.
+const REPO_LOCAL_VARS: [&str; 4] = ["GIT_INDEX_FILE", "GIT_DIR", "GIT_WORK_TREE", "GIT_PREFIX"];
+
+/// Runs the hook and returns its exit code.
+pub fn run(args: &GitHookArgs, env: &Env) -> anyhow::Result<u8> {
+    let root = std::env::current_dir()
+        .and_then(|d| d.canonicalize())
+        .context("reading the directory git runs the hook in")?;
+    let command = args.hook.command();
+    if env.is_truthy("CODEGUARD_SKIP_GATE") {
+        audit(env, &root, args.hook, "CODEGUARD_SKIP_GATE");
+        eprintln(&format!("codeguard: CODEGUARD_SKIP_GATE is set: nothing was checked for this {command}."));
+        return Ok(exit::PASS);
+    }
+    let settings = Settings::read(&root, env)?;
+    let targets = match args.hook {
+        GitHook::PreCommit => vec![pre_commit_target(&root, env)?],
+        GitHook::PrePush => pre_push_targets(&root, &read_stdin()?)?,
+    };
+    if settings.skip_gate {
+        audit(env, &root, args.hook, "codeguard.skipGate");
+    }
+    let checked = targets
+        .iter()
+        .map(|target| check(target, args.hook, settings, env))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    Ok(decide(&checked, &root, args.hook, settings))
+}
+
+/// What the hook reads from git config (including `git -c` values, which git hands to hooks).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Settings {
+    /// `codeguard.strict`: incomplete checks block.
+    strict: bool,
+    /// `codeguard.skipGate`: the linters are skipped (the safety scan still runs).
+    skip_gate: bool,
+}
+
+impl Settings {
+    /// Reads `codeguard.*` through `git config`, which sees every config file and `git -c`.
+    fn read(root: &Path, env: &Env) -> anyhow::Result<Self> {
+        let argv = ["git", "config", "--null", "--get-regexp", r"^codeguard\."];
+        let vars = env.vars().map(|(k, v)| (k.clone(), v.clone())).collect();
+        let cmd = Cmd::new(argv.map(str::to_owned).to_vec(), root.to_path_buf(), vars, CONFIG_DEADLINE);
+        let finished = cmd.run();
+        match &finished.ending {
+            Ending::Exited(0) => Ok(Self::parse(&finished.text())),
+            Ending::Exited(1) => Ok(Self::default()),
+            other => Err(anyhow!(
+                "reading codeguard.* from git config failed ({other:?}): {}",
+                finished.text().trim()
+            )),
+        }
+    }
+
+    /// Parses `git config --null --get-regexp` output: `key\nvalue\0`, or `key\0` for a key
+    /// without a value (true, as git reads it). A value that is not a boolean counts as the
+    /// safer reading: strict on, skipGate off.
+    fn parse(text: &str) -> Self {
+        let mut settings = Self::default();
+        for entry in text.split('\0').filter(|e| !e.is_empty()) {
+            let (key, value) = entry.split_once('\n').map_or((entry, None), |(k, v)| (k, Some(v)));
+            let flag = value.map_or(Some(true), git_bool);
+            match key.to_ascii_lowercase().as_str() {
+                "codeguard.strict" => settings.strict = flag.unwrap_or(true),
+                "codeguard.skipgate" => settings.skip_gate = flag.unwrap_or(false),
+                _ => {}
+            }
+        }
+        settings
+    }
+}
+
+/// A git boolean: `None` when the text is not one.
+fn git_bool(value: &str) -> Option<bool> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "true" | "yes" | "on" | "1" | "" => Some(true),
+        "false" | "no" | "off" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+/// One piece of content to check: the index for pre-commit, one pushed ref for pre-push.
+struct Target {
+    /// What is checked, for the report (`refs/heads/x -> refs/heads/x` for a push).
+    label: Option<String>,
+    surface: Surface,
+}
+
+fn pre_commit_target(root: &Path, env: &Env) -> anyhow::Result<Target> {
+    let index_file = super::index_file(env)?;
+    let surface =
+        surface::staged_from(root, index_file.as_deref()).context("reading what git is about to commit")?;
+    Ok(Target { label: None, surface })
+}
+
+fn read_stdin() -> anyhow::Result<String> {
+    let mut text = String::new();
+    std::io::stdin()
+        .take(MAX_STDIN)
+        .read_to_string(&mut text)
+        .context("reading the pushed refs from stdin")?;
+    Ok(text)
+}
+
+/// One line of git's pre-push input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct RefUpdate {
+    local_ref: String,
+    /// `None`: the remote ref is being deleted.
+    local: Option<gix::ObjectId>,
+    remote_ref: String,
+    /// `None`: the remote ref does not exist yet.
+    remote: Option<gix::ObjectId>,
+}
+
+/// Parses pre-push input; blank lines are ignored, a malformed line is an error.
+fn parse_updates(input: &str) -> anyhow::Result<Vec<RefUpdate>> {
+    let oid = |hex: &str| -> anyhow::Result<Option<gix::ObjectId>> {
+        let id =
+            gix::ObjectId::from_hex(hex.as_bytes()).map_err(|e| anyhow!("bad object id {hex:?}: {e}"))?;
+        Ok((!id.is_null()).then_some(id))
+    };
+    let mut updates = Vec::new();
+    for line in input.lines().filter(|l| !l.trim().is_empty()) {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let [local_ref, local, remote_ref, remote] = fields[..] else {
+            return Err(anyhow!("unexpected pre-push input line: {line:?}"));
+        };
+        updates.push(RefUpdate {
+            local_ref: local_ref.to_owned(),
+            local: oid(local)?,
+            remote_ref: remote_ref.to_owned(),
+            remote: oid(remote)?,
+        });
+    }
+    Ok(updates)
+}
+
+fn pre_push_targets(root: &Path, input: &str) -> anyhow::Result<Vec<Target>> {
+    let mut seen = Vec::new();
+    let mut targets = Vec::new();
+    for update in parse_updates(input)? {
+        let Some(local) = update.local else { continue };
+        let against = update.remote.map_or(PushAgainst::NewRef, PushAgainst::Remote);
+        if seen.contains(&(local, against)) {
+            continue;
+        }
+        seen.push((local, against));
+        let surface = surface::pushed(root, local, against)
+            .with_context(|| format!("reading what {} pushes", update.local_ref))?;
+        targets
+            .push(Target { label: Some(format!("{} -> {}", update.local_ref, update.remote_ref)), surface });
+    }
+    Ok(targets)
+}
+
+/// The result of checking one target.
+struct Checked<'a> {
+    target: &'a Target,
+    languages: Vec<LanguageResult>,
+    findings: Vec<Finding>,
+    /// Why parts of the content could not be checked (beyond UNVERIFIED languages).
+    incomplete: Vec<String>,
+}
+
+impl Checked<'_> {
+    fn fails(&self) -> bool {
+        self.languages.iter().any(|l| l.status == Status::Fail) || safety::blocks(&self.findings)
+    }
+
+    /// One line per check that reached no conclusion.
+    fn incomplete_reasons(&self) -> Vec<String> {
+        let prefix = self.target.label.as_ref().map_or_else(String::new, |l| format!("{l}: "));
+        let languages = self.languages.iter().filter_map(|l| match l.status {
+            Status::Unverified | Status::Planned => {
+                Some(format!("{prefix}{} {}: {}", l.language, l.status, language_reason(l)))
+            }
+            Status::Pass | Status::Fail | Status::Skipped => None,
+        });
+        let other = self.incomplete.iter().map(|r| format!("{prefix}{r}"));
+        languages.chain(other).collect()
+    }
+}
+
+fn language_reason(lang: &LanguageResult) -> String {
+    let mut reason = if lang.reason.is_empty() { "no conclusion".to_owned() } else { lang.reason.clone() };
+    if !lang.install_hint.is_empty() && !reason.contains(&lang.install_hint) {
+        let _ = write!(reason, " (install: {})", lang.install_hint);
+    }
+    reason
+}
+
+fn check<'a>(
+    target: &'a Target,
+    hook: GitHook,
+    settings: Settings,
+    env: &Env,
+) -> anyhow::Result<Checked<'a>> {
+    let surface = &target.surface;
+    let mut checked = Checked {
+        target,
+        languages: Vec::new(),
+        findings: Vec::new(),
+        incomplete: surface.unverified.clone(),
+    };
+    if surface.paths.is_empty() {
+        return Ok(checked);
+    }
+    let allow = safety::committed_allow_list(&surface.root);
+    let snapshot = match Snapshot::materialise(surface, &SnapshotOptions::from_env(env)) {
+        Ok(snapshot) => snapshot,
+        Err(e) => {
+            checked.incomplete.push(format!("the content could not be rebuilt, so it was not linted: {e}"));
+            checked.findings = safety::scan_paths(&surface.paths, &allow);
+            return Ok(checked);
+        }
+    };
+    checked.findings = safety::scan(snapshot.root(), &surface.paths, &allow);
+    if !settings.skip_gate {
+        match lint(&snapshot, &surface.root, hook, env) {
+            Ok(languages) => checked.languages = languages,
+            Err(LintError::Setup(e)) => checked.incomplete.push(format!("linting could not start: {e}")),
+        }
+    }
+    snapshot
+        .reverify()
+        .map_err(|e| anyhow!("{e}; what git {} carries may differ from what was checked", hook.command()))?;
+    Ok(checked)
+}
+
+fn lint(
+    snapshot: &Snapshot,
+    root: &Path,
+    hook: GitHook,
+    env: &Env,
+) -> Result<Vec<LanguageResult>, LintError> {
+    let linter_env = Env::from_pairs(
+        env.vars()
+            .filter(|(k, _)| !REPO_LOCAL_VARS.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone())),
+    );
+    let request = LintRequest {
+        dir: snapshot.root(),
+        workspace: root,
+        project_files: snapshot.changed(),
+        selected: snapshot.changed(),
+        whole_tree: false,
+        only: &[],
+        options: RunOptions { deadline: LINT_DEADLINE, jobs: super::default_jobs() },
+        log_prefix: format!("git-{}-{}", hook.file_name(), report::path_key(root)),
+    };
+    engine::lint(&request, &linter_env, &|_| {})
+}
+
+/// Prints the outcome and returns the exit code.
+fn decide(checked: &[Checked<'_>], root: &Path, hook: GitHook, settings: Settings) -> u8 {
+    let mode = hook.command();
+    if settings.skip_gate {
+        eprintln(&format!(
+            "codeguard: codeguard.skipGate is set: linters skipped for this {mode}; the safety scan ran."
+        ));
+    }
+    let failed: Vec<&Checked<'_>> = checked.iter().filter(|c| c.fails()).collect();
+    if !failed.is_empty() {
+        for c in failed {
+            let report = GateReport {
+                mode,
+                root: root.to_path_buf(),
+                languages: &c.languages,
+                findings: &c.findings,
+                no_verify: false,
+                linters_bypassed: settings.skip_gate,
+            };
+            let mut text = report::render_gate_for(&report, Audience::GitHook);
+            if let Some(label) = &c.target.label {
+                let _ = writeln!(text, "Checked: {label}");
+            }
+            eprintln(&text);
+        }
+        return exit::FAIL;
+    }
+    let reasons: Vec<String> = checked.iter().flat_map(Checked::incomplete_reasons).collect();
+    if !reasons.is_empty() {
+        eprintln(&report::render_incomplete(mode, root, &reasons, settings.strict));
+        return if settings.strict { exit::FAIL } else { exit::PASS };
+    }
+    if let Some(line) = pass_line(checked, mode) {
+        eprintln(&line);
+    }
+    exit::PASS
+}
+
+/// `codeguard: commit checked — PASS: python (ruff), shell (shellcheck); 3 files`, or `None`
+/// when nothing needed checking.
+fn pass_line(checked: &[Checked<'_>], mode: &str) -> Option<String> {
+    let files: usize = checked.iter().map(|c| c.target.surface.paths.len()).sum();
+    if files == 0 {
+        return None;
+    }
+    let mut ran: Vec<String> = checked
+        .iter()
+        .flat_map(|c| &c.languages)
+        .filter(|l| l.status == Status::Pass)
+        .map(|l| l.language.clone())
+        .collect();
+    ran.sort();
+    ran.dedup();
+    let linted = if ran.is_empty() { "no linter applies".to_owned() } else { ran.join(", ") };
+    Some(format!("codeguard: {mode} checked — PASS ({linted}; safety scan; {files} file(s))"))
+}
+
+fn audit(env: &Env, root: &Path, hook: GitHook, bypass: &str) {
+    let record = serde_json::json!({
+        "event": "git-hook-bypass",
+        "hook": hook.file_name(),
+        "bypass": bypass,
+        "root": root,
+    });
+    if let Err(e) = crate::state::audit(env, &record) {
+        eprintln(&format!("codeguard: could not record the bypass in the audit log: {e}"));
+    }
+}
+
+/// Writes a report to stderr (stdout belongs to git).
+fn eprintln(text: &str) {
+    let mut text = text.to_owned();
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    let _ = std::io::stderr().write_all(text.as_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: &str = "1111111111111111111111111111111111111111";
+    const B: &str = "2222222222222222222222222222222222222222";
+    const ZERO: &str = "0000000000000000000000000000000000000000";
+
+    fn id(hex: &str) -> gix::ObjectId {
+        gix::ObjectId::from_hex(hex.as_bytes()).expect("hex")
+    }
+
+    #[test]
+    fn pre_push_lines_parse_with_zeros_meaning_new_or_deleted() {
+        let input = format!(
+            "refs/heads/main {A} refs/heads/main {B}\n\nrefs/heads/new {A} refs/heads/new {ZERO}\n(delete) {ZERO} refs/heads/old {B}\n"
+        );
+        let updates = parse_updates(&input).expect("parse");
+        assert_eq!(updates.len(), 3, "blank lines are skipped");
+        assert_eq!(updates[0].local, Some(id(A)));
+        assert_eq!(updates[0].remote, Some(id(B)));
+        assert_eq!(updates[1].remote, None, "a new remote ref");
+        assert_eq!(updates[2].local, None, "a deleted ref");
+        assert_eq!(updates[2].remote_ref, "refs/heads/old");
+    }
+
+    #[test]
+    fn malformed_pre_push_input_is_an_error_not_a_pass() {
+        assert!(parse_updates("refs/heads/main abc refs/heads/main\n").is_err());
+        assert!(parse_updates(&format!("refs/heads/main zz{} refs/heads/main {B}\n", &A[2..])).is_err());
+        assert!(parse_updates("").expect("empty").is_empty());
+    }
+
+    #[test]
+    fn settings_follow_git_booleans_and_choose_the_safe_side_when_unsure() {
+        let parsed = Settings::parse("codeguard.strict\ntrue\0codeguard.skipgate\nno\0");
+        assert_eq!(parsed, Settings { strict: true, skip_gate: false });
+        let parsed = Settings::parse("codeguard.skipgate\0codeguard.strict\noff\0");
+        assert_eq!(parsed, Settings { strict: false, skip_gate: true }, "a key without value is true");
+        let parsed =
+            Settings::parse("codeguard.strict\nmaybe\0codeguard.skipgate\nmaybe\0codeguard.other\nx\0");
+        assert_eq!(parsed, Settings { strict: true, skip_gate: false });
+    }
+}

@@ -1,0 +1,277 @@
+//! Encoding an [`Answer`] through the channel each host honours.
+//!
+//! Blocks happen only on pre-tool-use: exit 2 + stderr where the host reads it, a JSON deny with
+//! exit 0 where exit codes do not block (Copilot) or where exit 2 has been seen to fail open
+//! (Codex). Context goes where the host injects it into the agent's context; where a host ignores
+//! an event's output, nothing is printed (the findings surface at the next blocking point).
+//! A Stop answer is always a user-facing message, never something that continues the turn.
+
+use serde_json::{Value, json};
+
+use super::{Answer, Encoded, Event, HookEvent, Host, neutral::CONTRACT_VERSION};
+use crate::exit;
+
+/// Encodes `answer` for the host and event of `event`; `runtime_ms` feeds the neutral contract.
+pub fn encode(event: &HookEvent, answer: &Answer, runtime_ms: u64) -> Encoded {
+    match event.host {
+        Host::Neutral => neutral(event, answer, runtime_ms),
+        Host::Claude | Host::Zcode => claude(event.event, answer),
+        Host::Codex => codex(event.event, answer),
+        Host::Gemini => gemini(event.event, answer),
+        Host::Kimi => kimi(event.event, answer),
+        Host::Copilot => copilot(event.event, answer),
+        Host::Cursor => cursor(event.event, answer),
+        Host::OpenHands => openhands(event.event, answer),
+    }
+}
+
+fn stdout_json(value: &Value) -> Encoded {
+    Encoded { stdout: format!("{value}\n"), ..Encoded::default() }
+}
+
+fn block_on_stderr(report: &str) -> Encoded {
+    Encoded { stderr: report.to_owned(), exit: exit::HOOK_BLOCK, ..Encoded::default() }
+}
+
+/// Context as `hookSpecificOutput.additionalContext` (+ `systemMessage` for the user).
+fn additional_context(name: &str, text: &str, user: Option<&String>) -> Encoded {
+    let mut value = json!({"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}});
+    if let Some(user) = user {
+        value["systemMessage"] = json!(user);
+    }
+    stdout_json(&value)
+}
+
+/// A pre-tool-use block report, or the context of any other answer for events that never block.
+fn context_of(answer: &Answer) -> Option<(&str, Option<&String>)> {
+    match answer {
+        Answer::Allow => None,
+        Answer::Context { text, user } => Some((text, user.as_ref())),
+        Answer::Block(report) => Some((report, None)),
+    }
+}
+
+fn claude(event: Event, answer: &Answer) -> Encoded {
+    match (event, answer) {
+        (_, Answer::Allow) => Encoded::default(),
+        (Event::PreToolUse, Answer::Block(report)) => block_on_stderr(report),
+        (Event::Stop, _) => context_of(answer)
+            .map_or_else(Encoded::default, |(t, _)| stdout_json(&json!({"systemMessage": t}))),
+        (Event::SessionStart | Event::UserPromptSubmit | Event::PreToolUse | Event::PostToolUse, _) => {
+            context_of(answer)
+                .map_or_else(Encoded::default, |(t, u)| additional_context(event.claude_name(), t, u))
+        }
+    }
+}
+
+fn codex(event: Event, answer: &Answer) -> Encoded {
+    match (event, answer) {
+        (_, Answer::Allow) => Encoded::default(),
+        (Event::PreToolUse, Answer::Block(report)) => stdout_json(&json!({"hookSpecificOutput": {
+            "hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": report}})),
+        (Event::SessionStart | Event::UserPromptSubmit, _) => {
+            context_of(answer).map_or_else(Encoded::default, |(t, _)| Encoded {
+                stdout: format!("{t}\n"),
+                ..Encoded::default()
+            })
+        }
+        (Event::Stop, _) => context_of(answer)
+            .map_or_else(Encoded::default, |(t, _)| stdout_json(&json!({"systemMessage": t}))),
+        (Event::PreToolUse | Event::PostToolUse, _) => context_of(answer)
+            .map_or_else(Encoded::default, |(t, u)| additional_context(event.claude_name(), t, u)),
+    }
+}
+
+fn gemini_name(event: Event) -> &'static str {
+    match event {
+        Event::SessionStart => "SessionStart",
+        Event::UserPromptSubmit => "BeforeAgent",
+        Event::PreToolUse => "BeforeTool",
+        Event::PostToolUse => "AfterTool",
+        Event::Stop => "AfterAgent",
+    }
+}
+
+fn gemini(event: Event, answer: &Answer) -> Encoded {
+    match (event, answer) {
+        (_, Answer::Allow) => Encoded::default(),
+        (Event::PreToolUse, Answer::Block(report)) => block_on_stderr(report),
+        (Event::Stop, _) => context_of(answer)
+            .map_or_else(Encoded::default, |(t, _)| stdout_json(&json!({"systemMessage": t}))),
+        (Event::SessionStart | Event::UserPromptSubmit | Event::PreToolUse | Event::PostToolUse, _) => {
+            context_of(answer)
+                .map_or_else(Encoded::default, |(t, u)| additional_context(gemini_name(event), t, u))
+        }
+    }
+}
+
+fn kimi(event: Event, answer: &Answer) -> Encoded {
+    match (event, answer) {
+        (_, Answer::Allow) => Encoded::default(),
+        (Event::PreToolUse, Answer::Block(report)) => block_on_stderr(report),
+        (Event::SessionStart | Event::Stop, _) => {
+            context_of(answer).map_or_else(Encoded::default, |(t, _)| stdout_json(&json!({"message": t})))
+        }
+        (Event::UserPromptSubmit | Event::PreToolUse | Event::PostToolUse, _) => context_of(answer)
+            .map_or_else(Encoded::default, |(t, u)| additional_context(event.claude_name(), t, u)),
+    }
+}
+
+/// Copilot: exit codes never block pre-tool-use, so a block is a JSON deny with exit 0; the
+/// other events' outputs are ignored by the CLI, so nothing is printed for them.
+fn copilot(event: Event, answer: &Answer) -> Encoded {
+    match (event, answer) {
+        (Event::PreToolUse, Answer::Block(report)) => {
+            stdout_json(&json!({"permissionDecision": "deny", "permissionDecisionReason": report}))
+        }
+        (
+            Event::SessionStart
+            | Event::UserPromptSubmit
+            | Event::PreToolUse
+            | Event::PostToolUse
+            | Event::Stop,
+            _,
+        ) => Encoded::default(),
+    }
+}
+
+/// Cursor: `beforeShellExecution` reads `{"permission": "deny", …}`; its after-events are
+/// fire-and-forget and prompts cannot receive context, so nothing else is printed.
+fn cursor(event: Event, answer: &Answer) -> Encoded {
+    match (event, answer) {
+        (Event::PreToolUse, Answer::Block(report)) => stdout_json(&json!({
+            "permission": "deny",
+            "user_message": report.lines().next().unwrap_or("codeguard blocked this command"),
+            "agent_message": report})),
+        (
+            Event::SessionStart
+            | Event::UserPromptSubmit
+            | Event::PreToolUse
+            | Event::PostToolUse
+            | Event::Stop,
+            _,
+        ) => Encoded::default(),
+    }
+}
+
+/// `OpenHands`: exit 2 blocks; context is top-level `additionalContext`. Its Stop output can only
+/// continue the turn, so a Stop summary is not printed there.
+fn openhands(event: Event, answer: &Answer) -> Encoded {
+    match (event, answer) {
+        (_, Answer::Allow) | (Event::Stop, _) => Encoded::default(),
+        (Event::PreToolUse, Answer::Block(report)) => block_on_stderr(report),
+        (Event::SessionStart | Event::UserPromptSubmit | Event::PreToolUse | Event::PostToolUse, _) => {
+            context_of(answer)
+                .map_or_else(Encoded::default, |(t, _)| stdout_json(&json!({"additionalContext": t})))
+        }
+    }
+}
+
+/// The neutral contract's single JSON response; exit 1 on deny.
+fn neutral(event: &HookEvent, answer: &Answer, runtime_ms: u64) -> Encoded {
+    let (decision, effect, status) = match answer {
+        Answer::Allow => ("allow", json!({"action": "allow"}), "allowed"),
+        Answer::Context { text, .. } => {
+            ("allow", json!({"action": "allow", "additional_context": text}), "allowed")
+        }
+        Answer::Block(report) if event.event == Event::PreToolUse => {
+            ("deny", json!({"action": "block", "reason": report}), "blocked")
+        }
+        Answer::Block(report) => {
+            ("allow", json!({"action": "allow", "additional_context": report}), "allowed")
+        }
+    };
+    let mut value = json!({
+        "contract_version": CONTRACT_VERSION,
+        "correlation_id": event.correlation_id.clone().unwrap_or_else(|| format!("codeguard-{}", std::process::id())),
+        "event": {"name": event.event.claude_name(), "provider": "codeguard", "tool": event.tool_name},
+        "decision": decision,
+        "effect": effect,
+        "status": status,
+        "decisions": [],
+        "advice": {},
+        "runtime_ms": runtime_ms,
+    });
+    if decision == "deny" {
+        value["tracking_id"] =
+            json!(format!("codeguard-{:016x}", fxhash(value["effect"]["reason"].as_str().unwrap_or(""))));
+    }
+    Encoded {
+        stdout: format!("{value}\n"),
+        exit: if decision == "deny" { exit::FAIL } else { exit::PASS },
+        ..Encoded::default()
+    }
+}
+
+/// A short stable hash for tracking ids.
+fn fxhash(text: &str) -> u64 {
+    let digest = blake3::hash(text.as_bytes());
+    let mut bytes = [0u8; 8];
+    bytes.copy_from_slice(&digest.as_bytes()[..8]);
+    u64::from_le_bytes(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn enc(host: Host, event: Event, answer: &Answer) -> Encoded {
+        encode(&HookEvent::bare(host, event), answer, 3)
+    }
+
+    #[test]
+    fn blocks_use_each_hosts_channel() {
+        let block = Answer::Block("codeguard: commit blocked".into());
+        for host in [Host::Claude, Host::Zcode, Host::Gemini, Host::Kimi, Host::OpenHands] {
+            let e = enc(host, Event::PreToolUse, &block);
+            assert_eq!((e.exit, e.stderr.as_str()), (2, "codeguard: commit blocked"), "{host:?}");
+        }
+        for host in [Host::Codex, Host::Copilot, Host::Cursor] {
+            let e = enc(host, Event::PreToolUse, &block);
+            assert_eq!(e.exit, 0, "{host:?} must deny through JSON");
+            let v: Value = serde_json::from_str(&e.stdout).expect("json");
+            let text = v.to_string();
+            assert!(text.contains("deny") && text.contains("commit blocked"), "{host:?}: {text}");
+        }
+        let neutral = enc(Host::Neutral, Event::PreToolUse, &block);
+        let v: Value = serde_json::from_str(&neutral.stdout).expect("json");
+        assert_eq!(
+            (neutral.exit, v["decision"].as_str(), v["effect"]["action"].as_str()),
+            (1, Some("deny"), Some("block"))
+        );
+    }
+
+    #[test]
+    fn codex_denials_carry_no_extra_fields() {
+        let e = enc(Host::Codex, Event::PreToolUse, &Answer::Block("no".into()));
+        let v: Value = serde_json::from_str(&e.stdout).expect("json");
+        let keys: Vec<&String> = v["hookSpecificOutput"].as_object().expect("object").keys().collect();
+        assert_eq!(keys, ["hookEventName", "permissionDecision", "permissionDecisionReason"]);
+    }
+
+    #[test]
+    fn stop_never_continues_the_turn() {
+        for host in Host::ALL {
+            let e = enc(host, Event::Stop, &Answer::context("summary"));
+            assert_eq!(e.exit, 0, "{host:?}");
+            assert!(
+                !e.stdout.contains("\"decision\":\"block\"")
+                    && !e.stdout.contains("additionalContext")
+                    && !e.stdout.contains("followup_message"),
+                "{host:?}: {}",
+                e.stdout
+            );
+        }
+    }
+
+    #[test]
+    fn allow_is_silent_except_for_the_neutral_contract() {
+        for host in Host::ALL {
+            for event in Event::ALL {
+                let e = enc(host, event, &Answer::Allow);
+                assert_eq!(e.exit, 0);
+                assert_eq!(e.stdout.is_empty(), host != Host::Neutral, "{host:?} {event:?}");
+            }
+        }
+    }
+}

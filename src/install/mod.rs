@@ -1,0 +1,10 @@
+//! Installing codeguard where it is called from: git's own hooks now (`install --git-hooks`),
+//! agent hosts' settings beside it later (`install --host H`).
+//!
+//! Every target follows the same rules: it is written only because the user asked, it never
+//! clobbers what others put there (it chains or merges, and keeps what it replaced), running it
+//! twice changes nothing, and `uninstall` restores what was there before.
+
+pub mod git_hooks;
+pub mod hosts;
+pub mod settings;

@@ -1,0 +1,495 @@
+//! git's own hooks end to end: `codeguard install --git-hooks` in real repositories, then real
+//! `git commit` / `git push` (to a local bare remote) running the installed scripts, which run
+//! this test build's codeguard binary with real ruff and shellcheck.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use crate::support::{TestRepo, bin_dir_with, codeguard, git_env, git_in, real_tool};
+
+const BAD_PY: &str = "import os\nimport sys\n\nprint(sys.argv)\n";
+const GOOD_PY: &str = "import sys\n\nprint(sys.argv)\n";
+const GOOD_PY_2: &str = "import sys\n\nprint(sys.argv, 2)\n";
+const BAD_SH: &str = "#!/bin/sh\ncd $1\necho finished\n";
+
+/// A repository with codeguard's hooks installed, and the state directory the hooks use.
+struct Hooked {
+    repo: TestRepo,
+    home: tempfile::TempDir,
+}
+
+impl Hooked {
+    /// A repository with one clean commit, then the hooks installed.
+    fn new() -> Self {
+        let hooked = Self::with_commit();
+        hooked.install(&[]);
+        hooked
+    }
+
+    /// A repository with one clean commit and no hooks yet.
+    fn with_commit() -> Self {
+        let hooked = Self::bare();
+        hooked.repo.write("notes.txt", "hello\n").commit_all("init");
+        hooked
+    }
+
+    /// A fresh repository without commits or hooks.
+    fn bare() -> Self {
+        Self { repo: TestRepo::new(), home: tempfile::tempdir().expect("home") }
+    }
+
+    fn install(&self, extra: &[&str]) -> String {
+        let out = codeguard(self.home.path())
+            .current_dir(self.repo.root())
+            .args(["install", "--git-hooks"])
+            .args(extra)
+            .output()
+            .expect("install");
+        assert_eq!(out.status.code(), Some(0), "install: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn uninstall(&self) -> String {
+        let out = codeguard(self.home.path())
+            .current_dir(self.repo.root())
+            .args(["uninstall", "--git-hooks"])
+            .output()
+            .expect("uninstall");
+        assert_eq!(out.status.code(), Some(0), "uninstall: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Runs real git (hooks included) in the repository; never panics on failure.
+    fn git(&self, args: &[&str]) -> Output {
+        git_with(&self.repo.root(), self.home.path(), args, &[])
+    }
+
+    fn head(&self) -> String {
+        self.repo.git(&["rev-parse", "HEAD"]).trim().to_owned()
+    }
+
+    fn committed(&self, path: &str) -> String {
+        self.repo.git(&["show", &format!("HEAD:{path}")])
+    }
+
+    fn hooks_dir(&self) -> PathBuf {
+        self.repo.path(".git/hooks")
+    }
+}
+
+/// Runs git in `dir` with the fixed environment, the test's `PATH` (real linters) and an
+/// isolated codeguard state directory, plus `extra` variables.
+fn git_with(dir: &Path, home: &Path, args: &[&str], extra: &[(&str, &std::ffi::OsStr)]) -> Output {
+    let mut cmd = Command::new("git");
+    cmd.args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("CODEGUARD_HOME", home.join(".codeguard"))
+        .envs(git_env())
+        .stdin(Stdio::null());
+    for (key, value) in extra {
+        cmd.env(key, value);
+    }
+    cmd.output().expect("spawn git")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn assert_blocked(out: &Output, summary: &str) -> String {
+    let text = stderr(out);
+    assert_ne!(out.status.code(), Some(0), "git went ahead:\n{text}");
+    assert!(text.contains(summary), "expected {summary:?} in:\n{text}");
+    text
+}
+
+fn assert_passed(out: &Output) -> String {
+    let text = stderr(out);
+    assert_eq!(out.status.code(), Some(0), "git was stopped:\n{text}");
+    text
+}
+
+fn linters() -> bool {
+    real_tool("ruff").is_some() && real_tool("shellcheck").is_some()
+}
+
+/// Every file in a directory with its mode and content (hooks directories).
+fn dir_state(dir: &Path) -> BTreeMap<String, (u32, Vec<u8>)> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::read_dir(dir)
+        .expect("read dir")
+        .map(|e| {
+            let e = e.expect("entry");
+            let meta = e.metadata().expect("meta");
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name, (meta.permissions().mode(), std::fs::read(e.path()).expect("read")))
+        })
+        .collect()
+}
+
+#[test]
+fn a_bad_staged_file_blocks_git_commit_and_the_fix_passes() {
+    if !linters() {
+        return;
+    }
+    let h = Hooked::new();
+    let before = h.head();
+    h.repo.write("app/main.py", BAD_PY);
+    h.repo.git(&["add", "app/main.py"]);
+    let index_before = h.repo.git(&["ls-files", "--stage"]);
+
+    let out = h.git(&["commit", "-m", "bad"]);
+    let text = assert_blocked(&out, "codeguard: commit blocked — python (ruff): 1 problem");
+    assert!(text.starts_with("codeguard: commit blocked"), "the summary comes first:\n{text}");
+    assert!(text.contains("app/main.py:1:8: F401"), "{text}");
+    assert!(text.contains("git commit --no-verify"), "a person can bypass once:\n{text}");
+    assert!(!text.contains("Bash call"), "git-hook wording, not the agent's:\n{text}");
+    assert_eq!(h.head(), before, "nothing was committed");
+    assert_eq!(h.repo.git(&["ls-files", "--stage"]), index_before, "the index is as it was");
+    assert_eq!(std::fs::read_to_string(h.repo.path("app/main.py")).expect("read"), BAD_PY);
+
+    h.repo.write("app/main.py", GOOD_PY);
+    h.repo.git(&["add", "app/main.py"]);
+    let text = assert_passed(&h.git(&["commit", "-m", "good"]));
+    assert!(text.contains("codeguard: commit checked — PASS (python"), "{text}");
+    assert_eq!(h.committed("app/main.py"), GOOD_PY);
+}
+
+#[test]
+fn commit_all_and_commit_paths_check_exactly_what_git_commits() {
+    if !linters() {
+        return;
+    }
+    let h = Hooked::new();
+    h.repo.write("a.py", GOOD_PY).write("b.py", GOOD_PY);
+    h.repo.git(&["add", "a.py", "b.py"]);
+    assert_passed(&h.git(&["commit", "-m", "two files"]));
+
+    // Staged bad, worktree fixed: a plain commit is blocked, `commit -a` commits the fix and passes.
+    h.repo.write("a.py", BAD_PY);
+    h.repo.git(&["add", "a.py"]);
+    h.repo.write("a.py", GOOD_PY_2);
+    assert_blocked(&h.git(&["commit", "-m", "staged bad"]), "python (ruff)");
+    assert_passed(&h.git(&["commit", "-a", "-m", "commit -a takes the fixed worktree"]));
+    assert_eq!(h.committed("a.py"), GOOD_PY_2);
+
+    // Staged good, worktree bad: a plain commit passes and leaves the unstaged edit alone.
+    h.repo.write("b.py", GOOD_PY_2);
+    h.repo.git(&["add", "b.py"]);
+    h.repo.write("b.py", BAD_PY);
+    let text = assert_passed(&h.git(&["commit", "-m", "staged good"]));
+    assert!(text.contains("1 file(s)"), "only the staged file was checked:\n{text}");
+    assert_eq!(h.committed("b.py"), GOOD_PY_2);
+    assert_eq!(
+        std::fs::read_to_string(h.repo.path("b.py")).expect("read"),
+        BAD_PY,
+        "unstaged edit untouched"
+    );
+    assert_eq!(h.repo.git(&["diff", "--name-only"]), "b.py\n", "still an unstaged change");
+
+    // `git commit <path>` commits the worktree content of that path: bad → blocked.
+    assert_blocked(&h.git(&["commit", "b.py", "-m", "only b"]), "python (ruff)");
+    assert_eq!(h.committed("b.py"), GOOD_PY_2);
+
+    // … and ignores whatever else is staged: a bad staged a.py does not block `commit b.py`.
+    h.repo.write("a.py", BAD_PY);
+    h.repo.git(&["add", "a.py"]);
+    h.repo.write("b.py", GOOD_PY);
+    assert_passed(&h.git(&["commit", "b.py", "-m", "only b, now good"]));
+    assert_eq!(h.committed("b.py"), GOOD_PY);
+    assert_eq!(h.committed("a.py"), GOOD_PY_2, "a.py was not part of that commit");
+    assert_eq!(h.repo.git(&["diff", "--cached", "--name-only"]), "a.py\n", "a.py is still staged");
+}
+
+/// A repository with hooks and a bare `origin` holding its first commit.
+fn with_remote() -> (Hooked, tempfile::TempDir) {
+    let h = Hooked::new();
+    let origin = tempfile::tempdir().expect("origin");
+    git_in(origin.path(), &["init", "-q", "--bare", "-b", "main"]);
+    h.repo.git(&["remote", "add", "origin", origin.path().to_str().expect("utf-8")]);
+    assert_passed(&h.git(&["push", "-q", "-u", "origin", "main"]));
+    (h, origin)
+}
+
+fn remote_head(origin: &Path, branch: &str) -> Option<String> {
+    let out = Command::new("git")
+        .args(["rev-parse", "--verify", "-q", &format!("refs/heads/{branch}")])
+        .current_dir(origin)
+        .envs(git_env())
+        .output()
+        .expect("git");
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+#[test]
+fn git_push_blocks_a_range_with_bad_content_and_a_new_branch_checks_only_its_commits() {
+    if !linters() {
+        return;
+    }
+    let (h, origin) = with_remote();
+    let pushed = remote_head(origin.path(), "main");
+
+    h.repo.write("bad.py", BAD_PY);
+    h.repo.git(&["add", "bad.py"]);
+    assert_passed(&h.git(&["commit", "-q", "--no-verify", "-m", "bad, hook skipped"]));
+    h.repo.write("clean.py", GOOD_PY);
+    h.repo.git(&["add", "clean.py"]);
+    assert_passed(&h.git(&["commit", "-q", "-m", "clean"]));
+    let text =
+        assert_blocked(&h.git(&["push", "-q", "origin", "main"]), "codeguard: push blocked — python (ruff)");
+    assert!(text.contains("bad.py:1:8: F401"), "{text}");
+    assert!(text.contains("Checked: refs/heads/main -> refs/heads/main"), "{text}");
+    assert!(text.contains("git push --no-verify"), "{text}");
+    assert_eq!(remote_head(origin.path(), "main"), pushed, "the remote did not move");
+
+    h.repo.write("bad.py", GOOD_PY);
+    h.repo.git(&["add", "bad.py"]);
+    assert_passed(&h.git(&["commit", "-q", "-m", "fix"]));
+    let text = assert_passed(&h.git(&["push", "-q", "origin", "main"]));
+    assert!(text.contains("codeguard: push checked — PASS (python; safety scan; 2 file(s))"), "{text}");
+    assert_eq!(remote_head(origin.path(), "main"), Some(h.head()));
+
+    // A bad file already on the remote is not part of a new branch's push.
+    h.repo.write("legacy.py", BAD_PY);
+    h.repo.git(&["add", "legacy.py"]);
+    assert_passed(&h.git(&["commit", "-q", "--no-verify", "-m", "legacy"]));
+    assert_passed(&h.git(&["push", "-q", "--no-verify", "origin", "main"]));
+    h.repo.git(&["checkout", "-q", "-b", "feature"]);
+    h.repo.write("feature.py", GOOD_PY);
+    h.repo.git(&["add", "feature.py"]);
+    assert_passed(&h.git(&["commit", "-q", "-m", "feature"]));
+    let text = assert_passed(&h.git(&["push", "-q", "origin", "feature"]));
+    assert!(text.contains("1 file(s)"), "only the new commit's file:\n{text}");
+
+    // A new branch whose own commit is bad is blocked.
+    h.repo.git(&["checkout", "-q", "-b", "feature-bad"]);
+    h.repo.write("worse.py", BAD_PY);
+    h.repo.git(&["add", "worse.py"]);
+    assert_passed(&h.git(&["commit", "-q", "--no-verify", "-m", "worse"]));
+    let text = assert_blocked(&h.git(&["push", "-q", "origin", "feature-bad"]), "push blocked");
+    assert!(text.contains("worse.py") && !text.contains("legacy.py"), "{text}");
+    assert_eq!(remote_head(origin.path(), "feature-bad"), None);
+
+    // Deleting a remote branch carries no content.
+    assert_passed(&h.git(&["push", "-q", "origin", ":feature"]));
+    assert_eq!(remote_head(origin.path(), "feature"), None);
+}
+
+#[test]
+fn an_existing_hook_is_chained_keeps_running_and_comes_back_on_uninstall() {
+    if !linters() {
+        return;
+    }
+    let h = Hooked::with_commit();
+    let marks = tempfile::tempdir().expect("marks");
+    let commit_mark = marks.path().join("pre-commit-ran");
+    let push_mark = marks.path().join("pre-push-stdin");
+    let own_commit = format!("#!/bin/sh\necho ran >> '{}'\n", commit_mark.display());
+    let own_push = format!("#!/bin/sh\ncat > '{}'\n", push_mark.display());
+    h.repo.write(".git/hooks/pre-commit", &own_commit).chmod_x(".git/hooks/pre-commit");
+    h.repo.write(".git/hooks/pre-push", &own_push).chmod_x(".git/hooks/pre-push");
+    let original = dir_state(&h.hooks_dir());
+
+    let said = h.install(&[]);
+    assert!(
+        said.contains("pre-commit: installed; the existing hook is kept as pre-commit.codeguard-chained"),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(h.hooks_dir().join("pre-commit.codeguard-chained")).expect("kept"),
+        own_commit
+    );
+
+    h.repo.write("a.py", BAD_PY);
+    h.repo.git(&["add", "a.py"]);
+    assert_blocked(&h.git(&["commit", "-m", "bad"]), "python (ruff)");
+    assert_eq!(std::fs::read_to_string(&commit_mark).expect("mark"), "ran\n", "the chained hook ran first");
+    h.repo.write("a.py", GOOD_PY);
+    h.repo.git(&["add", "a.py"]);
+    assert_passed(&h.git(&["commit", "-m", "good"]));
+    assert_eq!(std::fs::read_to_string(&commit_mark).expect("mark"), "ran\nran\n");
+
+    // The chained hook's failure stops git before codeguard runs.
+    h.repo.write(".git/hooks/pre-commit.codeguard-chained", "#!/bin/sh\nexit 7\n");
+    h.repo.write("b.py", GOOD_PY);
+    h.repo.git(&["add", "b.py"]);
+    let out = h.git(&["commit", "-m", "refused by the chained hook"]);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(!stderr(&out).contains("codeguard:"), "{}", stderr(&out));
+    h.repo.write(".git/hooks/pre-commit.codeguard-chained", &own_commit);
+
+    // pre-push: the chained hook reads the same ref lines codeguard does.
+    let origin = tempfile::tempdir().expect("origin");
+    git_in(origin.path(), &["init", "-q", "--bare", "-b", "main"]);
+    h.repo.git(&["remote", "add", "origin", origin.path().to_str().expect("utf-8")]);
+    let text = assert_passed(&h.git(&["push", "-q", "origin", "main"]));
+    assert!(text.contains("push checked — PASS"), "codeguard saw the refs too:\n{text}");
+    let seen = std::fs::read_to_string(&push_mark).expect("push mark");
+    assert_eq!(seen, format!("refs/heads/main {} refs/heads/main {}\n", h.head(), "0".repeat(40)));
+
+    let said = h.uninstall();
+    assert!(said.contains("pre-commit: removed; the earlier hook is back"), "{said}");
+    let mut restored = dir_state(&h.hooks_dir());
+    restored.retain(|name, _| original.contains_key(name));
+    assert_eq!(dir_state(&h.hooks_dir()), original, "uninstall restores the hooks byte for byte");
+    assert_eq!(restored, original);
+}
+
+#[test]
+fn install_is_idempotent_and_uninstall_leaves_the_directory_as_it_was() {
+    let h = Hooked::bare();
+    let original = dir_state(&h.hooks_dir());
+    h.install(&[]);
+    let once = dir_state(&h.hooks_dir());
+    let said = h.install(&[]);
+    assert!(
+        said.contains("pre-commit: already installed") && said.contains("pre-push: already installed"),
+        "{said}"
+    );
+    assert_eq!(dir_state(&h.hooks_dir()), once, "installing twice writes the same files");
+    let script = String::from_utf8(once["pre-commit"].1.clone()).expect("utf-8");
+    let binary = assert_cmd::cargo::cargo_bin("codeguard").canonicalize().expect("binary");
+    assert!(script.contains(&format!("codeguard='{}'", binary.display())), "{script}");
+    assert_eq!(once["pre-commit"].0 & 0o777, 0o755);
+
+    assert!(h.uninstall().contains("pre-commit: removed"));
+    assert_eq!(dir_state(&h.hooks_dir()), original);
+    assert!(h.uninstall().contains("pre-commit: not installed"), "uninstalling twice is harmless");
+}
+
+#[test]
+fn force_replaces_an_existing_hook_and_uninstall_restores_it() {
+    let h = Hooked::with_commit();
+    let marks = tempfile::tempdir().expect("marks");
+    let mark = marks.path().join("ran");
+    let own = format!("#!/bin/sh\necho ran > '{}'\n", mark.display());
+    h.repo.write(".git/hooks/pre-commit", &own).chmod_x(".git/hooks/pre-commit");
+    let said = h.install(&["--force"]);
+    assert!(said.contains("no longer runs (kept as pre-commit.codeguard-replaced)"), "{said}");
+    h.repo.write("n.txt", "x\n");
+    h.repo.git(&["add", "n.txt"]);
+    assert_passed(&h.git(&["commit", "-q", "-m", "n"]));
+    assert!(!mark.exists(), "a replaced hook does not run");
+    h.uninstall();
+    assert_eq!(std::fs::read_to_string(h.hooks_dir().join("pre-commit")).expect("restored"), own);
+    assert!(!h.hooks_dir().join("pre-commit.codeguard-replaced").exists());
+}
+
+#[test]
+fn hooks_go_where_git_looks_for_them_core_hooks_path_and_linked_worktrees() {
+    if !linters() {
+        return;
+    }
+    let h = Hooked::with_commit();
+    h.repo.git(&["config", "core.hooksPath", "githooks"]);
+    let said = h.install(&[]);
+    assert!(said.contains(&format!("git hooks in {}", h.repo.path("githooks").display())), "{said}");
+    assert!(h.repo.path("githooks/pre-commit").is_file() && !h.hooks_dir().join("pre-commit").exists());
+    h.repo.write("a.py", BAD_PY);
+    h.repo.git(&["add", "a.py"]);
+    assert_blocked(&h.git(&["commit", "-m", "bad"]), "python (ruff)");
+    h.repo.git(&["reset", "-q"]);
+    std::fs::remove_file(h.repo.path("a.py")).expect("rm");
+    h.uninstall();
+    h.repo.git(&["config", "--unset", "core.hooksPath"]);
+
+    // A linked worktree shares the common directory's hooks.
+    let linked_parent = tempfile::tempdir().expect("linked");
+    let linked = linked_parent.path().join("wt");
+    h.repo.git(&["worktree", "add", "-q", linked.to_str().expect("utf-8"), "-b", "side"]);
+    let out =
+        codeguard(h.home.path()).current_dir(&linked).args(["install", "--git-hooks"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(h.hooks_dir().join("pre-commit").is_file(), "installed into the common git directory");
+    std::fs::write(linked.join("w.py"), BAD_PY).expect("write");
+    git_in(&linked, &["add", "w.py"]);
+    assert_blocked(&git_with(&linked, h.home.path(), &["commit", "-m", "bad"], &[]), "python (ruff)");
+}
+
+#[test]
+fn unverified_checks_warn_by_default_and_block_with_codeguard_strict() {
+    let Some(ruff) = real_tool("ruff") else { return };
+    let h = Hooked::new();
+    let git = which("git");
+    let dirname = which("dirname");
+    let bin = bin_dir_with(&[&ruff, &git, &dirname]);
+    let no_shellcheck = [("PATH", bin.path().as_os_str())];
+    h.repo.write("run.sh", BAD_SH);
+    h.repo.git(&["add", "run.sh"]);
+    let out = git_with(&h.repo.root(), h.home.path(), &["commit", "-m", "shell"], &no_shellcheck);
+    let text = assert_passed(&out);
+    assert!(text.contains("codeguard: commit allowed, but NOT fully verified"), "{text}");
+    assert!(text.contains("shell UNVERIFIED") && text.contains("shellcheck"), "{text}");
+    assert!(text.contains("git config codeguard.strict true"), "{text}");
+
+    h.repo.git(&["config", "codeguard.strict", "true"]);
+    h.repo.write("run2.sh", BAD_SH);
+    h.repo.git(&["add", "run2.sh"]);
+    let out = git_with(&h.repo.root(), h.home.path(), &["commit", "-m", "shell again"], &no_shellcheck);
+    let text = assert_blocked(
+        &out,
+        "codeguard: commit blocked — 1 check(s) reached no conclusion (codeguard.strict is set)",
+    );
+    assert!(text.contains("git commit --no-verify"), "{text}");
+}
+
+fn which(name: &str) -> PathBuf {
+    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| panic!("{name} is not on PATH"))
+}
+
+#[test]
+fn the_safety_scan_blocks_even_when_skip_gate_skips_the_linters() {
+    if !linters() {
+        return;
+    }
+    let h = Hooked::new();
+    h.repo.write("a.py", BAD_PY);
+    h.repo.git(&["add", "a.py"]);
+    let text =
+        assert_passed(&h.git(&["-c", "codeguard.skipGate=true", "commit", "-q", "-m", "skip linters"]));
+    assert!(text.contains("codeguard.skipGate is set: linters skipped"), "{text}");
+    let audit = std::fs::read_to_string(h.home.path().join(".codeguard/audit.jsonl")).expect("audit log");
+    assert!(audit.contains("\"bypass\":\"codeguard.skipGate\""), "{audit}");
+
+    h.repo.write(".env", "TOKEN=abc\n");
+    h.repo.git(&["add", "-f", ".env"]);
+    let text = assert_blocked(
+        &h.git(&["-c", "codeguard.skipGate=true", "commit", "-q", "-m", "env"]),
+        "1 file must not be committed",
+    );
+    assert!(text.contains(".env: sensitive-file"), "{text}");
+
+    let everything = [("CODEGUARD_SKIP_GATE", std::ffi::OsStr::new("1"))];
+    let out = git_with(&h.repo.root(), h.home.path(), &["commit", "-q", "-m", "env anyway"], &everything);
+    assert!(assert_passed(&out).contains("CODEGUARD_SKIP_GATE is set"));
+}
+
+#[test]
+fn internal_errors_fail_closed_with_the_way_to_bypass_once() {
+    let h = Hooked::new();
+    let out = codeguard(h.home.path())
+        .current_dir(h.repo.root())
+        .env("GIT_INDEX_FILE", h.repo.path(".git/no-such-index"))
+        .args(["git-hook", "pre-commit"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1), "fail-closed");
+    let text = stderr(&out);
+    assert!(text.contains("codeguard: error:") && text.contains("git commit --no-verify"), "{text}");
+
+    let out = codeguard(h.home.path())
+        .current_dir(h.repo.root())
+        .args(["git-hook", "pre-push", "origin", "/nowhere"])
+        .write_stdin("refs/heads/main not-a-sha\n")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("unexpected pre-push input line"), "{}", stderr(&out));
+}

@@ -1,0 +1,292 @@
+//! Every host × event: realistic payloads from `tests/fixtures/payloads/<host>/<event>.json` fed
+//! to the real binary, checking exit code and output shape per host; coverage of fixtures and of
+//! the protocol table; and random payloads that must never block, panic or hang.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::support::{TestRepo, codeguard};
+
+const HOSTS: [&str; 9] =
+    ["claude", "codex", "gemini", "kimi", "copilot", "cursor", "openhands", "zcode", "neutral"];
+const EVENTS: [&str; 5] = ["session-start", "user-prompt-submit", "pre-tool-use", "post-tool-use", "stop"];
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/payloads")
+}
+
+/// A repository where a commit is refused by the safety scan (a staged `.env`) and `app.py` is
+/// a Python file the post-edit check looks at.
+fn scenario() -> TestRepo {
+    let repo = TestRepo::new();
+    repo.write("README.txt", "hi\n").write("app.py", "import sys\n\nprint(sys.argv)\n").commit_all("init");
+    repo.write(".env", "TOKEN=1\n");
+    repo.git(&["add", ".env"]);
+    repo
+}
+
+fn run(home: &Path, host: &str, event: &str, payload: &str) -> std::process::Output {
+    codeguard(home)
+        .args(["hook", event, "--host", host])
+        .write_stdin(payload.to_owned())
+        .output()
+        .expect("run hook")
+}
+
+/// What a host prints for an event in the scenario.
+#[derive(Debug)]
+enum Shape {
+    /// Exit 2, the report on stderr, nothing on stdout.
+    BlockOnStderr,
+    /// Exit 0, a JSON deny on stdout whose text names the report.
+    JsonDeny,
+    /// Exit 1, the neutral contract's deny.
+    NeutralDeny,
+    /// Exit 0, JSON on stdout with a string at this pointer mentioning codeguard.
+    JsonContext(&'static str),
+    /// Exit 0, plain text on stdout mentioning codeguard.
+    PlainContext,
+    /// Exit 0, nothing at all.
+    Silent,
+    /// Exit 0, the neutral contract's allow (context optional).
+    NeutralAllow,
+}
+
+fn expected(host: &str, event: &str) -> Shape {
+    use Shape::{BlockOnStderr, JsonContext, JsonDeny, NeutralAllow, NeutralDeny, PlainContext, Silent};
+    match (host, event) {
+        ("neutral", "pre-tool-use") => NeutralDeny,
+        ("neutral", _) => NeutralAllow,
+        ("codex" | "copilot" | "cursor", "pre-tool-use") => JsonDeny,
+        (_, "pre-tool-use") => BlockOnStderr,
+        ("copilot" | "cursor", _) | (_, "stop") => Silent,
+        ("codex", "session-start" | "user-prompt-submit") => PlainContext,
+        ("kimi", "session-start") => JsonContext("/message"),
+        ("openhands", _) => JsonContext("/additionalContext"),
+        _ => JsonContext("/hookSpecificOutput/additionalContext"),
+    }
+}
+
+fn check_shape(host: &str, event: &str, out: &std::process::Output) {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let json = || {
+        serde_json::from_str::<Value>(&stdout)
+            .unwrap_or_else(|e| panic!("{host} {event}: stdout is not JSON ({e}): {stdout}"))
+    };
+    let code = out.status.code();
+    let what = format!("{host} {event}: exit {code:?}\nstdout: {stdout}\nstderr: {stderr}");
+    match expected(host, event) {
+        Shape::BlockOnStderr => {
+            assert_eq!(code, Some(2), "{what}");
+            assert!(stderr.starts_with("codeguard: commit blocked") && stdout.is_empty(), "{what}");
+        }
+        Shape::JsonDeny => {
+            assert_eq!(code, Some(0), "{what}");
+            let text = json().to_string();
+            assert!(text.contains("deny") && text.contains("codeguard: commit blocked"), "{what}");
+        }
+        Shape::NeutralDeny => {
+            assert_eq!(code, Some(1), "{what}");
+            let v = json();
+            assert_eq!(
+                (v["decision"].as_str(), v["effect"]["action"].as_str(), v["correlation_id"].as_str()),
+                (Some("deny"), Some("block"), Some("lane-01-turn-42")),
+                "{what}"
+            );
+        }
+        Shape::JsonContext(pointer) => {
+            assert_eq!(code, Some(0), "{what}");
+            let v = json();
+            let text = v
+                .pointer(pointer)
+                .and_then(Value::as_str)
+                .unwrap_or_else(|| panic!("no string at {pointer}: {what}"));
+            assert!(text.contains("codeguard"), "{what}");
+        }
+        Shape::PlainContext => {
+            assert_eq!(code, Some(0), "{what}");
+            assert!(stdout.contains("codeguard") && !stdout.trim_start().starts_with('{'), "{what}");
+        }
+        Shape::Silent => assert!(code == Some(0) && stdout.is_empty() && stderr.is_empty(), "{what}"),
+        Shape::NeutralAllow => {
+            assert_eq!(code, Some(0), "{what}");
+            assert_eq!(json()["decision"], "allow", "{what}");
+        }
+    }
+}
+
+#[test]
+fn every_host_and_event_answers_in_its_own_shape() {
+    let repo = scenario();
+    let home = tempfile::tempdir().expect("home");
+    for host in HOSTS {
+        for event in EVENTS {
+            let fixture = fixtures().join(host).join(format!("{event}.json"));
+            let text =
+                std::fs::read_to_string(&fixture).unwrap_or_else(|e| panic!("{}: {e}", fixture.display()));
+            let payload = text.replace("__CWD__", &repo.root().display().to_string());
+            let out =
+                crate::support::assert_untouched(&repo.root(), || run(home.path(), host, event, &payload));
+            check_shape(host, event, &out);
+        }
+    }
+}
+
+#[test]
+fn every_host_and_event_has_a_fixture_and_a_protocol_row() {
+    let protocol =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("hooks/__protocol__.md"))
+            .expect("protocol sheet");
+    let rows: Vec<(String, String)> = protocol
+        .lines()
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            (cells.len() > 3 && HOSTS.contains(&cells[1].split_whitespace().next().unwrap_or("")))
+                .then(|| (cells[1].split_whitespace().next().unwrap_or("").to_owned(), cells[2].to_owned()))
+        })
+        .collect();
+    for host in HOSTS {
+        for event in EVENTS {
+            assert!(
+                fixtures().join(host).join(format!("{event}.json")).is_file(),
+                "missing fixture {host}/{event}"
+            );
+            assert!(
+                rows.iter().any(|(h, e)| h == host && e == event),
+                "hooks/__protocol__.md has no row for {host} × {event}"
+            );
+        }
+    }
+    for (host, event) in &rows {
+        assert!(
+            fixtures().join(host).join(format!("{event}.json")).is_file(),
+            "protocol row {host} × {event} has no fixture"
+        );
+    }
+    let hosts_on_disk = std::fs::read_dir(fixtures()).expect("fixtures").count();
+    assert_eq!(hosts_on_disk, HOSTS.len(), "a fixture directory for an unknown host");
+}
+
+/// A small deterministic generator (xorshift) for random payloads.
+struct Random(u64);
+
+impl Random {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        usize::try_from(self.next() % n as u64).expect("fits")
+    }
+
+    fn bytes(&mut self) -> Vec<u8> {
+        let len = self.below(200);
+        (0..len).map(|_| u8::try_from(self.next() & 0xff).expect("byte")).collect()
+    }
+
+    fn json(&mut self, depth: u32) -> Value {
+        let keys = [
+            "tool_name",
+            "toolName",
+            "tool_input",
+            "toolArgs",
+            "command",
+            "cwd",
+            "prompt",
+            "file_path",
+            "path",
+            "session_id",
+            "contract_version",
+            "hook_event_name",
+            "stop_hook_active",
+            "x",
+        ];
+        match (self.below(7), depth) {
+            (0, _) => Value::Null,
+            (1, _) => Value::Bool(self.next().is_multiple_of(2)),
+            (2, _) => Value::from(self.next() % 1000),
+            (3, _) | (_, 0) => {
+                let words = [
+                    "Bash",
+                    "git commit -m x",
+                    "git push",
+                    "/",
+                    ".",
+                    "{\"command\":\"git push\"}",
+                    "coding-ethos.hook/v1",
+                    "PreToolUse",
+                    "",
+                ];
+                Value::from(words[self.below(words.len())])
+            }
+            (4, _) => Value::Array((0..self.below(3)).map(|_| self.json(depth - 1)).collect()),
+            _ => Value::Object(
+                (0..self.below(6))
+                    .map(|_| (keys[self.below(keys.len())].to_owned(), self.json(depth - 1)))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+#[test]
+fn random_payloads_never_block_panic_or_hang() {
+    let dir = tempfile::tempdir().expect("not a repository");
+    let home = tempfile::tempdir().expect("home");
+    let mut random = Random(0x9E37_79B9_7F4A_7C15);
+    for host in HOSTS {
+        for event in EVENTS {
+            for round in 0..4 {
+                let payload =
+                    if round % 2 == 0 { random.bytes() } else { random.json(3).to_string().into_bytes() };
+                let started = Instant::now();
+                let out = codeguard(home.path())
+                    .args(["hook", event, "--host", host])
+                    .current_dir(dir.path())
+                    .write_stdin(payload.clone())
+                    .output()
+                    .expect("run");
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                let what = format!("{host} {event} {:?}: {stderr}", String::from_utf8_lossy(&payload));
+                assert!(started.elapsed() < Duration::from_secs(1), "too slow: {what}");
+                assert!(!stderr.contains("panicked"), "{what}");
+                let blocked = out.status.code() == Some(2)
+                    || (host == "neutral" && out.status.code() == Some(1))
+                    || String::from_utf8_lossy(&out.stdout).contains("deny");
+                let commit_outside_repo = stderr.contains("cannot be checked");
+                assert!(!blocked || commit_outside_repo, "random input blocked: {what}");
+                assert!(matches!(out.status.code(), Some(0..=2)), "{what}");
+            }
+        }
+    }
+}
+
+#[test]
+fn unknown_events_and_hosts_are_ignored_with_a_note() {
+    let home = tempfile::tempdir().expect("home");
+    for args in [["hook", "teleport", "--host", "claude"], ["hook", "pre-tool-use", "--host", "vim"]] {
+        let out = codeguard(home.path()).args(args).write_stdin("{}").output().expect("run");
+        assert_eq!(out.status.code(), Some(0));
+        assert!(String::from_utf8_lossy(&out.stderr).starts_with("[codeguard] unknown hook"));
+    }
+}
+
+#[test]
+fn shipped_manifests_register_all_five_events() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("hooks");
+    for (file, host) in [("hooks.json", "claude"), ("codex/hooks.json", "codex"), ("kimi.toml", "kimi")] {
+        let text = std::fs::read_to_string(dir.join(file)).expect("manifest");
+        if Path::new(file).extension().is_some_and(|e| e == "json") {
+            serde_json::from_str::<Value>(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
+        }
+        for event in EVENTS {
+            assert!(text.contains(&format!("hook {event} --host {host}")), "{file} lacks {event}");
+        }
+    }
+}

