@@ -32,6 +32,10 @@ pub enum EntryPoint {
     Install,
     /// `codeguard doctor`: reports problems with exit 1.
     Doctor,
+    /// `codeguard trust` / `codeguard untrust`: records the user's decision.
+    Trust,
+    /// `codeguard state show|clear`: inspects or resets the state directory.
+    State,
 }
 
 /// What an internal error turns into.
@@ -54,7 +58,7 @@ impl EntryPoint {
             Self::Hook => ErrorPolicy::FailOpen,
             Self::Check | Self::Explain | Self::Languages => ErrorPolicy::Incomplete,
             Self::GitHook => ErrorPolicy::FailClosed,
-            Self::Install | Self::Doctor => ErrorPolicy::Failed,
+            Self::Install | Self::Doctor | Self::Trust | Self::State => ErrorPolicy::Failed,
         }
     }
 
@@ -74,7 +78,14 @@ impl EntryPoint {
             Self::GitHook => Some(
                 "the check could not run, so git was stopped (fail-closed). To go ahead once without it: git commit --no-verify (or git push --no-verify)",
             ),
-            Self::Check | Self::Explain | Self::Languages | Self::Hook | Self::Install | Self::Doctor => None,
+            Self::Check
+            | Self::Explain
+            | Self::Languages
+            | Self::Hook
+            | Self::Install
+            | Self::Doctor
+            | Self::Trust
+            | Self::State => None,
         }
     }
 }
@@ -91,6 +102,8 @@ mod tests {
         assert_eq!(EntryPoint::Languages.internal_error_code(), INCOMPLETE);
         assert_eq!(EntryPoint::GitHook.internal_error_code(), FAIL);
         assert_eq!(EntryPoint::Install.internal_error_code(), FAIL);
+        assert_eq!(EntryPoint::Trust.internal_error_code(), FAIL, "the decision was not recorded");
+        assert_eq!(EntryPoint::State.internal_error_code(), FAIL);
     }
 
     #[test]

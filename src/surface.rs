@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 
 use gix::ObjectId;
 
+pub(crate) use push::upstream;
 pub use push::{PushAgainst, PushBase, PushRange, pushed};
 pub use read::{Observed, head_file, observe, observe_index};
 pub(crate) use read::{fingerprint, load_index, open as open_repo};

@@ -21,6 +21,7 @@ use crate::report::{self, GateReport};
 use crate::run::LanguageResult;
 use crate::safety::{self, AllowList};
 use crate::snapshot::{Snapshot, SnapshotOptions};
+use crate::state::audit::BypassKind;
 use crate::surface::{self, Pathspecs, StagingAction, SurfaceOptions};
 use crate::verdict::Status;
 
@@ -30,8 +31,9 @@ pub const DEFAULT_BUDGET: Duration = Duration::from_secs(100);
 /// Separator between the reports of several repositories.
 const NEXT_REPOSITORY: &str = "\n==== next repository ====\n";
 
-/// Evaluates a shell command the agent is about to run in `cwd`.
-pub fn evaluate(command: &str, cwd: &Path, env: &Env) -> Answer {
+/// Evaluates a shell command the agent is about to run in `cwd`, for the host session `session`
+/// (used to attribute audited bypasses).
+pub fn evaluate(command: &str, cwd: &Path, env: &Env, session: Option<&str>) -> Answer {
     let analysis = bash::analyse(command);
     if !analysis.needs_resolution() {
         return Answer::Allow;
@@ -41,7 +43,7 @@ pub fn evaluate(command: &str, cwd: &Path, env: &Env) -> Answer {
         return Answer::Allow;
     }
     if env.is_truthy("CODEGUARD_SKIP_GATE") {
-        audit(env, "env", cwd);
+        audit(env, BypassKind::Env, cwd, session);
         return Answer::context(
             "codeguard: gate bypassed by CODEGUARD_SKIP_GATE (recorded in the audit log).",
         );
@@ -61,7 +63,7 @@ pub fn evaluate(command: &str, cwd: &Path, env: &Env) -> Answer {
         let handles: Vec<_> = intent
             .repos
             .iter()
-            .map(|repo| scope.spawn(move || check_repo(repo, env, started, budget)))
+            .map(|repo| scope.spawn(move || check_repo(repo, env, session, started, budget)))
             .collect();
         handles
             .into_iter()
@@ -108,7 +110,13 @@ fn combine(outcomes: &[RepoOutcome], general: &[String]) -> Answer {
     Answer::context(text)
 }
 
-fn check_repo(repo: &RepoIntent, env: &Env, started: Instant, budget: Duration) -> RepoOutcome {
+fn check_repo(
+    repo: &RepoIntent,
+    env: &Env,
+    session: Option<&str>,
+    started: Instant,
+    budget: Duration,
+) -> RepoOutcome {
     if let Some(reason) = &repo.block {
         return RepoOutcome { block: Some(uncheckable(reason, Some(&repo.root))), notes: Vec::new() };
     }
@@ -120,6 +128,9 @@ fn check_repo(repo: &RepoIntent, env: &Env, started: Instant, budget: Duration) 
         Err(e) => return RepoOutcome::note(&repo.root, &format!("cannot read the repository: {e}")),
     };
     notes.extend(surface.unverified.iter().cloned());
+    if repo.fallback && surface.paths.is_empty() && surface.deleted.is_empty() {
+        audit(env, BypassKind::Fallback, &repo.root, session);
+    }
     let snapshot = match Snapshot::materialise(&surface, &SnapshotOptions::from_env(env)) {
         Ok(snapshot) => snapshot,
         Err(e) => {
@@ -132,7 +143,7 @@ fn check_repo(repo: &RepoIntent, env: &Env, started: Instant, budget: Duration) 
     let findings = safety::scan(snapshot.root(), snapshot.changed(), &allow);
     let bypassed = repo.bypass.is_some();
     let languages = if let Some(kind) = repo.bypass {
-        audit(env, kind.as_str(), &repo.root);
+        audit(env, kind.into(), &repo.root, session);
         notes.push(format!(
             "language linters skipped by codeguard.skipGate ({}); the safety scan ran",
             kind.as_str()
@@ -202,7 +213,7 @@ fn lint(
     left: Duration,
 ) -> Result<Vec<LanguageResult>, String> {
     let prefix = format!("gate-{}", report::path_key(repo_root));
-    let request = LintRequest::snapshot(snapshot, left.max(Duration::from_secs(1)), prefix);
+    let request = LintRequest::snapshot(snapshot, repo_root, left.max(Duration::from_secs(1)), prefix);
     engine::lint(&request, env, &|_| {}).map_err(|e| format!("{e}; linters did not run"))
 }
 
@@ -324,12 +335,8 @@ fn budget(env: &Env) -> Duration {
         .map_or(DEFAULT_BUDGET, Duration::from_secs)
 }
 
-fn audit(env: &Env, kind: &str, root: &Path) {
-    let record = serde_json::json!({
-        "ts": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()),
-        "event": "bypass",
-        "kind": kind,
-        "repo": root,
-    });
-    let _ = crate::state::audit(env, &record);
+/// Records a bypass (kind, repository, session, time — never the command: it may hold secrets).
+/// An audit log that cannot be written never changes the gate's answer.
+fn audit(env: &Env, kind: BypassKind, root: &Path, session: Option<&str>) {
+    let _ = crate::state::audit::record_bypass(env, kind, root, session);
 }

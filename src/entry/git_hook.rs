@@ -280,7 +280,7 @@ fn lint(
     env: &Env,
 ) -> Result<Vec<LanguageResult>, LintError> {
     let prefix = format!("git-{}-{}", hook.file_name(), report::path_key(root));
-    engine::lint(&LintRequest::snapshot(snapshot, LINT_DEADLINE, prefix), env, &|_| {})
+    engine::lint(&LintRequest::snapshot(snapshot, root, LINT_DEADLINE, prefix), env, &|_| {})
 }
 
 /// Prints the outcome and returns the exit code.

@@ -227,6 +227,7 @@ pub fn prompt(prompt: &str, cwd: &Path, env: &Env) -> Answer {
     let only = mentioned_languages(prompt);
     let request = LintRequest {
         dir: &root,
+        workspace: &root,
         project_files: &files,
         selected: &files,
         whole_tree: false,
@@ -369,6 +370,7 @@ fn check_saved_file(path: &Path, env: &Env) -> Option<(String, String)> {
     let files = vec![rel.clone()];
     let request = LintRequest {
         dir: &root,
+        workspace: &root,
         project_files: &files,
         selected: &files,
         whole_tree: false,

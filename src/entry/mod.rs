@@ -11,6 +11,9 @@ mod hook;
 mod install;
 mod languages;
 mod lifecycle;
+mod replay;
+mod state_cmd;
+mod trust_cmd;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -40,6 +43,9 @@ pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
         Command::Install(args) => (EntryPoint::Install, install::install(&args, env)),
         Command::Uninstall(args) => (EntryPoint::Install, install::uninstall(&args, env)),
         Command::Doctor(args) => (EntryPoint::Doctor, doctor::run(&args, env)),
+        Command::Trust(args) => (EntryPoint::Trust, trust_cmd::run(&args, true, env)),
+        Command::Untrust(args) => (EntryPoint::Trust, trust_cmd::run(&args, false, env)),
+        Command::State(args) => (EntryPoint::State, state_cmd::run(&args, env)),
     };
     match result {
         Ok(code) => code,

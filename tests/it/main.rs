@@ -1,6 +1,7 @@
 //! The integration-test binary: real git repositories, the real `codeguard` binary, real linters
 //! where behaviour depends on them.
 
+mod cache;
 mod check;
 mod corpus;
 mod explain;
@@ -12,5 +13,7 @@ mod lifecycle;
 mod properties;
 mod sarif;
 mod snapshot;
+mod state;
 mod support;
 mod surface;
+mod trust;
