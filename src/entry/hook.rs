@@ -51,7 +51,7 @@ fn handle(
     host: Host,
     event: Event,
     env: &Env,
-) -> anyhow::Result<(HookEvent, Answer, Option<crate::state::dedup::EventKey>)> {
+) -> anyhow::Result<(HookEvent, Answer, Option<super::replay::Dedup>)> {
     let payload = read_payload()?;
     let decoded = host::decode(host, event, &payload)?;
     let key = super::replay::key(&decoded);
@@ -77,7 +77,9 @@ fn dispatch(event: &HookEvent, env: &Env) -> Answer {
         Event::SessionStart => super::lifecycle::session_start(&cwd, env),
         Event::UserPromptSubmit => super::lifecycle::prompt(event.prompt.as_deref().unwrap_or(""), &cwd, env),
         Event::PostToolUse => match &event.tool {
-            ToolCall::Edit { paths } => super::lifecycle::after_edit(paths, &cwd, env),
+            ToolCall::Edit { paths } => {
+                super::lifecycle::after_edit(paths, &cwd, env, event.session_id.as_deref())
+            }
             ToolCall::Shell { .. } | ToolCall::Other(_) | ToolCall::None => Answer::Allow,
         },
         Event::Stop => super::lifecycle::stop(event, &cwd, env),

@@ -1,12 +1,15 @@
-//! `PreToolUse` replay for doubly installed copies: when a second copy of the hook fires for
-//! the same tool call (same tool-use id and command, same host, session and directory) within
-//! the dedup window, it answers with the first copy's *block* instead of checking again. The
-//! block's report is stored, not its encoding, so the second copy encodes it for its own
-//! request (correlation ids, timings).
+//! Dedup for doubly installed copies of the hooks (two plugin copies, a user and a project
+//! install): the second copy of an event within the window does not do the work again.
 //!
-//! Only a block that was delivered is recorded — a pass or a context answer is never replayed,
-//! since a pass must be re-decided on the current content. A record or a lookup that fails
-//! (unreadable state, a lock not had in time) means no replay: the hook simply runs.
+//! - `PreToolUse`: only a delivered *block* for the same tool call (tool-use id, command, host,
+//!   session, directory) is replayed — a pass is never replayed, since it must be re-decided on
+//!   the current content. The report is stored, not its encoding, so the second copy encodes it
+//!   for its own request.
+//! - `SessionStart` and `Stop`: once per session.
+//! - `PostToolUse`: once per edited file content (path + content stamp).
+//!
+//! Completion is recorded only after the answer was delivered. A record or lookup that fails
+//! (unreadable state, a lock not had in time) means no dedup: the hook simply runs.
 
 use std::path::PathBuf;
 
@@ -15,35 +18,57 @@ use crate::host::{Answer, Event, HookEvent, ToolCall};
 use crate::state::dedup::{self, EventKey, Replay};
 use crate::state::session::Scope;
 
-/// The replay key of a hook firing: only `PreToolUse` shell calls with a tool-use id have one.
-pub(super) fn key(event: &HookEvent) -> Option<EventKey> {
+/// How a firing is deduplicated.
+pub(super) enum Dedup {
+    /// Replay a delivered block (pre-tool-use).
+    Block(EventKey),
+    /// Answer once; a second copy stays silent.
+    Once(EventKey),
+}
+
+/// The dedup key of a hook firing, when it has one.
+pub(super) fn key(event: &HookEvent) -> Option<Dedup> {
+    let dir =
+        event.cwd.clone().or_else(|| std::env::current_dir().ok()).unwrap_or_else(|| PathBuf::from("."));
+    let scope = Scope::new(event.session_id.as_deref(), &dir);
     match (event.event, &event.tool) {
         (Event::PreToolUse, ToolCall::Shell { command }) => {
-            let dir = event
-                .cwd
-                .clone()
-                .or_else(|| std::env::current_dir().ok())
-                .unwrap_or_else(|| PathBuf::from("."));
-            let scope = Scope::new(event.session_id.as_deref(), &dir);
             EventKey::pre_tool_use(&scope, event.host.name(), event.tool_use_id.as_deref(), command)
+                .map(Dedup::Block)
+        }
+        (Event::SessionStart, _) => EventKey::session_start(&scope).map(Dedup::Once),
+        (Event::Stop, _) => EventKey::stop(&scope).map(Dedup::Once),
+        (Event::PostToolUse, ToolCall::Edit { paths }) if event.session_id.is_some() => {
+            let stamps: Vec<String> =
+                paths.iter().map(|p| crate::cache::file_stamp(&dir.join(p)).unwrap_or_default()).collect();
+            let first = paths.first()?;
+            Some(Dedup::Once(EventKey::post_tool_use(&scope, first, &stamps.join(","), "lint")))
         }
         (Event::PreToolUse, ToolCall::None | ToolCall::Edit { .. } | ToolCall::Other(_))
-        | (Event::SessionStart | Event::UserPromptSubmit | Event::PostToolUse | Event::Stop, _) => None,
+        | (Event::PostToolUse | Event::UserPromptSubmit, _) => None,
     }
 }
 
-/// The block a first copy delivered for `key` within the window, if any.
-pub(super) fn lookup(env: &Env, key: &EventKey) -> Option<Answer> {
-    let replay = dedup::recent(env, key)?.replay?;
-    Some(Answer::Block(replay.report))
+/// What a first copy already delivered for this firing, if anything.
+pub(super) fn lookup(env: &Env, key: &Dedup) -> Option<Answer> {
+    match key {
+        Dedup::Block(key) => {
+            let replay = dedup::recent(env, key)?.replay?;
+            Some(Answer::Block(replay.report))
+        }
+        Dedup::Once(key) => dedup::recent(env, key).map(|_| Answer::Allow),
+    }
 }
 
-/// Records a delivered block for a second copy to replay; any other answer is not recorded.
-pub(super) fn record(env: &Env, key: &EventKey, answer: &Answer) {
-    match answer {
-        Answer::Block(report) => {
+/// Records a delivered answer for a second copy.
+pub(super) fn record(env: &Env, key: &Dedup, answer: &Answer) {
+    match (key, answer) {
+        (Dedup::Block(key), Answer::Block(report)) => {
             let _ = dedup::complete_with(env, key, &Replay { report: report.clone() });
         }
-        Answer::Allow | Answer::Context { .. } => {}
+        (Dedup::Block(_), Answer::Allow | Answer::Context { .. }) => {}
+        (Dedup::Once(key), _) => {
+            let _ = dedup::complete(env, key);
+        }
     }
 }
