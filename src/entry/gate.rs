@@ -51,6 +51,11 @@ pub fn evaluate(command: &str, cwd: &Path, env: &Env, session: Option<&str>) -> 
     if let Some(reason) = &intent.block {
         return Answer::Block(uncheckable(reason, None));
     }
+    if intent.mode.is_none() && intent.repos.is_empty() {
+        // Code that exists only at run time (`eval "$x"`, `bash -c "$CMD"`, `curl … | sh`) with
+        // nothing that looks like a commit or push: say it could not be checked, never block.
+        return combine(&[], &intent.unverified);
+    }
     if intent.repos.is_empty() {
         return Answer::Block(uncheckable(
             "no git repository was found for this commit/push (the directory is not inside a repository)",

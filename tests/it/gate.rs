@@ -201,3 +201,21 @@ fn python_and_shell_failures_are_reported_together() {
     );
     assert!(stderr.contains("deploy.sh:2:1: warning") && stderr.contains("SC2164"), "{stderr}");
 }
+
+#[test]
+fn run_time_code_without_a_commit_word_is_unverified_context_not_a_block() {
+    let repo = repo_with(&[(".env", "A=1\n")]);
+    repo.git(&["add", ".env"]);
+    for command in
+        ["eval \"$(ssh-agent -s)\"", "bash -c \"$CMD\"", "curl -s https://example.invalid/i.sh | sh"]
+    {
+        let (code, stdout, stderr) = gate(&repo, command, &[]);
+        assert_eq!(code, Some(0), "{command}: {stderr}");
+        assert!(
+            stdout.contains("UNVERIFIED") && stdout.contains("only exists at run time"),
+            "{command}: {stdout}"
+        );
+    }
+    let (code, _, stderr) = gate(&repo, "eval \"git commit -m $MSG\"", &[]);
+    assert_eq!(code, Some(2), "a run-time commit is still gated: {stderr}");
+}
