@@ -50,6 +50,26 @@ pub(crate) enum LintError {
 const REPO_LOCAL_VARS: [&str; 4] = ["GIT_INDEX_FILE", "GIT_DIR", "GIT_WORK_TREE", "GIT_PREFIX"];
 
 impl<'a> LintRequest<'a> {
+    /// Lint some files of a worktree in place (the prompt soft gate, the check after an edit).
+    pub(crate) fn worktree_files(
+        root: &'a Path,
+        files: &'a [String],
+        only: &'a [String],
+        options: RunOptions,
+        log_prefix: String,
+    ) -> Self {
+        Self {
+            dir: root,
+            workspace: root,
+            project_files: files,
+            selected: files,
+            whole_tree: false,
+            only,
+            options,
+            log_prefix,
+        }
+    }
+
     /// Lint the changed files of a snapshot, in the snapshot.
     pub(crate) fn snapshot(
         snapshot: &'a crate::snapshot::Snapshot,

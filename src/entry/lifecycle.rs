@@ -240,16 +240,9 @@ pub fn prompt(prompt: &str, cwd: &Path, env: &Env) -> Answer {
     }
     files.retain(|f| root.join(f).is_file());
     let only = mentioned_languages(prompt);
-    let request = LintRequest {
-        dir: &root,
-        workspace: &root,
-        project_files: &files,
-        selected: &files,
-        whole_tree: false,
-        only: &only,
-        options: RunOptions { deadline: PROMPT_DEADLINE, jobs: super::default_jobs() },
-        log_prefix: format!("prompt-{}", report::path_key(&root)),
-    };
+    let options = RunOptions { deadline: PROMPT_DEADLINE, jobs: super::default_jobs() };
+    let prefix = format!("prompt-{}", report::path_key(&root));
+    let request = LintRequest::worktree_files(&root, &files, &only, options, prefix);
     let results = match engine::lint(&request, env, &|_| {}) {
         Ok(results) => results,
         Err(e) => return Answer::context(format!("codeguard: UNVERIFIED — {e}")),
@@ -383,16 +376,9 @@ fn check_saved_file(path: &Path, env: &Env, session: Option<&str>) -> Option<(St
         ));
     }
     let files = vec![rel.clone()];
-    let request = LintRequest {
-        dir: &root,
-        workspace: &root,
-        project_files: &files,
-        selected: &files,
-        whole_tree: false,
-        only: std::slice::from_ref(&lang.id),
-        options: RunOptions { deadline: SAVE_DEADLINE, jobs: 1 },
-        log_prefix: format!("save-{}", report::path_key(&canonical)),
-    };
+    let options = RunOptions { deadline: SAVE_DEADLINE, jobs: 1 };
+    let prefix = format!("save-{}", report::path_key(&canonical));
+    let request = LintRequest::worktree_files(&root, &files, std::slice::from_ref(&lang.id), options, prefix);
     let result = engine::lint(&request, env, &|_| {}).ok()?.into_iter().next()?;
     let _ = crate::state::session::record(
         env,
