@@ -22,7 +22,7 @@ use crate::run::LanguageResult;
 use crate::safety::{self, AllowList};
 use crate::snapshot::{Snapshot, SnapshotOptions};
 use crate::state::audit::BypassKind;
-use crate::surface::{self, Pathspecs, StagingAction, SurfaceOptions};
+use crate::surface;
 use crate::verdict::Status;
 
 /// Default overall budget for one gate run, below the hosts' own hook timeouts.
@@ -126,9 +126,7 @@ fn check_repo(
         return RepoOutcome { block: Some(uncheckable(reason, Some(&repo.root))), notes: Vec::new() };
     }
     let mut notes: Vec<String> = repo.unverified.clone();
-    let (mode, actions) = staging_actions(repo);
-    let options = SurfaceOptions { through_last_commit: !repo.ops.iter().any(|o| o.indirect) };
-    let surface = match surface::predict(&repo.root, mode, &actions, &options) {
+    let surface = match surface::for_repo(repo) {
         Ok(surface) => surface,
         Err(e) => return RepoOutcome::note(&repo.root, &format!("cannot read the repository: {e}")),
     };
@@ -141,7 +139,7 @@ fn check_repo(
         Err(e) => {
             notes.push(format!("exact content could not be rebuilt: {e}; linters did not run"));
             let findings = safety::scan_paths(&surface.paths, &AllowList::default());
-            return finish(repo, mode_name(mode), &[], &findings, notes, false);
+            return finish(repo, surface.mode.as_str(), &[], &findings, notes, false);
         }
     };
     let allow = safety::committed_allow_list(&repo.root);
@@ -167,7 +165,7 @@ fn check_repo(
     if started.elapsed() >= budget && languages.iter().any(|l| l.reason == "timed out") {
         let text = format!(
             "codeguard: {} blocked — checks did not finish in time; retry\nTarget repository: {}\nThe whole Bash call was NOT executed. The linters ran past the gate's {}-second budget and were stopped; run the same command again (a second run is usually faster), or run `codeguard check --staged` to see what is slow.\n",
-            mode_name(mode),
+            surface.mode.as_str(),
             repo.root.display(),
             budget.as_secs()
         );
@@ -184,7 +182,7 @@ fn check_repo(
         .ops
         .iter()
         .any(|o| matches!(o.op, GitOp::Commit { no_verify: true, .. } | GitOp::Push { no_verify: true, .. }));
-    finish(repo, mode_name(mode), &languages, &findings, notes, no_verify || bypassed)
+    finish(repo, surface.mode.as_str(), &languages, &findings, notes, no_verify || bypassed)
 }
 
 fn finish(
@@ -220,107 +218,6 @@ fn lint(
     let prefix = format!("gate-{}", report::path_key(repo_root));
     let request = LintRequest::snapshot(snapshot, repo_root, left.max(Duration::from_secs(1)), prefix);
     engine::lint(&request, env, &|_| {}).map_err(|e| format!("{e}; linters did not run"))
-}
-
-/// Translates the bound operations of one repository into staging actions and a surface mode.
-fn staging_actions(repo: &RepoIntent) -> (surface::Mode, Vec<StagingAction>) {
-    let mut actions = Vec::new();
-    let mut committed = false;
-    let mut pushes = false;
-    for bound in &repo.ops {
-        let cwd_rel = relative(&repo.root, &bound.cwd);
-        match &bound.op {
-            GitOp::Add {
-                pathspecs,
-                all,
-                update,
-                force,
-                interactive,
-                pathspec_from_file,
-                dry_run,
-                intent_to_add,
-                dynamic,
-            } => {
-                if *interactive || *pathspec_from_file || *dynamic {
-                    actions.push(StagingAction::Unverifiable(format!(
-                        "`{}` stages content that cannot be known before it runs",
-                        bound.text
-                    )));
-                } else if !*dry_run && !*intent_to_add {
-                    actions.push(StagingAction::Add {
-                        specs: Pathspecs::new(cwd_rel, pathspecs.clone()),
-                        all: *all,
-                        update: *update,
-                        force: *force,
-                    });
-                }
-            }
-            GitOp::Commit { all, only_paths, include, interactive, pathspec_from_file, dynamic, .. } => {
-                committed = true;
-                actions.push(if *interactive || *pathspec_from_file || *dynamic {
-                    StagingAction::Unverifiable(format!(
-                        "`{}` commits content that cannot be known before it runs",
-                        bound.text
-                    ))
-                } else if *all {
-                    StagingAction::CommitAll
-                } else if only_paths.is_empty() {
-                    StagingAction::Commit
-                } else if *include {
-                    StagingAction::CommitInclude(Pathspecs::new(cwd_rel, only_paths.clone()))
-                } else {
-                    StagingAction::CommitOnly(Pathspecs::new(cwd_rel, only_paths.clone()))
-                });
-            }
-            GitOp::Push { dry_run, .. } => pushes |= !*dry_run,
-            GitOp::Rm { pathspecs, cached, dry_run, dynamic, .. } => {
-                if *dynamic {
-                    actions.push(StagingAction::Unverifiable(format!(
-                        "`{}` removes paths known only at run time",
-                        bound.text
-                    )));
-                } else if !*dry_run {
-                    actions.push(StagingAction::Rm {
-                        specs: Pathspecs::new(cwd_rel, pathspecs.clone()),
-                        cached: *cached,
-                    });
-                }
-            }
-            GitOp::Mv { from, to, dry_run, dynamic } => {
-                if *dynamic {
-                    actions.push(StagingAction::Unverifiable(format!(
-                        "`{}` moves paths known only at run time",
-                        bound.text
-                    )));
-                } else if !*dry_run {
-                    actions.extend(from.iter().map(|f| StagingAction::Mv {
-                        cwd_rel: cwd_rel.clone(),
-                        from: f.clone(),
-                        to: to.clone(),
-                    }));
-                }
-            }
-            GitOp::Stash { action, .. } => {
-                if !matches!(action.as_str(), "list" | "show") {
-                    actions.push(StagingAction::Unverifiable(format!(
-                        "`{}` changes the index and worktree before the commit",
-                        bound.text
-                    )));
-                }
-            }
-            GitOp::SetSkipGate { .. } => {}
-        }
-    }
-    let mode = if pushes { surface::Mode::Push { pending_commit: committed } } else { surface::Mode::Commit };
-    (mode, actions)
-}
-
-fn mode_name(mode: surface::Mode) -> &'static str {
-    mode.as_str()
-}
-
-fn relative(root: &Path, dir: &Path) -> String {
-    dir.strip_prefix(root).ok().and_then(Path::to_str).unwrap_or("").to_owned()
 }
 
 /// The report for a command that cannot be checked, with how to make it checkable.
