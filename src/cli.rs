@@ -41,6 +41,12 @@ pub enum Command {
     Detect(DetectArgs),
     /// Serve codeguard's tools (check, explain, fix, languages) over MCP on stdin/stdout.
     Mcp,
+    /// Allow a repository's own commands (its codeguard.json lint/format/gate) to run.
+    Trust(TrustArgs),
+    /// Revoke `codeguard trust`: the repository's own commands stop running.
+    Untrust(TrustArgs),
+    /// Inspect or reset codeguard's state (sessions, dedup, audit, caches, trust).
+    State(StateArgs),
 }
 
 /// Arguments of `codeguard fix`.
@@ -98,6 +104,43 @@ pub struct DoctorArgs {
     /// Output format.
     #[arg(long, default_value = "human", value_parser = Format::text_or_json())]
     pub format: Format,
+}
+
+/// Arguments of `codeguard trust` and `codeguard untrust`.
+#[derive(Debug, Args)]
+pub struct TrustArgs {
+    /// A directory of the workspace (default: the current directory); the decision applies to
+    /// the whole git worktree containing it.
+    pub dir: Option<PathBuf>,
+}
+
+/// Arguments of `codeguard state`.
+#[derive(Debug, Args)]
+pub struct StateArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub action: StateAction,
+}
+
+/// The `codeguard state` actions.
+#[derive(Debug, Subcommand)]
+pub enum StateAction {
+    /// Print the state directory's content: sessions, bypasses, dedup, caches, trust.
+    Show {
+        /// Only this host session.
+        #[arg(long)]
+        session: Option<String>,
+        /// Output format.
+        #[arg(long, default_value = "human", value_parser = Format::text_or_json())]
+        format: Format,
+    },
+    /// Delete session statistics, dedup records and caches (never trust decisions or the audit
+    /// log).
+    Clear {
+        /// Only this host session's statistics.
+        #[arg(long)]
+        session: Option<String>,
+    },
 }
 
 /// Arguments of `codeguard hook`.
@@ -168,6 +211,10 @@ pub struct CheckArgs {
     /// Linters run at once (default: the number of cores).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=64))]
     pub jobs: Option<u64>,
+    /// Run the linters even when an identical check (same content, configuration and tools)
+    /// has a complete result in the soft cache.
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 impl CheckArgs {

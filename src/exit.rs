@@ -41,6 +41,10 @@ pub enum EntryPoint {
     Detect,
     /// `codeguard mcp`: a long-running tool server for an agent host.
     Mcp,
+    /// `codeguard trust` / `codeguard untrust`: records the user's decision.
+    Trust,
+    /// `codeguard state show|clear`: inspects or resets the state directory.
+    State,
 }
 
 /// What an internal error turns into.
@@ -63,7 +67,9 @@ impl EntryPoint {
             Self::Hook => ErrorPolicy::FailOpen,
             Self::Check | Self::Explain | Self::Languages | Self::Detect => ErrorPolicy::Incomplete,
             Self::GitHook => ErrorPolicy::FailClosed,
-            Self::Install | Self::Doctor | Self::Fix | Self::Init | Self::Mcp => ErrorPolicy::Failed,
+            Self::Install | Self::Doctor | Self::Fix | Self::Init | Self::Mcp | Self::Trust | Self::State => {
+                ErrorPolicy::Failed
+            }
         }
     }
 
@@ -92,7 +98,9 @@ impl EntryPoint {
             | Self::Fix
             | Self::Init
             | Self::Detect
-            | Self::Mcp => None,
+            | Self::Mcp
+            | Self::Trust
+            | Self::State => None,
         }
     }
 }
@@ -113,6 +121,8 @@ mod tests {
         for entry in [EntryPoint::Fix, EntryPoint::Init, EntryPoint::Mcp] {
             assert_eq!(entry.internal_error_code(), FAIL, "{entry:?} never reports an error as success");
         }
+        assert_eq!(EntryPoint::Trust.internal_error_code(), FAIL, "the decision was not recorded");
+        assert_eq!(EntryPoint::State.internal_error_code(), FAIL);
     }
 
     #[test]

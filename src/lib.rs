@@ -19,6 +19,7 @@
 //! Every stage lives in its own module; the analysis stages are pure and I/O sits at the edges.
 
 pub mod bash;
+pub mod cache;
 pub mod cli;
 pub mod entry;
 pub mod env;
@@ -38,6 +39,7 @@ pub mod safety;
 pub mod snapshot;
 pub mod state;
 pub mod surface;
+pub mod trust;
 pub mod verdict;
 
 use std::ffi::OsString;

@@ -117,6 +117,19 @@ pub struct Job {
     pub advisory: bool,
 }
 
+impl Plan {
+    /// Withholds the runs of `languages`: each entry of theirs that would run becomes UNVERIFIED
+    /// with `reason` (used for a repository's own commands in an untrusted workspace). Entries
+    /// that would not run anyway keep their skip.
+    pub fn withhold(&mut self, languages: &BTreeSet<String>, reason: &str) {
+        for entry in self.entries.iter_mut().filter(|e| languages.contains(&e.language)) {
+            if matches!(entry.action, Action::Run(_)) {
+                entry.action = Action::Skip { status: Status::Unverified, reason: reason.to_owned() };
+            }
+        }
+    }
+}
+
 /// An unknown language id in `--lang`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown language `{0}` (see `codeguard languages`)")]

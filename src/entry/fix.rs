@@ -5,7 +5,9 @@
 //! In: a project directory, a language filter, the scope, dry-run. Out: a [`FixReport`].
 //! Never: hands a formatter a file that is a symbolic link, lies behind one, or is outside the
 //! project; runs a project-level formatter (one that rewrites whatever it likes) unless the whole
-//! project was asked for; writes anything in a dry run.
+//! project was asked for; runs a formatter that the project's `codeguard.json` defines unless
+//! the user trusted the workspace (it is UNVERIFIED with the trust hint instead); writes anything
+//! in a dry run.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -79,7 +81,8 @@ pub(crate) fn fix(request: &FixRequest, env: &Env) -> anyhow::Result<FixReport> 
         facts: &facts,
         only: &request.lang,
     };
-    let plan = fix::build(&input).map_err(|e| UsageError(e.to_string()))?;
+    let mut plan = fix::build(&input).map_err(|e| UsageError(e.to_string()))?;
+    engine::withhold_untrusted(&mut plan, &project.config, &root, env);
     let mut report =
         FixReport::new(root.clone(), if request.all { "all" } else { "changed" }, request.dry_run);
     report.refused = refused;
@@ -131,6 +134,7 @@ pub(crate) fn fix(request: &FixRequest, env: &Env) -> anyhow::Result<FixReport> 
     if !ran.is_empty() {
         let lint = LintRequest {
             dir: &root,
+            workspace: &root,
             project_files: &files.project,
             selected: &accepted,
             whole_tree: request.all,

@@ -190,6 +190,7 @@ fn call(name: &str, arguments: Value, env: &Env) -> Result<Value, String> {
                 format: Format::Json,
                 timeout: TOOL_DEADLINE.as_secs(),
                 jobs: None,
+                no_cache: false,
             };
             serde_json::to_value(super::check::report(&args, env).map_err(failed)?)
         }

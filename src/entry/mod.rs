@@ -15,6 +15,9 @@ mod install;
 mod languages;
 mod lifecycle;
 mod mcp;
+mod replay;
+mod state_cmd;
+mod trust_cmd;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -48,6 +51,9 @@ pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
         Command::Init(args) => (EntryPoint::Init, init::run(&args)),
         Command::Detect(args) => (EntryPoint::Detect, detect::run(&args, env)),
         Command::Mcp => (EntryPoint::Mcp, mcp::run(env)),
+        Command::Trust(args) => (EntryPoint::Trust, trust_cmd::run(&args, true, env)),
+        Command::Untrust(args) => (EntryPoint::Trust, trust_cmd::run(&args, false, env)),
+        Command::State(args) => (EntryPoint::State, state_cmd::run(&args, env)),
     };
     match result {
         Ok(code) => code,

@@ -215,3 +215,32 @@ fn usage_errors_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown language `klingon`"));
 }
+
+#[test]
+fn a_formatter_the_project_defines_runs_only_in_a_trusted_workspace() {
+    let repo = TestRepo::new();
+    repo.write("a.py", CLEAN_PY)
+        .write("fmt.sh", "#!/bin/sh\nfor f in \"$@\"; do echo '# formatted' >> \"$f\"; done\n")
+        .chmod_x("fmt.sh")
+        .write(
+            "codeguard.json",
+            r#"{"languages": {"python": {"lint": ["true", "{files}"], "format": ["./fmt.sh", "{files}"]}}}"#,
+        )
+        .commit_all("init");
+    repo.write("a.py", UNUSED_IMPORT);
+    let home = tempfile::tempdir().expect("home");
+
+    let out = fix(home.path(), &repo, &["--format", "json"]);
+    let json = json_stdout(&out);
+    let python = formatter(&json, "python");
+    assert_eq!(python["status"], "UNVERIFIED", "{json:#}");
+    assert!(python["reason"].as_str().expect("reason").contains("not trusted"), "{json:#}");
+    assert_eq!(read(&repo, "a.py"), UNUSED_IMPORT, "an untrusted repository's command never ran");
+    assert_eq!(out.status.code(), Some(1));
+
+    codeguard(home.path()).arg("trust").arg(repo.root()).assert().success();
+    let out = fix(home.path(), &repo, &["--format", "json"]);
+    let json = json_stdout(&out);
+    assert_eq!(strings(&formatter(&json, "python")["changed"]), ["a.py"], "{json:#}");
+    assert_eq!(read(&repo, "a.py"), format!("{UNUSED_IMPORT}# formatted\n"));
+}

@@ -61,9 +61,10 @@ fn expected(host: &str, event: &str) -> Shape {
         ("neutral", _) => NeutralAllow,
         ("codex" | "copilot" | "cursor", "pre-tool-use") => JsonDeny,
         (_, "pre-tool-use") => BlockOnStderr,
-        ("copilot" | "cursor", _) | (_, "stop") => Silent,
+        ("copilot" | "cursor", _) | ("openhands", "stop") => Silent,
         ("codex", "session-start" | "user-prompt-submit") => PlainContext,
-        ("kimi", "session-start") => JsonContext("/message"),
+        ("kimi", "session-start" | "stop") => JsonContext("/message"),
+        (_, "stop") => JsonContext("/systemMessage"),
         ("openhands", _) => JsonContext("/additionalContext"),
         _ => JsonContext("/hookSpecificOutput/additionalContext"),
     }

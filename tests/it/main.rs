@@ -1,6 +1,7 @@
 //! The integration-test binary: real git repositories, the real `codeguard` binary, real linters
 //! where behaviour depends on them.
 
+mod cache;
 mod check;
 mod corpus;
 mod detect;
@@ -16,5 +17,7 @@ mod mcp;
 mod properties;
 mod sarif;
 mod snapshot;
+mod state;
 mod support;
 mod surface;
+mod trust;
