@@ -5,37 +5,13 @@
 //! `cargo bench --bench snapshot` (set `SNAPSHOT_BENCH_FILES` for a smaller index).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use codeguard::snapshot::{Snapshot, SnapshotOptions};
 use criterion::Criterion;
+use support::{generate, git, median};
 
-fn git(dir: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .status()
-        .expect("spawn git");
-    assert!(status.success(), "git {args:?}");
-}
-
-/// A committed, packed repository of `files` source-like files of ~4 KiB each.
-fn generate(root: &Path, files: usize) {
-    git(root, &["init", "-q", "-b", "main"]);
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gen-bench-repo.py");
-    let status =
-        Command::new("python3").arg(script).arg(root).arg(files.to_string()).status().expect("python3");
-    assert!(status.success(), "generating the benchmark tree");
-    git(root, &["add", "-A"]);
-    git(
-        root,
-        &["-c", "gc.auto=0", "-c", "user.name=b", "-c", "user.email=b@example.invalid", "commit", "-qm", "b"],
-    );
-    git(root, &["gc", "-q"]);
-}
+mod support;
 
 fn scratch() -> PathBuf {
     let shm = PathBuf::from("/dev/shm");
@@ -57,11 +33,6 @@ fn git_once(repo: &Path, parent: &Path) -> Duration {
     let start = Instant::now();
     git(repo, &["checkout-index", "-a", &format!("--prefix={prefix}")]);
     start.elapsed()
-}
-
-fn median(mut samples: Vec<Duration>) -> Duration {
-    samples.sort();
-    samples[samples.len() / 2]
 }
 
 fn main() {

@@ -16,5 +16,5 @@ export PATH="$PWD/$venv/bin:$PATH"
 # A real-linter test fails instead of skipping when its linter is missing.
 export CODEGUARD_REQUIRE_REAL_LINTERS=1
 
-ruff --version && shellcheck --version | sed -n 2p && yamllint --version
+ruff --version && shellcheck --version | sed -n 2p && yamllint --version && shfmt --version
 cargo test --locked "$@"

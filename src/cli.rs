@@ -31,6 +31,116 @@ pub enum Command {
     Install(InstallArgs),
     /// Remove what `install` wrote, restoring the hooks it chained to.
     Uninstall(UninstallArgs),
+    /// Check that hosts run codeguard, linters are reachable and the state directory works.
+    Doctor(DoctorArgs),
+    /// Run the formatters on the changed files (`--all`: the whole project), then re-check.
+    Fix(FixArgs),
+    /// Propose (or, with `--apply`, write) missing linter configs and an AGENTS.md block.
+    Init(InitArgs),
+    /// Show the languages of a project, with the evidence and whether their linters are ready.
+    Detect(DetectArgs),
+    /// Serve codeguard's tools (check, explain, fix, languages) over MCP on stdin/stdout.
+    Mcp,
+    /// Allow a repository's own commands (its codeguard.json lint/format/gate) to run.
+    Trust(TrustArgs),
+    /// Revoke `codeguard trust`: the repository's own commands stop running.
+    Untrust(TrustArgs),
+    /// Inspect or reset codeguard's state (sessions, dedup, audit, caches, trust).
+    State(StateArgs),
+}
+
+/// Arguments of `codeguard fix`.
+#[derive(Debug, Args)]
+pub struct FixArgs {
+    /// The project directory (default: the current directory).
+    pub path: Option<PathBuf>,
+    /// Only these languages (comma-separated registry ids).
+    #[arg(long, value_delimiter = ',')]
+    pub lang: Vec<String>,
+    /// Fix the whole project (also runs project-level formatters such as `cargo fmt`), not only
+    /// the files changed against HEAD.
+    #[arg(long)]
+    pub all: bool,
+    /// Print the commands that would run; run and change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Output format.
+    #[arg(long, default_value = "human", value_parser = Format::text_or_json())]
+    pub format: Format,
+    /// Deadline per formatter (and per linter of the re-check), in seconds.
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub timeout: u64,
+}
+
+/// Arguments of `codeguard init`.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The project directory (default: the current directory).
+    pub path: Option<PathBuf>,
+    /// Show what would be written (the default).
+    #[arg(long, conflicts_with = "apply")]
+    pub dry_run: bool,
+    /// Write the missing files and the AGENTS.md block (never overwrites a file of yours).
+    #[arg(long)]
+    pub apply: bool,
+}
+
+/// Arguments of `codeguard detect`.
+#[derive(Debug, Args)]
+pub struct DetectArgs {
+    /// The project directory (default: the current directory).
+    pub path: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, default_value = "human", value_parser = Format::text_or_json())]
+    pub format: Format,
+}
+
+/// Arguments of `codeguard doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Only this host (default: every host whose settings mention codeguard).
+    #[arg(long)]
+    pub host: Option<String>,
+    /// Output format.
+    #[arg(long, default_value = "human", value_parser = Format::text_or_json())]
+    pub format: Format,
+}
+
+/// Arguments of `codeguard trust` and `codeguard untrust`.
+#[derive(Debug, Args)]
+pub struct TrustArgs {
+    /// A directory of the workspace (default: the current directory); the decision applies to
+    /// the whole git worktree containing it.
+    pub dir: Option<PathBuf>,
+}
+
+/// Arguments of `codeguard state`.
+#[derive(Debug, Args)]
+pub struct StateArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub action: StateAction,
+}
+
+/// The `codeguard state` actions.
+#[derive(Debug, Subcommand)]
+pub enum StateAction {
+    /// Print the state directory's content: sessions, bypasses, dedup, caches, trust.
+    Show {
+        /// Only this host session.
+        #[arg(long)]
+        session: Option<String>,
+        /// Output format.
+        #[arg(long, default_value = "human", value_parser = Format::text_or_json())]
+        format: Format,
+    },
+    /// Delete session statistics, dedup records and caches (never trust decisions or the audit
+    /// log).
+    Clear {
+        /// Only this host session's statistics.
+        #[arg(long)]
+        session: Option<String>,
+    },
 }
 
 /// Arguments of `codeguard hook`.
@@ -101,6 +211,10 @@ pub struct CheckArgs {
     /// Linters run at once (default: the number of cores).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=64))]
     pub jobs: Option<u64>,
+    /// Run the linters even when an identical check (same content, configuration and tools)
+    /// has a complete result in the soft cache.
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 impl CheckArgs {
@@ -179,24 +293,58 @@ pub struct GitHookArgs {
     pub git_args: Vec<String>,
 }
 
-/// Arguments of `codeguard install`: exactly one target (`--git-hooks` now; `--host H` later).
+/// Arguments of `codeguard install`: exactly one target.
 #[derive(Debug, Args)]
-#[command(group(ArgGroup::new("target").required(true).args(["git_hooks"])))]
+#[command(group(ArgGroup::new("target").required(true).args(["git_hooks", "host"])))]
 pub struct InstallArgs {
     /// Install git's pre-commit and pre-push hooks in the current repository.
     #[arg(long)]
     pub git_hooks: bool,
-    /// Replace an existing hook instead of chaining to it (the original is kept as a backup
-    /// that `uninstall` restores).
+    /// Register codeguard's hooks in an agent host's settings: claude, codex, gemini, kimi,
+    /// copilot, cursor or openhands.
     #[arg(long)]
+    pub host: Option<String>,
+    /// Which settings file (user-wide by default, or a project's).
+    #[command(flatten)]
+    pub scope: SettingsScope,
+    /// Also register codeguard's MCP server (`codeguard mcp`) with the host (claude, codex,
+    /// gemini).
+    #[arg(long, requires = "host")]
+    pub mcp: bool,
+    /// Show what would change, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Replace an existing git hook instead of chaining to it (the original is kept as a backup
+    /// that `uninstall` restores).
+    #[arg(long, requires = "git_hooks")]
     pub force: bool,
+}
+
+/// Which of a host's settings files to change.
+#[derive(Debug, Args)]
+pub struct SettingsScope {
+    /// The user's settings (the default).
+    #[arg(long, conflicts_with = "project", requires = "host")]
+    pub user: bool,
+    /// A project's settings, in this directory.
+    #[arg(long, value_name = "DIR", requires = "host")]
+    pub project: Option<PathBuf>,
 }
 
 /// Arguments of `codeguard uninstall`.
 #[derive(Debug, Args)]
-#[command(group(ArgGroup::new("target").required(true).args(["git_hooks"])))]
+#[command(group(ArgGroup::new("target").required(true).args(["git_hooks", "host"])))]
 pub struct UninstallArgs {
     /// Remove codeguard's git hooks from the current repository and restore what they chained to.
     #[arg(long)]
     pub git_hooks: bool,
+    /// Remove codeguard's entries from an agent host's settings (restoring the file as it was).
+    #[arg(long)]
+    pub host: Option<String>,
+    /// Also remove codeguard's MCP server registration.
+    #[arg(long, requires = "host")]
+    pub mcp: bool,
+    /// Which settings file.
+    #[command(flatten)]
+    pub scope: SettingsScope,
 }

@@ -2,7 +2,8 @@
 //!
 //! Hooks fail open: an internal error never blocks an agent. The CLI fails "incomplete": an
 //! internal error is never reported as a pass. Git's own hooks are the authoritative gate and
-//! fail closed, telling a person how to bypass once. `install` reports its errors (exit 1).
+//! fail closed, telling a person how to bypass once. `install`, `fix`, `init` and `mcp` report
+//! their errors (exit 1): a change that was asked for and not made is never a success.
 
 /// Everything passed (or was legitimately skipped).
 pub const PASS: u8 = 0;
@@ -30,6 +31,20 @@ pub enum EntryPoint {
     GitHook,
     /// `codeguard install` / `uninstall`: writes files the user asked for.
     Install,
+    /// `codeguard doctor`: reports problems with exit 1.
+    Doctor,
+    /// `codeguard fix`: rewrites files the user asked to have formatted.
+    Fix,
+    /// `codeguard init`: writes missing config files the user asked for.
+    Init,
+    /// `codeguard detect`: reports a project's languages.
+    Detect,
+    /// `codeguard mcp`: a long-running tool server for an agent host.
+    Mcp,
+    /// `codeguard trust` / `codeguard untrust`: records the user's decision.
+    Trust,
+    /// `codeguard state show|clear`: inspects or resets the state directory.
+    State,
 }
 
 /// What an internal error turns into.
@@ -50,9 +65,11 @@ impl EntryPoint {
     pub fn error_policy(self) -> ErrorPolicy {
         match self {
             Self::Hook => ErrorPolicy::FailOpen,
-            Self::Check | Self::Explain | Self::Languages => ErrorPolicy::Incomplete,
+            Self::Check | Self::Explain | Self::Languages | Self::Detect => ErrorPolicy::Incomplete,
             Self::GitHook => ErrorPolicy::FailClosed,
-            Self::Install => ErrorPolicy::Failed,
+            Self::Install | Self::Doctor | Self::Fix | Self::Init | Self::Mcp | Self::Trust | Self::State => {
+                ErrorPolicy::Failed
+            }
         }
     }
 
@@ -72,7 +89,18 @@ impl EntryPoint {
             Self::GitHook => Some(
                 "the check could not run, so git was stopped (fail-closed). To go ahead once without it: git commit --no-verify (or git push --no-verify)",
             ),
-            Self::Check | Self::Explain | Self::Languages | Self::Hook | Self::Install => None,
+            Self::Check
+            | Self::Explain
+            | Self::Languages
+            | Self::Hook
+            | Self::Install
+            | Self::Doctor
+            | Self::Fix
+            | Self::Init
+            | Self::Detect
+            | Self::Mcp
+            | Self::Trust
+            | Self::State => None,
         }
     }
 }
@@ -89,6 +117,12 @@ mod tests {
         assert_eq!(EntryPoint::Languages.internal_error_code(), INCOMPLETE);
         assert_eq!(EntryPoint::GitHook.internal_error_code(), FAIL);
         assert_eq!(EntryPoint::Install.internal_error_code(), FAIL);
+        assert_eq!(EntryPoint::Detect.internal_error_code(), INCOMPLETE);
+        for entry in [EntryPoint::Fix, EntryPoint::Init, EntryPoint::Mcp] {
+            assert_eq!(entry.internal_error_code(), FAIL, "{entry:?} never reports an error as success");
+        }
+        assert_eq!(EntryPoint::Trust.internal_error_code(), FAIL, "the decision was not recorded");
+        assert_eq!(EntryPoint::State.internal_error_code(), FAIL);
     }
 
     #[test]

@@ -19,12 +19,15 @@
 //! Every stage lives in its own module; the analysis stages are pure and I/O sits at the edges.
 
 pub mod bash;
+pub mod cache;
 pub mod cli;
 pub mod entry;
 pub mod env;
 pub mod exit;
 pub mod files;
+pub mod fix;
 pub mod host;
+pub mod init;
 pub mod install;
 pub mod intent;
 pub mod plan;
@@ -36,6 +39,7 @@ pub mod safety;
 pub mod snapshot;
 pub mod state;
 pub mod surface;
+pub mod trust;
 pub mod verdict;
 
 use std::ffi::OsString;

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::registry::{Argv, DetectedLanguage, Language, Registry, detect_project};
+use crate::registry::{Argv, Language, Registry, detect_project};
 use crate::verdict::Status;
 
 /// Upper bound on the bytes of file arguments in one invocation (well below `ARG_MAX`).
@@ -36,7 +36,7 @@ impl RootFacts {
     }
 
     /// Whether any of the given names or simple globs (`*.sln`) exists at the root.
-    fn has_any(&self, patterns: &[String]) -> bool {
+    pub(crate) fn has_any(&self, patterns: &[String]) -> bool {
         patterns.iter().any(|p| match p.strip_prefix('*') {
             Some(suffix) => self.names.iter().any(|n| n.ends_with(suffix)),
             None => self.names.contains(p),
@@ -63,22 +63,22 @@ pub struct PlanInput<'a> {
     pub only: &'a [String],
 }
 
-/// The plan for one run.
+/// The plan for one run (of linters; the fix plan uses the same shape with its own actions).
 #[derive(Debug, Clone, Serialize)]
-pub struct Plan {
+pub struct Plan<A = Action> {
     /// One entry per language, in registry order.
-    pub entries: Vec<Entry>,
+    pub entries: Vec<Entry<A>>,
 }
 
 /// The plan for one language.
 #[derive(Debug, Clone, Serialize)]
-pub struct Entry {
+pub struct Entry<A = Action> {
     /// Registry id.
     pub language: String,
     /// Display name.
     pub name: String,
     /// What happens.
-    pub action: Action,
+    pub action: A,
 }
 
 /// Run a job, or skip with a status and reason.
@@ -117,60 +117,96 @@ pub struct Job {
     pub advisory: bool,
 }
 
+impl Plan {
+    /// Withholds the runs of `languages`: each entry of theirs that would run becomes UNVERIFIED
+    /// with `reason` (used for a repository's own commands in an untrusted workspace). Entries
+    /// that would not run anyway keep their skip.
+    pub fn withhold(&mut self, languages: &BTreeSet<String>, reason: &str) {
+        for entry in self.entries.iter_mut().filter(|e| languages.contains(&e.language)) {
+            if matches!(entry.action, Action::Run(_)) {
+                entry.action = Action::Skip { status: Status::Unverified, reason: reason.to_owned() };
+            }
+        }
+    }
+}
+
 /// An unknown language id in `--lang`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown language `{0}` (see `codeguard languages`)")]
 pub struct UnknownLanguage(pub String);
 
-/// Builds the plan.
-pub fn build(input: &PlanInput<'_>) -> Result<Plan, UnknownLanguage> {
+/// A detected language that passes the language filter, with its selected files.
+pub(crate) struct Candidate<'a> {
+    /// The registry entry.
+    pub lang: &'a Language,
+    /// The selected files of this language, sorted.
+    pub files: Vec<String>,
+}
+
+/// The detected languages of a run that pass the language filter, in registry order, with their
+/// selected files (shared by the lint plan and the fix plan).
+pub(crate) fn candidates<'a>(input: &PlanInput<'a>) -> Result<Vec<Candidate<'a>>, UnknownLanguage> {
     if let Some(unknown) = input.only.iter().find(|id| input.registry.get(id).is_none()) {
         return Err(UnknownLanguage(unknown.clone()));
     }
     let detected = detect_project(input.registry, input.project_files, &input.facts.names);
     let selected: BTreeSet<&str> = input.selected.iter().map(String::as_str).collect();
-    let entries = detected
-        .iter()
+    Ok(detected
+        .into_iter()
         .filter(|d| input.only.is_empty() || input.only.contains(&d.id))
-        .filter_map(|d| input.registry.get(&d.id).map(|lang| (lang, d)))
-        .map(|(lang, d)| Entry {
-            language: lang.id.clone(),
-            name: lang.name.clone(),
-            action: plan_language(input, lang, d, &selected),
+        .filter_map(|d| {
+            let lang = input.registry.get(&d.id)?;
+            let files = d.files.into_iter().filter(|f| selected.contains(f.as_str())).collect();
+            Some(Candidate { lang, files })
         })
+        .collect())
+}
+
+/// Why a language has nothing to do in this run (no selected files and not a whole-tree
+/// project-level run, or a required config missing at the root), if it has not.
+pub(crate) fn nothing_to_do(input: &PlanInput<'_>, candidate: &Candidate<'_>) -> Option<String> {
+    let lang = candidate.lang;
+    if candidate.files.is_empty() && !(input.whole_tree && lang.is_project_level()) {
+        let reason =
+            if input.whole_tree { "no files of this language" } else { "no changed files of this language" };
+        return Some(reason.into());
+    }
+    let required = lang.requires_config.as_ref().filter(|r| !input.facts.has_any(r))?;
+    Some(format!("not integrated: none of {} found at the project root", required.join(", ")))
+}
+
+/// Builds the plan.
+pub fn build(input: &PlanInput<'_>) -> Result<Plan, UnknownLanguage> {
+    plan_each(input, plan_language)
+}
+
+/// A plan with one entry per candidate language, its action decided by `decide`.
+pub(crate) fn plan_each<A>(
+    input: &PlanInput<'_>,
+    decide: impl Fn(&PlanInput<'_>, &Candidate<'_>) -> A,
+) -> Result<Plan<A>, UnknownLanguage> {
+    let entries = candidates(input)?
+        .into_iter()
+        .map(|c| Entry { language: c.lang.id.clone(), name: c.lang.name.clone(), action: decide(input, &c) })
         .collect();
     Ok(Plan { entries })
 }
 
-fn plan_language(
-    input: &PlanInput<'_>,
-    lang: &Language,
-    detected: &DetectedLanguage,
-    selected: &BTreeSet<&str>,
-) -> Action {
+fn plan_language(input: &PlanInput<'_>, candidate: &Candidate<'_>) -> Action {
     let skip = |status, reason: String| Action::Skip { status, reason };
-    let files: Vec<String> =
-        detected.files.iter().filter(|f| selected.contains(f.as_str())).cloned().collect();
-    if files.is_empty() && !(input.whole_tree && lang.is_project_level()) {
-        let reason =
-            if input.whole_tree { "no files of this language" } else { "no changed files of this language" };
-        return skip(Status::Skipped, reason.into());
+    if let Some(reason) = nothing_to_do(input, candidate) {
+        return skip(Status::Skipped, reason);
     }
-    if let Some(required) = lang.requires_config.as_ref().filter(|r| !input.facts.has_any(r)) {
-        return skip(
-            Status::Skipped,
-            format!("not integrated: none of {} found at the project root", required.join(", ")),
-        );
-    }
+    let (lang, files) = (candidate.lang, &candidate.files);
     let Some(lint) = &lang.lint else {
         return skip(Status::Skipped, "format-only language: no lint command".into());
     };
     let invocations = if lang.is_project_level() {
         vec![lint.clone()]
     } else if input.whole_tree && lint.iter().any(|a| a == "{file}") {
-        lang.gate.clone().map_or_else(|| per_file(lint, &files), |gate| vec![gate])
+        lang.gate.clone().map_or_else(|| per_file(lint, files), |gate| vec![gate])
     } else {
-        scoped(lint, &files)
+        scoped(lint, files)
     };
     let invocations = invocations.into_iter().map(|argv| with_default_config(argv, input.facts)).collect();
     let program = lint.first().cloned().unwrap_or_default();
@@ -181,7 +217,7 @@ fn plan_language(
         files: if lang.is_project_level() { Vec::new() } else { files.clone() },
         probe: lang.probe.clone(),
         install_hint: lang.install_hint.clone(),
-        fix: lang.format.as_ref().map(|f| fix_command(f, &files, lang.is_project_level())),
+        fix: lang.format.as_ref().map(|f| fix_command(f, files, lang.is_project_level())),
         advisory: lang.advisory,
     })
 }
@@ -236,7 +272,7 @@ fn batches(files: &[String]) -> Vec<&[String]> {
 }
 
 /// Pins ruff's rule selection when the project has no ruff configuration of its own.
-fn with_default_config(mut argv: Argv, facts: &RootFacts) -> Argv {
+pub(crate) fn with_default_config(mut argv: Argv, facts: &RootFacts) -> Argv {
     let is_ruff_check =
         argv.first().is_some_and(|p| p == "ruff") && argv.get(1).is_some_and(|a| a == "check");
     if is_ruff_check && !facts.has_ruff_config() {
@@ -255,7 +291,7 @@ fn fix_command(format: &Argv, files: &[String], project_level: bool) -> Argv {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn strings(items: &[&str]) -> Vec<String> {
@@ -263,13 +299,24 @@ mod tests {
     }
 
     fn plan(files: &[&str], selected: &[&str], whole_tree: bool, names: &[&str], only: &[&str]) -> Plan {
+        with_input(files, selected, whole_tree, names, only, |input| build(input).expect("plan"))
+    }
+
+    /// Runs `f` on a plan input over the built-in registry, rooted at `/r` (shared with the fix
+    /// plan's tests).
+    pub(crate) fn with_input<T>(
+        files: &[&str],
+        selected: &[&str],
+        whole_tree: bool,
+        names: &[&str],
+        only: &[&str],
+        f: impl FnOnce(&PlanInput<'_>) -> T,
+    ) -> T {
         let registry = Registry::builtin().expect("registry");
         let facts =
             RootFacts { names: names.iter().map(|s| (*s).to_owned()).collect(), ..RootFacts::default() };
-        let files = strings(files);
-        let selected = strings(selected);
-        let only = strings(only);
-        let input = PlanInput {
+        let (files, selected, only) = (strings(files), strings(selected), strings(only));
+        f(&PlanInput {
             registry: &registry,
             root: PathBuf::from("/r"),
             project_files: &files,
@@ -277,8 +324,7 @@ mod tests {
             whole_tree,
             facts: &facts,
             only: &only,
-        };
-        build(&input).expect("plan")
+        })
     }
 
     fn action<'p>(plan: &'p Plan, id: &str) -> &'p Action {

@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::env::Env;
 use crate::plan::{Action, Job, Plan};
@@ -32,7 +32,7 @@ pub struct RunOptions {
 }
 
 /// The result for one language.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LanguageResult {
     /// Registry id.
     pub language: String,
@@ -49,7 +49,7 @@ pub struct LanguageResult {
     /// The files checked.
     pub files: Vec<String>,
     /// Wall-clock time of all invocations.
-    #[serde(rename = "duration_ms", serialize_with = "as_millis")]
+    #[serde(rename = "duration_ms", serialize_with = "as_millis", deserialize_with = "from_millis")]
     pub duration: Duration,
     /// Everything the linter printed (not serialised; the log file holds it).
     #[serde(skip)]
@@ -57,7 +57,7 @@ pub struct LanguageResult {
     /// The formatter command that may fix it.
     pub fix: Option<Argv>,
     /// How to install the tool.
-    #[serde(skip_serializing_if = "String::is_empty")]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub install_hint: String,
     /// Where the full output was written.
     pub log_path: Option<std::path::PathBuf>,
@@ -66,6 +66,10 @@ pub struct LanguageResult {
 #[allow(clippy::trivially_copy_pass_by_ref)]
 fn as_millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+fn from_millis<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+    u64::deserialize(d).map(Duration::from_millis)
 }
 
 /// A progress event, for a live progress line.
@@ -107,7 +111,8 @@ pub fn execute(
     }
 }
 
-fn skipped(language: &str, name: &str, status: Status, reason: &str) -> LanguageResult {
+/// A result for a language that did not run (or has not run yet).
+pub(crate) fn skipped(language: &str, name: &str, status: Status, reason: &str) -> LanguageResult {
     LanguageResult {
         language: language.to_owned(),
         name: name.to_owned(),
@@ -234,6 +239,19 @@ fn tool_missing(
         Ending::TimedOut => Some(format!("tool probe `{}` timed out{hint}", probe.join(" "))),
         _ => Some(format!("tool missing: `{}` failed{hint}", probe.join(" "))),
     }
+}
+
+/// `Some(reason)` when a tool is not available (not on `PATH`, or its explicit probe fails), for
+/// entry points that run a registry command of their own (the formatters of `fix`).
+pub(crate) fn missing_tool(
+    program: &str,
+    probe: Option<&Argv>,
+    install_hint: &str,
+    cwd: &std::path::Path,
+    env: &Env,
+) -> Option<String> {
+    let child_env: Vec<(String, OsString)> = env.vars().map(|(k, v)| (k.clone(), v.clone())).collect();
+    tool_missing(&Tool { program, probe, install_hint }, cwd, env, &child_env, PROBE_DEADLINE)
 }
 
 /// One line per detected language saying whether its linter is ready, probed in parallel with a

@@ -1,12 +1,48 @@
-//! Where codeguard keeps its files, and the one way it writes them: private (0600 in 0700
-//! directories), atomic (temp file in the same directory, fsync, rename), never through a
-//! symlinked directory.
+//! Where codeguard keeps its files, and the one way it writes them.
+//!
+//! **In:** the state directory from the environment ([`home`]). **Out:** private files (0600 in
+//! 0700 directories) written atomically (temp file in the same directory, fsync, rename), so a
+//! concurrent reader sees the old or the new content, never half of it. Every read-modify-write
+//! ([`update_json`], [`take_json`], the audit log) holds an exclusive lock on a sidecar
+//! `<file>.lock` that is never replaced; a lock not had within [`LOCK_WAIT`] is an error the
+//! caller degrades on (a hook then works without dedup), never a hang. A missing, corrupt or
+//! wrongly shaped file reads as empty and is replaced on the next write; it never fails a hook.
+//! **Never:** writes through a symlinked directory, or keeps a lock longer than one update.
+//!
+//! Layout of the state directory:
+//!
+//! | path | content |
+//! |---|---|
+//! | `sessions/<key>.json` | per-session, per-worktree lint stats ([`session`]) |
+//! | `session_state.json` | the same when the host gives no session id |
+//! | `event_dedup.json` | completed once-per-firing events ([`dedup`]) |
+//! | `gate_event_results.json` | completed `PreToolUse` blocks, replayed to a second copy |
+//! | `file_dedup.json` | completed `PostToolUse` checks per file, content and check identity |
+//! | `audit.jsonl` | bypasses and decisions, last [`audit::KEEP`] lines ([`audit`]) |
+//! | `trust.json` | trusted workspaces (`crate::trust`) |
+//! | `soft-cache/<key>.json`, `stat-cache/<key>.tsv` | the soft result cache (`crate::cache`) |
+//! | `logs/` | full linter output |
+//! | `<file>.lock` | the sidecar lock of each file above |
+
+pub mod audit;
+pub mod dedup;
+pub mod session;
 
 use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+pub use audit::{AUDIT_FILE, audit};
 
 use crate::env::Env;
+
+/// How long an update waits for another process's lock before giving up.
+pub const LOCK_WAIT: Duration = Duration::from_secs(2);
 
 /// The state directory: `CODEGUARD_HOME`, else `$XDG_STATE_HOME/codeguard`, else `~/.codeguard`,
 /// else a per-user directory under the system temp dir.
@@ -23,6 +59,23 @@ pub fn home(env: &Env) -> PathBuf {
 /// The directory holding full linter logs.
 pub fn log_dir(env: &Env) -> PathBuf {
     home(env).join("logs")
+}
+
+/// Milliseconds since the Unix epoch (0 when the clock is before it).
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// A short, stable, file-name-safe key for any text (blake3, hex, 32 characters).
+pub fn key_of(parts: &[&[u8]]) -> String {
+    let mut hasher = blake3::Hasher::new();
+    for part in parts {
+        hasher.update(&(part.len() as u64).to_le_bytes());
+        hasher.update(part);
+    }
+    hasher.finalize().to_hex()[..32].to_owned()
 }
 
 /// Creates a private directory (0700) and its parents, refusing a symlink at `dir` itself.
@@ -45,53 +98,101 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The bypass and decision audit log (JSON lines, bounded).
-pub const AUDIT_FILE: &str = "audit.jsonl";
+/// An exclusive lock on `<path>.lock`, released when dropped (the descriptor closes).
+#[derive(Debug)]
+pub struct Lock {
+    _file: std::fs::File,
+}
 
-/// Lines kept in the audit log.
-const AUDIT_KEEP: usize = 500;
-
-/// Runs `f` while holding an exclusive lock on `<path>.lock` (a sidecar that is never replaced).
-pub fn with_lock<T>(path: &Path, f: impl FnOnce() -> std::io::Result<T>) -> std::io::Result<T> {
+/// Takes the exclusive lock of `path` (its sidecar `<path>.lock`), waiting at most `wait`.
+///
+/// An uncontended lock costs one `flock`. A contended one is waited for by a helper thread in a
+/// blocking `flock`, so the kernel hands the lock over as soon as it is released (no polling
+/// interval to lose the race with a busy writer); when `wait` runs out the caller gets a
+/// [`std::io::ErrorKind::TimedOut`] error, and the helper drops the lock unused if it ever gets it.
+pub fn lock(path: &Path, wait: Duration) -> std::io::Result<Lock> {
+    use rustix::fs::{FlockOperation, flock};
     let dir = path.parent().ok_or_else(|| std::io::Error::other("path has no parent"))?;
     ensure_private_dir(dir)?;
-    let mut lock_name = path.as_os_str().to_owned();
-    lock_name.push(".lock");
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .mode_private()
-        .open(lock_name)?;
-    let mut lock = fd_lock::RwLock::new(file);
-    let _guard = lock.write()?;
+    let mut name = path.as_os_str().to_owned();
+    name.push(".lock");
+    let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).mode(0o600).open(name)?;
+    match flock(&file, FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => return Ok(Lock { _file: file }),
+        Err(e) if e == rustix::io::Errno::WOULDBLOCK => {}
+        Err(e) => return Err(e.into()),
+    }
+    let (tx, rx) = mpsc::sync_channel(1);
+    std::thread::Builder::new().name("codeguard-lock".into()).spawn(move || {
+        let locked = flock(&file, FlockOperation::LockExclusive).map(|()| file);
+        // A receiver that gave up is gone: the file (and its lock) is dropped here.
+        let _ = tx.send(locked);
+    })?;
+    match rx.recv_timeout(wait) {
+        Ok(Ok(file)) => Ok(Lock { _file: file }),
+        Ok(Err(e)) => Err(e.into()),
+        Err(_) => Err(std::io::Error::new(
+            std::io::ErrorKind::TimedOut,
+            format!("{} is locked by another codeguard process", path.display()),
+        )),
+    }
+}
+
+/// Runs `f` while holding the exclusive lock of `path` (waiting at most [`LOCK_WAIT`]).
+pub fn with_lock<T>(path: &Path, f: impl FnOnce() -> std::io::Result<T>) -> std::io::Result<T> {
+    let _lock = lock(path, LOCK_WAIT)?;
     f()
 }
 
-/// Appends one record to the audit log, keeping the last lines only.
-pub fn audit(env: &Env, record: &serde_json::Value) -> std::io::Result<()> {
-    let path = home(env).join(AUDIT_FILE);
-    with_lock(&path, || {
-        let existing = std::fs::read_to_string(&path).unwrap_or_default();
-        let mut lines: Vec<&str> = existing.lines().filter(|l| !l.trim().is_empty()).collect();
-        let new_line = record.to_string();
-        lines.push(&new_line);
-        let start = lines.len().saturating_sub(AUDIT_KEEP);
-        let mut text = lines[start..].join("\n");
-        text.push('\n');
-        write_private(&path, text.as_bytes())
+/// Reads a JSON state file. Missing, unreadable, corrupt or wrongly shaped → `T::default()`.
+pub fn read_json<T: DeserializeOwned + Default>(path: &Path) -> T {
+    std::fs::read(path).ok().and_then(|bytes| serde_json::from_slice(&bytes).ok()).unwrap_or_default()
+}
+
+/// Locked read-modify-write of a JSON state file: reads it (as [`read_json`]), lets `f` change
+/// it, writes it back atomically and returns what `f` returned.
+pub fn update_json<T, R>(path: &Path, f: impl FnOnce(&mut T) -> R) -> std::io::Result<R>
+where
+    T: Serialize + DeserializeOwned + Default,
+{
+    with_lock(path, || {
+        let mut value: T = read_json(path);
+        let out = f(&mut value);
+        write_private(path, &serde_json::to_vec(&value).map_err(std::io::Error::other)?)?;
+        Ok(out)
     })
 }
 
-/// Opening files readable by their owner only.
-trait PrivateOpen {
-    fn mode_private(&mut self) -> &mut Self;
+/// Locked read-and-delete of a JSON state file (consumption: writes that come after it survive).
+pub fn take_json<T: DeserializeOwned + Default>(path: &Path) -> std::io::Result<T> {
+    with_lock(path, || {
+        let value = read_json(path);
+        match std::fs::remove_file(path) {
+            Ok(()) => Ok(value),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(value),
+            Err(e) => Err(e),
+        }
+    })
 }
 
-impl PrivateOpen for std::fs::OpenOptions {
-    fn mode_private(&mut self) -> &mut Self {
-        std::os::unix::fs::OpenOptionsExt::mode(self, 0o600)
+/// Removes a state file and its sidecar lock; a missing file is not an error.
+pub fn remove(path: &Path) -> std::io::Result<()> {
+    let mut lock_name = path.as_os_str().to_owned();
+    lock_name.push(".lock");
+    for file in [path.to_path_buf(), PathBuf::from(lock_name)] {
+        match std::fs::remove_file(&file) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
     }
+    Ok(())
+}
+
+/// An environment whose state directory is `home` (for unit tests).
+#[cfg(test)]
+pub(crate) fn test_env(home: &Path) -> Env {
+    Env::from_pairs([("CODEGUARD_HOME", home.as_os_str())])
 }
 
 #[cfg(test)]
@@ -105,34 +206,13 @@ mod tests {
         write_private(&file, b"hello").expect("write");
         assert_eq!(std::fs::read(&file).expect("read"), b"hello");
         assert_eq!(std::fs::metadata(&file).expect("meta").permissions().mode() & 0o777, 0o600);
+        assert_eq!(
+            std::fs::metadata(tmp.path().join("logs")).expect("meta").permissions().mode() & 0o777,
+            0o700
+        );
         let link = tmp.path().join("link");
         std::os::unix::fs::symlink(tmp.path().join("logs"), &link).expect("symlink");
         assert!(write_private(&link.join("b.log"), b"x").is_err());
-    }
-
-    #[test]
-    fn audit_is_bounded_and_survives_concurrent_writers() {
-        let tmp = tempfile::tempdir().expect("tmp");
-        let env = Env::from_pairs([("CODEGUARD_HOME", tmp.path().as_os_str())]);
-        std::thread::scope(|scope| {
-            for t in 0..4 {
-                let env = &env;
-                scope.spawn(move || {
-                    for i in 0..100 {
-                        audit(env, &serde_json::json!({"t": t, "i": i})).expect("audit");
-                    }
-                });
-            }
-        });
-        let text = std::fs::read_to_string(tmp.path().join(AUDIT_FILE)).expect("log");
-        assert_eq!(text.lines().count(), 400, "no update lost under the lock");
-        assert!(text.lines().all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok()));
-        for i in 0..150 {
-            audit(&env, &serde_json::json!({"more": i})).expect("audit");
-        }
-        let text = std::fs::read_to_string(tmp.path().join(AUDIT_FILE)).expect("log");
-        assert_eq!(text.lines().count(), AUDIT_KEEP, "bounded");
-        assert!(text.ends_with("{\"more\":149}\n"));
     }
 
     #[test]
@@ -142,5 +222,51 @@ mod tests {
         let env = Env::from_pairs([("XDG_STATE_HOME", "/b"), ("HOME", "/c")]);
         assert_eq!(home(&env), PathBuf::from("/b/codeguard"));
         assert_eq!(home(&Env::from_pairs([("HOME", "/c")])), PathBuf::from("/c/.codeguard"));
+    }
+
+    #[test]
+    fn corrupt_and_wrongly_shaped_files_read_as_empty_and_are_replaced() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let path = tmp.path().join("s.json");
+        for junk in [&b"{ not json"[..], b"[1, 2]", b"42", b"", b"\xff\xfe"] {
+            std::fs::write(&path, junk).expect("write");
+            let read: std::collections::BTreeMap<String, u32> = read_json(&path);
+            assert!(read.is_empty());
+            let n = update_json(&path, |m: &mut std::collections::BTreeMap<String, u32>| {
+                *m.entry("n".into()).or_default() += 1;
+                m["n"]
+            })
+            .expect("update");
+            assert_eq!(n, 1, "{junk:?} was treated as empty");
+        }
+        let taken: std::collections::BTreeMap<String, u32> = take_json(&path).expect("take");
+        assert_eq!(taken.get("n"), Some(&1));
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn a_held_lock_times_out_within_the_bound_and_is_then_free() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let path = tmp.path().join("x.json");
+        let held = lock(&path, LOCK_WAIT).expect("first");
+        let started = std::time::Instant::now();
+        let err = lock(&path, Duration::from_millis(200)).expect_err("busy");
+        assert_eq!(err.kind(), std::io::ErrorKind::TimedOut);
+        assert!(started.elapsed() < Duration::from_secs(1));
+        drop(held);
+        lock(&path, Duration::from_millis(200)).expect("free again");
+    }
+
+    #[test]
+    fn a_waiter_gets_the_lock_as_soon_as_it_is_released() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let path = tmp.path().join("x.json");
+        let held = lock(&path, LOCK_WAIT).expect("first");
+        std::thread::scope(|s| {
+            let waiter = s.spawn(|| lock(&path, LOCK_WAIT).map(drop));
+            std::thread::sleep(Duration::from_millis(100));
+            drop(held);
+            waiter.join().expect("join").expect("handed over");
+        });
     }
 }

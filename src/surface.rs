@@ -16,6 +16,7 @@
 //! gix's directory walk), and takes the content of the last commit point.
 
 mod model;
+mod ops;
 mod push;
 mod read;
 
@@ -23,6 +24,8 @@ use std::path::{Path, PathBuf};
 
 use gix::ObjectId;
 
+pub use ops::{for_repo, staging_actions};
+pub(crate) use push::upstream;
 pub use push::{PushAgainst, PushBase, PushRange, pushed};
 pub use read::{Observed, head_file, observe, observe_index};
 pub(crate) use read::{fingerprint, load_index, open as open_repo};

@@ -10,6 +10,7 @@ use anyhow::Context;
 
 use super::UsageError;
 use super::engine::{self, LintRequest};
+use crate::cache::{CheckFacts, Hit, SoftKey};
 use crate::cli::{CheckArgs, Format, Scope};
 use crate::env::Env;
 use crate::report::{self, CheckReport};
@@ -20,6 +21,22 @@ use crate::surface;
 
 /// Runs `check` and returns its exit code (usage problems are [`UsageError`]s).
 pub fn run(args: &CheckArgs, env: &Env) -> anyhow::Result<u8> {
+    let (report, content) = evaluate(args, env)?;
+    let text = match args.format {
+        Format::Human => report::render_check(&report),
+        Format::Json => serde_json::to_string_pretty(&report)? + "\n",
+        Format::Sarif => serde_json::to_string_pretty(&report::sarif::build(&report, content.dir()))? + "\n",
+    };
+    std::io::stdout().write_all(text.as_bytes()).context("writing the report")?;
+    Ok(report.exit_code())
+}
+
+/// The report `check` would print as JSON (for the MCP server).
+pub(crate) fn report(args: &CheckArgs, env: &Env) -> anyhow::Result<CheckReport> {
+    evaluate(args, env).map(|(report, _)| report)
+}
+
+fn evaluate(args: &CheckArgs, env: &Env) -> anyhow::Result<(CheckReport, Content)> {
     let root = project_root(args.path.as_deref())?;
     let scope = args.scope();
     let content = Content::gather(&root, scope, env)?;
@@ -28,6 +45,7 @@ pub fn run(args: &CheckArgs, env: &Env) -> anyhow::Result<u8> {
     let progress = ProgressLine::new(live);
     let request = LintRequest {
         dir: content.dir(),
+        workspace: &root,
         project_files: &content.project_files,
         selected: &content.selected,
         whole_tree: scope == Scope::All,
@@ -35,20 +53,61 @@ pub fn run(args: &CheckArgs, env: &Env) -> anyhow::Result<u8> {
         options: RunOptions { deadline: Duration::from_secs(args.timeout), jobs: jobs(args.jobs) },
         log_prefix: format!("check-{}", report::path_key(&root)),
     };
-    let results =
-        engine::lint(&request, env, &|p| progress.update(p)).map_err(|e| UsageError(e.to_string()))?;
+    let prepared = engine::prepare(&request, env).map_err(|e| UsageError(e.to_string()))?;
+    let facts = CheckFacts {
+        workspace: &root,
+        plan: &prepared.plan,
+        registry: &prepared.registry,
+        scope: scope_name(scope),
+        only: &args.lang,
+    };
+    let soft = if args.no_cache { None } else { SoftCheck::begin(&facts, env) };
+    let (results, reused) = if let Some(hit) = soft.as_ref().and_then(SoftCheck::reuse) {
+        let mut results = hit.results;
+        report::write_logs(&mut results, &crate::state::log_dir(env), &request.log_prefix);
+        (results, Some(hit.age))
+    } else {
+        let results = engine::execute(&prepared, &request, env, &|p| progress.update(p));
+        if let Some(soft) = &soft {
+            soft.keep(&results);
+        }
+        (results, None)
+    };
     progress.clear();
     let mut notes =
         if results.is_empty() { vec!["no known language detected".to_owned()] } else { Vec::new() };
+    if let Some(age) = reused {
+        notes.push(format!(
+            "reused the complete result of an identical check from {} s ago (same content, configuration and tools); --no-cache runs the linters again",
+            age.as_secs()
+        ));
+    }
     notes.extend(content.reverify());
     let report = CheckReport::new(root, scope_name(scope), results, safety, notes);
-    let text = match args.format {
-        Format::Human => report::render_check(&report),
-        Format::Json => serde_json::to_string_pretty(&report)? + "\n",
-        Format::Sarif => serde_json::to_string_pretty(&report::sarif::build(&report, content.dir()))? + "\n",
-    };
-    std::io::stdout().write_all(text.as_bytes()).context("writing the report")?;
-    Ok(report.exit_code())
+    Ok((report, content))
+}
+
+/// The soft cache for one check: its key, when the content has an identity and caching is on.
+struct SoftCheck {
+    key: SoftKey,
+    ttl: Duration,
+}
+
+impl SoftCheck {
+    fn begin(facts: &CheckFacts<'_>, env: &Env) -> Option<Self> {
+        let ttl = crate::cache::soft::ttl(env)?;
+        let key = crate::cache::soft::key(env, facts).ok()?;
+        Some(Self { key, ttl })
+    }
+
+    fn reuse(&self) -> Option<Hit> {
+        crate::cache::soft::lookup(&self.key, self.ttl)
+    }
+
+    /// Stores the results when they are complete and the content did not change meanwhile.
+    fn keep(&self, results: &[crate::run::LanguageResult]) {
+        let _ = crate::cache::soft::store(&self.key, results);
+    }
 }
 
 fn scope_name(scope: Scope) -> &'static str {
@@ -143,7 +202,7 @@ fn flag(scope: Scope) -> &'static str {
 }
 
 /// The project directory: the given path (or the current directory), which must exist.
-fn project_root(path: Option<&Path>) -> anyhow::Result<PathBuf> {
+pub(super) fn project_root(path: Option<&Path>) -> anyhow::Result<PathBuf> {
     let path = path.map_or_else(|| PathBuf::from("."), Path::to_path_buf);
     let meta =
         std::fs::metadata(&path).map_err(|e| UsageError(format!("cannot use {}: {e}", path.display())))?;

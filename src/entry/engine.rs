@@ -1,10 +1,16 @@
 //! The lint engine shared by every entry point: load the project's configuration from the
 //! content being checked, plan the languages of the selected files, run them, write the logs.
+//!
+//! Workspace trust is enforced here, so every entry point honours it: a language whose commands
+//! the project's `codeguard.json` defines runs only when the user trusted the workspace
+//! (`crate::trust`); otherwise it is UNVERIFIED with a one-line hint, while built-in registry
+//! commands run as usual.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::env::Env;
-use crate::plan::{self, PlanInput};
+use crate::plan::{self, Plan, PlanInput};
 use crate::registry::{ProjectConfig, Registry};
 use crate::report;
 use crate::run::{self, LanguageResult, Progress, RunOptions};
@@ -13,6 +19,9 @@ use crate::run::{self, LanguageResult, Progress, RunOptions};
 pub(crate) struct LintRequest<'a> {
     /// Where the content is (the project, or a snapshot of it); linters run here.
     pub dir: &'a Path,
+    /// The user's project directory the content comes from (never a snapshot): its workspace's
+    /// trust decides whether the project's own commands may run.
+    pub workspace: &'a Path,
     /// The project's files (for detection).
     pub project_files: &'a [String],
     /// The files to lint.
@@ -36,28 +45,108 @@ pub(crate) enum LintError {
     Setup(String),
 }
 
+/// A project's configuration and the registry with its overrides applied: what every entry point
+/// that runs a project's tools (lint or format) starts from.
+pub(crate) struct Project {
+    /// The project's `codeguard.json` (defaults when absent).
+    pub config: ProjectConfig,
+    /// The built-in registry with the project's overrides.
+    pub registry: Registry,
+}
+
+impl Project {
+    /// Loads the configuration of the content in `dir` and applies it to the registry.
+    pub(crate) fn load(dir: &Path) -> Result<Self, LintError> {
+        let setup = |e: &dyn std::fmt::Display| LintError::Setup(e.to_string());
+        let config = ProjectConfig::load(dir).map_err(|e| setup(&e))?;
+        let registry =
+            Registry::builtin().map_err(|e| setup(&e))?.with_project(&config).map_err(|e| setup(&e))?;
+        Ok(Self { config, registry })
+    }
+
+    /// The files that are in lint scope: not excluded by the project, not in artifact or dot
+    /// directories.
+    pub(crate) fn in_scope(&self, files: &[String]) -> Vec<String> {
+        files
+            .iter()
+            .filter(|f| !self.config.is_excluded(f) && !crate::files::is_out_of_lint_scope(f))
+            .cloned()
+            .collect()
+    }
+}
+
+/// Variables that tie a process to the repository git is operating on; linters run on content
+/// that may be a snapshot outside it, so they never inherit them.
+const REPO_LOCAL_VARS: [&str; 4] = ["GIT_INDEX_FILE", "GIT_DIR", "GIT_WORK_TREE", "GIT_PREFIX"];
+
+impl<'a> LintRequest<'a> {
+    /// Lint some files of a worktree in place (the prompt soft gate, the check after an edit).
+    pub(crate) fn worktree_files(
+        root: &'a Path,
+        files: &'a [String],
+        only: &'a [String],
+        options: RunOptions,
+        log_prefix: String,
+    ) -> Self {
+        Self {
+            dir: root,
+            workspace: root,
+            project_files: files,
+            selected: files,
+            whole_tree: false,
+            only,
+            options,
+            log_prefix,
+        }
+    }
+
+    /// Lint the changed files of a snapshot, in the snapshot.
+    pub(crate) fn snapshot(
+        snapshot: &'a crate::snapshot::Snapshot,
+        workspace: &'a Path,
+        deadline: std::time::Duration,
+        log_prefix: String,
+    ) -> Self {
+        Self {
+            dir: snapshot.root(),
+            workspace,
+            project_files: snapshot.changed(),
+            selected: snapshot.changed(),
+            whole_tree: false,
+            only: &[],
+            options: RunOptions { deadline, jobs: super::default_jobs() },
+            log_prefix,
+        }
+    }
+}
+
 /// Plans and runs the linters; `progress` first hears how many languages were planned.
 pub(crate) fn lint(
     request: &LintRequest<'_>,
     env: &Env,
     progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Result<Vec<LanguageResult>, LintError> {
+    let prepared = prepare(request, env)?;
+    Ok(execute(&prepared, request, env, progress))
+}
+
+/// A planned check, not yet run.
+pub(crate) struct Prepared {
+    /// The registry with the project's overrides.
+    pub registry: Registry,
+    /// The plan (with the project's own commands withheld in an untrusted workspace).
+    pub plan: Plan,
+}
+
+/// Loads the project's configuration from the content and plans the check.
+pub(crate) fn prepare(request: &LintRequest<'_>, env: &Env) -> Result<Prepared, LintError> {
     let setup = |e: &dyn std::fmt::Display| LintError::Setup(e.to_string());
-    let config = ProjectConfig::load(request.dir).map_err(|e| setup(&e))?;
-    let registry =
-        Registry::builtin().map_err(|e| setup(&e))?.with_project(&config).map_err(|e| setup(&e))?;
-    let in_scope = |files: &[String]| -> Vec<String> {
-        files
-            .iter()
-            .filter(|f| !config.is_excluded(f) && !crate::files::is_out_of_lint_scope(f))
-            .cloned()
-            .collect()
-    };
-    let project_files = in_scope(request.project_files);
-    let selected = in_scope(request.selected);
+    let project = Project::load(request.dir)?;
+    let project_files = project.in_scope(request.project_files);
+    let selected = project.in_scope(request.selected);
     let facts = crate::files::root_facts(request.dir);
     let input = PlanInput {
-        registry: &registry,
+        registry: &project.registry,
         root: request.dir.to_path_buf(),
         project_files: &project_files,
         selected: &selected,
@@ -65,9 +154,40 @@ pub(crate) fn lint(
         facts: &facts,
         only: request.only,
     };
-    let plan = plan::build(&input).map_err(|e| setup(&e))?;
-    progress(Progress::Planned(plan.entries.len()));
-    let mut results = run::execute(&plan, env, &request.options, progress);
+    let mut plan = plan::build(&input).map_err(|e| setup(&e))?;
+    withhold_untrusted(&mut plan, &project.config, request.workspace, env);
+    Ok(Prepared { registry: project.registry, plan })
+}
+
+/// Runs a prepared plan and writes the logs.
+pub(crate) fn execute(
+    prepared: &Prepared,
+    request: &LintRequest<'_>,
+    env: &Env,
+    progress: &(dyn Fn(Progress<'_>) + Sync),
+) -> Vec<LanguageResult> {
+    progress(Progress::Planned(prepared.plan.entries.len()));
+    let linter_env = Env::from_pairs(
+        env.vars()
+            .filter(|(k, _)| !REPO_LOCAL_VARS.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone())),
+    );
+    let mut results = run::execute(&prepared.plan, &linter_env, &request.options, progress);
     report::write_logs(&mut results, &crate::state::log_dir(env), &request.log_prefix);
-    Ok(results)
+    results
+}
+
+/// Turns the runs of languages whose commands the project defines into UNVERIFIED results with
+/// a trust hint, unless the user trusted the workspace. Costs nothing without such commands.
+pub(crate) fn withhold_untrusted(plan: &mut Plan, config: &ProjectConfig, workspace: &Path, env: &Env) {
+    let own: BTreeSet<String> = config.overridden_languages().map(str::to_owned).collect();
+    if own.is_empty() || crate::trust::is_trusted(env, workspace) {
+        return;
+    }
+    let root = crate::trust::workspace_root(workspace).unwrap_or_else(|_| workspace.to_path_buf());
+    let reason = format!(
+        "not run: codeguard.json defines this command and the workspace is not trusted; {}",
+        crate::trust::hint(&root)
+    );
+    plan.withhold(&own, &reason);
 }

@@ -17,6 +17,7 @@ use crate::cli::{ExplainArgs, Format};
 use crate::env::Env;
 use crate::exit;
 use crate::intent::{self, BoundOp, Intent, RepoIntent};
+use crate::surface;
 
 /// Runs `explain`.
 pub fn run(args: &ExplainArgs, _env: &Env) -> anyhow::Result<u8> {
@@ -30,6 +31,12 @@ pub fn run(args: &ExplainArgs, _env: &Env) -> anyhow::Result<u8> {
     };
     std::io::stdout().write_all(text.as_bytes()).context("writing to stdout")?;
     Ok(exit::PASS)
+}
+
+/// The JSON `explain` prints for a command run in `cwd` (for the MCP server).
+pub(crate) fn explain_json(command: &str, cwd: Option<&Path>) -> anyhow::Result<Value> {
+    let cwd = start_dir(cwd)?;
+    Ok(to_json(&intent::resolve(&bash::analyse(command), &cwd)))
 }
 
 /// The canonical directory the command starts in.
@@ -56,15 +63,57 @@ pub fn to_json(intent: &Intent) -> Value {
 }
 
 fn repo_json(r: &RepoIntent) -> Value {
+    let content = Content::of(r);
+    let mut unverified = r.unverified.clone();
+    unverified.extend(content.unverified);
     json!({
         "root": r.root,
         "mode": r.mode.as_str(),
+        "lanes": content.lanes,
+        "paths": content.paths,
+        "deleted": content.deleted,
         "bypass": r.bypass.map(intent::BypassKind::as_str),
         "fallback": r.fallback,
         "ops": r.ops.iter().map(op_json).collect::<Vec<_>>(),
-        "unverified": r.unverified,
+        "unverified": unverified,
         "block": r.block,
     })
+}
+
+/// What the commit or push of one repository would carry, as far as it can be predicted.
+#[derive(Default)]
+struct Content {
+    lanes: Vec<&'static str>,
+    paths: Vec<String>,
+    deleted: Vec<String>,
+    unverified: Vec<String>,
+}
+
+impl Content {
+    fn of(repo: &RepoIntent) -> Self {
+        if repo.block.is_some() {
+            return Self::default();
+        }
+        match surface::for_repo(repo) {
+            Ok(s) => {
+                let mut paths = s.paths.clone();
+                let mut deleted = s.deleted.clone();
+                if let Some(push) = &s.push {
+                    paths.extend(push.changed.iter().cloned());
+                    deleted.extend(push.deleted.iter().cloned());
+                }
+                paths.sort();
+                paths.dedup();
+                deleted.sort();
+                deleted.dedup();
+                deleted.retain(|d| !paths.contains(d));
+                Self { lanes: s.lanes.names(), paths, deleted, unverified: s.unverified }
+            }
+            Err(e) => {
+                Self { unverified: vec![format!("cannot read the repository: {e}")], ..Self::default() }
+            }
+        }
+    }
 }
 
 fn op_json(o: &BoundOp) -> Value {
@@ -107,6 +156,19 @@ fn human(intent: &Intent, command: &str) -> String {
         }
         for o in &r.ops {
             let _ = writeln!(out, "  - git {} in {}: `{}`", o.op.kind(), o.cwd.display(), shorten(&o.text));
+        }
+        let content = Content::of(r);
+        if !content.lanes.is_empty() {
+            let _ = writeln!(out, "  content from: {}", content.lanes.join(", "));
+        }
+        if !content.paths.is_empty() {
+            let _ = writeln!(out, "  files that would be checked: {}", content.paths.join(", "));
+        }
+        if !content.deleted.is_empty() {
+            let _ = writeln!(out, "  deleted: {}", content.deleted.join(", "));
+        }
+        for u in &content.unverified {
+            let _ = writeln!(out, "  UNVERIFIED: {u}");
         }
         for u in r.unverified.iter().filter(|u| r.block.as_ref() != Some(*u)) {
             let _ = writeln!(out, "  UNVERIFIED: {u}");

@@ -18,10 +18,11 @@ use crate::env::Env;
 use crate::host::Answer;
 use crate::intent::{self, RepoIntent};
 use crate::report::{self, GateReport};
-use crate::run::{LanguageResult, RunOptions};
+use crate::run::LanguageResult;
 use crate::safety::{self, AllowList};
 use crate::snapshot::{Snapshot, SnapshotOptions};
-use crate::surface::{self, Pathspecs, StagingAction, SurfaceOptions};
+use crate::state::audit::BypassKind;
+use crate::surface;
 use crate::verdict::Status;
 
 /// Default overall budget for one gate run, below the hosts' own hook timeouts.
@@ -30,8 +31,9 @@ pub const DEFAULT_BUDGET: Duration = Duration::from_secs(100);
 /// Separator between the reports of several repositories.
 const NEXT_REPOSITORY: &str = "\n==== next repository ====\n";
 
-/// Evaluates a shell command the agent is about to run in `cwd`.
-pub fn evaluate(command: &str, cwd: &Path, env: &Env) -> Answer {
+/// Evaluates a shell command the agent is about to run in `cwd`, for the host session `session`
+/// (used to attribute audited bypasses).
+pub fn evaluate(command: &str, cwd: &Path, env: &Env, session: Option<&str>) -> Answer {
     let analysis = bash::analyse(command);
     if !analysis.needs_resolution() {
         return Answer::Allow;
@@ -41,13 +43,18 @@ pub fn evaluate(command: &str, cwd: &Path, env: &Env) -> Answer {
         return Answer::Allow;
     }
     if env.is_truthy("CODEGUARD_SKIP_GATE") {
-        audit(env, "env", cwd);
+        audit(env, BypassKind::Env, cwd, session);
         return Answer::context(
             "codeguard: gate bypassed by CODEGUARD_SKIP_GATE (recorded in the audit log).",
         );
     }
     if let Some(reason) = &intent.block {
         return Answer::Block(uncheckable(reason, None));
+    }
+    if intent.mode.is_none() && intent.repos.is_empty() {
+        // Code that exists only at run time (`eval "$x"`, `bash -c "$CMD"`, `curl … | sh`) with
+        // nothing that looks like a commit or push: say it could not be checked, never block.
+        return combine(&[], &intent.unverified);
     }
     if intent.repos.is_empty() {
         return Answer::Block(uncheckable(
@@ -61,7 +68,7 @@ pub fn evaluate(command: &str, cwd: &Path, env: &Env) -> Answer {
         let handles: Vec<_> = intent
             .repos
             .iter()
-            .map(|repo| scope.spawn(move || check_repo(repo, env, started, budget)))
+            .map(|repo| scope.spawn(move || check_repo(repo, env, session, started, budget)))
             .collect();
         handles
             .into_iter()
@@ -108,31 +115,38 @@ fn combine(outcomes: &[RepoOutcome], general: &[String]) -> Answer {
     Answer::context(text)
 }
 
-fn check_repo(repo: &RepoIntent, env: &Env, started: Instant, budget: Duration) -> RepoOutcome {
+fn check_repo(
+    repo: &RepoIntent,
+    env: &Env,
+    session: Option<&str>,
+    started: Instant,
+    budget: Duration,
+) -> RepoOutcome {
     if let Some(reason) = &repo.block {
         return RepoOutcome { block: Some(uncheckable(reason, Some(&repo.root))), notes: Vec::new() };
     }
     let mut notes: Vec<String> = repo.unverified.clone();
-    let (mode, actions) = staging_actions(repo);
-    let options = SurfaceOptions { through_last_commit: !repo.ops.iter().any(|o| o.indirect) };
-    let surface = match surface::predict(&repo.root, mode, &actions, &options) {
+    let surface = match surface::for_repo(repo) {
         Ok(surface) => surface,
         Err(e) => return RepoOutcome::note(&repo.root, &format!("cannot read the repository: {e}")),
     };
     notes.extend(surface.unverified.iter().cloned());
+    if repo.fallback && surface.paths.is_empty() && surface.deleted.is_empty() {
+        audit(env, BypassKind::Fallback, &repo.root, session);
+    }
     let snapshot = match Snapshot::materialise(&surface, &SnapshotOptions::from_env(env)) {
         Ok(snapshot) => snapshot,
         Err(e) => {
             notes.push(format!("exact content could not be rebuilt: {e}; linters did not run"));
             let findings = safety::scan_paths(&surface.paths, &AllowList::default());
-            return finish(repo, mode_name(mode), &[], &findings, notes, false);
+            return finish(repo, surface.mode.as_str(), &[], &findings, notes, false);
         }
     };
     let allow = safety::committed_allow_list(&repo.root);
     let findings = safety::scan(snapshot.root(), snapshot.changed(), &allow);
     let bypassed = repo.bypass.is_some();
     let languages = if let Some(kind) = repo.bypass {
-        audit(env, kind.as_str(), &repo.root);
+        audit(env, kind.into(), &repo.root, session);
         notes.push(format!(
             "language linters skipped by codeguard.skipGate ({}); the safety scan ran",
             kind.as_str()
@@ -151,7 +165,7 @@ fn check_repo(repo: &RepoIntent, env: &Env, started: Instant, budget: Duration) 
     if started.elapsed() >= budget && languages.iter().any(|l| l.reason == "timed out") {
         let text = format!(
             "codeguard: {} blocked — checks did not finish in time; retry\nTarget repository: {}\nThe whole Bash call was NOT executed. The linters ran past the gate's {}-second budget and were stopped; run the same command again (a second run is usually faster), or run `codeguard check --staged` to see what is slow.\n",
-            mode_name(mode),
+            surface.mode.as_str(),
             repo.root.display(),
             budget.as_secs()
         );
@@ -168,7 +182,7 @@ fn check_repo(repo: &RepoIntent, env: &Env, started: Instant, budget: Duration) 
         .ops
         .iter()
         .any(|o| matches!(o.op, GitOp::Commit { no_verify: true, .. } | GitOp::Push { no_verify: true, .. }));
-    finish(repo, mode_name(mode), &languages, &findings, notes, no_verify || bypassed)
+    finish(repo, surface.mode.as_str(), &languages, &findings, notes, no_verify || bypassed)
 }
 
 fn finish(
@@ -201,117 +215,9 @@ fn lint(
     env: &Env,
     left: Duration,
 ) -> Result<Vec<LanguageResult>, String> {
-    let request = LintRequest {
-        dir: snapshot.root(),
-        project_files: snapshot.changed(),
-        selected: snapshot.changed(),
-        whole_tree: false,
-        only: &[],
-        options: RunOptions { deadline: left.max(Duration::from_secs(1)), jobs: super::default_jobs() },
-        log_prefix: format!("gate-{}", report::path_key(repo_root)),
-    };
+    let prefix = format!("gate-{}", report::path_key(repo_root));
+    let request = LintRequest::snapshot(snapshot, repo_root, left.max(Duration::from_secs(1)), prefix);
     engine::lint(&request, env, &|_| {}).map_err(|e| format!("{e}; linters did not run"))
-}
-
-/// Translates the bound operations of one repository into staging actions and a surface mode.
-fn staging_actions(repo: &RepoIntent) -> (surface::Mode, Vec<StagingAction>) {
-    let mut actions = Vec::new();
-    let mut committed = false;
-    let mut pushes = false;
-    for bound in &repo.ops {
-        let cwd_rel = relative(&repo.root, &bound.cwd);
-        match &bound.op {
-            GitOp::Add {
-                pathspecs,
-                all,
-                update,
-                force,
-                interactive,
-                pathspec_from_file,
-                dry_run,
-                intent_to_add,
-                dynamic,
-            } => {
-                if *interactive || *pathspec_from_file || *dynamic {
-                    actions.push(StagingAction::Unverifiable(format!(
-                        "`{}` stages content that cannot be known before it runs",
-                        bound.text
-                    )));
-                } else if !*dry_run && !*intent_to_add {
-                    actions.push(StagingAction::Add {
-                        specs: Pathspecs::new(cwd_rel, pathspecs.clone()),
-                        all: *all,
-                        update: *update,
-                        force: *force,
-                    });
-                }
-            }
-            GitOp::Commit { all, only_paths, include, interactive, pathspec_from_file, dynamic, .. } => {
-                committed = true;
-                actions.push(if *interactive || *pathspec_from_file || *dynamic {
-                    StagingAction::Unverifiable(format!(
-                        "`{}` commits content that cannot be known before it runs",
-                        bound.text
-                    ))
-                } else if *all {
-                    StagingAction::CommitAll
-                } else if only_paths.is_empty() {
-                    StagingAction::Commit
-                } else if *include {
-                    StagingAction::CommitInclude(Pathspecs::new(cwd_rel, only_paths.clone()))
-                } else {
-                    StagingAction::CommitOnly(Pathspecs::new(cwd_rel, only_paths.clone()))
-                });
-            }
-            GitOp::Push { dry_run, .. } => pushes |= !*dry_run,
-            GitOp::Rm { pathspecs, cached, dry_run, dynamic, .. } => {
-                if *dynamic {
-                    actions.push(StagingAction::Unverifiable(format!(
-                        "`{}` removes paths known only at run time",
-                        bound.text
-                    )));
-                } else if !*dry_run {
-                    actions.push(StagingAction::Rm {
-                        specs: Pathspecs::new(cwd_rel, pathspecs.clone()),
-                        cached: *cached,
-                    });
-                }
-            }
-            GitOp::Mv { from, to, dry_run, dynamic } => {
-                if *dynamic {
-                    actions.push(StagingAction::Unverifiable(format!(
-                        "`{}` moves paths known only at run time",
-                        bound.text
-                    )));
-                } else if !*dry_run {
-                    actions.extend(from.iter().map(|f| StagingAction::Mv {
-                        cwd_rel: cwd_rel.clone(),
-                        from: f.clone(),
-                        to: to.clone(),
-                    }));
-                }
-            }
-            GitOp::Stash { action, .. } => {
-                if !matches!(action.as_str(), "list" | "show") {
-                    actions.push(StagingAction::Unverifiable(format!(
-                        "`{}` changes the index and worktree before the commit",
-                        bound.text
-                    )));
-                }
-            }
-            GitOp::SetSkipGate { .. } => {}
-        }
-    }
-    let mode = if pushes { surface::Mode::Push { pending_commit: committed } } else { surface::Mode::Commit };
-    (mode, actions)
-}
-
-fn mode_name(mode: surface::Mode) -> &'static str {
-    mode.as_str()
-}
-
-fn relative(root: &Path, dir: &Path) -> String {
-    dir.strip_prefix(root).ok().and_then(Path::to_str).unwrap_or("").to_owned()
 }
 
 /// The report for a command that cannot be checked, with how to make it checkable.
@@ -331,12 +237,8 @@ fn budget(env: &Env) -> Duration {
         .map_or(DEFAULT_BUDGET, Duration::from_secs)
 }
 
-fn audit(env: &Env, kind: &str, root: &Path) {
-    let record = serde_json::json!({
-        "ts": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()),
-        "event": "bypass",
-        "kind": kind,
-        "repo": root,
-    });
-    let _ = crate::state::audit(env, &record);
+/// Records a bypass (kind, repository, session, time — never the command: it may hold secrets).
+/// An audit log that cannot be written never changes the gate's answer.
+fn audit(env: &Env, kind: BypassKind, root: &Path, session: Option<&str>) {
+    let _ = crate::state::audit::record_bypass(env, kind, root, session);
 }

@@ -30,7 +30,7 @@ use crate::env::Env;
 use crate::exit;
 use crate::process::{Cmd, Ending};
 use crate::report::{self, Audience, GateReport};
-use crate::run::{LanguageResult, RunOptions};
+use crate::run::LanguageResult;
 use crate::safety::{self, Finding};
 use crate::snapshot::{Snapshot, SnapshotOptions};
 use crate::surface::{self, PushAgainst, Surface};
@@ -44,10 +44,6 @@ const CONFIG_DEADLINE: Duration = Duration::from_secs(10);
 
 /// Most bytes of pre-push input read (one line per pushed ref).
 const MAX_STDIN: u64 = 1024 * 1024;
-
-/// Variables that tie a process to the repository git is operating on; linters run on a
-/// snapshot outside it and must not inherit them.
-const REPO_LOCAL_VARS: [&str; 4] = ["GIT_INDEX_FILE", "GIT_DIR", "GIT_WORK_TREE", "GIT_PREFIX"];
 
 /// Runs the hook and returns its exit code.
 pub fn run(args: &GitHookArgs, env: &Env) -> anyhow::Result<u8> {
@@ -283,21 +279,8 @@ fn lint(
     hook: GitHook,
     env: &Env,
 ) -> Result<Vec<LanguageResult>, LintError> {
-    let linter_env = Env::from_pairs(
-        env.vars()
-            .filter(|(k, _)| !REPO_LOCAL_VARS.contains(&k.as_str()))
-            .map(|(k, v)| (k.clone(), v.clone())),
-    );
-    let request = LintRequest {
-        dir: snapshot.root(),
-        project_files: snapshot.changed(),
-        selected: snapshot.changed(),
-        whole_tree: false,
-        only: &[],
-        options: RunOptions { deadline: LINT_DEADLINE, jobs: super::default_jobs() },
-        log_prefix: format!("git-{}-{}", hook.file_name(), report::path_key(root)),
-    };
-    engine::lint(&request, &linter_env, &|_| {})
+    let prefix = format!("git-{}-{}", hook.file_name(), report::path_key(root));
+    engine::lint(&LintRequest::snapshot(snapshot, root, LINT_DEADLINE, prefix), env, &|_| {})
 }
 
 /// Prints the outcome and returns the exit code.

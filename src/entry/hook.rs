@@ -3,7 +3,8 @@
 //! Reads the payload (≤ 1 MiB) from stdin, decodes it for the host, runs the event's handler and
 //! writes the host-encoded answer. Fail-open: an unknown host or event, a bad or oversized
 //! payload, an internal error or a panic never blocks — it exits the host's "no opinion" way
-//! with one line on stderr.
+//! with one line on stderr. A second copy of the hook firing for the same tool call replays the
+//! first copy's delivered block (`super::replay`).
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -27,19 +28,38 @@ pub fn run(args: &HookArgs, env: &Env) -> u8 {
     let outcome = std::panic::catch_unwind(|| handle(host, event, env));
     std::panic::set_hook(previous);
     let runtime_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let encoded = match outcome {
-        Ok(Ok((decoded, answer))) => host::encode(&decoded, &answer, runtime_ms),
-        Ok(Err(err)) => fail_open(host, event, &format!("{err:#}")),
-        Err(panic) => fail_open(host, event, &panic_text(&panic)),
+    let (encoded, fresh) = match outcome {
+        Ok(Ok((decoded, answer, key))) => {
+            let encoded = host::encode(&decoded, &answer, runtime_ms);
+            (encoded, key.map(|key| (key, answer)))
+        }
+        Ok(Err(err)) => (fail_open(host, event, &format!("{err:#}")), None),
+        Err(panic) => (fail_open(host, event, &panic_text(&panic)), None),
     };
-    emit(&encoded)
+    if !deliver(&encoded) {
+        return crate::exit::PASS;
+    }
+    if let Some((key, answer)) = fresh {
+        super::replay::record(env, &key, &answer);
+    }
+    encoded.exit
 }
 
-fn handle(host: Host, event: Event, env: &Env) -> anyhow::Result<(HookEvent, Answer)> {
+/// Decodes and answers; a first copy's delivered block is replayed instead of checking again.
+/// The replay key comes back only with a fresh answer (to be recorded once delivered).
+fn handle(
+    host: Host,
+    event: Event,
+    env: &Env,
+) -> anyhow::Result<(HookEvent, Answer, Option<super::replay::Dedup>)> {
     let payload = read_payload()?;
     let decoded = host::decode(host, event, &payload)?;
+    let key = super::replay::key(&decoded);
+    if let Some(answer) = key.as_ref().and_then(|k| super::replay::lookup(env, k)) {
+        return Ok((decoded, answer, None));
+    }
     let answer = dispatch(&decoded, env);
-    Ok((decoded, answer))
+    Ok((decoded, answer, key))
 }
 
 fn dispatch(event: &HookEvent, env: &Env) -> Answer {
@@ -48,7 +68,7 @@ fn dispatch(event: &HookEvent, env: &Env) -> Answer {
     match event.event {
         Event::PreToolUse => match &event.tool {
             ToolCall::Shell { command } if !command.trim().is_empty() => {
-                super::gate::evaluate(command, &cwd, env)
+                super::gate::evaluate(command, &cwd, env, event.session_id.as_deref())
             }
             ToolCall::Shell { .. } | ToolCall::Edit { .. } | ToolCall::Other(_) | ToolCall::None => {
                 Answer::Allow
@@ -57,7 +77,9 @@ fn dispatch(event: &HookEvent, env: &Env) -> Answer {
         Event::SessionStart => super::lifecycle::session_start(&cwd, env),
         Event::UserPromptSubmit => super::lifecycle::prompt(event.prompt.as_deref().unwrap_or(""), &cwd, env),
         Event::PostToolUse => match &event.tool {
-            ToolCall::Edit { paths } => super::lifecycle::after_edit(paths, &cwd, env),
+            ToolCall::Edit { paths } => {
+                super::lifecycle::after_edit(paths, &cwd, env, event.session_id.as_deref())
+            }
             ToolCall::Shell { .. } | ToolCall::Other(_) | ToolCall::None => Answer::Allow,
         },
         Event::Stop => super::lifecycle::stop(event, &cwd, env),
@@ -96,13 +118,22 @@ fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
         .map_or_else(|| "panic".to_owned(), |s| format!("panic: {s}"))
 }
 
-/// Writes the encoded answer; the only writer of hook stdout. If the answer cannot be written,
-/// the hook exits 0 (fail-open) rather than block without a reason.
+/// Writes the encoded answer and returns its exit code, or 0 (fail-open) when it could not be
+/// written, rather than block without a reason.
 fn emit(encoded: &Encoded) -> u8 {
+    if deliver(encoded) { encoded.exit } else { crate::exit::PASS }
+}
+
+/// Writes the encoded answer (the only writer of hook stdout); whether all of it was written.
+/// An answer that could not be delivered is never recorded for replay.
+fn deliver(encoded: &Encoded) -> bool {
     let mut ok = std::io::stdout()
         .write_all(encoded.stdout.as_bytes())
         .and_then(|()| std::io::stdout().flush())
         .is_ok();
-    ok &= std::io::stderr().write_all(encoded.stderr.as_bytes()).is_ok();
-    if ok { encoded.exit } else { crate::exit::PASS }
+    ok &= std::io::stderr()
+        .write_all(encoded.stderr.as_bytes())
+        .and_then(|()| std::io::stderr().flush())
+        .is_ok();
+    ok
 }

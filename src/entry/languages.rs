@@ -6,16 +6,19 @@ use std::io::Write;
 use crate::cli::{Format, LanguagesArgs};
 use crate::registry::Registry;
 
+/// The registry as `languages --format json` prints it.
+pub(crate) fn to_json(registry: &Registry) -> serde_json::Value {
+    serde_json::json!({
+        "schema_version": crate::report::SCHEMA_VERSION,
+        "languages": registry.languages(),
+    })
+}
+
 /// Prints the registry and returns the exit code.
 pub fn run(args: &LanguagesArgs) -> anyhow::Result<u8> {
     let registry = Registry::builtin()?;
     let text = match args.format {
-        Format::Json => {
-            serde_json::to_string_pretty(&serde_json::json!({
-                "schema_version": crate::report::SCHEMA_VERSION,
-                "languages": registry.languages(),
-            }))? + "\n"
-        }
+        Format::Json => serde_json::to_string_pretty(&to_json(&registry))? + "\n",
         // `languages` parses `--format` as human or json only; SARIF never reaches here.
         Format::Human | Format::Sarif => {
             let mut out = String::new();

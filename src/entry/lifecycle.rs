@@ -13,6 +13,7 @@ use crate::registry::{ProjectConfig, Registry};
 use crate::report::{self, histogram_line, rule_histogram};
 use crate::run::{LanguageResult, RunOptions};
 use crate::safety;
+use crate::state::session::Scope;
 use crate::surface::{self, Pathspecs, StagingAction, SurfaceOptions};
 use crate::verdict::Status;
 
@@ -53,8 +54,22 @@ pub fn session_start(cwd: &Path, env: &Env) -> Answer {
         let _ = writeln!(text, "Linter configs: {}", dedup(configs).join(", "));
     }
     text.push_str("Every git commit and push is checked before it runs (linters on the exact content, plus a secret and artifact scan). Keep fixes and git commands in separate Bash calls: a blocked call runs none of its steps.\n");
-    if let Err(e) = config {
-        let _ = writeln!(text, "Warning: {e} — checks of this repository are UNVERIFIED until it is fixed.");
+    match &config {
+        Err(e) => {
+            let _ =
+                writeln!(text, "Warning: {e} — checks of this repository are UNVERIFIED until it is fixed.");
+        }
+        Ok(config) => {
+            let own: Vec<&str> = config.overridden_languages().collect();
+            if !own.is_empty() && !crate::trust::is_trusted(env, &root) {
+                let _ = writeln!(
+                    text,
+                    "Workspace untrusted: codeguard.json defines its own commands for {}; they do not run (those checks are UNVERIFIED) until a person runs: {}",
+                    own.join(", "),
+                    crate::trust::hint(&root)
+                );
+            }
+        }
     }
     if skip_gate {
         text.push_str("Warning: codeguard.skipGate is set in this repository, so linters are skipped at commit (the safety scan still runs). Remove it with `git config --unset codeguard.skipGate`.\n");
@@ -225,15 +240,9 @@ pub fn prompt(prompt: &str, cwd: &Path, env: &Env) -> Answer {
     }
     files.retain(|f| root.join(f).is_file());
     let only = mentioned_languages(prompt);
-    let request = LintRequest {
-        dir: &root,
-        project_files: &files,
-        selected: &files,
-        whole_tree: false,
-        only: &only,
-        options: RunOptions { deadline: PROMPT_DEADLINE, jobs: super::default_jobs() },
-        log_prefix: format!("prompt-{}", report::path_key(&root)),
-    };
+    let options = RunOptions { deadline: PROMPT_DEADLINE, jobs: super::default_jobs() };
+    let prefix = format!("prompt-{}", report::path_key(&root));
+    let request = LintRequest::worktree_files(&root, &files, &only, options, prefix);
     let results = match engine::lint(&request, env, &|_| {}) {
         Ok(results) => results,
         Err(e) => return Answer::context(format!("codeguard: UNVERIFIED — {e}")),
@@ -321,12 +330,12 @@ fn prompt_summary(
 /// Lints each edited file with its language's command; project-level languages are checked at
 /// commit time; markdown, artefacts, dot-paths, unknown languages, large files and EJS-style
 /// templates are skipped silently.
-pub fn after_edit(paths: &[PathBuf], cwd: &Path, env: &Env) -> Answer {
+pub fn after_edit(paths: &[PathBuf], cwd: &Path, env: &Env, session: Option<&str>) -> Answer {
     let mut texts = Vec::new();
     let mut users = Vec::new();
     for path in paths {
         let absolute = if path.is_absolute() { path.clone() } else { cwd.join(path) };
-        if let Some((text, user)) = check_saved_file(&absolute, env) {
+        if let Some((text, user)) = check_saved_file(&absolute, env, session) {
             texts.push(text);
             users.push(user);
         }
@@ -337,7 +346,7 @@ pub fn after_edit(paths: &[PathBuf], cwd: &Path, env: &Env) -> Answer {
     Answer::Context { text: texts.join("\n"), user: Some(users.join("; ")) }
 }
 
-fn check_saved_file(path: &Path, env: &Env) -> Option<(String, String)> {
+fn check_saved_file(path: &Path, env: &Env, session: Option<&str>) -> Option<(String, String)> {
     let meta = std::fs::symlink_metadata(path).ok()?;
     if !meta.is_file() || meta.len() > MAX_SAVE_BYTES {
         return None;
@@ -367,16 +376,17 @@ fn check_saved_file(path: &Path, env: &Env) -> Option<(String, String)> {
         ));
     }
     let files = vec![rel.clone()];
-    let request = LintRequest {
-        dir: &root,
-        project_files: &files,
-        selected: &files,
-        whole_tree: false,
-        only: std::slice::from_ref(&lang.id),
-        options: RunOptions { deadline: SAVE_DEADLINE, jobs: 1 },
-        log_prefix: format!("save-{}", report::path_key(&canonical)),
-    };
+    let options = RunOptions { deadline: SAVE_DEADLINE, jobs: 1 };
+    let prefix = format!("save-{}", report::path_key(&canonical));
+    let request = LintRequest::worktree_files(&root, &files, std::slice::from_ref(&lang.id), options, prefix);
     let result = engine::lint(&request, env, &|_| {}).ok()?.into_iter().next()?;
+    let _ = crate::state::session::record(
+        env,
+        &Scope::new(session, &root),
+        &result.language,
+        result.status,
+        false,
+    );
     save_message(&result, name)
 }
 
@@ -426,18 +436,64 @@ fn save_message(result: &LanguageResult, name: &str) -> Option<(String, String)>
 // ---------------------------------------------------------------------------------------------
 // Stop
 
-/// The end-of-turn summary: a warning when linters are still bypassed in this repository.
-/// Never continues the turn (and says nothing when the host reports a Stop hook already ran).
-pub fn stop(event: &HookEvent, cwd: &Path, _env: &Env) -> Answer {
+/// The end-of-turn summary: what was checked in this session (per language), the bypasses since
+/// the last summary, and a warning when linters are still bypassed in this repository. Never
+/// continues the turn (and says nothing when the host reports a Stop hook already ran).
+pub fn stop(event: &HookEvent, cwd: &Path, env: &Env) -> Answer {
     if event.stop_hook_active {
         return Answer::Allow;
     }
-    let Some((root, true)) = crate::intent::repository_at(cwd) else { return Answer::Allow };
-    Answer::context(format!(
-        "[codeguard] codeguard.skipGate is still set in {}: linters are skipped for every commit in this repository (all branches). Remove it with `git -C {} config --unset codeguard.skipGate`.",
-        root.display(),
-        root.display()
-    ))
+    let Some((root, skip_gate)) = crate::intent::repository_at(cwd) else { return Answer::Allow };
+    let scope = Scope::new(event.session_id.as_deref(), &root);
+    let stats = crate::state::session::take(env, &scope).unwrap_or_default();
+    let bypasses = bypasses_since_last_stop(env, &scope);
+    let mut text = String::new();
+    if !stats.languages.is_empty() {
+        let _ = writeln!(text, "[codeguard] lint checks this session in {}:", root.display());
+        for (lang, s) in &stats.languages {
+            let _ = writeln!(
+                text,
+                "- {lang}: {} checked, {} passed, {} failed, {} unverified, {} auto-fixed",
+                s.total, s.passed, s.failed, s.unverified, s.auto_fixed
+            );
+        }
+    }
+    if !bypasses.is_empty() {
+        let mut kinds: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+        for b in &bypasses {
+            *kinds.entry(b.kind.as_str()).or_default() += 1;
+        }
+        let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} ×{n}")).collect();
+        let _ = writeln!(
+            text,
+            "[codeguard] gate bypassed {} time(s) this session ({}); bypassed commits skipped the linters (the safety scan still ran, except for env).",
+            bypasses.len(),
+            kinds.join(", ")
+        );
+    }
+    if skip_gate {
+        let _ = writeln!(
+            text,
+            "[codeguard] codeguard.skipGate is still set in {}: linters are skipped for every commit in this repository (all branches). Remove it with `git -C {} config --unset codeguard.skipGate`.",
+            root.display(),
+            root.display()
+        );
+    }
+    if text.is_empty() { Answer::Allow } else { Answer::context(text.trim_end().to_owned()) }
+}
+
+/// Bypasses recorded for this session since the previous summary (a per-scope cursor in the
+/// state directory), so each is reported once.
+fn bypasses_since_last_stop(env: &Env, scope: &Scope) -> Vec<crate::state::audit::Bypass> {
+    let Some(session) = scope.session() else { return Vec::new() };
+    let cursor = crate::state::home(env).join("sessions").join(format!("{}.stop-cursor", scope.key()));
+    let since: u64 = std::fs::read_to_string(&cursor).ok().and_then(|t| t.trim().parse().ok()).unwrap_or(0);
+    let found: Vec<_> = crate::state::audit::bypasses(env, Some(session))
+        .into_iter()
+        .filter(|b| b.ts_ms > since && b.repo.starts_with(scope.worktree()))
+        .collect();
+    let _ = crate::state::write_private(&cursor, crate::state::now_ms().to_string().as_bytes());
+    found
 }
 
 #[cfg(test)]

@@ -2,14 +2,22 @@
 //! code. Orchestration only; every decision lives in a pipeline stage.
 
 mod check;
+mod detect;
+mod doctor;
 mod engine;
 mod explain;
+mod fix;
 mod gate;
 mod git_hook;
 mod hook;
+mod init;
 mod install;
 mod languages;
 mod lifecycle;
+mod mcp;
+mod replay;
+mod state_cmd;
+mod trust_cmd;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -36,8 +44,16 @@ pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
         Command::Languages(args) => (EntryPoint::Languages, languages::run(&args)),
         Command::Hook(args) => return hook::run(&args, env),
         Command::GitHook(args) => (EntryPoint::GitHook, git_hook::run(&args, env)),
-        Command::Install(args) => (EntryPoint::Install, install::install(&args)),
-        Command::Uninstall(args) => (EntryPoint::Install, install::uninstall(&args)),
+        Command::Install(args) => (EntryPoint::Install, install::install(&args, env)),
+        Command::Uninstall(args) => (EntryPoint::Install, install::uninstall(&args, env)),
+        Command::Doctor(args) => (EntryPoint::Doctor, doctor::run(&args, env)),
+        Command::Fix(args) => (EntryPoint::Fix, fix::run(&args, env)),
+        Command::Init(args) => (EntryPoint::Init, init::run(&args)),
+        Command::Detect(args) => (EntryPoint::Detect, detect::run(&args, env)),
+        Command::Mcp => (EntryPoint::Mcp, mcp::run(env)),
+        Command::Trust(args) => (EntryPoint::Trust, trust_cmd::run(&args, true, env)),
+        Command::Untrust(args) => (EntryPoint::Trust, trust_cmd::run(&args, false, env)),
+        Command::State(args) => (EntryPoint::State, state_cmd::run(&args, env)),
     };
     match result {
         Ok(code) => code,

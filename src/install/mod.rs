@@ -6,3 +6,5 @@
 //! twice changes nothing, and `uninstall` restores what was there before.
 
 pub mod git_hooks;
+pub mod hosts;
+pub mod settings;

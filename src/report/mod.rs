@@ -11,9 +11,11 @@ use std::sync::LazyLock;
 
 use serde::Serialize;
 
+pub mod fix;
 mod gate;
 pub mod sarif;
 
+pub use fix::{FixReport, FormatterResult, Refusal, render_fix};
 pub use gate::{Audience, GateReport, MAX_REPORT_CHARS, render_gate, render_gate_for, render_incomplete};
 
 use crate::run::LanguageResult;

@@ -163,7 +163,7 @@ fn files_between(
 }
 
 /// The first upstream candidate that resolves to a commit: its name and id.
-fn upstream(repo: &gix::Repository) -> Result<Option<(String, gix::ObjectId)>, SurfaceError> {
+pub(crate) fn upstream(repo: &gix::Repository) -> Result<Option<(String, gix::ObjectId)>, SurfaceError> {
     let head_name = repo.head_name().map_err(SurfaceError::git("reading HEAD"))?;
     let mut candidates = Vec::new();
     if let Some(name) = &head_name {

@@ -75,6 +75,7 @@ fn a_linter_past_its_deadline_is_killed_with_its_children() {
         .chmod_x("slow-lint.sh")
         .write("codeguard.json", r#"{"languages": {"python": {"lint": ["./slow-lint.sh", "{files}"]}}}"#);
     let home = tempfile::tempdir().expect("home");
+    codeguard(home.path()).arg("trust").arg(repo.root()).assert().success();
     let started = Instant::now();
     let out = codeguard(home.path())
         .args(["check", "--timeout", "1", "--format", "json"])

@@ -292,3 +292,36 @@ fn explain_leaves_the_repository_untouched() {
         explain(&repo.root(), "git add -A && git commit -m x && bash release.sh && git push");
     });
 }
+
+#[test]
+fn explain_lists_lanes_paths_and_deletions_per_repository() {
+    let repo = TestRepo::new();
+    repo.write("keep.py", "x = 1\n").write("old.py", "y = 2\n").commit_all("init");
+    repo.write("keep.py", "x = 3\n").write("new.py", "z = 1\n");
+    repo.git(&["rm", "-q", "old.py"]);
+    let home = tempfile::tempdir().expect("home");
+    let explain = |command: &str| {
+        let out = crate::support::assert_untouched(&repo.root(), || {
+            codeguard(home.path())
+                .args(["explain", "--format", "json", "--cwd"])
+                .arg(repo.root())
+                .args(["--", command])
+                .output()
+                .expect("run")
+        });
+        crate::support::json_stdout(&out)
+    };
+    let plain = explain("git commit -m x");
+    assert_eq!(plain["repos"][0]["lanes"], serde_json::json!(["staged"]));
+    assert_eq!(plain["repos"][0]["paths"], serde_json::json!([]));
+    assert_eq!(plain["repos"][0]["deleted"], serde_json::json!(["old.py"]));
+    let all = explain("git add -A && git commit -m x");
+    assert_eq!(all["repos"][0]["lanes"], serde_json::json!(["staged", "unstaged", "untracked"]));
+    assert_eq!(all["repos"][0]["paths"], serde_json::json!(["keep.py", "new.py"]));
+    let update = explain("git commit -am x");
+    assert_eq!(
+        update["repos"][0]["paths"],
+        serde_json::json!(["keep.py"]),
+        "commit -a takes tracked changes, not new files"
+    );
+}

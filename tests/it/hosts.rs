@@ -61,9 +61,10 @@ fn expected(host: &str, event: &str) -> Shape {
         ("neutral", _) => NeutralAllow,
         ("codex" | "copilot" | "cursor", "pre-tool-use") => JsonDeny,
         (_, "pre-tool-use") => BlockOnStderr,
-        ("copilot" | "cursor", _) | (_, "stop") => Silent,
+        ("copilot" | "cursor", _) | ("openhands", "stop") => Silent,
         ("codex", "session-start" | "user-prompt-submit") => PlainContext,
-        ("kimi", "session-start") => JsonContext("/message"),
+        ("kimi", "session-start" | "stop") => JsonContext("/message"),
+        (_, "stop") => JsonContext("/systemMessage"),
         ("openhands", _) => JsonContext("/additionalContext"),
         _ => JsonContext("/hookSpecificOutput/additionalContext"),
     }
@@ -274,5 +275,19 @@ fn unknown_events_and_hosts_are_ignored_with_a_note() {
         let out = codeguard(home.path()).args(args).write_stdin("{}").output().expect("run");
         assert_eq!(out.status.code(), Some(0));
         assert!(String::from_utf8_lossy(&out.stderr).starts_with("[codeguard] unknown hook"));
+    }
+}
+
+#[test]
+fn shipped_manifests_register_all_five_events() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("hooks");
+    for (file, host) in [("hooks.json", "claude"), ("codex/hooks.json", "codex"), ("kimi.toml", "kimi")] {
+        let text = std::fs::read_to_string(dir.join(file)).expect("manifest");
+        if Path::new(file).extension().is_some_and(|e| e == "json") {
+            serde_json::from_str::<Value>(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
+        }
+        for event in EVENTS {
+            assert!(text.contains(&format!("hook {event} --host {host}")), "{file} lacks {event}");
+        }
     }
 }

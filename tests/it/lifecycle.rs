@@ -127,11 +127,59 @@ fn stop_warns_while_skip_gate_is_set_and_never_continues() {
     let payload = json!({"session_id": "s", "cwd": repo.root(), "stop_hook_active": false});
     assert_eq!(hook(home.path(), "stop", &payload, None), (Some(0), String::new()));
     repo.git(&["config", "codeguard.skipGate", "true"]);
+    let payload = json!({"session_id": "s-next-turn", "cwd": repo.root(), "stop_hook_active": false});
     let (code, stdout) = hook(home.path(), "stop", &payload, None);
     assert_eq!(code, Some(0));
     let v: Value = serde_json::from_str(&stdout).expect("json");
     assert!(v["systemMessage"].as_str().expect("message").contains("codeguard.skipGate is still set"));
     assert!(v.get("decision").is_none() && v.get("hookSpecificOutput").is_none());
-    let active = json!({"session_id": "s", "cwd": repo.root(), "stop_hook_active": true});
+    let active = json!({"session_id": "s-active", "cwd": repo.root(), "stop_hook_active": true});
     assert_eq!(hook(home.path(), "stop", &active, None), (Some(0), String::new()));
+}
+
+#[test]
+fn stop_summarises_the_session_once_and_a_second_copy_stays_silent() {
+    let Some(_) = real_tool("ruff") else { return };
+    let repo = TestRepo::new();
+    repo.write("a.py", "import os\n").write("b.py", "x = 1\n").write(".env", "A=1\n").commit_all("init");
+    let home = tempfile::tempdir().expect("home");
+    for file in ["a.py", "b.py"] {
+        let payload = json!({"session_id": "sess-9", "cwd": repo.root(), "tool_name": "Edit", "tool_input": {"file_path": repo.path(file)}});
+        hook(home.path(), "post-tool-use", &payload, None);
+    }
+    repo.write("c.txt", "x\n");
+    let pre = json!({"session_id": "sess-9", "tool_use_id": "t1", "cwd": repo.root(), "tool_name": "Bash", "tool_input": {"command": "git add c.txt && git -c codeguard.skipGate=true commit -m c"}});
+    let out = codeguard(home.path())
+        .args(["hook", "pre-tool-use"])
+        .write_stdin(pre.to_string())
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let stop = json!({"session_id": "sess-9", "cwd": repo.root(), "stop_hook_active": false});
+    let (code, stdout) = hook(home.path(), "stop", &stop, None);
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(&stdout).expect("json");
+    let text = v["systemMessage"].as_str().expect("summary");
+    assert!(text.contains("- python: 2 checked, 1 passed, 1 failed"), "{text}");
+    assert!(text.contains("gate bypassed 1 time(s) this session (inline ×1)"), "{text}");
+    assert_eq!(
+        hook(home.path(), "stop", &stop, None),
+        (Some(0), String::new()),
+        "a second copy within the window stays silent"
+    );
+}
+
+#[test]
+fn session_start_runs_once_per_session_and_names_an_untrusted_workspace() {
+    let repo = TestRepo::new();
+    repo.write("a.py", "x = 1\n")
+        .write("codeguard.json", r#"{"languages": {"python": {"lint": ["./lint.sh", "{files}"]}}}"#)
+        .commit_all("init");
+    let home = tempfile::tempdir().expect("home");
+    let payload = json!({"session_id": "s-2", "cwd": repo.root(), "source": "startup"});
+    let (_, first) = hook(home.path(), "session-start", &payload, None);
+    let text = context(&first);
+    assert!(text.contains("Workspace untrusted") && text.contains("codeguard trust"), "{text}");
+    assert_eq!(hook(home.path(), "session-start", &payload, None), (Some(0), String::new()));
 }

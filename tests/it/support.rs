@@ -105,6 +105,31 @@ pub fn codeguard(home: &Path) -> assert_cmd::Command {
     cmd
 }
 
+/// Runs `codeguard hook pre-tool-use` with a Claude-style payload for `command` run in `cwd`
+/// (session `s-1`, tool call `tool_use_id`) and extra environment variables.
+pub fn pre_tool_use(
+    home: &Path,
+    cwd: &Path,
+    tool_use_id: &str,
+    command: &str,
+    env: &[(&str, &str)],
+) -> std::process::Output {
+    let payload = serde_json::json!({
+        "session_id": "s-1",
+        "tool_use_id": tool_use_id,
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command, "description": "test"},
+        "cwd": cwd,
+    });
+    let mut cmd = codeguard(home);
+    cmd.args(["hook", "pre-tool-use"]).write_stdin(payload.to_string());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("run hook")
+}
+
 /// Everything about a repository that a gate must leave byte-for-byte unchanged: the index
 /// file, HEAD, every ref, the stash list, hooks config, and every worktree file's content and mode.
 #[derive(Debug, PartialEq, Eq)]

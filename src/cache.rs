@@ -1,0 +1,33 @@
+//! Content identity and the soft result cache.
+//!
+//! **In:** a worktree, a planned check, the environment. **Out:** a content [`Identity`] (blake3
+//! over what a check can see: files, index, `HEAD`, upstream — [`identity`]), a key that adds
+//! the check's plan, registry, tools and environment ([`soft`], [`tools`]), and stored complete
+//! results under that key. **Never:** used by the hard gate, stores an UNVERIFIED result, or
+//! trusts stat data it did not verify itself ([`stat`] says why and how).
+//!
+//! Identity files are stat'ed and hashed in parallel (rayon); a warm identity of a 10,000-file
+//! tree reads only the files whose stat data changed.
+
+pub mod identity;
+pub mod soft;
+pub mod stat;
+pub mod tools;
+
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+pub use identity::{Budget, Identity, NoIdentity, Worktree};
+pub use soft::{CheckFacts, Hit, SoftKey, Stored};
+
+/// The content stamp of one file (content and mode), for `PostToolUse` dedup keys; `None` when
+/// it cannot be read or changes while it is read.
+pub fn file_stamp(path: &Path) -> Option<String> {
+    let meta = std::fs::metadata(path).ok()?;
+    let before = stat::StatKey::of(&meta);
+    let hash = identity::hash_file(path, &before).ok()?;
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(&hash);
+    hasher.update(&(meta.mode() & 0o170_777).to_le_bytes());
+    Some(hasher.finalize().to_hex().to_string())
+}

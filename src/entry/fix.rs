@@ -1,0 +1,315 @@
+//! `codeguard fix`: run each language's formatter on the files changed against `HEAD` (or, with
+//! `--all`, on the whole project), prove by content identity which files changed, then re-check
+//! the fixed languages with the lint engine and say what still fails.
+//!
+//! In: a project directory, a language filter, the scope, dry-run. Out: a [`FixReport`].
+//! Never: hands a formatter a file that is a symbolic link, lies behind one, or is outside the
+//! project; runs a project-level formatter (one that rewrites whatever it likes) unless the whole
+//! project was asked for; runs a formatter that the project's `codeguard.json` defines unless
+//! the user trusted the workspace (it is UNVERIFIED with the trust hint instead); writes anything
+//! in a dry run.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Context;
+use rayon::prelude::*;
+
+use super::UsageError;
+use super::engine::{self, LintRequest, Project};
+use crate::cli::{FixArgs, Format};
+use crate::env::Env;
+use crate::fix;
+use crate::plan::{Action, Job, PlanInput};
+use crate::process::{Cmd, Ending};
+use crate::registry::Registry;
+use crate::report::{self, FixReport, FormatterResult, Refusal};
+use crate::run::RunOptions;
+use crate::verdict::Status;
+
+/// What to fix (the CLI's arguments, or an MCP tool call's).
+#[derive(Debug, Clone)]
+pub(crate) struct FixRequest {
+    /// The project directory (default: the current directory).
+    pub path: Option<PathBuf>,
+    /// Only these languages (empty = all).
+    pub lang: Vec<String>,
+    /// The whole project instead of the changed files.
+    pub all: bool,
+    /// Show the commands, run nothing.
+    pub dry_run: bool,
+    /// Deadline per formatter or linter invocation.
+    pub timeout: Duration,
+}
+
+/// Runs `fix` and returns its exit code.
+pub fn run(args: &FixArgs, env: &Env) -> anyhow::Result<u8> {
+    let request = FixRequest {
+        path: args.path.clone(),
+        lang: args.lang.clone(),
+        all: args.all,
+        dry_run: args.dry_run,
+        timeout: Duration::from_secs(args.timeout),
+    };
+    let report = fix(&request, env)?;
+    let text = match args.format {
+        Format::Json => serde_json::to_string_pretty(&report)? + "\n",
+        // `fix` parses `--format` as human or json only.
+        Format::Human | Format::Sarif => report::render_fix(&report),
+    };
+    std::io::stdout().write_all(text.as_bytes()).context("writing the report")?;
+    Ok(report.exit_code())
+}
+
+/// Plans, runs and re-checks; usage problems are [`UsageError`]s.
+pub(crate) fn fix(request: &FixRequest, env: &Env) -> anyhow::Result<FixReport> {
+    let root = super::check::project_root(request.path.as_deref())?;
+    let project = Project::load(&root).map_err(|e| UsageError(e.to_string()))?;
+    let files = Files::gather(&root, request.all)?;
+    let project_files = project.in_scope(&files.project);
+    let (accepted, refused) = vet_targets(&root, &project.in_scope(&files.selected), &project.registry);
+    let facts = crate::files::root_facts(&root);
+    let input = PlanInput {
+        registry: &project.registry,
+        root: root.clone(),
+        project_files: &project_files,
+        selected: &accepted,
+        whole_tree: request.all,
+        facts: &facts,
+        only: &request.lang,
+    };
+    let mut plan = fix::build(&input).map_err(|e| UsageError(e.to_string()))?;
+    engine::withhold_untrusted(&mut plan, &project.config, &root, env);
+    let mut report =
+        FixReport::new(root.clone(), if request.all { "all" } else { "changed" }, request.dry_run);
+    report.refused = refused;
+    if files.selected.is_empty() {
+        report.notes.push(if request.all {
+            "nothing to fix: the project has no files".to_owned()
+        } else {
+            "nothing to fix: no file changed against HEAD (use --all for the whole project)".to_owned()
+        });
+    }
+    if request.dry_run {
+        report.formatters = plan.entries.iter().map(|e| planned(&e.language, &e.name, &e.action)).collect();
+        return Ok(report.conclude());
+    }
+    let log_prefix = format!("fix-{}", report::path_key(&root));
+    let mut identities = Identities::take(&root, &files.project);
+    for entry in &plan.entries {
+        let result = match &entry.action {
+            Action::Skip { .. } => planned(&entry.language, &entry.name, &entry.action),
+            Action::Run(job) => {
+                let mut result = run_job(&entry.language, &entry.name, job, &root, env, request.timeout);
+                let now = Identities::take(&root, &files.project);
+                result.changed = identities.changed_since(&now);
+                identities = now;
+                if !job.files.is_empty() {
+                    report
+                        .changed_outside_selection
+                        .extend(result.changed.iter().filter(|f| !job.files.contains(f)).cloned());
+                }
+                report::write_logs(
+                    std::slice::from_mut(&mut result.run),
+                    &crate::state::log_dir(env),
+                    &log_prefix,
+                );
+                result
+            }
+        };
+        report.changed.extend(result.changed.iter().cloned());
+        report.formatters.push(result);
+    }
+    report.changed.sort();
+    report.changed.dedup();
+    let ran: Vec<String> = plan
+        .entries
+        .iter()
+        .filter(|e| matches!(e.action, Action::Run(_)))
+        .map(|e| e.language.clone())
+        .collect();
+    if !ran.is_empty() {
+        let lint = LintRequest {
+            dir: &root,
+            workspace: &root,
+            project_files: &files.project,
+            selected: &accepted,
+            whole_tree: request.all,
+            only: &ran,
+            options: RunOptions { deadline: request.timeout, jobs: super::default_jobs() },
+            log_prefix: format!("{log_prefix}-recheck"),
+        };
+        let results = engine::lint(&lint, env, &|_| {}).map_err(|e| UsageError(e.to_string()))?;
+        report.recheck = results.into_iter().filter(|r| r.status != Status::Skipped).collect();
+    }
+    Ok(report.conclude())
+}
+
+/// The project's files and the ones selected for fixing.
+struct Files {
+    project: Vec<String>,
+    selected: Vec<String>,
+}
+
+impl Files {
+    fn gather(root: &Path, all: bool) -> anyhow::Result<Self> {
+        if all {
+            let project = match crate::surface::project_files(root) {
+                Ok(files) => files,
+                Err(_) => crate::files::project_files(root)
+                    .with_context(|| format!("listing files under {}", root.display()))?,
+            };
+            return Ok(Self { selected: project.clone(), project });
+        }
+        let surface = crate::surface::working_changes(root).map_err(|e| {
+            UsageError(format!(
+                "fixing the changed files needs a git repository ({e}); use --all for a whole directory"
+            ))
+        })?;
+        let project = crate::surface::project_files(root).unwrap_or_else(|_| surface.paths.clone());
+        Ok(Self { project, selected: surface.paths })
+    }
+}
+
+/// Splits the selected files into those a formatter may rewrite and those it must not: a file
+/// that is a symbolic link, lies behind a symlinked directory, resolves outside the project or
+/// is not a regular file is refused. Files of no known language are of no formatter's concern
+/// and are passed through silently (no formatter is planned for them).
+fn vet_targets(root: &Path, selected: &[String], registry: &Registry) -> (Vec<String>, Vec<Refusal>) {
+    let mut accepted = Vec::new();
+    let mut refused = Vec::new();
+    for rel in selected {
+        if registry.language_of(rel).is_none() {
+            accepted.push(rel.clone());
+            continue;
+        }
+        match refusal_reason(root, rel) {
+            Ok(()) => accepted.push(rel.clone()),
+            Err(Some(reason)) => {
+                refused.push(Refusal { path: rel.clone(), status: Status::Unverified, reason });
+            }
+            Err(None) => {}
+        }
+    }
+    (accepted, refused)
+}
+
+/// `Ok` when the file may be rewritten; `Err(None)` when it is gone; `Err(Some(why))` when it
+/// must not be touched.
+fn refusal_reason(root: &Path, rel: &str) -> Result<(), Option<String>> {
+    let path = root.join(rel);
+    let Ok(meta) = path.symlink_metadata() else { return Err(None) };
+    let resolved = path.canonicalize().ok();
+    let outside = resolved.as_ref().is_none_or(|r| !r.starts_with(root));
+    let whereto = if outside { " outside the project" } else { "" };
+    if meta.file_type().is_symlink() {
+        return Err(Some(format!(
+            "not fixed: a symbolic link{}; codeguard never writes through links (fix the file it points to directly)",
+            if outside { " to a file outside the project" } else { "" }
+        )));
+    }
+    if resolved.as_deref() != Some(path.as_path()) {
+        return Err(Some(format!(
+            "not fixed: reached through a symlinked directory{whereto}; codeguard never writes through links"
+        )));
+    }
+    if !meta.is_file() {
+        return Err(Some("not fixed: not a regular file".to_owned()));
+    }
+    Ok(())
+}
+
+/// A formatter entry that was not run (a skip, or a dry run's plan).
+fn planned(language: &str, name: &str, action: &Action) -> FormatterResult {
+    let mut run = match action {
+        Action::Run(job) => {
+            let mut run = crate::run::skipped(language, name, Status::Planned, "");
+            run.argv.clone_from(&job.invocations);
+            run.files.clone_from(&job.files);
+            run.install_hint.clone_from(&job.install_hint);
+            run
+        }
+        Action::Skip { status, reason } => crate::run::skipped(language, name, *status, reason),
+    };
+    run.fix = None;
+    FormatterResult { run, changed: Vec::new() }
+}
+
+/// Runs a formatter's invocations one after another in the project root. A non-zero exit, a
+/// timeout or a crash is FAIL with the output kept; a missing tool is UNVERIFIED.
+fn run_job(
+    language: &str,
+    name: &str,
+    job: &Job,
+    root: &Path,
+    env: &Env,
+    deadline: Duration,
+) -> FormatterResult {
+    let mut result = planned(language, name, &Action::Run(job.clone()));
+    result.run.status = Status::Pass;
+    if let Some(reason) =
+        crate::run::missing_tool(&job.program, job.probe.as_ref(), &job.install_hint, root, env)
+    {
+        result.run.status = Status::Unverified;
+        result.run.reason = reason;
+        return result;
+    }
+    let child_env: Vec<(String, OsString)> = env.vars().map(|(k, v)| (k.clone(), v.clone())).collect();
+    for argv in &job.invocations {
+        let done = Cmd::new(argv.clone(), root.to_path_buf(), child_env.clone(), deadline).run();
+        result.run.duration += done.duration;
+        result.run.output.push_str(&done.text());
+        let failure = match &done.ending {
+            Ending::Exited(0) => None,
+            Ending::Exited(code) => {
+                result.run.exit_code = Some(*code);
+                Some(format!("the formatter exited with {code}"))
+            }
+            Ending::Signalled(signal) => Some(format!("the formatter was killed by signal {signal}")),
+            Ending::TimedOut => Some(format!("the formatter ran past its {}s deadline", deadline.as_secs())),
+            Ending::NotFound => Some(format!("`{}` not found", job.program)),
+            Ending::CannotStart(why) => Some(format!("`{}` could not start: {why}", job.program)),
+        };
+        if result.run.exit_code.is_none() && failure.is_none() {
+            result.run.exit_code = Some(0);
+        }
+        if let Some(reason) = failure.filter(|_| result.run.status == Status::Pass) {
+            result.run.status = Status::Fail;
+            result.run.reason = reason;
+        }
+    }
+    result
+}
+
+/// Content identities of the project's files (what a symlink points to, for a link), taken
+/// before and after each formatter so every change is attributed to the formatter that made it.
+struct Identities(BTreeMap<String, Option<blake3::Hash>>);
+
+impl Identities {
+    fn take(root: &Path, files: &[String]) -> Self {
+        Self(files.par_iter().map(|rel| (rel.clone(), identity(&root.join(rel)))).collect())
+    }
+
+    /// The files whose identity differs in `now`, sorted.
+    fn changed_since(&self, now: &Self) -> Vec<String> {
+        self.0
+            .iter()
+            .filter(|(rel, before)| now.0.get(*rel) != Some(before))
+            .map(|(rel, _)| rel.clone())
+            .collect()
+    }
+}
+
+fn identity(path: &Path) -> Option<blake3::Hash> {
+    let meta = path.symlink_metadata().ok()?;
+    if meta.file_type().is_symlink() {
+        let target = std::fs::read_link(path).ok()?;
+        return Some(blake3::hash(target.as_os_str().as_encoded_bytes()));
+    }
+    let mut hasher = blake3::Hasher::new();
+    hasher.update_reader(std::fs::File::open(path).ok()?).ok()?;
+    Some(hasher.finalize())
+}

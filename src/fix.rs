@@ -1,0 +1,109 @@
+//! Fix planning (pure): which formatter runs on which files, and why every other language is
+//! left alone.
+//!
+//! In: the same [`PlanInput`] the lint plan takes — the registry with project overrides, the
+//! project's files, the files selected for fixing (already vetted by the caller: regular files
+//! inside the project, never reached through a link), root facts, the whole-tree flag and the
+//! language filter.
+//! Out: a [`FixPlan`] — per language, the registry's `format` command scoped to exactly the
+//! selected files of that language, or a skip with its status and reason.
+//! Never: runs a command or touches a file. Whether a file changed is proven afterwards by the
+//! caller from content identities, never inferred from a formatter's exit code.
+
+use crate::plan::{
+    Action, Candidate, Job, Plan, PlanInput, UnknownLanguage, nothing_to_do, plan_each, scoped,
+    with_default_config,
+};
+use crate::verdict::Status;
+
+/// The fix plan for one run: one entry per detected language, in registry order, in the lint
+/// plan's shape — a [`Job`] whose invocations are the scoped formatter (its `files` empty for a
+/// project-level formatter), or a skip with its status and reason.
+pub type FixPlan = Plan<Action>;
+
+/// Builds the fix plan. Unknown ids in the language filter are an error (a usage problem).
+pub fn build(input: &PlanInput<'_>) -> Result<FixPlan, UnknownLanguage> {
+    plan_each(input, plan_language)
+}
+
+fn plan_language(input: &PlanInput<'_>, candidate: &Candidate<'_>) -> Action {
+    let skip = |reason: String| Action::Skip { status: Status::Skipped, reason };
+    if let Some(reason) = nothing_to_do(input, candidate) {
+        return skip(reason);
+    }
+    let (lang, files) = (candidate.lang, &candidate.files);
+    let Some(format) = &lang.format else {
+        return skip("no formatter in the registry for this language".into());
+    };
+    let project_level = lang.is_project_level();
+    if project_level && !input.whole_tree {
+        return skip(format!(
+            "project-level formatter `{}` rewrites the whole project, so it runs only with --all",
+            format.join(" ")
+        ));
+    }
+    let invocations = if project_level { vec![format.clone()] } else { scoped(format, files) };
+    Action::Run(Job {
+        program: format.first().cloned().unwrap_or_default(),
+        invocations: invocations.into_iter().map(|argv| with_default_config(argv, input.facts)).collect(),
+        cwd: input.root.clone(),
+        files: if project_level { Vec::new() } else { files.clone() },
+        probe: lang.probe.clone(),
+        install_hint: lang.install_hint.clone(),
+        fix: None,
+        advisory: false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::tests::with_input;
+
+    fn strings(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    fn plan(files: &[&str], selected: &[&str], whole_tree: bool, names: &[&str]) -> FixPlan {
+        with_input(files, selected, whole_tree, names, &[], |input| build(input).expect("plan"))
+    }
+
+    fn action<'p>(plan: &'p FixPlan, id: &str) -> &'p Action {
+        &plan.entries.iter().find(|e| e.language == id).expect("entry").action
+    }
+
+    #[test]
+    fn formatters_get_exactly_the_selected_files() {
+        let p = plan(&["a.py", "b.py", "run.sh"], &["b.py"], false, &[]);
+        let Action::Run(py) = action(&p, "python") else { panic!("python runs") };
+        assert_eq!(py.files, ["b.py"]);
+        assert_eq!(py.invocations.len(), 1);
+        let argv = &py.invocations[0];
+        assert_eq!(&argv[..3], ["ruff", "check", "--config"], "same pinned rules as the lint: {argv:?}");
+        assert_eq!(argv.last().map(String::as_str), Some("b.py"));
+        assert!(!argv.iter().any(|a| a == "a.py" || a == "."), "{argv:?}");
+        let Action::Skip { reason, .. } = action(&p, "shell") else { panic!("shell unchanged") };
+        assert_eq!(reason, "no changed files of this language");
+    }
+
+    #[test]
+    fn project_level_formatters_run_only_for_the_whole_project() {
+        let partial = plan(&["src/main.rs"], &["src/main.rs"], false, &["Cargo.toml"]);
+        let Action::Skip { status, reason } = action(&partial, "rust") else { panic!("not run") };
+        assert_eq!(*status, Status::Skipped);
+        assert!(reason.contains("cargo fmt") && reason.contains("--all"), "{reason}");
+        let whole = plan(&["src/main.rs"], &["src/main.rs"], true, &["Cargo.toml"]);
+        let Action::Run(rust) = action(&whole, "rust") else { panic!("runs with --all") };
+        assert_eq!(rust.invocations, [strings(&["cargo", "fmt"])]);
+        assert!(rust.files.is_empty(), "a project-level formatter gets no paths");
+    }
+
+    #[test]
+    fn languages_without_formatter_or_integration_are_skipped_with_reasons() {
+        let p = plan(&["x.yml", "a.ts"], &["x.yml", "a.ts"], false, &[".yamllint"]);
+        let Action::Skip { reason, .. } = action(&p, "yaml") else { panic!("no formatter") };
+        assert!(reason.starts_with("no formatter"), "{reason}");
+        let Action::Skip { reason, .. } = action(&p, "typescript") else { panic!("no eslint config") };
+        assert!(reason.starts_with("not integrated"), "{reason}");
+    }
+}

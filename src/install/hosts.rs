@@ -1,0 +1,506 @@
+//! codeguard's hook entries in agent hosts' settings files.
+//!
+//! **In:** a host, the settings file's current text (if any) and the absolute path of the
+//! codeguard binary. **Out:** the new text — our entries merged in beside everyone else's, or
+//! taken out again. Pure: reading and writing the file is the caller's job.
+//! Rules: every other entry is preserved (JSON key order included); our entries are recognised by
+//! their command (`… hook <event> --host <host>`) and replaced, so running install twice gives the
+//! same text; timeouts are explicit and above codeguard's own gate budget (100 s), so codeguard's
+//! budget answers before the host's timeout could fail open. Kimi's TOML gets a marked block,
+//! which leaves every other byte of the file alone. With `--mcp`, the MCP server is registered
+//! the same way: an `mcpServers.codeguard` entry in JSON settings, a marked block in Codex's TOML.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde_json::{Map, Value, json};
+
+use crate::host::{Event, Host};
+
+/// Why a settings file cannot be changed.
+#[derive(Debug, thiserror::Error)]
+pub enum HostInstallError {
+    /// The existing file is not what the host reads (not a JSON object, say).
+    #[error("{0}")]
+    Unreadable(String),
+    /// The host has no hook configuration codeguard can write.
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+/// One entry codeguard registers.
+struct Entry {
+    event: Event,
+    /// The host's name for the event.
+    key: &'static str,
+    /// Tool matcher, where the host uses one.
+    matcher: Option<&'static str>,
+    /// Seconds.
+    timeout: u64,
+}
+
+const fn entry(event: Event, key: &'static str, matcher: Option<&'static str>, timeout: u64) -> Entry {
+    Entry { event, key, matcher, timeout }
+}
+
+/// The entries of a host (its own event names and tool matchers).
+fn entries(host: Host) -> Result<Vec<Entry>, HostInstallError> {
+    use Event::{PostToolUse, PreToolUse, SessionStart, Stop, UserPromptSubmit};
+    let claude_like = |edit: &'static str| {
+        vec![
+            entry(SessionStart, "SessionStart", None, 30),
+            entry(UserPromptSubmit, "UserPromptSubmit", None, 120),
+            entry(PreToolUse, "PreToolUse", Some("Bash"), 120),
+            entry(PostToolUse, "PostToolUse", Some(edit), 60),
+            entry(Stop, "Stop", None, 15),
+        ]
+    };
+    Ok(match host {
+        Host::Claude => claude_like("Write|Edit|MultiEdit|NotebookEdit"),
+        Host::Codex => claude_like("apply_patch|Edit|Write"),
+        Host::Gemini => vec![
+            entry(SessionStart, "SessionStart", None, 30),
+            entry(UserPromptSubmit, "BeforeAgent", None, 120),
+            entry(PreToolUse, "BeforeTool", Some("run_shell_command"), 120),
+            entry(PostToolUse, "AfterTool", Some("write_file|replace"), 60),
+            entry(Stop, "AfterAgent", None, 15),
+        ],
+        Host::Kimi => vec![
+            entry(SessionStart, "SessionStart", None, 30),
+            entry(UserPromptSubmit, "UserPromptSubmit", None, 120),
+            entry(PreToolUse, "PreToolUse", Some("Bash|Shell"), 120),
+            entry(PostToolUse, "PostToolUse", Some("Write|Edit|WriteFile|StrReplaceFile"), 60),
+            entry(Stop, "Stop", None, 15),
+        ],
+        Host::Copilot => vec![
+            entry(SessionStart, "sessionStart", None, 30),
+            entry(UserPromptSubmit, "userPromptSubmitted", None, 120),
+            entry(PreToolUse, "preToolUse", None, 120),
+            entry(PostToolUse, "postToolUse", None, 60),
+            entry(Stop, "agentStop", None, 15),
+        ],
+        Host::Cursor => vec![
+            entry(SessionStart, "sessionStart", None, 30),
+            entry(UserPromptSubmit, "beforeSubmitPrompt", None, 120),
+            entry(PreToolUse, "beforeShellExecution", None, 120),
+            entry(PostToolUse, "afterFileEdit", None, 60),
+            entry(Stop, "stop", None, 15),
+        ],
+        Host::OpenHands => vec![
+            entry(SessionStart, "SessionStart", None, 30),
+            entry(UserPromptSubmit, "UserPromptSubmit", None, 120),
+            entry(PreToolUse, "PreToolUse", Some("terminal"), 120),
+            entry(PostToolUse, "PostToolUse", Some("file_editor"), 60),
+            entry(Stop, "Stop", None, 15),
+        ],
+        Host::Zcode => {
+            return Err(HostInstallError::Unsupported(
+                "ZCode has no documented hook settings; it runs Claude Code, Codex or Gemini CLI, whose own hooks apply: install for those hosts".into(),
+            ));
+        }
+        Host::Neutral => {
+            return Err(HostInstallError::Unsupported(
+                "the neutral contract is called by a supervisor, not installed: run `codeguard hook <event> --host neutral` from it".into(),
+            ));
+        }
+    })
+}
+
+/// The shell command a host runs for an event.
+pub fn command(exe: &Path, host: Host, event: Event) -> String {
+    format!("{} hook {} --host {}", shell_quote(&exe.display().to_string()), event.name(), host.name())
+}
+
+fn shell_quote(text: &str) -> String {
+    if text.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c)) {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
+/// Whether a command is one of ours for this host.
+pub fn is_ours(command: &str, host: Host) -> bool {
+    let program = program_of(command);
+    let name = program.rsplit('/').next().unwrap_or(program);
+    name.starts_with("codeguard")
+        && command.contains(" hook ")
+        && command.trim_end().ends_with(&format!("--host {}", host.name()))
+}
+
+/// The program of a shell command: the first word, or the first single-quoted string.
+fn program_of(command: &str) -> &str {
+    let command = command.trim_start();
+    match command.strip_prefix('\'') {
+        Some(rest) => rest.split('\'').next().unwrap_or(rest),
+        None => command.split_whitespace().next().unwrap_or(""),
+    }
+}
+
+/// The settings text with our entries merged in (replacing any earlier ones of ours).
+pub fn merged(host: Host, old: Option<&str>, exe: &Path) -> Result<String, HostInstallError> {
+    let entries = entries(host)?;
+    if host == Host::Kimi {
+        return Ok(kimi_merged(old.unwrap_or(""), &entries, exe));
+    }
+    let mut root = parse_object(old)?;
+    strip_ours(&mut root, host);
+    let hooks = root.entry("hooks").or_insert_with(|| json!({}));
+    let Value::Object(hooks) = hooks else {
+        return Err(HostInstallError::Unreadable("`hooks` is not an object".into()));
+    };
+    for e in &entries {
+        let list = hooks.entry(e.key).or_insert_with(|| json!([]));
+        let Value::Array(list) = list else {
+            return Err(HostInstallError::Unreadable(format!("`hooks.{}` is not a list", e.key)));
+        };
+        list.push(handler(host, e, &command(exe, host, e.event)));
+    }
+    if matches!(host, Host::Copilot | Host::Cursor) {
+        root.entry("version").or_insert(json!(1));
+    }
+    Ok(pretty(&root))
+}
+
+/// The settings text with our entries taken out; `None` when nothing else is left (the file was
+/// ours alone).
+pub fn stripped(host: Host, current: &str) -> Result<Option<String>, HostInstallError> {
+    entries(host)?;
+    if host == Host::Kimi {
+        let text = kimi_stripped(current);
+        return Ok((!text.trim().is_empty()).then_some(text));
+    }
+    let mut root = parse_object(Some(current))?;
+    strip_ours(&mut root, host);
+    let only_skeleton = root
+        .iter()
+        .all(|(k, v)| (k == "hooks" && v.as_object().is_some_and(Map::is_empty)) || k == "version");
+    Ok((!only_skeleton).then(|| pretty(&root)))
+}
+
+/// Whether the settings text registers codeguard for every event this host supports.
+pub fn installed_events(host: Host, text: &str) -> Vec<Event> {
+    let Ok(entries) = entries(host) else { return Vec::new() };
+    entries
+        .iter()
+        .filter(|e| {
+            text.lines().any(|l| l.contains(&format!("hook {} --host {}", e.event.name(), host.name())))
+        })
+        .map(|e| e.event)
+        .collect()
+}
+
+/// The program paths our entries in this text run (for `doctor`).
+pub fn our_programs(host: Host, text: &str) -> Vec<String> {
+    let mut out: Vec<String> =
+        text.split('"').filter(|s| is_ours(s, host)).map(|s| program_of(s).to_owned()).collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn handler(host: Host, e: &Entry, command: &str) -> Value {
+    match host {
+        Host::Copilot => json!({"type": "command", "bash": command, "timeoutSec": e.timeout}),
+        Host::Cursor => json!({"command": command}),
+        Host::Gemini => {
+            json!({"matcher": e.matcher.unwrap_or("*"), "hooks": [{"type": "command", "name": "codeguard", "command": command, "timeout": e.timeout * 1000}]})
+        }
+        Host::Claude | Host::Codex | Host::OpenHands | Host::Kimi | Host::Zcode | Host::Neutral => {
+            let mut group = json!({"hooks": [{"type": "command", "command": command, "timeout": e.timeout}]});
+            if let Some(matcher) = e.matcher {
+                group["matcher"] = json!(matcher);
+            }
+            group
+        }
+    }
+}
+
+fn parse_object(text: Option<&str>) -> Result<Map<String, Value>, HostInstallError> {
+    let Some(text) = text.filter(|t| !t.trim().is_empty()) else { return Ok(Map::new()) };
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(HostInstallError::Unreadable(
+            "the settings file is not a JSON object; it was left alone".into(),
+        )),
+        Err(e) => Err(HostInstallError::Unreadable(format!(
+            "the settings file is not valid JSON ({e}); it was left alone"
+        ))),
+    }
+}
+
+/// Removes our handlers (and the groups, event lists and `hooks` object they leave empty).
+fn strip_ours(root: &mut Map<String, Value>, host: Host) {
+    let Some(Value::Object(hooks)) = root.get_mut("hooks") else { return };
+    for list in hooks.values_mut() {
+        let Value::Array(groups) = list else { continue };
+        groups.retain_mut(|group| retain_group(group, host));
+    }
+    hooks.retain(|_, list| !list.as_array().is_some_and(Vec::is_empty));
+}
+
+/// Keeps a handler group unless it is ours or becomes empty by removing ours.
+fn retain_group(group: &mut Value, host: Host) -> bool {
+    let direct = ["command", "bash"]
+        .iter()
+        .filter_map(|k| group.get(*k).and_then(Value::as_str))
+        .any(|c| is_ours(c, host));
+    if direct {
+        return false;
+    }
+    let Some(Value::Array(handlers)) = group.get_mut("hooks") else { return true };
+    let before = handlers.len();
+    handlers.retain(|h| !h.get("command").and_then(Value::as_str).is_some_and(|c| is_ours(c, host)));
+    !(handlers.is_empty() && before > 0)
+}
+
+fn pretty(root: &Map<String, Value>) -> String {
+    serde_json::to_string_pretty(root).map(|s| s + "\n").unwrap_or_default()
+}
+
+const KIMI_BEGIN: &str = "# codeguard:begin — managed by `codeguard install --host kimi`; `codeguard uninstall --host kimi` removes it";
+const KIMI_END: &str = "# codeguard:end";
+
+fn kimi_merged(old: &str, entries: &[Entry], exe: &Path) -> String {
+    let mut body = String::new();
+    for e in entries {
+        let matcher = e.matcher.map(|m| format!("matcher = {}\n", toml_string(m))).unwrap_or_default();
+        let _ = write!(
+            body,
+            "[[hooks]]\nevent = {}\n{matcher}command = {}\ntimeout = {}\n",
+            toml_string(e.key),
+            toml_string(&command(exe, Host::Kimi, e.event)),
+            e.timeout
+        );
+    }
+    block_merged(old, KIMI_BEGIN, KIMI_END, &body)
+}
+
+fn kimi_stripped(text: &str) -> String {
+    block_stripped(text, KIMI_BEGIN, KIMI_END)
+}
+
+/// `old` without any earlier copy of our marked block, with the block (holding `body`) appended
+/// after a blank line.
+fn block_merged(old: &str, begin: &str, end: &str, body: &str) -> String {
+    let mut text = block_stripped(old, begin, end);
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    if !text.is_empty() {
+        text.push('\n');
+    }
+    let _ = write!(text, "{begin}\n{body}{end}\n");
+    text
+}
+
+/// The text without our marked block (and the blank line install put before it).
+fn block_stripped(text: &str, begin_marker: &str, end_marker: &str) -> String {
+    let (Some(begin), Some(end)) = (text.find(begin_marker), text.find(end_marker)) else {
+        return text.to_owned();
+    };
+    let after = (end + end_marker.len() + 1).min(text.len());
+    let before = text[..begin].strip_suffix("\n\n").map_or(&text[..begin], |t| &text[..=t.len()]);
+    let before = if text[..begin].trim().is_empty() { "" } else { before };
+    format!("{before}{}", &text[after..])
+}
+
+const CODEX_MCP_BEGIN: &str = "# codeguard-mcp:begin — managed by `codeguard install --host codex --mcp`; `codeguard uninstall --host codex --mcp` removes it";
+const CODEX_MCP_END: &str = "# codeguard-mcp:end";
+/// The name our MCP server is registered under.
+const MCP_NAME: &str = "codeguard";
+
+/// The settings text with codeguard's MCP server registered (`mcpServers.codeguard` in Claude's
+/// and Gemini's JSON, a marked `[mcp_servers.codeguard]` block in Codex's `config.toml`),
+/// replacing an earlier registration of ours. A server of that name that is not ours is refused.
+pub fn mcp_merged(host: Host, old: Option<&str>, exe: &Path) -> Result<String, HostInstallError> {
+    let exe_text = exe.display().to_string();
+    match mcp_format(host)? {
+        McpFormat::Toml => {
+            let old = old.unwrap_or("");
+            if block_stripped(old, CODEX_MCP_BEGIN, CODEX_MCP_END).contains("[mcp_servers.codeguard]") {
+                return Err(HostInstallError::Unreadable(
+                    "config.toml already has an [mcp_servers.codeguard] table that codeguard did not write; it was left alone".into(),
+                ));
+            }
+            let body =
+                format!("[mcp_servers.{MCP_NAME}]\ncommand = {}\nargs = [\"mcp\"]\n", toml_string(&exe_text));
+            Ok(block_merged(old, CODEX_MCP_BEGIN, CODEX_MCP_END, &body))
+        }
+        McpFormat::Json => {
+            let mut root = parse_object(old)?;
+            let servers = root.entry("mcpServers").or_insert_with(|| json!({}));
+            let Value::Object(servers) = servers else {
+                return Err(HostInstallError::Unreadable("`mcpServers` is not an object".into()));
+            };
+            if servers.get(MCP_NAME).is_some_and(|s| !is_our_server(s)) {
+                return Err(HostInstallError::Unreadable(
+                    "an MCP server named `codeguard` that codeguard did not write is already registered; it was left alone".into(),
+                ));
+            }
+            let mut entry = json!({"command": exe_text, "args": ["mcp"]});
+            if host == Host::Claude {
+                entry["type"] = json!("stdio");
+            }
+            servers.insert(MCP_NAME.to_owned(), entry);
+            Ok(pretty(&root))
+        }
+    }
+}
+
+/// The settings text without our MCP server; `None` when nothing else is left.
+pub fn mcp_stripped(host: Host, current: &str) -> Result<Option<String>, HostInstallError> {
+    match mcp_format(host)? {
+        McpFormat::Toml => {
+            let text = block_stripped(current, CODEX_MCP_BEGIN, CODEX_MCP_END);
+            Ok((!text.trim().is_empty()).then_some(text))
+        }
+        McpFormat::Json => {
+            let mut root = parse_object(Some(current))?;
+            if let Some(Value::Object(servers)) = root.get_mut("mcpServers") {
+                if servers.get(MCP_NAME).is_some_and(is_our_server) {
+                    servers.remove(MCP_NAME);
+                }
+                if servers.is_empty() {
+                    root.remove("mcpServers");
+                }
+            }
+            Ok((!root.is_empty()).then(|| pretty(&root)))
+        }
+    }
+}
+
+/// Whether the text registers our MCP server.
+pub fn mcp_installed(host: Host, text: &str) -> bool {
+    match mcp_format(host) {
+        Ok(McpFormat::Toml) => text.contains(CODEX_MCP_BEGIN),
+        Ok(McpFormat::Json) => parse_object(Some(text)).is_ok_and(|root| {
+            root.get("mcpServers").and_then(|s| s.get(MCP_NAME)).is_some_and(is_our_server)
+        }),
+        Err(_) => false,
+    }
+}
+
+enum McpFormat {
+    Json,
+    Toml,
+}
+
+fn mcp_format(host: Host) -> Result<McpFormat, HostInstallError> {
+    match host {
+        Host::Claude | Host::Gemini => Ok(McpFormat::Json),
+        Host::Codex => Ok(McpFormat::Toml),
+        Host::Kimi | Host::Copilot | Host::Cursor | Host::OpenHands | Host::Zcode | Host::Neutral => {
+            Err(HostInstallError::Unsupported(format!(
+                "codeguard registers its MCP server for claude, codex and gemini only, not {}",
+                host.name()
+            )))
+        }
+    }
+}
+
+/// An MCP server entry whose program is a codeguard binary run as `… mcp`.
+fn is_our_server(server: &Value) -> bool {
+    let program = server.get("command").and_then(Value::as_str).unwrap_or("");
+    let name = program.rsplit('/').next().unwrap_or(program);
+    name.starts_with("codeguard") && server.get("args") == Some(&json!(["mcp"]))
+}
+
+fn toml_string(text: &str) -> String {
+    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EXE: &str = "/opt/code guard/bin/codeguard";
+
+    #[test]
+    fn merging_keeps_other_entries_and_is_idempotent() {
+        let theirs = r#"{"model": "x", "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "dcg check"}]}]}}"#;
+        let once = merged(Host::Claude, Some(theirs), Path::new(EXE)).expect("merge");
+        let twice = merged(Host::Claude, Some(&once), Path::new(EXE)).expect("merge");
+        assert_eq!(once, twice);
+        assert!(once.contains("dcg check") && once.contains("\"model\": \"x\""));
+        assert!(once.contains(r"'/opt/code guard/bin/codeguard' hook pre-tool-use --host claude"));
+        assert_eq!(installed_events(Host::Claude, &once).len(), 5);
+        let back = stripped(Host::Claude, &once).expect("strip").expect("theirs remain");
+        let parsed: Value = serde_json::from_str(&back).expect("json");
+        assert_eq!(parsed, serde_json::from_str::<Value>(theirs).expect("json"));
+    }
+
+    #[test]
+    fn a_file_that_was_ours_alone_is_removed() {
+        for host in [
+            Host::Claude,
+            Host::Codex,
+            Host::Gemini,
+            Host::Copilot,
+            Host::Cursor,
+            Host::OpenHands,
+            Host::Kimi,
+        ] {
+            let text = merged(host, None, Path::new(EXE)).expect("merge");
+            assert_eq!(installed_events(host, &text).len(), 5, "{host:?}");
+            assert_eq!(stripped(host, &text).expect("strip"), None, "{host:?}");
+        }
+    }
+
+    #[test]
+    fn kimi_toml_keeps_every_other_byte() {
+        let theirs =
+            "# my config\n[model]\nname = \"k2\"\n\n[[hooks]]\nevent = \"Stop\"\ncommand = \"notify\"\n";
+        let once = merged(Host::Kimi, Some(theirs), Path::new(EXE)).expect("merge");
+        assert_eq!(merged(Host::Kimi, Some(&once), Path::new(EXE)).expect("merge"), once);
+        assert!(once.starts_with(theirs));
+        assert_eq!(stripped(Host::Kimi, &once).expect("strip").as_deref(), Some(theirs));
+    }
+
+    #[test]
+    fn the_mcp_server_is_merged_beside_others_and_removed_again() {
+        let theirs = r#"{"theme": "dark", "mcpServers": {"github": {"command": "gh-mcp"}}}"#;
+        for host in [Host::Claude, Host::Gemini] {
+            let once = mcp_merged(host, Some(theirs), Path::new(EXE)).expect("merge");
+            assert_eq!(mcp_merged(host, Some(&once), Path::new(EXE)).expect("merge"), once);
+            assert!(mcp_installed(host, &once) && once.contains("gh-mcp"), "{once}");
+            let back = mcp_stripped(host, &once).expect("strip").expect("theirs remain");
+            assert_eq!(
+                serde_json::from_str::<Value>(&back).expect("json"),
+                serde_json::from_str::<Value>(theirs).expect("json")
+            );
+            let alone = mcp_merged(host, None, Path::new(EXE)).expect("merge");
+            assert_eq!(mcp_stripped(host, &alone).expect("strip"), None);
+        }
+        let foreign = r#"{"mcpServers": {"codeguard": {"command": "/other/tool"}}}"#;
+        assert!(
+            mcp_merged(Host::Claude, Some(foreign), Path::new(EXE)).is_err(),
+            "a foreign entry is never replaced"
+        );
+        assert!(mcp_merged(Host::Cursor, None, Path::new(EXE)).is_err());
+    }
+
+    #[test]
+    fn codex_mcp_block_keeps_every_other_byte() {
+        let theirs = "model = \"o4\"\n\n[mcp_servers.github]\ncommand = \"gh-mcp\"\n";
+        let once = mcp_merged(Host::Codex, Some(theirs), Path::new(EXE)).expect("merge");
+        assert_eq!(mcp_merged(Host::Codex, Some(&once), Path::new(EXE)).expect("merge"), once);
+        assert!(
+            once.starts_with(theirs)
+                && once.contains(
+                    "[mcp_servers.codeguard]\ncommand = \"/opt/code guard/bin/codeguard\"\nargs = [\"mcp\"]"
+                )
+        );
+        assert_eq!(mcp_stripped(Host::Codex, &once).expect("strip").as_deref(), Some(theirs));
+        let foreign = "[mcp_servers.codeguard]\ncommand = \"x\"\n";
+        assert!(mcp_merged(Host::Codex, Some(foreign), Path::new(EXE)).is_err());
+    }
+
+    #[test]
+    fn broken_files_and_unsupported_hosts_are_refused() {
+        assert!(merged(Host::Claude, Some("[1]"), Path::new(EXE)).is_err());
+        assert!(merged(Host::Claude, Some("{oops"), Path::new(EXE)).is_err());
+        assert!(merged(Host::Zcode, None, Path::new(EXE)).is_err());
+        assert!(merged(Host::Neutral, None, Path::new(EXE)).is_err());
+    }
+}

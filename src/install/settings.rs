@@ -1,0 +1,279 @@
+//! Where each host keeps its settings, and changing that file safely: atomic replace keeping the
+//! file's mode, a byte-exact backup of what was there before our first install, and an
+//! uninstall that restores that backup when nothing but our entries changed. The same rules hold
+//! for the hook entries and for the MCP server entry (`--mcp`).
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use super::hosts::{self, HostInstallError};
+use crate::env::Env;
+use crate::host::Host;
+
+/// Suffix of the copy of a settings file as it was before codeguard first changed it.
+pub const BACKUP_SUFFIX: &str = ".codeguard-backup";
+
+/// Which of codeguard's registrations a settings change is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// The hook entries.
+    Hooks,
+    /// The MCP server entry (`--mcp`).
+    Mcp,
+}
+
+/// What happened to a settings file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Written (created or changed).
+    Written,
+    /// Already as it should be.
+    Unchanged,
+    /// Restored byte for byte from the backup.
+    Restored,
+    /// Removed: it held nothing but our entries.
+    Removed,
+    /// Dry run: this is what would change (a line diff).
+    WouldChange(String),
+}
+
+/// A settings-file problem.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    /// The host's own rules.
+    #[error("{0}")]
+    Host(#[from] HostInstallError),
+    /// No home directory to find user settings in.
+    #[error("no home directory (HOME is not set); use --project DIR")]
+    NoHome,
+    /// Reading or writing failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// The settings file of a host: the user's (`project` = None) or a project's.
+pub fn path(host: Host, project: Option<&Path>, env: &Env) -> Result<PathBuf, SettingsError> {
+    if let Some(dir) = project {
+        return project_path(host, dir);
+    }
+    let home = env.home().ok_or(SettingsError::NoHome)?;
+    Ok(match host {
+        Host::Claude => home.join(".claude/settings.json"),
+        Host::Codex => home.join(".codex/hooks.json"),
+        Host::Gemini => home.join(".gemini/settings.json"),
+        Host::Kimi => env
+            .get("KIMI_CODE_HOME")
+            .filter(|v| !v.is_empty())
+            .map_or_else(|| home.join(".kimi-code"), PathBuf::from)
+            .join("config.toml"),
+        Host::Copilot => home.join(".copilot/hooks/codeguard.json"),
+        Host::Cursor => home.join(".cursor/hooks.json"),
+        Host::OpenHands => home.join(".openhands/hooks.json"),
+        Host::Zcode | Host::Neutral => return Err(unsupported(host)),
+    })
+}
+
+fn project_path(host: Host, dir: &Path) -> Result<PathBuf, SettingsError> {
+    Ok(match host {
+        Host::Claude => dir.join(".claude/settings.json"),
+        Host::Codex => dir.join(".codex/hooks.json"),
+        Host::Gemini => dir.join(".gemini/settings.json"),
+        Host::Copilot => dir.join(".github/hooks/codeguard.json"),
+        Host::Cursor => dir.join(".cursor/hooks.json"),
+        Host::OpenHands => dir.join(".openhands/hooks.json"),
+        Host::Kimi => {
+            return Err(SettingsError::Host(HostInstallError::Unsupported(
+                "Kimi Code reads hooks from its user config only (~/.kimi-code/config.toml or $KIMI_CODE_HOME): install with --user".into(),
+            )));
+        }
+        Host::Zcode | Host::Neutral => return Err(unsupported(host)),
+    })
+}
+
+/// The file a host reads its MCP servers from: Claude's user config `~/.claude.json` or a
+/// project's `.mcp.json`; Gemini's `settings.json`; Codex's `config.toml` (user or project).
+pub fn mcp_path(host: Host, project: Option<&Path>, env: &Env) -> Result<PathBuf, SettingsError> {
+    let base = match project {
+        Some(dir) => dir.to_path_buf(),
+        None => env.home().ok_or(SettingsError::NoHome)?,
+    };
+    Ok(match (host, project.is_some()) {
+        (Host::Claude, false) => base.join(".claude.json"),
+        (Host::Claude, true) => base.join(".mcp.json"),
+        (Host::Gemini, _) => base.join(".gemini/settings.json"),
+        (Host::Codex, _) => base.join(".codex/config.toml"),
+        (Host::Kimi | Host::Copilot | Host::Cursor | Host::OpenHands | Host::Zcode | Host::Neutral, _) => {
+            return Err(SettingsError::Host(match hosts::mcp_merged(host, None, Path::new("codeguard")) {
+                Err(e) => e,
+                Ok(_) => HostInstallError::Unsupported(format!("no MCP settings for {}", host.name())),
+            }));
+        }
+    })
+}
+
+fn unsupported(host: Host) -> SettingsError {
+    match hosts::merged(host, None, Path::new("codeguard")) {
+        Err(e) => SettingsError::Host(e),
+        Ok(_) => {
+            SettingsError::Host(HostInstallError::Unsupported(format!("{} cannot be installed", host.name())))
+        }
+    }
+}
+
+/// Installs (or, with `dry_run`, shows) our entries in the settings file at `path`.
+pub fn install(
+    kind: Kind,
+    host: Host,
+    path: &Path,
+    exe: &Path,
+    dry_run: bool,
+) -> Result<Outcome, SettingsError> {
+    let old = read(path)?;
+    let new = match kind {
+        Kind::Hooks => hosts::merged(host, old.as_deref(), exe)?,
+        Kind::Mcp => hosts::mcp_merged(host, old.as_deref(), exe)?,
+    };
+    if old.as_deref() == Some(new.as_str()) {
+        return Ok(Outcome::Unchanged);
+    }
+    if dry_run {
+        return Ok(Outcome::WouldChange(line_diff(old.as_deref().unwrap_or(""), &new)));
+    }
+    let backup = backup_path(path);
+    if let (Some(old), false) = (&old, backup.exists()) {
+        write_atomic(&backup, old.as_bytes(), path)?;
+    }
+    write_atomic(path, new.as_bytes(), path)?;
+    Ok(Outcome::Written)
+}
+
+/// Removes our entries; restores the pre-install bytes when nothing else changed since. The
+/// backup is kept until it is restored (or the file removed), so that taking out hooks and the
+/// MCP server from one file in two steps still ends with the original bytes.
+pub fn uninstall(kind: Kind, host: Host, path: &Path) -> Result<Outcome, SettingsError> {
+    let Some(current) = read(path)? else { return Ok(Outcome::Unchanged) };
+    let backup_file = backup_path(path);
+    let backup = read(&backup_file)?;
+    let stripped = match kind {
+        Kind::Hooks => hosts::stripped(host, &current)?,
+        Kind::Mcp => hosts::mcp_stripped(host, &current)?,
+    };
+    let toml = host == Host::Kimi || (kind == Kind::Mcp && host == Host::Codex);
+    let outcome = match (&stripped, &backup) {
+        (_, Some(original)) if same_content(toml, stripped.as_deref().unwrap_or(""), original) => {
+            write_atomic(path, original.as_bytes(), path)?;
+            Outcome::Restored
+        }
+        (None, _) => {
+            std::fs::remove_file(path)
+                .map_err(|source| SettingsError::Io { path: path.to_owned(), source })?;
+            Outcome::Removed
+        }
+        (Some(text), _) if *text == current => Outcome::Unchanged,
+        (Some(text), _) => {
+            write_atomic(path, text.as_bytes(), path)?;
+            Outcome::Written
+        }
+    };
+    if backup.is_some() && matches!(outcome, Outcome::Restored | Outcome::Removed) {
+        let _ = std::fs::remove_file(&backup_file);
+    }
+    Ok(outcome)
+}
+
+/// Whether two settings texts say the same (JSON compared as values, an empty `hooks` or
+/// `mcpServers` object counting as absent — what stripping our entries can leave; TOML byte for
+/// byte).
+fn same_content(toml: bool, a: &str, b: &str) -> bool {
+    if toml {
+        return a == b;
+    }
+    let parse = |t: &str| {
+        let mut value = if t.trim().is_empty() {
+            serde_json::json!({})
+        } else {
+            serde_json::from_str::<serde_json::Value>(t).ok()?
+        };
+        if let Some(map) = value.as_object_mut() {
+            map.retain(|k, v| {
+                !(matches!(k.as_str(), "hooks" | "mcpServers")
+                    && v.as_object().is_some_and(serde_json::Map::is_empty))
+            });
+        }
+        Some(value)
+    };
+    parse(a).is_some_and(|x| parse(b) == Some(x))
+}
+
+fn backup_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(BACKUP_SUFFIX);
+    PathBuf::from(name)
+}
+
+/// The file's text, `None` when it does not exist.
+pub fn read(path: &Path) -> Result<Option<String>, SettingsError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(SettingsError::Io { path: path.to_owned(), source }),
+    }
+}
+
+/// Writes through a temp file in the same directory, keeping the mode of `mode_of` (0644 for a
+/// new file).
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8], mode_of: &Path) -> Result<(), SettingsError> {
+    let io = |source| SettingsError::Io { path: path.to_owned(), source };
+    let dir = path.parent().ok_or_else(|| io(std::io::Error::other("no parent directory")))?;
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let mode = std::fs::metadata(mode_of).map_or(0o644, |m| m.permissions().mode() & 0o7777);
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+    tmp.write_all(bytes).map_err(io)?;
+    tmp.as_file().set_permissions(std::fs::Permissions::from_mode(mode)).map_err(io)?;
+    tmp.as_file().sync_all().map_err(io)?;
+    tmp.persist(path).map_err(|e| io(e.error))?;
+    Ok(())
+}
+
+/// A minimal line diff (`-` removed, `+` added), enough to review a settings change.
+pub fn line_diff(old: &str, new: &str) -> String {
+    let a: Vec<&str> = old.lines().collect();
+    let b: Vec<&str> = new.lines().collect();
+    let mut lcs = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for i in (0..a.len()).rev() {
+        for j in (0..b.len()).rev() {
+            lcs[i][j] = if a[i] == b[j] { lcs[i + 1][j + 1] + 1 } else { lcs[i + 1][j].max(lcs[i][j + 1]) };
+        }
+    }
+    let (mut i, mut j, mut out) = (0, 0, String::new());
+    while i < a.len() || j < b.len() {
+        if i < a.len() && j < b.len() && a[i] == b[j] {
+            (i, j) = (i + 1, j + 1);
+        } else if j < b.len() && (i == a.len() || lcs[i][j + 1] > lcs[i + 1][j]) {
+            let _ = writeln!(out, "+ {}", b[j]);
+            j += 1;
+        } else {
+            let _ = writeln!(out, "- {}", a[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diff_shows_only_changed_lines() {
+        assert_eq!(line_diff("a\nb\nc\n", "a\nx\nc\n"), "- b\n+ x\n");
+        assert_eq!(line_diff("", "a\n"), "+ a\n");
+    }
+}

@@ -1,0 +1,175 @@
+//! The audit log: one JSON object per line, bounded to the last [`KEEP`] lines.
+//!
+//! **In:** records (bypasses of the gate, decisions). **Out:** `audit.jsonl` in the state
+//! directory, and readers for `codeguard state show` and the Stop hook's per-session summary.
+//! **Never:** records a command's text — it may carry secrets; a bypass is recorded by kind,
+//! repository, session and time only.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::env::Env;
+
+/// The bypass and decision audit log (JSON lines, bounded).
+pub const AUDIT_FILE: &str = "audit.jsonl";
+
+/// Lines kept in the audit log.
+pub const KEEP: usize = 500;
+
+/// How the gate was bypassed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BypassKind {
+    /// `CODEGUARD_SKIP_GATE` in the hook's own environment: the only full bypass.
+    Env,
+    /// `git -c codeguard.skipGate=true …`: linters skipped, safety scan ran.
+    Inline,
+    /// `git config codeguard.skipGate true && … git commit`: linters skipped, safety scan ran.
+    Chain,
+    /// `codeguard.skipGate` set in the repository's config: linters skipped, safety scan ran.
+    Persisted,
+    /// The command ran outside any repository and the child repositories the monorepo fallback
+    /// found had nothing to check.
+    Fallback,
+}
+
+impl BypassKind {
+    /// The kind as written in the log.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Env => "env",
+            Self::Inline => "inline",
+            Self::Chain => "chain",
+            Self::Persisted => "persisted",
+            Self::Fallback => "fallback",
+        }
+    }
+}
+
+impl From<crate::intent::BypassKind> for BypassKind {
+    fn from(kind: crate::intent::BypassKind) -> Self {
+        match kind {
+            crate::intent::BypassKind::Inline => Self::Inline,
+            crate::intent::BypassKind::Chain => Self::Chain,
+            crate::intent::BypassKind::Persisted => Self::Persisted,
+        }
+    }
+}
+
+/// One recorded bypass.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bypass {
+    /// When, in milliseconds since the Unix epoch.
+    pub ts_ms: u64,
+    /// Always `"bypass"` (the log may hold other record kinds).
+    pub event: String,
+    /// How.
+    pub kind: BypassKind,
+    /// The repository (or the directory, for `env` and `fallback`).
+    pub repo: PathBuf,
+    /// The host's session id, when the hook was given one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+}
+
+/// Appends one record to the audit log, keeping the last [`KEEP`] lines only.
+pub fn audit(env: &Env, record: &serde_json::Value) -> std::io::Result<()> {
+    let path = super::home(env).join(AUDIT_FILE);
+    super::with_lock(&path, || {
+        let existing = std::fs::read_to_string(&path).unwrap_or_default();
+        let mut lines: Vec<&str> = existing.lines().filter(|l| !l.trim().is_empty()).collect();
+        let new_line = record.to_string();
+        lines.push(&new_line);
+        let start = lines.len().saturating_sub(KEEP);
+        let mut text = lines[start..].join("\n");
+        text.push('\n');
+        super::write_private(&path, text.as_bytes())
+    })
+}
+
+/// Records a bypass of the gate (kind, repository, session, time — never the command).
+pub fn record_bypass(env: &Env, kind: BypassKind, repo: &Path, session: Option<&str>) -> std::io::Result<()> {
+    let record = Bypass {
+        ts_ms: super::now_ms(),
+        event: "bypass".into(),
+        kind,
+        repo: repo.to_path_buf(),
+        session: session.map(str::to_owned),
+    };
+    audit(env, &serde_json::to_value(&record).map_err(std::io::Error::other)?)
+}
+
+/// Every record of the audit log that parses as a JSON object, oldest first.
+pub fn records(env: &Env) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(super::home(env).join(AUDIT_FILE)).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(serde_json::Value::is_object)
+        .collect()
+}
+
+/// The recorded bypasses, oldest first; with `session`, only those of that session.
+pub fn bypasses(env: &Env, session: Option<&str>) -> Vec<Bypass> {
+    records(env)
+        .into_iter()
+        .filter_map(|v| serde_json::from_value::<Bypass>(v).ok())
+        .filter(|b| b.event == "bypass")
+        .filter(|b| session.is_none() || b.session.as_deref() == session)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn audit_is_bounded_and_survives_concurrent_writers() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let env = crate::state::test_env(tmp.path());
+        std::thread::scope(|scope| {
+            for t in 0..4 {
+                let env = &env;
+                scope.spawn(move || {
+                    for i in 0..100 {
+                        audit(env, &serde_json::json!({"t": t, "i": i})).expect("audit");
+                    }
+                });
+            }
+        });
+        let text = std::fs::read_to_string(tmp.path().join(AUDIT_FILE)).expect("log");
+        assert_eq!(text.lines().count(), 400, "no update lost under the lock");
+        assert!(text.lines().all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok()));
+        for i in 0..150 {
+            audit(&env, &serde_json::json!({"more": i})).expect("audit");
+        }
+        let text = std::fs::read_to_string(tmp.path().join(AUDIT_FILE)).expect("log");
+        assert_eq!(text.lines().count(), KEEP, "bounded");
+        assert!(text.ends_with("{\"more\":149}\n"));
+    }
+
+    #[test]
+    fn bypasses_are_read_back_per_session_and_never_hold_a_command() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let env = crate::state::test_env(tmp.path());
+        record_bypass(&env, BypassKind::Env, Path::new("/r"), Some("s1")).expect("a");
+        audit(&env, &serde_json::json!({"event": "other"})).expect("b");
+        std::fs::write(
+            tmp.path().join(AUDIT_FILE),
+            std::fs::read_to_string(tmp.path().join(AUDIT_FILE)).expect("read") + "garbage\n",
+        )
+        .expect("corrupt line");
+        record_bypass(&env, BypassKind::Inline, Path::new("/r"), Some("s2")).expect("c");
+        record_bypass(&env, BypassKind::Fallback, Path::new("/d"), None).expect("d");
+        let all = bypasses(&env, None);
+        assert_eq!(
+            all.iter().map(|b| b.kind).collect::<Vec<_>>(),
+            [BypassKind::Env, BypassKind::Inline, BypassKind::Fallback]
+        );
+        let s2 = bypasses(&env, Some("s2"));
+        assert_eq!(s2.len(), 1);
+        assert_eq!(s2[0].repo, Path::new("/r"));
+        let text = std::fs::read_to_string(tmp.path().join(AUDIT_FILE)).expect("log");
+        assert!(!text.contains("command"), "{text}");
+    }
+}

@@ -1,0 +1,176 @@
+//! `codeguard mcp` end to end: the real binary speaks JSON-RPC over its stdin/stdout — the MCP
+//! handshake, the tool list, and a `check` that finds a real ruff failure in a temp repository.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::support::{TestRepo, git_env, real_tool};
+
+/// A running `codeguard mcp` with a line reader on its stdout.
+struct Session {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+    _home: tempfile::TempDir,
+}
+
+impl Session {
+    fn start() -> Self {
+        let home = tempfile::tempdir().expect("home");
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("codeguard"))
+            .arg("mcp")
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", home.path())
+            .env("CODEGUARD_HOME", home.path().join(".codeguard"))
+            .env("SECRET_TOKEN_FOR_TEST", "do-not-leak-4711")
+            .envs(git_env())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn codeguard mcp");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Self { child, stdin, lines, _home: home }
+    }
+
+    fn send(&mut self, message: &Value) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{message}").expect("write");
+        stdin.flush().expect("flush");
+    }
+
+    /// The answer to request `id` (every stdout line must be a JSON-RPC message).
+    fn answer(&self, id: u64) -> (Value, String) {
+        loop {
+            let line = self.lines.recv_timeout(Duration::from_secs(60)).expect("an answer within 60 s");
+            let message: Value =
+                serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+            assert_eq!(message["jsonrpc"], "2.0", "{line}");
+            if message["id"] == id {
+                return (message, line);
+            }
+        }
+    }
+
+    fn request(&mut self, id: u64, method: &str, params: Value) -> (Value, String) {
+        let mut message = json!({"jsonrpc": "2.0", "id": id, "method": method});
+        message["params"] = params;
+        self.send(&message);
+        self.answer(id)
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn initialised() -> Session {
+    let mut session = Session::start();
+    let (init, _) = session.request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "it", "version": "0"}}),
+    );
+    assert_eq!(init["result"]["serverInfo"]["name"], "codeguard", "{init:#}");
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
+    assert!(init["result"]["capabilities"]["tools"].is_object(), "{init:#}");
+    session.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    session
+}
+
+#[test]
+fn handshake_tool_list_and_a_failing_check() {
+    let Some(_) = real_tool("ruff") else { return };
+    let repo = TestRepo::new();
+    repo.write("app/main.py", "import os\nimport sys\n\nprint(sys.argv)\n").commit_all("init");
+    let mut session = initialised();
+
+    let (list, _) = session.request(2, "tools/list", json!({}));
+    let tools = list["result"]["tools"].as_array().expect("tools");
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().expect("name")).collect();
+    assert_eq!(names, ["check", "explain", "fix", "languages"]);
+    assert!(tools.iter().all(|t| t["inputSchema"]["type"] == "object"), "{list:#}");
+
+    let (call, raw) = session.request(
+        3,
+        "tools/call",
+        json!({"name": "check", "arguments": {"path": repo.root(), "languages": ["python"]}}),
+    );
+    let result = &call["result"];
+    assert_ne!(result["isError"], true, "{call:#}");
+    let text = result["content"][0]["text"].as_str().expect("text content");
+    let report: Value = serde_json::from_str(text).expect("the text is the JSON report");
+    assert_eq!(report, result["structuredContent"], "text and structured content agree");
+    assert_eq!(report["schema_version"], "1");
+    assert_eq!(report["status"], "FAIL");
+    assert_eq!(report["scope"], "all");
+    assert_eq!(report["languages"][0]["language"], "python");
+    assert_eq!(report["languages"][0]["status"], "FAIL");
+    assert_eq!(report["languages"][0]["files"], json!(["app/main.py"]));
+    assert!(report["languages"][0]["log_path"].is_string());
+    assert!(!raw.contains("do-not-leak-4711") && !raw.contains("SECRET_TOKEN"), "no environment in results");
+}
+
+#[test]
+fn other_tools_and_errors() {
+    let repo = TestRepo::new();
+    repo.write("a.py", "import sys\n\nprint(sys.argv)\n").commit_all("init");
+    let mut session = initialised();
+
+    let (explain, _) = session.request(
+        2,
+        "tools/call",
+        json!({"name": "explain", "arguments": {"command": "git commit -am wip", "cwd": repo.root()}}),
+    );
+    let doc = &explain["result"]["structuredContent"];
+    assert_eq!(doc["guarded"], true, "{explain:#}");
+    assert_eq!(doc["mode"], "commit");
+
+    let (languages, _) = session.request(3, "tools/call", json!({"name": "languages", "arguments": {}}));
+    let ids = languages["result"]["structuredContent"]["languages"].as_array().expect("languages").len();
+    assert_eq!(ids, 57);
+
+    repo.write("a.py", "import os\nimport sys\n\nprint(sys.argv)\n");
+    let (fix, _) = session.request(
+        4,
+        "tools/call",
+        json!({"name": "fix", "arguments": {"path": repo.root(), "dry_run": true}}),
+    );
+    let report = &fix["result"]["structuredContent"];
+    assert_eq!(report["dry_run"], true, "{fix:#}");
+    assert_eq!(report["formatters"][0]["status"], "PLANNED");
+    assert_eq!(
+        std::fs::read_to_string(repo.path("a.py")).expect("read"),
+        "import os\nimport sys\n\nprint(sys.argv)\n"
+    );
+
+    let (bad, _) = session.request(5, "tools/call", json!({"name": "check", "arguments": {"colour": "red"}}));
+    assert_eq!(bad["result"]["isError"], true, "{bad:#}");
+    assert!(bad["result"]["content"][0]["text"].as_str().expect("text").contains("unknown field"));
+    let (unknown, _) = session.request(6, "tools/call", json!({"name": "deploy", "arguments": {}}));
+    assert!(
+        unknown["error"]["message"].as_str().expect("error").contains("unknown tool: deploy"),
+        "{unknown:#}"
+    );
+
+    drop(session.stdin.take());
+    let status = session.child.wait().expect("wait");
+    assert_eq!(status.code(), Some(0), "closing stdin ends the server cleanly");
+}
