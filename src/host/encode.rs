@@ -120,29 +120,29 @@ fn kimi(event: Event, answer: &Answer) -> Encoded {
 /// Copilot: exit codes never block pre-tool-use, so a block is a JSON deny with exit 0; the
 /// other events' outputs are ignored by the CLI, so nothing is printed for them.
 fn copilot(event: Event, answer: &Answer) -> Encoded {
-    match (event, answer) {
-        (Event::PreToolUse, Answer::Block(report)) => {
-            stdout_json(&json!({"permissionDecision": "deny", "permissionDecisionReason": report}))
-        }
-        (
-            Event::SessionStart
-            | Event::UserPromptSubmit
-            | Event::PreToolUse
-            | Event::PostToolUse
-            | Event::Stop,
-            _,
-        ) => Encoded::default(),
-    }
+    deny_only(
+        event,
+        answer,
+        |report| json!({"permissionDecision": "deny", "permissionDecisionReason": report}),
+    )
 }
 
 /// Cursor: `beforeShellExecution` reads `{"permission": "deny", …}`; its after-events are
 /// fire-and-forget and prompts cannot receive context, so nothing else is printed.
 fn cursor(event: Event, answer: &Answer) -> Encoded {
-    match (event, answer) {
-        (Event::PreToolUse, Answer::Block(report)) => stdout_json(&json!({
+    deny_only(event, answer, |report| {
+        json!({
             "permission": "deny",
             "user_message": report.lines().next().unwrap_or("codeguard blocked this command"),
-            "agent_message": report})),
+            "agent_message": report})
+    })
+}
+
+/// Hosts that honour nothing but a pre-tool-use deny: the deny as JSON with exit 0, and
+/// silence for everything else.
+fn deny_only(event: Event, answer: &Answer, deny: impl FnOnce(&str) -> Value) -> Encoded {
+    match (event, answer) {
+        (Event::PreToolUse, Answer::Block(report)) => stdout_json(&deny(report)),
         (
             Event::SessionStart
             | Event::UserPromptSubmit
