@@ -54,7 +54,7 @@ fn handle(
 ) -> anyhow::Result<(HookEvent, Answer, Option<super::replay::Dedup>)> {
     let payload = read_payload()?;
     let decoded = host::decode(host, event, &payload)?;
-    let key = super::replay::key(&decoded);
+    let key = super::replay::key(&decoded, env);
     if let Some(answer) = key.as_ref().and_then(|k| super::replay::lookup(env, k)) {
         return Ok((decoded, answer, None));
     }

@@ -27,7 +27,7 @@ pub(super) enum Dedup {
 }
 
 /// The dedup key of a hook firing, when it has one.
-pub(super) fn key(event: &HookEvent) -> Option<Dedup> {
+pub(super) fn key(event: &HookEvent, env: &Env) -> Option<Dedup> {
     let dir =
         event.cwd.clone().or_else(|| std::env::current_dir().ok()).unwrap_or_else(|| PathBuf::from("."));
     let scope = Scope::new(event.session_id.as_deref(), &dir);
@@ -51,9 +51,21 @@ pub(super) fn key(event: &HookEvent) -> Option<Dedup> {
             let first = paths.first()?;
             Some(Dedup::Once(EventKey::post_tool_use(&scope, first, &stamps.join(","), "lint")))
         }
+        (Event::UserPromptSubmit, _) => prompt_key(event, &scope, &dir, env).map(Dedup::Once),
         (Event::PreToolUse, ToolCall::None | ToolCall::Edit { .. } | ToolCall::Other(_))
-        | (Event::PostToolUse | Event::UserPromptSubmit, _) => None,
+        | (Event::PostToolUse, _) => None,
     }
+}
+
+/// A prompt that triggers the soft gate, keyed by session, prompt text and the content identity
+/// of the worktree it would check (so an edit in between runs it again).
+fn prompt_key(event: &HookEvent, scope: &Scope, dir: &std::path::Path, env: &Env) -> Option<EventKey> {
+    event.session_id.as_ref()?;
+    let prompt = event.prompt.as_deref()?;
+    super::lifecycle::prompt_intent(prompt)?;
+    let budget = crate::cache::identity::Budget::from_env(env);
+    let identity = crate::cache::identity::worktree(dir, &budget, None).ok()?;
+    Some(EventKey::user_prompt(scope, prompt, &identity.identity.hex()))
 }
 
 /// What a first copy already delivered for this firing, if anything.

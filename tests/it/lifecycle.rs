@@ -183,3 +183,19 @@ fn session_start_runs_once_per_session_and_names_an_untrusted_workspace() {
     assert!(text.contains("Workspace untrusted") && text.contains("codeguard trust"), "{text}");
     assert_eq!(hook(home.path(), "session-start", &payload, None), (Some(0), String::new()));
 }
+
+#[test]
+fn a_second_copy_of_the_same_prompt_stays_silent_until_the_content_changes() {
+    let Some(_) = real_tool("ruff") else { return };
+    let repo = TestRepo::new();
+    repo.write("a.py", "x = 1\n").commit_all("init");
+    repo.write("a.py", "import os\n");
+    let home = tempfile::tempdir().expect("home");
+    let payload = json!({"session_id": "dup", "cwd": repo.root(), "prompt": "please commit this"});
+    let (_, first) = hook(home.path(), "user-prompt-submit", &payload, None);
+    assert!(context(&first).contains("python FAIL"), "{first}");
+    assert_eq!(hook(home.path(), "user-prompt-submit", &payload, None), (Some(0), String::new()));
+    repo.write("a.py", "import sys\n\nprint(sys.argv)\n");
+    let (_, third) = hook(home.path(), "user-prompt-submit", &payload, None);
+    assert!(context(&third).contains("pass"), "changed content is checked again: {third}");
+}
