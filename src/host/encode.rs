@@ -51,17 +51,22 @@ fn context_of(answer: &Answer) -> Option<(&str, Option<&String>)> {
     }
 }
 
-fn claude(event: Event, answer: &Answer) -> Encoded {
+/// Claude's shape (Gemini's too, with its own event names): exit 2 + stderr blocks; context as
+/// `hookSpecificOutput.additionalContext`; a Stop answer as `systemMessage` only.
+fn claude_shaped(event: Event, answer: &Answer, name: fn(Event) -> &'static str) -> Encoded {
     match (event, answer) {
         (_, Answer::Allow) => Encoded::default(),
         (Event::PreToolUse, Answer::Block(report)) => block_on_stderr(report),
         (Event::Stop, _) => context_of(answer)
             .map_or_else(Encoded::default, |(t, _)| stdout_json(&json!({"systemMessage": t}))),
         (Event::SessionStart | Event::UserPromptSubmit | Event::PreToolUse | Event::PostToolUse, _) => {
-            context_of(answer)
-                .map_or_else(Encoded::default, |(t, u)| additional_context(event.claude_name(), t, u))
+            context_of(answer).map_or_else(Encoded::default, |(t, u)| additional_context(name(event), t, u))
         }
     }
+}
+
+fn claude(event: Event, answer: &Answer) -> Encoded {
+    claude_shaped(event, answer, Event::claude_name)
 }
 
 fn codex(event: Event, answer: &Answer) -> Encoded {
@@ -93,16 +98,7 @@ fn gemini_name(event: Event) -> &'static str {
 }
 
 fn gemini(event: Event, answer: &Answer) -> Encoded {
-    match (event, answer) {
-        (_, Answer::Allow) => Encoded::default(),
-        (Event::PreToolUse, Answer::Block(report)) => block_on_stderr(report),
-        (Event::Stop, _) => context_of(answer)
-            .map_or_else(Encoded::default, |(t, _)| stdout_json(&json!({"systemMessage": t}))),
-        (Event::SessionStart | Event::UserPromptSubmit | Event::PreToolUse | Event::PostToolUse, _) => {
-            context_of(answer)
-                .map_or_else(Encoded::default, |(t, u)| additional_context(gemini_name(event), t, u))
-        }
-    }
+    claude_shaped(event, answer, gemini_name)
 }
 
 fn kimi(event: Event, answer: &Answer) -> Encoded {
