@@ -379,15 +379,75 @@ fn check_saved_file(path: &Path, env: &Env, session: Option<&str>) -> Option<(St
     let options = RunOptions { deadline: SAVE_DEADLINE, jobs: 1 };
     let prefix = format!("save-{}", report::path_key(&canonical));
     let request = LintRequest::worktree_files(&root, &files, std::slice::from_ref(&lang.id), options, prefix);
-    let result = engine::lint(&request, env, &|_| {}).ok()?.into_iter().next()?;
+    let mut result = engine::lint(&request, env, &|_| {}).ok()?.into_iter().next()?;
+    let mut fixed = None;
+    if result.status == Status::Fail && config.auto_fix_on_save() {
+        fixed = auto_fix(lang, &config, &root, &canonical, &rel, env);
+        if fixed.as_ref().is_some_and(|f| f.changed) {
+            result = engine::lint(&request, env, &|_| {}).ok()?.into_iter().next()?;
+        }
+    }
+    let changed = fixed.as_ref().is_some_and(|f| f.changed);
     let _ = crate::state::session::record(
         env,
         &Scope::new(session, &root),
         &result.language,
         result.status,
-        false,
+        changed,
     );
-    save_message(&result, name)
+    let Some(fixed) = fixed else { return save_message(&result, name) };
+    let (text, user) = save_message(&result, name).unwrap_or_default();
+    Some((format!("{}\n{text}", fixed.note(name)).trim_end().to_owned(), user))
+}
+
+/// What the save-time formatter did.
+struct AutoFix {
+    argv: Vec<String>,
+    changed: bool,
+    failed: Option<String>,
+}
+
+impl AutoFix {
+    fn note(&self, name: &str) -> String {
+        let command = self.argv.join(" ");
+        match (&self.failed, self.changed) {
+            (Some(why), _) => format!(
+                "codeguard: auto-fix on save: `{command}` failed ({why}); {name} may be partly rewritten."
+            ),
+            (None, true) => format!(
+                "codeguard: auto-fix on save: `{command}` rewrote {name} (auto_fix_on_save in codeguard.json); re-checked below."
+            ),
+            (None, false) => format!("codeguard: auto-fix on save: `{command}` left {name} unchanged."),
+        }
+    }
+}
+
+/// Runs the language's formatter on the one saved file (never a project-level formatter, never
+/// a repository-defined formatter in an untrusted workspace) and reports by content, not by
+/// exit code, whether the file changed.
+fn auto_fix(
+    lang: &crate::registry::Language,
+    config: &ProjectConfig,
+    root: &Path,
+    file: &Path,
+    rel: &str,
+    env: &Env,
+) -> Option<AutoFix> {
+    let format = lang.format.as_ref()?;
+    let own = config.overridden_languages().any(|l| l == lang.id);
+    if own && !crate::trust::is_trusted(env, root) {
+        return None;
+    }
+    let argv = crate::plan::scoped(format, &[rel.to_owned()]).into_iter().next()?;
+    let before = std::fs::read(file).ok().map(|b| blake3::hash(&b));
+    let vars: Vec<(String, std::ffi::OsString)> = env.vars().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let done = crate::process::Cmd::new(argv.clone(), root.to_path_buf(), vars, SAVE_DEADLINE).run();
+    let after = std::fs::read(file).ok().map(|b| blake3::hash(&b));
+    let failed = match &done.ending {
+        crate::process::Ending::Exited(0 | 1) => None,
+        other => Some(format!("{other:?}")),
+    };
+    Some(AutoFix { argv, changed: before != after, failed })
 }
 
 /// EJS-style templates (`<%`) in HTML are not linted: htmlhint cannot parse them.

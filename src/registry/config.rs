@@ -74,6 +74,8 @@ struct RawConfig {
     languages: BTreeMap<String, CommandOverride>,
     #[serde(default)]
     gate_scope: GateScope,
+    #[serde(default)]
+    auto_fix_on_save: bool,
 }
 
 /// A loaded, validated project configuration (the defaults when the file is absent).
@@ -121,6 +123,12 @@ impl ProjectConfig {
     /// The configured gate scope.
     pub fn gate_scope(&self) -> GateScope {
         self.raw.gate_scope
+    }
+
+    /// Whether a file that fails its lint after an edit is run through its language's formatter
+    /// (off by default: a formatter silently rewriting files under an agent surprises people).
+    pub fn auto_fix_on_save(&self) -> bool {
+        self.raw.auto_fix_on_save
     }
 
     /// Languages whose commands this project defines for itself (they run only in trusted

@@ -199,3 +199,30 @@ fn a_second_copy_of_the_same_prompt_stays_silent_until_the_content_changes() {
     let (_, third) = hook(home.path(), "user-prompt-submit", &payload, None);
     assert!(context(&third).contains("pass"), "changed content is checked again: {third}");
 }
+
+#[test]
+fn auto_fix_on_save_is_off_by_default_and_says_what_it_changed_when_on() {
+    let Some(_) = real_tool("ruff") else { return };
+    let repo = TestRepo::new();
+    repo.write("a.py", "x = 1\n").commit_all("init");
+    let home = tempfile::tempdir().expect("home");
+    let edit = || {
+        let payload = json!({"session_id": "fix", "cwd": repo.root(), "tool_name": "Write", "tool_input": {"file_path": repo.path("a.py")}});
+        let (_, out) = hook(home.path(), "post-tool-use", &payload, None);
+        context(&out)
+    };
+    repo.write("a.py", "import os\nx = 1\n");
+    let off = edit();
+    assert!(off.contains("F401") && !off.contains("auto-fix"), "{off}");
+    assert_eq!(
+        std::fs::read_to_string(repo.path("a.py")).expect("read"),
+        "import os\nx = 1\n",
+        "untouched by default"
+    );
+
+    repo.write("codeguard.json", r#"{"auto_fix_on_save": true}"#).write("a.py", "import sys\nx = 1\n");
+    let on = edit();
+    assert!(on.contains("auto-fix on save: `ruff check --fix") && on.contains("rewrote a.py"), "{on}");
+    assert!(on.contains("python lint passed for a.py"), "re-checked after the fix: {on}");
+    assert_eq!(std::fs::read_to_string(repo.path("a.py")).expect("read"), "x = 1\n");
+}
