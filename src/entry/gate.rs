@@ -31,14 +31,11 @@ pub const DEFAULT_BUDGET: Duration = Duration::from_secs(100);
 /// Separator between the reports of several repositories.
 const NEXT_REPOSITORY: &str = "\n==== next repository ====\n";
 
-/// Evaluates a shell command the agent is about to run in `cwd`, for the host session `session`
-/// (used to attribute audited bypasses).
-pub fn evaluate(command: &str, cwd: &Path, env: &Env, session: Option<&str>) -> Answer {
-    let analysis = bash::analyse(command);
-    if !analysis.needs_resolution() {
-        return Answer::Allow;
-    }
-    let intent = intent::resolve(&analysis, cwd);
+/// Evaluates the analysis of a shell command the agent is about to run in `cwd`, for the host
+/// session `session` (used to attribute audited bypasses). The caller has already let through
+/// commands whose analysis needs no resolution.
+pub fn evaluate(analysis: &bash::Analysis, cwd: &Path, env: &Env, session: Option<&str>) -> Answer {
+    let intent = intent::resolve(analysis, cwd);
     if !intent.guarded {
         return Answer::Allow;
     }

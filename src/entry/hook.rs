@@ -10,6 +10,7 @@ use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::time::Instant;
 
+use crate::bash;
 use crate::cli::HookArgs;
 use crate::env::Env;
 use crate::host::{self, Answer, Encoded, Event, HookEvent, Host, ToolCall};
@@ -54,25 +55,51 @@ fn handle(
 ) -> anyhow::Result<(HookEvent, Answer, Option<super::replay::Dedup>)> {
     let payload = read_payload()?;
     let decoded = host::decode(host, event, &payload)?;
+    let triage = triage(&decoded);
+    if let Triage::PassThrough = triage {
+        // The pass-through path: analysed once, no repository, no state directory.
+        return Ok((decoded, Answer::Allow, None));
+    }
     let key = super::replay::key(&decoded, env);
     if let Some(answer) = key.as_ref().and_then(|k| super::replay::lookup(env, k)) {
         return Ok((decoded, answer, None));
     }
-    let answer = dispatch(&decoded, env);
+    let answer = dispatch(&decoded, &triage, env);
     Ok((decoded, answer, key))
 }
 
-fn dispatch(event: &HookEvent, env: &Env) -> Answer {
+/// What a hook firing needs.
+enum Triage {
+    /// A pre-tool-use call that cannot commit or push: allowed at once.
+    PassThrough,
+    /// A pre-tool-use shell command that may commit or push (or hides code that could).
+    Gate(bash::Analysis),
+    /// Any other event.
+    Lifecycle,
+}
+
+fn triage(event: &HookEvent) -> Triage {
+    match (event.event, &event.tool) {
+        (Event::PreToolUse, ToolCall::Shell { command }) => {
+            let analysis = bash::analyse(command);
+            if analysis.needs_resolution() { Triage::Gate(analysis) } else { Triage::PassThrough }
+        }
+        (Event::PreToolUse, ToolCall::Edit { .. } | ToolCall::Other(_) | ToolCall::None) => {
+            Triage::PassThrough
+        }
+        (Event::SessionStart | Event::UserPromptSubmit | Event::PostToolUse | Event::Stop, _) => {
+            Triage::Lifecycle
+        }
+    }
+}
+
+fn dispatch(event: &HookEvent, triage: &Triage, env: &Env) -> Answer {
     let cwd =
         event.cwd.clone().or_else(|| std::env::current_dir().ok()).unwrap_or_else(|| PathBuf::from("."));
     match event.event {
-        Event::PreToolUse => match &event.tool {
-            ToolCall::Shell { command } if !command.trim().is_empty() => {
-                super::gate::evaluate(command, &cwd, env, event.session_id.as_deref())
-            }
-            ToolCall::Shell { .. } | ToolCall::Edit { .. } | ToolCall::Other(_) | ToolCall::None => {
-                Answer::Allow
-            }
+        Event::PreToolUse => match triage {
+            Triage::Gate(analysis) => super::gate::evaluate(analysis, &cwd, env, event.session_id.as_deref()),
+            Triage::PassThrough | Triage::Lifecycle => Answer::Allow,
         },
         Event::SessionStart => super::lifecycle::session_start(&cwd, env),
         Event::UserPromptSubmit => super::lifecycle::prompt(event.prompt.as_deref().unwrap_or(""), &cwd, env),

@@ -32,13 +32,6 @@ pub(super) fn key(event: &HookEvent, env: &Env) -> Option<Dedup> {
         event.cwd.clone().or_else(|| std::env::current_dir().ok()).unwrap_or_else(|| PathBuf::from("."));
     let scope = Scope::new(event.session_id.as_deref(), &dir);
     match (event.event, &event.tool) {
-        // A command that cannot commit or push is never blocked, so there is nothing to replay:
-        // the pass-through path must not touch the state directory.
-        (Event::PreToolUse, ToolCall::Shell { command })
-            if !crate::bash::analyse(command).needs_resolution() =>
-        {
-            None
-        }
         (Event::PreToolUse, ToolCall::Shell { command }) => {
             EventKey::pre_tool_use(&scope, event.host.name(), event.tool_use_id.as_deref(), command)
                 .map(Dedup::Block)

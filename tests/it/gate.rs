@@ -219,3 +219,12 @@ fn run_time_code_without_a_commit_word_is_unverified_context_not_a_block() {
     let (code, _, stderr) = gate(&repo, "eval \"git commit -m $MSG\"", &[]);
     assert_eq!(code, Some(2), "a run-time commit is still gated: {stderr}");
 }
+
+#[test]
+fn a_pass_through_never_touches_the_state_directory() {
+    let repo = repo_with(&[]);
+    let home = tempfile::tempdir().expect("home");
+    let out = hook(home.path(), &repo.root(), "ls -la && git status", &[]);
+    assert_eq!((out.status.code(), out.stdout.is_empty(), out.stderr.is_empty()), (Some(0), true, true));
+    assert!(!home.path().join(".codeguard").exists(), "the pass-through path created state");
+}
