@@ -33,6 +33,7 @@ use crate::report::{self, Audience, GateReport};
 use crate::run::LanguageResult;
 use crate::safety::{self, Finding};
 use crate::snapshot::{Snapshot, SnapshotOptions};
+use crate::state::audit::BypassKind;
 use crate::surface::{self, PushAgainst, Surface};
 use crate::verdict::Status;
 
@@ -52,7 +53,7 @@ pub fn run(args: &GitHookArgs, env: &Env) -> anyhow::Result<u8> {
         .context("reading the directory git runs the hook in")?;
     let command = args.hook.command();
     if env.is_truthy("CODEGUARD_SKIP_GATE") {
-        audit(env, &root, args.hook, "CODEGUARD_SKIP_GATE");
+        audit(env, &root, BypassKind::Env);
         eprintln(&format!("codeguard: CODEGUARD_SKIP_GATE is set: nothing was checked for this {command}."));
         return Ok(exit::PASS);
     }
@@ -62,7 +63,7 @@ pub fn run(args: &GitHookArgs, env: &Env) -> anyhow::Result<u8> {
         GitHook::PrePush => pre_push_targets(&root, &read_stdin()?)?,
     };
     if settings.skip_gate {
-        audit(env, &root, args.hook, "codeguard.skipGate");
+        audit(env, &root, BypassKind::Persisted);
     }
     let checked = targets
         .iter()
@@ -340,14 +341,10 @@ fn pass_line(checked: &[Checked<'_>], mode: &str) -> Option<String> {
     Some(format!("codeguard: {mode} checked — PASS ({linted}; safety scan; {files} file(s))"))
 }
 
-fn audit(env: &Env, root: &Path, hook: GitHook, bypass: &str) {
-    let record = serde_json::json!({
-        "event": "git-hook-bypass",
-        "hook": hook.file_name(),
-        "bypass": bypass,
-        "root": root,
-    });
-    if let Err(e) = crate::state::audit(env, &record) {
+/// Records a bypass in the same typed form as the agent gate's, so `state show` lists it.
+/// (`codeguard.skipGate` read by git — persisted or `git -c` — is recorded as `persisted`.)
+fn audit(env: &Env, root: &Path, kind: BypassKind) {
+    if let Err(e) = crate::state::audit::record_bypass(env, kind, root, None) {
         eprintln(&format!("codeguard: could not record the bypass in the audit log: {e}"));
     }
 }
