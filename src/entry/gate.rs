@@ -141,7 +141,6 @@ fn check_repo(
     };
     let allow = safety::committed_allow_list(&repo.root);
     let findings = safety::scan(snapshot.root(), snapshot.changed(), &allow);
-    let bypassed = repo.bypass.is_some();
     let languages = if let Some(kind) = repo.bypass {
         audit(env, kind.into(), &repo.root, session);
         notes.push(format!(
@@ -179,7 +178,7 @@ fn check_repo(
         .ops
         .iter()
         .any(|o| matches!(o.op, GitOp::Commit { no_verify: true, .. } | GitOp::Push { no_verify: true, .. }));
-    finish(repo, surface.mode.as_str(), &languages, &findings, notes, no_verify || bypassed)
+    finish(repo, surface.mode.as_str(), &languages, &findings, notes, no_verify)
 }
 
 fn finish(

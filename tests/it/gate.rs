@@ -84,6 +84,9 @@ fn a_staged_env_file_blocks_even_when_linters_are_bypassed() {
     assert_eq!(code, Some(2));
     assert!(stderr.starts_with("codeguard: commit blocked — 1 file must not be committed"), "{stderr}");
     assert!(stderr.contains(".env: sensitive-file"));
+    assert!(!stderr.contains("--no-verify"), "no --no-verify note without the flag: {stderr}");
+    let (_, _, stderr) = gate(&repo, "git commit --no-verify -m env", &[]);
+    assert!(stderr.contains("--no-verify skips git's own hooks only; this gate still applies"), "{stderr}");
 
     repo.git(&["config", "codeguard.skipGate", "true"]);
     let (code, _, stderr) = gate(&repo, "git commit -m env", &[]);
