@@ -21,6 +21,7 @@
 pub mod bash;
 pub mod cache;
 pub mod cli;
+pub mod content;
 pub mod entry;
 pub mod env;
 pub mod exit;

@@ -1,13 +1,18 @@
 //! Content safety: files that must never be committed, and secrets inside the files that are.
 //!
-//! In: the repository-relative paths a commit or push adds or modifies (deletions excluded), the
-//! directory holding their content, and the allow list committed in the repository.
+//! In: the repository-relative paths a commit or push adds or modifies (deletions excluded) with
+//! their raw bytes, and the allow list committed in the repository.
 //! Out: [`Finding`]s — violations that block, and allowed findings that are shown but do not.
-//! No agent-controllable setting turns this scan off. Secrets are never echoed: findings carry
-//! the rule, the place, the length and a short fingerprint, not the value.
-//! Never: reads files above [`MAX_SCAN_BYTES`] or binary files for content rules (their paths are
-//! still checked).
-
+//! No agent-controllable setting turns this scan off, and no failure of another stage skips
+//! it: the content engine (`crate::content`) reads every blob it can from the object database
+//! itself. Secrets are never echoed: findings carry the rule, the place, the length and a short
+//! fingerprint, not the value.
+//!
+//! Content is decoded before matching: UTF-8 (lossy) text; UTF-16 with a byte-order mark;
+//! and for binary content (any NUL byte) its printable ASCII runs and UTF-16LE runs, so a
+//! leading NUL or a wide string hides nothing. Files are scanned whole up to
+//! [`MAX_FILE_SCAN_BYTES`]; content that cannot be read, or is larger, is itself a blocking
+//! [`Kind::Unscannable`] finding (allowed per path like any path rule), never silence.
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::{LazyLock, OnceLock};
@@ -15,8 +20,12 @@ use std::sync::{LazyLock, OnceLock};
 use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 use serde::Serialize;
 
-/// Files larger than this are not scanned for secrets (their paths still are).
-pub const MAX_SCAN_BYTES: u64 = 1024 * 1024;
+/// Files up to this size are scanned whole; a larger one is an [`Kind::Unscannable`] finding.
+/// Far above any source file, and above what git hosts accept in one blob (100 MB).
+pub const MAX_FILE_SCAN_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Shortest printable run taken from binary content (the shortest secret rule needs more).
+const MIN_BINARY_RUN: usize = 8;
 
 /// The allow-list file, read from the committed tree (HEAD), never from the content being
 /// checked: an allowance takes effect only after a human committed it.
@@ -32,6 +41,9 @@ pub enum Kind {
     SensitiveFile,
     /// A secret found in the content.
     Secret,
+    /// Content the scan could not read (or that is past [`MAX_FILE_SCAN_BYTES`]): what it holds
+    /// is unknown, so it blocks like a finding until it is allowed by path.
+    Unscannable,
 }
 
 /// One finding.
@@ -58,7 +70,9 @@ impl Finding {
     pub fn allow_entry(&self) -> String {
         match self.kind {
             Kind::Secret => format!("secret:{}", self.fingerprint),
-            Kind::ArtifactDirectory | Kind::SensitiveFile => format!("path:{}", self.path),
+            Kind::ArtifactDirectory | Kind::SensitiveFile | Kind::Unscannable => {
+                format!("path:{}", self.path)
+            }
         }
     }
 }
@@ -86,26 +100,110 @@ impl AllowList {
     }
 }
 
-/// Scans paths (and the content of those under `content_root`). Findings are sorted by path and line.
+/// Scans worktree files under `content_root` (paths and raw content, never following a final
+/// symlink: a link's own target text is its content). Findings are sorted by path and line.
 pub fn scan(content_root: &Path, paths: &[String], allow: &AllowList) -> Vec<Finding> {
-    let mut findings = scan_paths(paths, allow);
-    let content = paths.iter().flat_map(|p| content_findings(p, &content_root.join(p)));
-    findings.extend(content.map(|mut f| {
-        f.allowed = allow.allows(&f);
-        f
-    }));
-    findings.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
-    findings
+    let mut scanner = Scanner::new(allow);
+    for path in paths {
+        scanner.path(path);
+        match read_worktree_file(&content_root.join(path)) {
+            Ok(Some(bytes)) => scanner.content(path, &bytes, None),
+            Ok(None) => {}
+            Err(why) => scanner.unscannable(path, &why),
+        }
+    }
+    scanner.finish()
 }
 
-/// Scans paths only (when the content could not be rebuilt, the path rules still apply).
-pub fn scan_paths(paths: &[String], allow: &AllowList) -> Vec<Finding> {
-    let mut findings: Vec<Finding> = paths.iter().flat_map(|p| path_findings(p)).collect();
-    for finding in &mut findings {
-        finding.allowed = allow.allows(finding);
+/// Reads a worktree file's raw bytes for the scan: `Ok(None)` when it is gone or not a file or
+/// symlink (nothing is committed from it), the link text for a symlink, an error text when it
+/// cannot be read or is too large.
+pub(crate) fn read_worktree_file(file: &Path) -> Result<Option<Vec<u8>>, String> {
+    use std::os::unix::ffi::OsStrExt;
+    let meta = match std::fs::symlink_metadata(file) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
+    if meta.file_type().is_symlink() {
+        let link = std::fs::read_link(file).map_err(|e| e.to_string())?;
+        return Ok(Some(link.as_os_str().as_bytes().to_vec()));
     }
-    findings.sort_by(|a, b| a.path.cmp(&b.path));
-    findings
+    if !meta.is_file() {
+        return Ok(None);
+    }
+    if meta.len() > MAX_FILE_SCAN_BYTES {
+        return Err(too_large(meta.len()));
+    }
+    std::fs::read(file).map(Some).map_err(|e| e.to_string())
+}
+
+/// The reason given for content past [`MAX_FILE_SCAN_BYTES`].
+pub(crate) fn too_large(len: u64) -> String {
+    format!("{} MiB is more than the {} MiB the scan reads per file", len >> 20, MAX_FILE_SCAN_BYTES >> 20)
+}
+
+/// Accumulates findings over paths and contents, applying the allow list.
+pub(crate) struct Scanner<'a> {
+    allow: &'a AllowList,
+    findings: Vec<Finding>,
+}
+
+impl<'a> Scanner<'a> {
+    /// An empty scan under `allow`.
+    pub(crate) fn new(allow: &'a AllowList) -> Self {
+        Self { allow, findings: Vec::new() }
+    }
+
+    /// Applies the path rules to `path`.
+    pub(crate) fn path(&mut self, path: &str) {
+        let found = path_findings(path);
+        self.extend(found);
+    }
+
+    /// Applies the content rules to `bytes`, the content of `path`; `origin` (e.g. "added in
+    /// commit 1a2b3c4") says where content that is not in the final tree comes from.
+    pub(crate) fn content(&mut self, path: &str, bytes: &[u8], origin: Option<&str>) {
+        let mut found = scan_bytes(path, bytes);
+        if let Some(origin) = origin {
+            for f in &mut found {
+                f.message = format!("{} ({origin})", f.message);
+            }
+        }
+        self.extend(found);
+    }
+
+    /// Records that the content of `path` could not be scanned, and why.
+    pub(crate) fn unscannable(&mut self, path: &str, why: &str) {
+        let message = format!(
+            "its content could not be scanned for secrets ({why}); commit it only after checking it yourself, and allow it with `path:{path}` in {ALLOW_FILE}"
+        );
+        self.extend(vec![path_finding(path, "unscannable-content", Kind::Unscannable, message)]);
+    }
+
+    fn extend(&mut self, found: Vec<Finding>) {
+        for mut f in found {
+            f.allowed = self.allow.allows(&f);
+            if !self.findings.contains(&f) {
+                self.findings.push(f);
+            }
+        }
+    }
+
+    /// The findings, sorted by path and line.
+    pub(crate) fn finish(mut self) -> Vec<Finding> {
+        self.findings.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
+        self.findings
+    }
+}
+
+/// Scans paths only (for callers that have no content to give).
+pub fn scan_paths(paths: &[String], allow: &AllowList) -> Vec<Finding> {
+    let mut scanner = Scanner::new(allow);
+    for path in paths {
+        scanner.path(path);
+    }
+    scanner.finish()
 }
 
 /// The allow list as committed at `HEAD` of the repository at `root` (an allowance counts only
@@ -462,16 +560,72 @@ fn entropy(value: &str) -> f64 {
     counts.values().map(|&n| f64::from(n) / len).map(|p| -p * p.log2()).sum()
 }
 
-fn content_findings(path: &str, file: &Path) -> Vec<Finding> {
-    let Ok(meta) = std::fs::symlink_metadata(file) else { return Vec::new() };
-    if !meta.is_file() || meta.len() > MAX_SCAN_BYTES {
-        return Vec::new();
+/// The secret findings in raw content, decoded as described in the module header.
+fn scan_bytes(path: &str, bytes: &[u8]) -> Vec<Finding> {
+    if let Some(text) = decode_utf16_bom(bytes) {
+        return scan_text(path, &text);
     }
-    let Ok(bytes) = std::fs::read(file) else { return Vec::new() };
-    if bytes.contains(&0) {
-        return Vec::new();
+    if !bytes.contains(&0) {
+        return scan_text(path, &String::from_utf8_lossy(bytes));
     }
-    scan_text(path, &String::from_utf8_lossy(&bytes))
+    let mut found = scan_text(path, &printable_runs(bytes));
+    found.extend(scan_text(path, &utf16le_runs(bytes)));
+    for f in &mut found {
+        f.line = None;
+        f.message = format!("{} — in binary content", f.message);
+    }
+    found.dedup_by(|a, b| a.rule == b.rule && a.fingerprint == b.fingerprint);
+    found
+}
+
+/// UTF-16 text with a byte-order mark, decoded (lossy); `None` without a BOM.
+fn decode_utf16_bom(bytes: &[u8]) -> Option<String> {
+    let (little, body) = match bytes {
+        [0xFF, 0xFE, rest @ ..] => (true, rest),
+        [0xFE, 0xFF, rest @ ..] => (false, rest),
+        _ => return None,
+    };
+    let units = body.chunks_exact(2).map(|c| {
+        let pair = [c[0], c[1]];
+        if little { u16::from_le_bytes(pair) } else { u16::from_be_bytes(pair) }
+    });
+    Some(char::decode_utf16(units).map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)).collect())
+}
+
+/// Runs of printable ASCII (and tabs) at least [`MIN_BINARY_RUN`] long, one per line.
+fn printable_runs(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    for run in bytes.split(|b| !(b.is_ascii_graphic() || *b == b' ' || *b == b'\t')) {
+        if run.len() >= MIN_BINARY_RUN {
+            out.push_str(&String::from_utf8_lossy(run));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Runs of UTF-16LE-encoded printable ASCII (`x\0y\0…`), at either byte alignment, one per line.
+fn utf16le_runs(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    for start in 0..2 {
+        let mut run = String::new();
+        for pair in bytes.get(start..).unwrap_or_default().chunks_exact(2) {
+            if pair[1] == 0 && (pair[0].is_ascii_graphic() || pair[0] == b' ') {
+                run.push(char::from(pair[0]));
+                continue;
+            }
+            if run.len() >= MIN_BINARY_RUN {
+                out.push_str(&run);
+                out.push('\n');
+            }
+            run.clear();
+        }
+        if run.len() >= MIN_BINARY_RUN {
+            out.push_str(&run);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// Finds secrets in text (one finding per rule per line).
@@ -671,10 +825,61 @@ mod tests {
     }
 
     #[test]
-    fn binary_and_large_files_skip_content_rules() {
+    fn padding_nul_bytes_and_utf16_hide_nothing() {
         let dir = tempfile::tempdir().expect("dir");
         let key = s(&["AKIA", "Z7Q3K9X2M4P8V6B1"]);
-        std::fs::write(dir.path().join("bin.dat"), [key.as_bytes(), b"\0"].concat()).expect("write");
-        assert!(scan(dir.path(), &["bin.dat".to_owned()], &AllowList::default()).is_empty());
+        let utf16 = |le: bool| -> Vec<u8> {
+            let text = format!("k = '{key}'\n");
+            let mut out = if le { vec![0xFF, 0xFE] } else { vec![0xFE, 0xFF] };
+            for unit in text.encode_utf16() {
+                out.extend(if le { unit.to_le_bytes() } else { unit.to_be_bytes() });
+            }
+            out
+        };
+        let wide: Vec<u8> = format!("\0\0{key}").bytes().flat_map(|b| [b, 0]).collect();
+        let files: Vec<(&str, Vec<u8>)> = vec![
+            ("padded.py", [vec![b'#'; 2 * 1024 * 1024], format!("\nk = '{key}'\n").into_bytes()].concat()),
+            ("leading-nul.txt", [b"\0".to_vec(), key.clone().into_bytes()].concat()),
+            ("le.txt", utf16(true)),
+            ("be.txt", utf16(false)),
+            ("wide.bin", wide),
+        ];
+        for (name, bytes) in &files {
+            std::fs::write(dir.path().join(name), bytes).expect("write");
+            let found = scan(dir.path(), &[(*name).to_owned()], &AllowList::default());
+            assert_eq!(
+                found.iter().map(|f| f.rule).collect::<Vec<_>>(),
+                ["aws-access-key-id"],
+                "{name} must not hide the key"
+            );
+            assert!(blocks(&found));
+            let shown = serde_json::to_string(&found).expect("json");
+            assert!(!shown.contains(&key), "{shown}");
+        }
+    }
+
+    #[test]
+    fn a_symlink_is_scanned_as_its_target_text_never_followed() {
+        let dir = tempfile::tempdir().expect("dir");
+        let key = s(&["AKIA", "Z7Q3K9X2M4P8V6B1"]);
+        let outside = tempfile::tempdir().expect("outside");
+        std::fs::write(outside.path().join("secret.txt"), &key).expect("write");
+        std::os::unix::fs::symlink(outside.path().join("secret.txt"), dir.path().join("link")).expect("link");
+        let found = scan(dir.path(), &["link".to_owned()], &AllowList::default());
+        assert!(found.is_empty(), "the link's target file is not part of the commit: {found:?}");
+    }
+
+    #[test]
+    fn unreadable_content_is_a_blocking_finding_that_a_path_entry_allows() {
+        let none = AllowList::default();
+        let mut scanner = Scanner::new(&none);
+        scanner.unscannable("big.bin", &too_large(MAX_FILE_SCAN_BYTES + 1));
+        let found = scanner.finish();
+        assert_eq!(found[0].kind, Kind::Unscannable);
+        assert!(blocks(&found));
+        let allow = AllowList::parse("path:big.bin\n");
+        let mut scanner = Scanner::new(&allow);
+        scanner.unscannable("big.bin", "x");
+        assert!(!blocks(&scanner.finish()));
     }
 }

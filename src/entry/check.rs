@@ -12,11 +12,10 @@ use super::UsageError;
 use super::engine::{self, LintRequest};
 use crate::cache::{CheckFacts, Hit, SoftKey};
 use crate::cli::{CheckArgs, Format, Scope};
+use crate::content::{self, Linters, Policy};
 use crate::env::Env;
 use crate::report::{self, CheckReport};
 use crate::run::{Progress, RunOptions};
-use crate::safety;
-use crate::snapshot::{Snapshot, SnapshotOptions};
 use crate::surface;
 
 /// Runs `check` and returns its exit code (usage problems are [`UsageError`]s).
@@ -39,23 +38,80 @@ pub(crate) fn report(args: &CheckArgs, env: &Env) -> anyhow::Result<CheckReport>
 fn evaluate(args: &CheckArgs, env: &Env) -> anyhow::Result<(CheckReport, Content)> {
     let root = project_root(args.path.as_deref())?;
     let scope = args.scope();
-    let content = Content::gather(&root, scope, env)?;
-    let safety = content.safety_findings();
+    match scope {
+        Scope::All | Scope::Changed => in_place(args, &root, scope, env),
+        Scope::Staged => staged(args, root, env),
+    }
+}
+
+/// `--staged`: the content engine, exactly as the gate and git's pre-commit hook run it.
+fn staged(args: &CheckArgs, root: PathBuf, env: &Env) -> anyhow::Result<(CheckReport, Content)> {
+    let scope = Scope::Staged;
+    let not_a_repo =
+        |e: surface::SurfaceError| UsageError(format!("{} needs a git repository: {e}", flag(scope)));
+    let index_file = super::index_file(env)?;
+    let surface = surface::staged_from(&root, index_file.as_deref()).map_err(not_a_repo)?;
+    // The project's configuration is validated first: an invalid codeguard.json is a usage error.
+    crate::entry::engine::Project::load(&root).map_err(|e| UsageError(e.to_string()))?;
+    let policy = Policy {
+        linters: Linters::Run,
+        deadline: Duration::from_secs(args.timeout),
+        log_prefix: format!("check-{}", report::path_key(&root)),
+        only: args.lang.clone(),
+    };
+    let verdict = content::judge(&surface, &policy, env);
+    let languages = verdict.languages;
+    let mut notes = verdict.incomplete;
+    if languages.is_empty() && notes.is_empty() && !surface.paths.is_empty() {
+        notes.push("no known language detected".to_owned());
+    }
+    let incomplete = !notes.is_empty() && notes != ["no known language detected"];
+    let mut report = CheckReport::new(root.clone(), scope_name(scope), languages, verdict.findings, notes);
+    if incomplete {
+        report.status = report.status.worst(crate::verdict::Status::Unverified);
+    }
+    Ok((report, Content { root }))
+}
+
+/// `--all` (the whole tree) and `--changed` (the working-tree changes): linted in place, with
+/// the soft result cache. `--changed` gets the engine's safety scan of the surface `git add -A
+/// && git commit` would carry.
+fn in_place(
+    args: &CheckArgs,
+    root: &Path,
+    scope: Scope,
+    env: &Env,
+) -> anyhow::Result<(CheckReport, Content)> {
+    let (files, safety, mut notes): (Vec<String>, _, Vec<String>) = if scope == Scope::Changed {
+        let surface = surface::working_changes(root)
+            .map_err(|e| UsageError(format!("{} needs a git repository: {e}", flag(scope))))?;
+        let mut incomplete = surface.unverified.clone();
+        let allow = crate::safety::committed_allow_list(root);
+        let findings = content::scan_surface(&surface, &allow, &mut incomplete);
+        (surface.paths, findings, incomplete)
+    } else {
+        let files = match surface::project_files(root) {
+            Ok(files) => files.into_iter().filter(|f| root.join(f).is_file()).collect(),
+            Err(_) => crate::files::project_files(root)
+                .with_context(|| format!("listing files under {}", root.display()))?,
+        };
+        (files, Vec::new(), Vec::new())
+    };
     let live = args.format == Format::Human && std::io::stderr().is_terminal();
     let progress = ProgressLine::new(live);
     let request = LintRequest {
-        dir: content.dir(),
-        workspace: &root,
-        project_files: &content.project_files,
-        selected: &content.selected,
+        dir: root,
+        workspace: root,
+        project_files: &files,
+        selected: &files,
         whole_tree: scope == Scope::All,
         only: &args.lang,
         options: RunOptions { deadline: Duration::from_secs(args.timeout), jobs: jobs(args.jobs) },
-        log_prefix: format!("check-{}", report::path_key(&root)),
+        log_prefix: format!("check-{}", report::path_key(root)),
     };
     let prepared = engine::prepare(&request, env).map_err(|e| UsageError(e.to_string()))?;
     let facts = CheckFacts {
-        workspace: &root,
+        workspace: root,
         plan: &prepared.plan,
         registry: &prepared.registry,
         scope: scope_name(scope),
@@ -74,17 +130,17 @@ fn evaluate(args: &CheckArgs, env: &Env) -> anyhow::Result<(CheckReport, Content
         (results, None)
     };
     progress.clear();
-    let mut notes =
-        if results.is_empty() { vec!["no known language detected".to_owned()] } else { Vec::new() };
+    if results.is_empty() {
+        notes.insert(0, "no known language detected".to_owned());
+    }
     if let Some(age) = reused {
         notes.push(format!(
             "reused the complete result of an identical check from {} s ago (same content, configuration and tools); --no-cache runs the linters again",
             age.as_secs()
         ));
     }
-    notes.extend(content.reverify());
-    let report = CheckReport::new(root, scope_name(scope), results, safety, notes);
-    Ok((report, content))
+    let report = CheckReport::new(root.to_path_buf(), scope_name(scope), results, safety, notes);
+    Ok((report, Content { root: root.to_path_buf() }))
 }
 
 /// The soft cache for one check: its key, when the content has an identity and caching is on.
@@ -118,78 +174,15 @@ fn scope_name(scope: Scope) -> &'static str {
     }
 }
 
-/// The content a check looks at: the worktree, or a snapshot of the index.
+/// Where the checked content is, for SARIF locations (always the project: a snapshot is gone
+/// by the time the report is rendered, and its paths are the project's).
 struct Content {
     root: PathBuf,
-    snapshot: Option<Snapshot>,
-    project_files: Vec<String>,
-    selected: Vec<String>,
-    safety_scanned: bool,
 }
 
 impl Content {
-    fn gather(root: &Path, scope: Scope, env: &Env) -> anyhow::Result<Self> {
-        let not_a_repo =
-            |e: surface::SurfaceError| UsageError(format!("{} needs a git repository: {e}", flag(scope)));
-        match scope {
-            Scope::All => {
-                let files = match surface::project_files(root) {
-                    Ok(files) => files.into_iter().filter(|f| root.join(f).is_file()).collect(),
-                    Err(_) => crate::files::project_files(root)
-                        .with_context(|| format!("listing files under {}", root.display()))?,
-                };
-                Ok(Self {
-                    root: root.to_owned(),
-                    snapshot: None,
-                    project_files: files.clone(),
-                    selected: files,
-                    safety_scanned: false,
-                })
-            }
-            Scope::Changed => {
-                let surface = surface::working_changes(root).map_err(not_a_repo)?;
-                let files = surface.paths.clone();
-                Ok(Self {
-                    root: root.to_owned(),
-                    snapshot: None,
-                    project_files: files.clone(),
-                    selected: files,
-                    safety_scanned: true,
-                })
-            }
-            Scope::Staged => {
-                let index_file = super::index_file(env)?;
-                let surface = surface::staged_from(root, index_file.as_deref()).map_err(not_a_repo)?;
-                let snapshot = Snapshot::materialise(&surface, &SnapshotOptions::from_env(env))
-                    .map_err(|e| anyhow::anyhow!("cannot rebuild the staged content: {e}"))?;
-                let files = snapshot.changed().to_vec();
-                Ok(Self {
-                    root: root.to_owned(),
-                    snapshot: Some(snapshot),
-                    project_files: files.clone(),
-                    selected: files,
-                    safety_scanned: true,
-                })
-            }
-        }
-    }
-
-    /// Where the content is: the snapshot, or the project itself.
     fn dir(&self) -> &Path {
-        self.snapshot.as_ref().map_or(&self.root, Snapshot::root)
-    }
-
-    fn safety_findings(&self) -> Vec<safety::Finding> {
-        if !self.safety_scanned {
-            return Vec::new();
-        }
-        safety::scan(self.dir(), &self.selected, &safety::committed_allow_list(&self.root))
-    }
-
-    /// A note when the repository changed while a snapshot was being checked.
-    fn reverify(&self) -> Option<String> {
-        let snapshot = self.snapshot.as_ref()?;
-        snapshot.reverify().err().map(|e| format!("{e}: the result may not match the index"))
+        &self.root
     }
 }
 

@@ -12,18 +12,14 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::engine::{self, LintRequest};
 use crate::bash::{self, GitOp};
+use crate::content::{self, ContentVerdict, Linters, Policy};
 use crate::env::Env;
 use crate::host::Answer;
 use crate::intent::{self, RepoIntent};
 use crate::report::{self, GateReport};
-use crate::run::LanguageResult;
-use crate::safety::{self, AllowList};
-use crate::snapshot::{Snapshot, SnapshotOptions};
 use crate::state::audit::BypassKind;
 use crate::surface;
-use crate::verdict::Status;
 
 /// Default overall budget for one gate run, below the hosts' own hook timeouts.
 pub const DEFAULT_BUDGET: Duration = Duration::from_secs(100);
@@ -127,38 +123,25 @@ fn check_repo(
         Ok(surface) => surface,
         Err(e) => return RepoOutcome::note(&repo.root, &format!("cannot read the repository: {e}")),
     };
-    notes.extend(surface.unverified.iter().cloned());
     if repo.fallback && surface.paths.is_empty() && surface.deleted.is_empty() {
         audit(env, BypassKind::Fallback, &repo.root, session);
     }
-    let snapshot = match Snapshot::materialise(&surface, &SnapshotOptions::from_env(env)) {
-        Ok(snapshot) => snapshot,
-        Err(e) => {
-            notes.push(format!("exact content could not be rebuilt: {e}; linters did not run"));
-            let findings = safety::scan_paths(&surface.paths, &AllowList::default());
-            return finish(repo, surface.mode.as_str(), &[], &findings, notes, false);
+    let linters = match repo.bypass {
+        Some(kind) => {
+            audit(env, kind.into(), &repo.root, session);
+            Linters::Bypassed(format!("codeguard.skipGate ({})", kind.as_str()))
         }
+        None => Linters::Run,
     };
-    let allow = safety::committed_allow_list(&repo.root);
-    let findings = safety::scan(snapshot.root(), snapshot.changed(), &allow);
-    let languages = if let Some(kind) = repo.bypass {
-        audit(env, kind.into(), &repo.root, session);
-        notes.push(format!(
-            "language linters skipped by codeguard.skipGate ({}); the safety scan ran",
-            kind.as_str()
-        ));
-        Vec::new()
-    } else {
-        let left = budget.saturating_sub(started.elapsed());
-        match lint(&snapshot, &repo.root, env, left) {
-            Ok(results) => results,
-            Err(reason) => {
-                notes.push(reason);
-                Vec::new()
-            }
-        }
+    let left = budget.saturating_sub(started.elapsed()).max(Duration::from_secs(1));
+    let policy = Policy {
+        linters,
+        deadline: left,
+        log_prefix: format!("gate-{}", report::path_key(&repo.root)),
+        only: Vec::new(),
     };
-    if started.elapsed() >= budget && languages.iter().any(|l| l.reason == "timed out") {
+    let verdict = content::judge(&surface, &policy, env);
+    if started.elapsed() >= budget && verdict.languages.iter().any(|l| l.reason == "timed out") {
         let text = format!(
             "codeguard: {} blocked — checks did not finish in time; retry\nTarget repository: {}\nThe whole Bash call was NOT executed. The linters ran past the gate's {}-second budget and were stopped; run the same command again (a second run is usually faster), or run `codeguard check --staged` to see what is slow.\n",
             surface.mode.as_str(),
@@ -167,53 +150,33 @@ fn check_repo(
         );
         return RepoOutcome { block: Some(text), notes };
     }
-    if let Err(e) = snapshot.reverify() {
-        notes.push(format!("{e}; the result may not match what will be committed"));
-        return RepoOutcome { block: None, notes };
-    }
-    for lang in languages.iter().filter(|l| matches!(l.status, Status::Unverified | Status::Planned)) {
-        notes.push(format!("{}: {}", lang.language, lang.reason));
-    }
+    notes.extend(verdict.incomplete_reasons());
     let no_verify = repo
         .ops
         .iter()
         .any(|o| matches!(o.op, GitOp::Commit { no_verify: true, .. } | GitOp::Push { no_verify: true, .. }));
-    finish(repo, surface.mode.as_str(), &languages, &findings, notes, no_verify)
+    finish(repo, surface.mode.as_str(), &verdict, notes, no_verify)
 }
 
 fn finish(
     repo: &RepoIntent,
     mode: &str,
-    languages: &[LanguageResult],
-    findings: &[safety::Finding],
+    verdict: &ContentVerdict,
     notes: Vec<String>,
     no_verify: bool,
 ) -> RepoOutcome {
-    let lint_failed = languages.iter().any(|l| l.status == Status::Fail);
-    if !lint_failed && !safety::blocks(findings) {
+    if !verdict.fails() {
         return RepoOutcome { block: None, notes };
     }
     let report = GateReport {
         mode,
         root: repo.root.clone(),
-        languages,
-        findings,
+        languages: &verdict.languages,
+        findings: &verdict.findings,
         no_verify,
         linters_bypassed: repo.bypass.is_some(),
     };
     RepoOutcome { block: Some(report::render_gate(&report)), notes }
-}
-
-/// Runs the linters of the changed files inside the snapshot, within what is left of the budget.
-fn lint(
-    snapshot: &Snapshot,
-    repo_root: &Path,
-    env: &Env,
-    left: Duration,
-) -> Result<Vec<LanguageResult>, String> {
-    let prefix = format!("gate-{}", report::path_key(repo_root));
-    let request = LintRequest::snapshot(snapshot, repo_root, left.max(Duration::from_secs(1)), prefix);
-    engine::lint(&request, env, &|_| {}).map_err(|e| format!("{e}; linters did not run"))
 }
 
 /// The report for a command that cannot be checked, with how to make it checkable.

@@ -24,15 +24,12 @@ use std::time::Duration;
 
 use anyhow::{Context, anyhow};
 
-use super::engine::{self, LintError, LintRequest};
 use crate::cli::{GitHook, GitHookArgs};
+use crate::content::{self, ContentVerdict, Linters, Policy};
 use crate::env::Env;
 use crate::exit;
 use crate::process::{Cmd, Ending};
 use crate::report::{self, Audience, GateReport};
-use crate::run::LanguageResult;
-use crate::safety::{self, Finding};
-use crate::snapshot::{Snapshot, SnapshotOptions};
 use crate::state::audit::BypassKind;
 use crate::surface::{self, PushAgainst, Surface};
 use crate::verdict::Status;
@@ -65,10 +62,8 @@ pub fn run(args: &GitHookArgs, env: &Env) -> anyhow::Result<u8> {
     if settings.skip_gate {
         audit(env, &root, BypassKind::Persisted);
     }
-    let checked = targets
-        .iter()
-        .map(|target| check(target, args.hook, settings, env))
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    let checked: Vec<Checked<'_>> =
+        targets.iter().map(|target| check(target, args.hook, settings, env)).collect();
     Ok(decide(&checked, &root, args.hook, settings))
 }
 
@@ -203,85 +198,32 @@ fn pre_push_targets(root: &Path, input: &str) -> anyhow::Result<Vec<Target>> {
 /// The result of checking one target.
 struct Checked<'a> {
     target: &'a Target,
-    languages: Vec<LanguageResult>,
-    findings: Vec<Finding>,
-    /// Why parts of the content could not be checked (beyond UNVERIFIED languages).
-    incomplete: Vec<String>,
+    verdict: ContentVerdict,
 }
 
 impl Checked<'_> {
     fn fails(&self) -> bool {
-        self.languages.iter().any(|l| l.status == Status::Fail) || safety::blocks(&self.findings)
+        self.verdict.fails()
     }
 
     /// One line per check that reached no conclusion.
     fn incomplete_reasons(&self) -> Vec<String> {
         let prefix = self.target.label.as_ref().map_or_else(String::new, |l| format!("{l}: "));
-        let languages = self.languages.iter().filter_map(|l| match l.status {
-            Status::Unverified | Status::Planned => {
-                Some(format!("{prefix}{} {}: {}", l.language, l.status, language_reason(l)))
-            }
-            Status::Pass | Status::Fail | Status::Skipped => None,
-        });
-        let other = self.incomplete.iter().map(|r| format!("{prefix}{r}"));
-        languages.chain(other).collect()
+        self.verdict.incomplete_reasons().into_iter().map(|r| format!("{prefix}{r}")).collect()
     }
 }
 
-fn language_reason(lang: &LanguageResult) -> String {
-    let mut reason = if lang.reason.is_empty() { "no conclusion".to_owned() } else { lang.reason.clone() };
-    if !lang.install_hint.is_empty() && !reason.contains(&lang.install_hint) {
-        let _ = write!(reason, " (install: {})", lang.install_hint);
-    }
-    reason
-}
-
-fn check<'a>(
-    target: &'a Target,
-    hook: GitHook,
-    settings: Settings,
-    env: &Env,
-) -> anyhow::Result<Checked<'a>> {
+fn check<'a>(target: &'a Target, hook: GitHook, settings: Settings, env: &Env) -> Checked<'a> {
     let surface = &target.surface;
-    let mut checked = Checked {
-        target,
-        languages: Vec::new(),
-        findings: Vec::new(),
-        incomplete: surface.unverified.clone(),
+    let linters =
+        if settings.skip_gate { Linters::Bypassed("codeguard.skipGate".to_owned()) } else { Linters::Run };
+    let policy = Policy {
+        linters,
+        deadline: LINT_DEADLINE,
+        log_prefix: format!("git-{}-{}", hook.file_name(), report::path_key(&surface.root)),
+        only: Vec::new(),
     };
-    if surface.paths.is_empty() {
-        return Ok(checked);
-    }
-    let allow = safety::committed_allow_list(&surface.root);
-    let snapshot = match Snapshot::materialise(surface, &SnapshotOptions::from_env(env)) {
-        Ok(snapshot) => snapshot,
-        Err(e) => {
-            checked.incomplete.push(format!("the content could not be rebuilt, so it was not linted: {e}"));
-            checked.findings = safety::scan_paths(&surface.paths, &allow);
-            return Ok(checked);
-        }
-    };
-    checked.findings = safety::scan(snapshot.root(), &surface.paths, &allow);
-    if !settings.skip_gate {
-        match lint(&snapshot, &surface.root, hook, env) {
-            Ok(languages) => checked.languages = languages,
-            Err(LintError::Setup(e)) => checked.incomplete.push(format!("linting could not start: {e}")),
-        }
-    }
-    snapshot
-        .reverify()
-        .map_err(|e| anyhow!("{e}; what git {} carries may differ from what was checked", hook.command()))?;
-    Ok(checked)
-}
-
-fn lint(
-    snapshot: &Snapshot,
-    root: &Path,
-    hook: GitHook,
-    env: &Env,
-) -> Result<Vec<LanguageResult>, LintError> {
-    let prefix = format!("git-{}-{}", hook.file_name(), report::path_key(root));
-    engine::lint(&LintRequest::snapshot(snapshot, root, LINT_DEADLINE, prefix), env, &|_| {})
+    Checked { target, verdict: content::judge(surface, &policy, env) }
 }
 
 /// Prints the outcome and returns the exit code.
@@ -298,8 +240,8 @@ fn decide(checked: &[Checked<'_>], root: &Path, hook: GitHook, settings: Setting
             let report = GateReport {
                 mode,
                 root: root.to_path_buf(),
-                languages: &c.languages,
-                findings: &c.findings,
+                languages: &c.verdict.languages,
+                findings: &c.verdict.findings,
                 no_verify: false,
                 linters_bypassed: settings.skip_gate,
             };
@@ -331,7 +273,7 @@ fn pass_line(checked: &[Checked<'_>], mode: &str) -> Option<String> {
     }
     let mut ran: Vec<String> = checked
         .iter()
-        .flat_map(|c| &c.languages)
+        .flat_map(|c| &c.verdict.languages)
         .filter(|l| l.status == Status::Pass)
         .map(|l| l.language.clone())
         .collect();

@@ -4,7 +4,7 @@
 mod check;
 mod detect;
 mod doctor;
-mod engine;
+pub(crate) mod engine;
 mod explain;
 mod fix;
 mod gate;

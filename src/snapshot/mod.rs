@@ -25,7 +25,16 @@ use std::path::{Path, PathBuf};
 use crate::env::Env;
 use crate::surface::{Base, Observed, Surface, SurfaceError};
 
+pub(crate) use plan::Source;
 pub use scratch::ScratchDir;
+
+/// The content source of each of `paths` in the content `surface` predicts (see
+/// [`plan::sources`]): what the safety scan reads, whether or not the snapshot can be made.
+pub(crate) fn sources(surface: &Surface, paths: &[String]) -> Result<Vec<(String, Source)>, SnapshotError> {
+    let repo = crate::surface::open_repo(&surface.root)?;
+    let listing = plan::Listing::read(&repo, surface)?;
+    Ok(plan::sources(&listing, surface, paths))
+}
 
 /// Default limit on the number of files in a snapshot.
 pub const DEFAULT_MAX_FILES: usize = 20_000;
@@ -171,6 +180,7 @@ pub struct Snapshot {
     copied: Vec<Copied>,
     files: usize,
     bytes: u64,
+    notes: Vec<String>,
 }
 
 impl Snapshot {
@@ -181,7 +191,8 @@ impl Snapshot {
         if !is_immutable(surface.base) && listing.observed != surface.observed {
             return Err(SnapshotError::Changed("the index or HEAD moved after the prediction".into()));
         }
-        let items = plan::items(&listing, surface)?;
+        let mut notes = Vec::new();
+        let items = plan::items(&listing, surface, &mut notes)?;
         if items.len() > options.max_files {
             return Err(SnapshotError::TooManyFiles { count: items.len(), limit: options.max_files });
         }
@@ -194,7 +205,7 @@ impl Snapshot {
             };
             let written = write::all(&sync, &surface.root, dir.path(), &items, options.max_bytes);
             match written {
-                Ok(outcome) => return Ok(Self::new(dir, surface, outcome, items.len())),
+                Ok(outcome) => return Ok(Self::new(dir, surface, outcome, items.len(), notes)),
                 Err(e) if e.is_out_of_space() => tried.push(format!("{} (full)", parent.display())),
                 Err(e) => return Err(e),
             }
@@ -202,8 +213,17 @@ impl Snapshot {
         Err(SnapshotError::NoScratchDir(tried.join(", ")))
     }
 
-    fn new(dir: ScratchDir, surface: &Surface, outcome: write::Outcome, files: usize) -> Self {
+    fn new(
+        dir: ScratchDir,
+        surface: &Surface,
+        outcome: write::Outcome,
+        files: usize,
+        mut notes: Vec<String>,
+    ) -> Self {
         let copied = outcome.copied.into_iter().map(|(path, stamp)| Copied { path, stamp }).collect();
+        notes.extend(outcome.escaping_links.iter().filter(|l| surface.paths.contains(l)).map(|l| {
+            format!("{l} is a symlink leading out of the repository: it is committed as a link, and linters do not see it")
+        }));
         Self {
             dir,
             repo_root: surface.root.clone(),
@@ -215,7 +235,14 @@ impl Snapshot {
             copied,
             files,
             bytes: outcome.bytes,
+            notes,
         }
+    }
+
+    /// What the snapshot left out that a changed path needed (submodules, symlinks leading out
+    /// of the repository): reasons the lint result is incomplete.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
     }
 
     /// The directory holding the content (the repository root inside the snapshot).

@@ -57,8 +57,13 @@ impl Listing {
     }
 }
 
-/// The validated items for `surface` over `listing`, sorted by path.
-pub(crate) fn items(listing: &Listing, surface: &Surface) -> Result<Vec<Item>, SnapshotError> {
+/// The validated items for `surface` over `listing`, sorted by path. Submodules (gitlinks) have
+/// no content here: they are left out, and `notes` names the changed ones.
+pub(crate) fn items(
+    listing: &Listing,
+    surface: &Surface,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Item>, SnapshotError> {
     let overlays: BTreeSet<&[u8]> = surface.overlays.iter().map(|o| o.path.as_bytes()).collect();
     let mut out = Vec::with_capacity(listing.state.entries().len());
     let state = &listing.state;
@@ -69,6 +74,10 @@ pub(crate) fn items(listing: &Listing, surface: &Surface) -> Result<Vec<Item>, S
         }
         if entry.stage_raw() != 0 {
             return Err(SnapshotError::Conflict(path.to_str_lossy().into_owned()));
+        }
+        if entry.mode == Mode::COMMIT {
+            gitlink_note(surface, path, notes);
+            continue;
         }
         if let Some(what) = object_item(path, entry.id, entry.mode)? {
             push_item(&mut out, path, what)?;
@@ -81,6 +90,10 @@ pub(crate) fn items(listing: &Listing, surface: &Surface) -> Result<Vec<Item>, S
                 safe_path(BStr::new(from.as_bytes()))?;
                 Some(What::Copy { from: from.clone() })
             }
+            OverlaySource::Blob { mode, .. } if *mode == Mode::COMMIT => {
+                gitlink_note(surface, path, notes);
+                None
+            }
             OverlaySource::Blob { id, mode } => object_item(path, *id, *mode)?,
             OverlaySource::Absent => None,
         };
@@ -90,6 +103,69 @@ pub(crate) fn items(listing: &Listing, surface: &Surface) -> Result<Vec<Item>, S
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(out)
+}
+
+/// Where the content of one changed path comes from, for the safety scan: found without
+/// failing on the first problem, so one unmaterialisable entry hides nothing else.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// A blob in the object database (a symlink's blob is its target text).
+    Blob(gix::ObjectId),
+    /// The worktree file at this repo-relative path.
+    Worktree(String),
+    /// A submodule commit: no content in this repository.
+    Gitlink,
+    /// The content cannot be determined; the text says why.
+    Unknown(String),
+}
+
+/// The content source of every path in `paths` (sorted; deletions have none and are skipped),
+/// keyed by the same lossy names the surface uses, so names that are not UTF-8 are found too.
+pub(crate) fn sources(listing: &Listing, surface: &Surface, paths: &[String]) -> Vec<(String, Source)> {
+    let wanted: std::collections::BTreeSet<&str> = paths.iter().map(String::as_str).collect();
+    let mut found: std::collections::BTreeMap<String, Source> = std::collections::BTreeMap::new();
+    let state = &listing.state;
+    for entry in state.entries() {
+        let name = entry.path(state).to_str_lossy();
+        if !wanted.contains(name.as_ref()) || entry.flags.contains(Flags::INTENT_TO_ADD) {
+            continue;
+        }
+        let source = if entry.stage_raw() != 0 {
+            Source::Unknown("the entry is in conflict".into())
+        } else {
+            object_source(entry.id, entry.mode)
+        };
+        found.insert(name.into_owned(), source);
+    }
+    for overlay in surface.overlays.iter().filter(|o| wanted.contains(o.path.as_str())) {
+        let source = match &overlay.source {
+            OverlaySource::Worktree { from } => Source::Worktree(from.clone()),
+            OverlaySource::Blob { id, mode } => object_source(*id, *mode),
+            OverlaySource::Absent => {
+                found.remove(&overlay.path);
+                continue;
+            }
+        };
+        found.insert(overlay.path.clone(), source);
+    }
+    found.into_iter().collect()
+}
+
+fn object_source(id: gix::ObjectId, mode: Mode) -> Source {
+    if mode == Mode::FILE || mode == Mode::FILE_EXECUTABLE || mode == Mode::SYMLINK {
+        Source::Blob(id)
+    } else if mode == Mode::COMMIT {
+        Source::Gitlink
+    } else {
+        Source::Unknown("a sparse-index directory entry".into())
+    }
+}
+
+fn gitlink_note(surface: &Surface, path: &BStr, notes: &mut Vec<String>) {
+    let name = path.to_str_lossy();
+    if surface.paths.iter().any(|p| *p == name) {
+        notes.push(format!("{name} is a submodule: its content is not linted here"));
+    }
 }
 
 fn push_item(out: &mut Vec<Item>, path: &BStr, what: What) -> Result<(), SnapshotError> {

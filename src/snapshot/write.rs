@@ -49,6 +49,8 @@ pub(crate) struct Outcome {
     pub bytes: u64,
     /// Worktree files copied, with their stamps.
     pub copied: Vec<(PathBuf, Stamp)>,
+    /// Symlinks not written because they lead out of the snapshot (repo-relative paths).
+    pub escaping_links: Vec<String>,
 }
 
 /// Shared state of one parallel write.
@@ -59,6 +61,7 @@ struct Ctx<'a> {
     max_bytes: u64,
     bytes: AtomicU64,
     copied: Mutex<Vec<(PathBuf, Stamp)>>,
+    escaping: Mutex<Vec<String>>,
 }
 
 /// Writes every item below `dest`.
@@ -78,13 +81,16 @@ pub(crate) fn all(
         max_bytes,
         bytes: AtomicU64::new(0),
         copied: Mutex::new(Vec::new()),
+        escaping: Mutex::new(Vec::new()),
     };
     items.par_iter().try_for_each_init(
         || (repo.to_thread_local(), Vec::with_capacity(64 * 1024)),
         |(repo, buf), item| ctx.write(repo, buf, item),
     )?;
     let copied = ctx.copied.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
-    Ok(Outcome { bytes: ctx.bytes.into_inner(), copied })
+    let mut escaping_links = ctx.escaping.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    escaping_links.sort();
+    Ok(Outcome { bytes: ctx.bytes.into_inner(), copied, escaping_links })
 }
 
 /// Creates every parent directory once, parents first.
@@ -111,9 +117,23 @@ impl Ctx<'_> {
             }
             What::Link { id } => {
                 let data = read_blob(repo, id, buf)?;
-                make_link(item.path.as_ref(), &target, data)
+                self.link(item.path.as_ref(), &target, data)
             }
             What::Copy { from } => self.copy(from, item.path.as_ref(), &target, buf),
+        }
+    }
+
+    /// Recreates a symlink; one leading out of the snapshot is left out and remembered (git
+    /// commits the link itself, never what it points to, so nothing is lost for the scan).
+    fn link(&self, path: &BStr, target: &Path, link: &[u8]) -> Result<(), SnapshotError> {
+        match make_link(path, target, link) {
+            Err(SnapshotError::SymlinkEscapes { path, .. }) => {
+                if let Ok(mut escaping) = self.escaping.lock() {
+                    escaping.push(path);
+                }
+                Ok(())
+            }
+            other => other,
         }
     }
 
@@ -138,7 +158,7 @@ impl Ctx<'_> {
             let link =
                 std::fs::read_link(&source).map_err(SnapshotError::io(format!("reading link {from}")))?;
             self.remember(source, &meta);
-            return make_link(path, target, link.as_os_str().as_bytes());
+            return self.link(path, target, link.as_os_str().as_bytes());
         }
         if !meta.is_file() {
             return Err(SnapshotError::UnsupportedFile(from.to_owned()));

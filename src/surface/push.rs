@@ -61,6 +61,23 @@ pub struct PushRange {
     pub changed: Vec<String>,
     /// Files the range deletes, sorted.
     pub deleted: Vec<String>,
+    /// Every blob a pushed commit adds or changes, against each of its parents: the history
+    /// the safety scan reads, so content added in one commit and removed in a later one is
+    /// still seen. One entry per distinct blob (the first commit that introduced it).
+    pub introduced: Vec<Introduced>,
+}
+
+/// A blob that one pushed commit adds or changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Introduced {
+    /// Its path in that commit.
+    pub path: String,
+    /// The blob.
+    pub blob: gix::ObjectId,
+    /// The commit that introduced it.
+    pub commit: gix::ObjectId,
+    /// A symlink (the blob is its target text).
+    pub link: bool,
 }
 
 /// Computes the push range of the repository's current branch.
@@ -71,15 +88,32 @@ pub(crate) fn range(repo: &gix::Repository, view: &RepoView) -> Result<PushRange
             commits: 0,
             changed: Vec::new(),
             deleted: Vec::new(),
+            introduced: Vec::new(),
         });
     };
     let Some((reference, upstream)) = upstream(repo)? else {
         let changed = view.head.keys().cloned().collect();
-        return Ok(PushRange { base: PushBase::NoUpstream, commits: 0, changed, deleted: Vec::new() });
+        let (hidden, _) = already_on_remote(repo, PushAgainst::NewRef)?;
+        let walked = unpushed(repo, head, &hidden)?;
+        let introduced = introduced(repo, &walked.commits)?;
+        return Ok(PushRange {
+            base: PushBase::NoUpstream,
+            commits: 0,
+            changed,
+            deleted: Vec::new(),
+            introduced,
+        });
     };
-    let (commits, boundary) = unpushed(repo, head, &[upstream])?;
-    let (changed, deleted) = files_between(repo, &boundary, head_tree, &view.head)?;
-    Ok(PushRange { base: PushBase::Upstream { reference }, commits, changed, deleted })
+    let walked = unpushed(repo, head, &[upstream])?;
+    let (changed, deleted) = files_between(repo, &walked.boundary, head_tree, &view.head)?;
+    let introduced = introduced(repo, &walked.commits)?;
+    Ok(PushRange {
+        base: PushBase::Upstream { reference },
+        commits: walked.commits.len(),
+        changed,
+        deleted,
+        introduced,
+    })
 }
 
 /// The surface of pushing commit `tip` (what git's pre-push hook is told): the content is the
@@ -94,8 +128,10 @@ pub fn pushed(repo_root: &Path, tip: gix::ObjectId, against: PushAgainst) -> Res
     let mut unverified = Vec::new();
     let listing = read::tree_listing(&repo, tree, &mut unverified)?;
     let (hidden, base) = already_on_remote(&repo, against)?;
-    let (commits, boundary) = unpushed(&repo, commit.id, &hidden)?;
-    let (changed, deleted) = files_between(&repo, &boundary, tree, &listing)?;
+    let walked = unpushed(&repo, commit.id, &hidden)?;
+    let (changed, deleted) = files_between(&repo, &walked.boundary, tree, &listing)?;
+    let introduced = introduced(&repo, &walked.commits)?;
+    let commits = walked.commits.len();
     let index = read::load_index(&repo, None)?;
     Ok(Surface {
         root: workdir,
@@ -105,7 +141,7 @@ pub fn pushed(repo_root: &Path, tip: gix::ObjectId, against: PushAgainst) -> Res
         deleted: deleted.clone(),
         base: Base::Tree(tree),
         overlays: Vec::new(),
-        push: Some(PushRange { base, commits, changed, deleted }),
+        push: Some(PushRange { base, commits, changed, deleted, introduced }),
         unverified,
         observed: read::fingerprint(&repo, &index)?,
         index_file: None,
@@ -186,39 +222,80 @@ pub(crate) fn upstream(repo: &gix::Repository) -> Result<Option<(String, gix::Ob
     Ok(None)
 }
 
-/// The number of commits reachable from `head` but from none of `hidden`, and the commits their
-/// history meets outside that range (`None` for a root commit inside the range, meaning
-/// "compare with the empty tree").
+/// The commits of a push range and where their history meets the outside.
+struct Walked {
+    /// Each commit inside the range with its parents.
+    commits: Vec<(gix::ObjectId, Vec<gix::ObjectId>)>,
+    /// The commits the range's history meets outside it (`None` for a root commit inside the
+    /// range, meaning "compare with the empty tree").
+    boundary: Vec<Option<gix::ObjectId>>,
+}
+
+/// The commits reachable from `head` but from none of `hidden`, and their boundary.
 fn unpushed(
     repo: &gix::Repository,
     head: gix::ObjectId,
     hidden: &[gix::ObjectId],
-) -> Result<(usize, Vec<Option<gix::ObjectId>>), SurfaceError> {
+) -> Result<Walked, SurfaceError> {
     let walk = repo
         .rev_walk([head])
         .with_hidden(hidden.iter().copied())
         .all()
         .map_err(SurfaceError::git("walking history"))?;
     let mut inside = HashSet::new();
-    let mut parents = Vec::new();
+    let mut commits = Vec::new();
     let mut roots = false;
     for info in walk {
         let info = info.map_err(SurfaceError::git("walking history"))?;
         inside.insert(info.id);
-        let before = parents.len();
-        parents.extend(info.parent_ids().map(gix::Id::detach));
-        roots |= parents.len() == before;
+        let parents: Vec<gix::ObjectId> = info.parent_ids().map(gix::Id::detach).collect();
+        roots |= parents.is_empty();
+        commits.push((info.id, parents));
     }
     let mut boundary: Vec<Option<gix::ObjectId>> = Vec::new();
-    for parent in parents.into_iter().filter(|p| !inside.contains(p)) {
-        if !boundary.contains(&Some(parent)) {
-            boundary.push(Some(parent));
+    for parent in commits.iter().flat_map(|(_, p)| p).filter(|p| !inside.contains(*p)) {
+        if !boundary.contains(&Some(*parent)) {
+            boundary.push(Some(*parent));
         }
     }
     if roots {
         boundary.push(None);
     }
-    Ok((inside.len(), boundary))
+    Ok(Walked { commits, boundary })
+}
+
+/// The blobs each commit adds or changes against each of its parents (a root commit: against
+/// the empty tree), one entry per distinct blob, oldest commit first.
+fn introduced(
+    repo: &gix::Repository,
+    commits: &[(gix::ObjectId, Vec<gix::ObjectId>)],
+) -> Result<Vec<Introduced>, SurfaceError> {
+    use gix::diff::tree::recorder::Change;
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for (commit, parents) in commits.iter().rev() {
+        let tree = read::commit_tree(repo, *commit)?;
+        let bases: Vec<Option<gix::ObjectId>> = if parents.is_empty() {
+            vec![None]
+        } else {
+            parents.iter().map(|p| read::commit_tree(repo, *p).map(Some)).collect::<Result<_, _>>()?
+        };
+        for base in bases {
+            for change in tree_changes(repo, base, tree)? {
+                let (Change::Addition { entry_mode, oid, path, .. }
+                | Change::Modification { entry_mode, oid, path, .. }) = change
+                else {
+                    continue;
+                };
+                if !entry_mode.is_blob_or_symlink() || !seen.insert(oid) {
+                    continue;
+                }
+                let path = path.to_str_lossy().into_owned();
+                out.push(Introduced { path, blob: oid, commit: *commit, link: entry_mode.is_link() });
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Adds the blob paths that differ between `old` (or the empty tree) and `new`.
@@ -230,21 +307,7 @@ fn diff_trees(
     deleted: &mut BTreeSet<String>,
 ) -> Result<(), SurfaceError> {
     use gix::diff::tree::recorder::Change;
-    let new_tree = repo.find_tree(new).map_err(SurfaceError::git("reading a tree"))?;
-    let old_data = match old {
-        Some(id) => repo.find_tree(id).map_err(SurfaceError::git("reading a tree"))?.data.clone(),
-        None => Vec::new(),
-    };
-    let mut recorder = gix::diff::tree::Recorder::default();
-    gix::diff::tree(
-        gix::objs::TreeRefIter::from_bytes(&old_data, repo.object_hash()),
-        gix::objs::TreeRefIter::from_bytes(&new_tree.data, repo.object_hash()),
-        &mut gix::diff::tree::State::default(),
-        &repo.objects,
-        &mut recorder,
-    )
-    .map_err(|e| SurfaceError::Git { context: "diffing trees", message: e.to_string() })?;
-    for change in recorder.records {
+    for change in tree_changes(repo, old, new)? {
         match change {
             Change::Addition { entry_mode, path, .. } | Change::Modification { entry_mode, path, .. } => {
                 if !entry_mode.is_tree() {
@@ -259,4 +322,27 @@ fn diff_trees(
         }
     }
     Ok(())
+}
+
+/// The recorded changes from `old` (or the empty tree) to `new`.
+fn tree_changes(
+    repo: &gix::Repository,
+    old: Option<gix::ObjectId>,
+    new: gix::ObjectId,
+) -> Result<Vec<gix::diff::tree::recorder::Change>, SurfaceError> {
+    let new_tree = repo.find_tree(new).map_err(SurfaceError::git("reading a tree"))?;
+    let old_data = match old {
+        Some(id) => repo.find_tree(id).map_err(SurfaceError::git("reading a tree"))?.data.clone(),
+        None => Vec::new(),
+    };
+    let mut recorder = gix::diff::tree::Recorder::default();
+    gix::diff::tree(
+        gix::objs::TreeRefIter::from_bytes(&old_data, repo.object_hash()),
+        gix::objs::TreeRefIter::from_bytes(&new_tree.data, repo.object_hash()),
+        &mut gix::diff::tree::State::default(),
+        &repo.objects,
+        &mut recorder,
+    )
+    .map_err(|e| SurfaceError::Git { context: "diffing trees", message: e.to_string() })?;
+    Ok(recorder.records)
 }

@@ -96,7 +96,7 @@ fn the_file_limit_is_unverified() {
 }
 
 #[test]
-fn symlinks_inside_are_recreated_and_symlinks_outside_are_unverified() {
+fn symlinks_inside_are_recreated_and_symlinks_outside_are_left_out_with_a_note() {
     let repo = TestRepo::new();
     repo.write("src/a.py", "a\n").commit_all("i");
     std::os::unix::fs::symlink("src/a.py", repo.path("link")).unwrap();
@@ -110,32 +110,40 @@ fn symlinks_inside_are_recreated_and_symlinks_outside_are_unverified() {
     std::os::unix::fs::symlink("../../etc/passwd", repo.path("evil")).unwrap();
     repo.git(&["add", "evil"]);
     let (_scratch, options) = private_scratch();
-    let err = materialise(&repo, &options).unwrap_err();
-    assert!(matches!(&err, SnapshotError::SymlinkEscapes { path, .. } if path == "evil"), "{err}");
-    assert!(err.to_string().contains("points outside"), "{err}");
+    let snapshot = materialise(&repo, &options).expect("one escaping link does not sink the snapshot");
+    assert!(std::fs::symlink_metadata(snapshot.root().join("evil")).is_err(), "never written");
+    assert!(snapshot.root().join("src/a.py").is_file(), "the rest is there");
+    assert_eq!(
+        snapshot.notes(),
+        [
+            "evil is a symlink leading out of the repository: it is committed as a link, and linters do not see it"
+        ]
+    );
 }
 
 #[test]
-fn an_untracked_symlink_to_outside_is_unverified_too() {
+fn an_untracked_symlink_to_outside_is_left_out_too() {
     let repo = TestRepo::new();
     repo.write("a.py", "a\n").commit_all("i");
     std::os::unix::fs::symlink("/etc/passwd", repo.path("passwd")).unwrap();
-    let err = assert_untouched(&repo.root(), || {
+    let notes = assert_untouched(&repo.root(), || {
         let surface = surface::working_changes(&repo.root()).unwrap();
-        Snapshot::materialise(&surface, &SnapshotOptions::default()).unwrap_err()
+        Snapshot::materialise(&surface, &SnapshotOptions::default()).unwrap().notes().to_vec()
     });
-    assert!(matches!(err, SnapshotError::SymlinkEscapes { .. }), "{err}");
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].starts_with("passwd is a symlink leading out"), "{notes:?}");
 }
 
 #[test]
-fn a_submodule_is_unverified() {
+fn a_submodule_is_left_out_with_a_note() {
     let repo = TestRepo::new();
     repo.write("a.py", "a\n").commit_all("i");
     let head = repo.git(&["rev-parse", "HEAD"]);
     repo.git(&["update-index", "--add", "--cacheinfo", &format!("160000,{},vendor/lib", head.trim())]);
     let (_scratch, options) = private_scratch();
-    let err = materialise(&repo, &options).unwrap_err();
-    assert!(matches!(&err, SnapshotError::Submodule(p) if p == "vendor/lib"), "{err}");
+    let snapshot = materialise(&repo, &options).expect("a submodule does not sink the snapshot");
+    assert_eq!(snapshot.notes(), ["vendor/lib is a submodule: its content is not linted here"]);
+    assert!(snapshot.root().join("a.py").is_file());
 }
 
 /// A repository in the middle of a conflicted merge on `c.txt`.

@@ -1,0 +1,277 @@
+//! The content engine: one verdict on the content a commit or push would carry, for every entry
+//! point (the agent gate, git's pre-commit and pre-push hooks, `check --staged`/`--changed` and
+//! the MCP `check` tool).
+//!
+//! **In:** a [`Surface`] (what lands) and a [`Policy`] (the only things that differ per entry
+//! point: whether the linters run, their deadline, the languages).
+//! **Out:** a [`ContentVerdict`]: per-language results, safety findings, and the reasons the
+//! verdict is incomplete. Entry points only pick a policy and render; whether an incomplete
+//! verdict blocks is theirs to say (`crate::exit` and their own policy), never the engine's.
+//!
+//! Order and guarantees: the safety scan runs first and reads every blob of the surface from
+//! the object database (worktree files for content `git add` would take, read raw), plus every
+//! blob each pushed commit introduces. No policy turns it off, and nothing that happens later —
+//! a snapshot that cannot be made, linters that cannot start, a repository that changes
+//! meanwhile — removes its findings. Then, unless the policy bypasses them, the linters run on
+//! the materialised snapshot, and the snapshot is re-verified.
+//! **Never:** runs git, filters or hooks; writes to the repository.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::Duration;
+
+use crate::entry::engine::{self, LintRequest};
+use crate::env::Env;
+use crate::run::LanguageResult;
+use crate::safety::{self, AllowList, Finding, Scanner};
+use crate::snapshot::{self, Snapshot, SnapshotOptions, Source};
+use crate::surface::Surface;
+use crate::verdict::Status;
+
+/// Total bytes the scan reads for one surface before the rest is reported as unscannable.
+const SCAN_BUDGET_BYTES: u64 = 4 * 1024 * 1024 * 1024;
+
+/// What differs between entry points.
+#[derive(Debug, Clone)]
+pub(crate) struct Policy {
+    /// Whether the linters run.
+    pub linters: Linters,
+    /// Deadline for each linter run.
+    pub deadline: Duration,
+    /// Log files are named `<log_prefix>-<language>.log`.
+    pub log_prefix: String,
+    /// Only these languages (empty: all).
+    pub only: Vec<String>,
+}
+
+/// Whether the linters run (the safety scan always does).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Linters {
+    /// They run.
+    Run,
+    /// A bypass the user or agent is allowed to use skips them; the text names it.
+    Bypassed(String),
+}
+
+/// The engine's verdict on one surface.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ContentVerdict {
+    /// Per-language lint results (empty when the linters did not run).
+    pub languages: Vec<LanguageResult>,
+    /// Safety findings, allowed ones included.
+    pub findings: Vec<Finding>,
+    /// Why the verdict is not complete, beyond UNVERIFIED languages.
+    pub incomplete: Vec<String>,
+}
+
+impl ContentVerdict {
+    /// A confirmed lint failure or a blocking safety finding.
+    pub(crate) fn fails(&self) -> bool {
+        self.lint_failed() || safety::blocks(&self.findings)
+    }
+
+    /// Some language failed.
+    pub(crate) fn lint_failed(&self) -> bool {
+        self.languages.iter().any(|l| l.status == Status::Fail)
+    }
+
+    /// Every reason the verdict is incomplete: the engine's notes, then each language that
+    /// reached no conclusion (`language: reason`).
+    pub(crate) fn incomplete_reasons(&self) -> Vec<String> {
+        let languages = self.languages.iter().filter_map(|l| match l.status {
+            Status::Unverified | Status::Planned => {
+                Some(format!("{} {}: {}", l.language, l.status, language_reason(l)))
+            }
+            Status::Pass | Status::Fail | Status::Skipped => None,
+        });
+        self.incomplete.iter().cloned().chain(languages).collect()
+    }
+}
+
+fn language_reason(lang: &LanguageResult) -> String {
+    let mut reason = if lang.reason.is_empty() { "no conclusion".to_owned() } else { lang.reason.clone() };
+    if !lang.install_hint.is_empty() && !reason.contains(&lang.install_hint) {
+        let _ = write!(reason, " (install: {})", lang.install_hint);
+    }
+    reason
+}
+
+/// Judges the content `surface` predicts under `policy`.
+pub(crate) fn judge(surface: &Surface, policy: &Policy, env: &Env) -> ContentVerdict {
+    let allow = safety::committed_allow_list(&surface.root);
+    let mut verdict = ContentVerdict { incomplete: surface.unverified.clone(), ..ContentVerdict::default() };
+    verdict.findings = scan_surface(surface, &allow, &mut verdict.incomplete);
+    if surface.paths.is_empty() {
+        return verdict;
+    }
+    if let Linters::Bypassed(why) = &policy.linters {
+        verdict.incomplete.push(format!("language linters skipped by {why}; the safety scan ran"));
+        return verdict;
+    }
+    match Snapshot::materialise(surface, &SnapshotOptions::from_env(env)) {
+        Err(e) => verdict
+            .incomplete
+            .push(format!("the exact content could not be rebuilt ({e}); linters did not run")),
+        Ok(snapshot) => {
+            verdict.incomplete.extend(snapshot.notes().iter().cloned());
+            let mut request =
+                LintRequest::snapshot(&snapshot, &surface.root, policy.deadline, policy.log_prefix.clone());
+            request.only = &policy.only;
+            lint_into(&mut verdict, &request, env);
+            if let Err(e) = snapshot.reverify() {
+                verdict.incomplete.push(format!("{e}; the result may not match what lands"));
+            }
+        }
+    }
+    verdict
+}
+
+fn lint_into(verdict: &mut ContentVerdict, request: &LintRequest<'_>, env: &Env) {
+    match engine::lint(request, env, &|_| {}) {
+        Ok(results) => verdict.languages = results,
+        Err(e) => verdict.incomplete.push(format!("linting could not start: {e}")),
+    }
+}
+
+/// The safety scan of everything `surface` would carry: the path rules over every changed
+/// path, the content rules over every changed file's bytes, and over every blob a pushed commit
+/// introduces. What cannot be read is an unscannable finding; `incomplete` hears about
+/// submodules, whose content lives in another repository.
+pub(crate) fn scan_surface(
+    surface: &Surface,
+    allow: &AllowList,
+    incomplete: &mut Vec<String>,
+) -> Vec<Finding> {
+    let mut scanner = Scanner::new(allow);
+    let mut budget = Budget(SCAN_BUDGET_BYTES);
+    for path in &surface.paths {
+        scanner.path(path);
+    }
+    let repo = match crate::surface::open_repo(&surface.root) {
+        Ok(repo) => repo,
+        Err(e) => {
+            for path in &surface.paths {
+                scanner.unscannable(path, &format!("the repository could not be opened: {e}"));
+            }
+            return scanner.finish();
+        }
+    };
+    let mut seen = std::collections::HashSet::new();
+    match snapshot::sources(surface, &surface.paths) {
+        Ok(sources) => {
+            let listed: std::collections::BTreeSet<&str> = sources.iter().map(|(p, _)| p.as_str()).collect();
+            for path in surface.paths.iter().filter(|p| !listed.contains(p.as_str())) {
+                scanner.unscannable(path, "it is not in the content the prediction read");
+            }
+            for (path, source) in &sources {
+                match source {
+                    Source::Blob(id) => {
+                        seen.insert(*id);
+                        scan_blob(&repo, &mut scanner, &mut budget, path, *id, None);
+                    }
+                    Source::Worktree(from) => scan_worktree(&surface.root, &mut scanner, &mut budget, path, from),
+                    Source::Gitlink => incomplete.push(format!(
+                        "{path} is a submodule: its content lives in another repository and is not scanned here"
+                    )),
+                    Source::Unknown(why) => scanner.unscannable(path, why),
+                }
+            }
+        }
+        Err(e) => {
+            for path in &surface.paths {
+                scanner.unscannable(path, &format!("the content listing could not be read: {e}"));
+            }
+        }
+    }
+    if let Some(range) = &surface.push {
+        for intro in range.introduced.iter().filter(|i| seen.insert(i.blob)) {
+            scanner.path(&intro.path);
+            let origin = format!("added in commit {}, part of this push", short(intro.commit));
+            scan_blob(&repo, &mut scanner, &mut budget, &intro.path, intro.blob, Some(&origin));
+        }
+    }
+    scanner.finish()
+}
+
+/// Bytes the scan may still read.
+struct Budget(u64);
+
+impl Budget {
+    fn take(&mut self, len: u64) -> Result<(), String> {
+        if len > self.0 {
+            return Err(format!(
+                "the scan already read {} MiB for this commit/push, its limit",
+                SCAN_BUDGET_BYTES >> 20
+            ));
+        }
+        self.0 -= len;
+        Ok(())
+    }
+}
+
+fn scan_blob(
+    repo: &gix::Repository,
+    scanner: &mut Scanner<'_>,
+    budget: &mut Budget,
+    path: &str,
+    id: gix::ObjectId,
+    origin: Option<&str>,
+) {
+    let size = match repo.find_header(id) {
+        Ok(header) => header.size(),
+        Err(e) => return scanner.unscannable(path, &format!("blob {id} could not be read: {e}")),
+    };
+    if size > safety::MAX_FILE_SCAN_BYTES {
+        return scanner.unscannable(path, &safety::too_large(size));
+    }
+    if let Err(why) = budget.take(size) {
+        return scanner.unscannable(path, &why);
+    }
+    match repo.find_blob(id) {
+        Ok(blob) => scanner.content(path, &blob.data, origin),
+        Err(e) => scanner.unscannable(path, &format!("blob {id} could not be read: {e}")),
+    }
+}
+
+fn scan_worktree(root: &Path, scanner: &mut Scanner<'_>, budget: &mut Budget, path: &str, from: &str) {
+    let file = if from.contains(char::REPLACEMENT_CHARACTER) {
+        match lossy_lookup(root, from) {
+            Some(file) => file,
+            None => {
+                return scanner.unscannable(path, "its name is not valid UTF-8 and it could not be found");
+            }
+        }
+    } else {
+        root.join(from)
+    };
+    match safety::read_worktree_file(&file) {
+        Ok(Some(bytes)) => match budget.take(bytes.len() as u64) {
+            Ok(()) => scanner.content(path, &bytes, None),
+            Err(why) => scanner.unscannable(path, &why),
+        },
+        Ok(None) => {}
+        Err(why) => scanner.unscannable(path, &why),
+    }
+}
+
+/// The worktree file whose name, read lossily, is `lossy` (names that are not UTF-8).
+fn lossy_lookup(root: &Path, lossy: &str) -> Option<std::path::PathBuf> {
+    let mut dir = root.to_path_buf();
+    for part in lossy.split('/') {
+        let exact = dir.join(part);
+        if std::fs::symlink_metadata(&exact).is_ok() {
+            dir = exact;
+            continue;
+        }
+        let entry = std::fs::read_dir(&dir)
+            .ok()?
+            .filter_map(Result::ok)
+            .find(|e| e.file_name().to_string_lossy() == part)?;
+        dir = entry.path();
+    }
+    Some(dir)
+}
+
+fn short(id: gix::ObjectId) -> String {
+    id.to_hex_with_len(10).to_string()
+}
