@@ -164,6 +164,9 @@ pub(crate) fn scan_surface(
                 scanner.unscannable(path, "it is not in the content the prediction read");
             }
             for (path, source) in &sources {
+                if !surface.paths.contains(path) {
+                    scanner.path(path);
+                }
                 match source {
                     Source::Blob(id) => {
                         seen.insert(*id);

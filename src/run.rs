@@ -155,7 +155,8 @@ fn run_job(
         let done = Cmd::new(argv.clone(), job.cwd.clone(), env.to_vec(), deadline).run();
         let verdict = verdict::judge(&job.program, &done);
         result.duration += done.duration;
-        result.output.push_str(&done.text());
+        // Linters quote source lines: a secret in the content must not reach reports or logs.
+        result.output.push_str(&crate::safety::redact(&done.text()));
         let worse_or_first = verdict.status > result.status || result.exit_code.is_none();
         if let (Ending::Exited(code), true) = (&done.ending, worse_or_first) {
             result.exit_code = Some(*code);

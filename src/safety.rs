@@ -664,6 +664,32 @@ fn scan_text(path: &str, text: &str) -> Vec<Finding> {
     out
 }
 
+/// `text` with every secret the content rules find replaced by `[REDACTED]`: for text that
+/// codeguard shows or stores but did not write itself (linter output quotes source lines).
+pub fn redact(text: &str) -> std::borrow::Cow<'_, str> {
+    let compiled = &*COMPILED;
+    let hits: Vec<usize> = compiled.set.matches(text.as_bytes()).into_iter().collect();
+    if hits.is_empty() {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = text.to_owned();
+    for &i in &hits {
+        let regex = compiled.rule(i);
+        let mut spans: Vec<(usize, usize)> = regex
+            .captures_iter(out.as_bytes())
+            .filter_map(|caps| caps.get(1).filter(|m| !m.is_empty()).or_else(|| caps.get(0)))
+            .map(|m| (m.start(), m.end()))
+            .collect();
+        spans.reverse();
+        for (start, end) in spans {
+            if out.is_char_boundary(start) && out.is_char_boundary(end) {
+                out.replace_range(start..end, "[REDACTED]");
+            }
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// A short, stable fingerprint of a secret value.
 fn fingerprint(value: &str) -> String {
     blake3::hash(value.as_bytes()).to_hex()[..16].to_owned()
@@ -768,6 +794,17 @@ mod tests {
         assert_eq!((finding.line, finding.rule), (Some(2), "aws-access-key-id"));
         let shown = serde_json::to_string(finding).expect("json");
         assert!(!shown.contains(&key) && !shown.contains(&key[4..]), "{shown}");
+    }
+
+    #[test]
+    fn redaction_removes_every_secret_and_keeps_the_rest() {
+        let key = s(&["AKIA", "Z7Q3K9X2M4P8V6B1"]);
+        let token = s(&["ghp", "_", &alnum(36, 2)]);
+        let text = format!("a.py:2:1: E999 x = '{key}'\n  | y = {token} # z\nclean line\n");
+        let redacted = redact(&text);
+        assert!(!redacted.contains(&key) && !redacted.contains(&token), "{redacted}");
+        assert!(redacted.contains("a.py:2:1: E999 x = '[REDACTED]'") && redacted.ends_with("clean line\n"));
+        assert!(matches!(redact("nothing here"), std::borrow::Cow::Borrowed(_)));
     }
 
     #[test]

@@ -30,10 +30,14 @@ pub use scratch::ScratchDir;
 
 /// The content source of each of `paths` in the content `surface` predicts (see
 /// [`plan::sources`]): what the safety scan reads, whether or not the snapshot can be made.
+/// Entries whose names are not UTF-8 (which the surface leaves out of its paths) and whose
+/// content differs from `HEAD` come last, under their lossy names.
 pub(crate) fn sources(surface: &Surface, paths: &[String]) -> Result<Vec<(String, Source)>, SnapshotError> {
     let repo = crate::surface::open_repo(&surface.root)?;
     let listing = plan::Listing::read(&repo, surface)?;
-    Ok(plan::sources(&listing, surface, paths))
+    let mut sources = plan::sources(&listing, surface, paths);
+    sources.extend(plan::non_utf8_changes(&repo, &listing));
+    Ok(sources)
 }
 
 /// Default limit on the number of files in a snapshot.

@@ -151,6 +151,30 @@ pub(crate) fn sources(listing: &Listing, surface: &Surface, paths: &[String]) ->
     found.into_iter().collect()
 }
 
+/// Entries of the listing whose names are not UTF-8 and whose content differs from `HEAD`'s
+/// entry of the same name (the surface leaves such names out of its paths): lossy name and
+/// source, for the safety scan. Reads `HEAD`'s tree only when there is such a name.
+pub(crate) fn non_utf8_changes(repo: &gix::Repository, listing: &Listing) -> Vec<(String, Source)> {
+    let state = &listing.state;
+    let odd: Vec<&gix::index::Entry> =
+        state.entries().iter().filter(|e| e.path(state).to_str().is_err() && e.stage_raw() == 0).collect();
+    if odd.is_empty() {
+        return Vec::new();
+    }
+    let head = repo
+        .head_tree_id()
+        .ok()
+        .and_then(|tree| repo.index_from_tree(&tree).ok())
+        .map(gix::index::State::from);
+    odd.into_iter()
+        .filter(|entry| {
+            let path = entry.path(state);
+            head.as_ref().and_then(|h| h.entry_by_path(path)).is_none_or(|h| h.id != entry.id)
+        })
+        .map(|entry| (entry.path(state).to_str_lossy().into_owned(), object_source(entry.id, entry.mode)))
+        .collect()
+}
+
 fn object_source(id: gix::ObjectId, mode: Mode) -> Source {
     if mode == Mode::FILE || mode == Mode::FILE_EXECUTABLE || mode == Mode::SYMLINK {
         Source::Blob(id)

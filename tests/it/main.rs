@@ -3,6 +3,7 @@
 
 mod cache;
 mod check;
+mod content;
 mod corpus;
 mod detect;
 mod explain;
