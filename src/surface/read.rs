@@ -307,23 +307,39 @@ impl CompareBlobs for RawBlobs {
         _data: impl ReadData<'a>,
         _buf: &mut Vec<u8>,
     ) -> gix::Result<Option<()>> {
-        let rel = entry.path_in(&self.paths);
-        let Ok(rel) = rel.to_str() else { return Ok(Some(())) };
+        let Ok(rel) = gix::path::from_bstr(entry.path_in(&self.paths)) else { return Ok(Some(())) };
         let path = self.workdir.join(rel);
-        let bytes = if entry.mode == gix::index::entry::Mode::SYMLINK {
-            std::fs::read_link(&path).map(|t| t.into_os_string().into_encoded_bytes())
+        let kind = entry.id.kind();
+        let id = if entry.mode == gix::index::entry::Mode::SYMLINK {
+            std::fs::read_link(&path).ok().and_then(|target| {
+                let target = target.into_os_string().into_encoded_bytes();
+                gix::objs::compute_hash(kind, gix::objs::Kind::Blob, &target).ok()
+            })
         } else {
             if u64::from(entry.stat.size) != worktree_blob_size && entry.stat.size != 0 {
                 return Ok(Some(()));
             }
-            std::fs::read(&path)
+            raw_file_id(&path, kind)
         };
-        // Unreadable: reported as modified, so the snapshot step names the problem.
-        let Ok(bytes) = bytes else { return Ok(Some(())) };
-        let same = gix::objs::compute_hash(entry.id.kind(), gix::objs::Kind::Blob, &bytes)
-            .is_ok_and(|id| id == entry.id);
-        Ok((!same).then_some(()))
+        // Unreadable or changing while read: modified, so the snapshot step names the problem.
+        Ok((id != Some(entry.id)).then_some(()))
     }
+}
+
+/// The blob id of a file's raw bytes, streamed (`None` when it cannot be read, or its length
+/// changed while it was read).
+fn raw_file_id(path: &Path, kind: gix::hash::Kind) -> Option<gix::ObjectId> {
+    let mut file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    gix::objs::compute_stream_hash(
+        kind,
+        gix::objs::Kind::Blob,
+        &mut file,
+        len,
+        &mut gix::progress::Discard,
+        &AtomicBool::new(false),
+    )
+    .ok()
 }
 
 /// Submodules are not looked into (their content is never part of this repository's commit).

@@ -165,6 +165,18 @@ fn textconv_external_diff_and_fsmonitor_never_run() {
 fn a_worktree_change_is_still_seen_when_filters_are_configured() {
     let Some(_) = real_tool("ruff") else { return };
     let f = Filtered::new(Driver::CleanSmudge);
+    // Rewritten with the same bytes: not a change.
+    f.write(".gitattributes", "* filter=evil diff=evil\n");
+    let out = f.run("explain", || {
+        codeguard(f.home.path())
+            .args(["explain", "--format", "json", "--cwd"])
+            .arg(f.root())
+            .args(["--", "git add -A && git commit -m x"])
+            .output()
+            .expect("explain")
+    });
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    assert_eq!(v["repos"][0]["paths"], json!(["app.py", "new.py", "staged.py"]), "{v}");
     f.write("app.py", BAD_PY);
     let out = f.check(&["--changed"]);
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
