@@ -5,11 +5,16 @@
 //! an agent commits in it. Such commands run only in a workspace the user trusted with
 //! `codeguard trust [DIR]`; built-in registry commands never need trust.
 //!
-//! **In:** a directory. **Out:** decisions in `trust.json` in the state directory, keyed by the
-//! canonical worktree root (the repository's worktree containing the directory, or the
-//! directory itself outside a repository). **Never:** trusts by default, treats an unreadable
-//! or corrupt trust file as anything but "nothing is trusted", or grants trust from a hook —
-//! only the `trust` command calls [`trust`].
+//! **In:** a directory and the project configuration whose commands would run. **Out:**
+//! decisions in `trust.json` in the state directory, keyed by the canonical worktree root (the
+//! repository's worktree containing the directory, or the directory itself outside a
+//! repository) and bound to two things besides the path: the [`Identity`] of the repository's
+//! git directory (device, inode and, where the file system records it, birth time — so a
+//! repository deleted and replaced by another at the same path is not trusted) and a blake3
+//! digest of the commands `codeguard.json` defines (so editing them needs a new trust). A
+//! record without both (written by an older codeguard) trusts nothing. **Never:** trusts by
+//! default, treats an unreadable or corrupt trust file as anything but "nothing is trusted",
+//! or grants trust from a hook — only the `trust` command calls [`trust`].
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -17,9 +22,25 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::env::Env;
+use crate::registry::{ConfigError, ProjectConfig};
 
 /// The trust store, in the state directory.
 pub const TRUST_FILE: &str = "trust.json";
+
+/// Which repository a decision was made about, beyond its path: the git directory's (the
+/// directory's, outside a repository) device, inode and birth time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Identity {
+    /// The device.
+    pub dev: u64,
+    /// The inode.
+    pub ino: u64,
+    /// The birth time (ns since the epoch), where the file system records one; it tells a
+    /// re-created repository apart even when its inode number was reused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub born_ns: Option<u64>,
+}
 
 /// One recorded decision.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,6 +51,59 @@ pub struct Decision {
     pub decided_ms: u64,
     /// Who decided: always `"user"` (the `trust`/`untrust` commands).
     pub decided_by: String,
+    /// The repository trusted (absent in records of store version 1, which trust nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<Identity>,
+    /// blake3 (hex) of the commands `codeguard.json` defined when trusted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commands: Option<String>,
+}
+
+/// Where a workspace stands, for the gate (only [`Standing::Trusted`] runs its commands) and
+/// for `doctor` (which names every other state of a trusted record).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Standing {
+    /// Trusted, and both the repository and its commands are the ones trusted.
+    Trusted,
+    /// Never trusted, or trust was revoked.
+    Untrusted,
+    /// Trusted by an older codeguard that recorded no identity: nothing is trusted.
+    Outdated,
+    /// The repository at the path is not the one trusted (deleted and re-created or replaced).
+    Replaced,
+    /// `codeguard.json`'s commands changed since the trust was recorded.
+    CommandsChanged,
+}
+
+impl Standing {
+    /// Why a trusted record no longer trusts, ending in what to do (`None` when trusted or
+    /// never trusted).
+    pub fn problem(self, root: &Path) -> Option<String> {
+        let again = format!("codeguard trust {} again", shell_quote(root));
+        match self {
+            Self::Trusted | Self::Untrusted => None,
+            Self::Outdated => Some(format!(
+                "recorded by an older codeguard without the repository's identity, so nothing is trusted; run {again}"
+            )),
+            Self::Replaced => Some(format!(
+                "the repository there is not the one that was trusted (it was deleted or replaced); its own commands do not run until you run {again}"
+            )),
+            Self::CommandsChanged => Some(format!(
+                "codeguard.json's commands changed since it was trusted; they do not run until you run {again}"
+            )),
+        }
+    }
+}
+
+/// Trust could not be recorded.
+#[derive(Debug, thiserror::Error)]
+pub enum TrustError {
+    /// The directory, its repository or the trust store could not be read or written.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// The workspace's `codeguard.json` is unusable, so there are no commands to trust.
+    #[error("{0}")]
+    Config(#[from] ConfigError),
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -39,52 +113,122 @@ struct Store {
     workspaces: BTreeMap<PathBuf, Decision>,
 }
 
-const STORE_VERSION: u32 = 1;
+/// The store version written; version 1 (no identities) is still read, and trusts nothing.
+const STORE_VERSION: u32 = 2;
+const OLD_STORE_VERSION: u32 = 1;
 
 /// The trust key of `dir`: the canonical root of the git worktree containing it, or the
 /// canonical directory itself when it is in no repository.
 pub fn workspace_root(dir: &Path) -> std::io::Result<PathBuf> {
+    locate(dir).map(|(root, _)| root)
+}
+
+/// The workspace root of `dir` and the directory its identity is taken from (the repository's
+/// git directory, or the root itself outside a repository).
+fn locate(dir: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
     let dir = dir.canonicalize()?;
-    let worktree = gix::discover(&dir).ok().and_then(|repo| repo.workdir().map(Path::to_path_buf));
-    match worktree {
-        Some(root) => root.canonicalize(),
-        None => Ok(dir),
+    let repo = gix::discover(&dir).ok();
+    match repo.as_ref().and_then(|r| r.workdir().map(|w| (w.to_path_buf(), r.git_dir().to_path_buf()))) {
+        Some((root, git_dir)) => Ok((root.canonicalize()?, git_dir)),
+        None => Ok((dir.clone(), dir)),
     }
+}
+
+/// The identity of the directory at `anchor`.
+fn identity_of(anchor: &Path) -> std::io::Result<Identity> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(anchor)?;
+    let born_ns = meta
+        .created()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .and_then(|d| u64::try_from(d.as_nanos()).ok());
+    Ok(Identity { dev: meta.dev(), ino: meta.ino(), born_ns })
+}
+
+/// blake3 (hex) over the normalised commands `config` defines.
+fn commands_digest(config: &ProjectConfig) -> String {
+    let own = config.own_commands();
+    let bytes = serde_json::to_vec(&own).unwrap_or_default();
+    blake3::hash(&bytes).to_hex().to_string()
 }
 
 fn path(env: &Env) -> PathBuf {
     crate::state::home(env).join(TRUST_FILE)
 }
 
-/// Reads the store; anything but a well-formed store of this version is empty (trusts nothing).
+/// Reads the store; anything but a well-formed store of a known version is empty (trusts
+/// nothing).
 fn load(env: &Env) -> Store {
     let store: Store = crate::state::read_json(&path(env));
-    if store.version == STORE_VERSION { store } else { Store::default() }
+    if matches!(store.version, STORE_VERSION | OLD_STORE_VERSION) { store } else { Store::default() }
 }
 
-/// Whether the workspace containing `dir` was trusted by the user (and not revoked since).
+/// Where the workspace containing `dir` stands when `config`'s commands would run.
 /// Unknown workspaces, unreadable directories and corrupt trust files are untrusted.
-pub fn is_trusted(env: &Env, dir: &Path) -> bool {
-    let Ok(root) = workspace_root(dir) else { return false };
-    load(env).workspaces.get(&root).is_some_and(|d| d.trusted)
+pub fn standing(env: &Env, dir: &Path, config: &ProjectConfig) -> Standing {
+    let Ok((root, anchor)) = locate(dir) else { return Standing::Untrusted };
+    let store = load(env);
+    let Some(decision) = store.workspaces.get(&root).filter(|d| d.trusted) else {
+        return Standing::Untrusted;
+    };
+    let (Some(identity), Some(commands)) = (decision.identity, decision.commands.as_deref()) else {
+        return Standing::Outdated;
+    };
+    if identity_of(&anchor).ok() != Some(identity) {
+        Standing::Replaced
+    } else if commands_digest(config) != commands {
+        Standing::CommandsChanged
+    } else {
+        Standing::Trusted
+    }
 }
 
-/// Records the user's decision to trust the workspace containing `dir`; returns its root.
-pub fn trust(env: &Env, dir: &Path) -> std::io::Result<PathBuf> {
-    decide(env, dir, true)
+/// Whether the user trusted the workspace containing `dir` — this repository, not merely its
+/// path — with exactly the commands `config` defines (and did not revoke it since).
+pub fn is_trusted(env: &Env, dir: &Path, config: &ProjectConfig) -> bool {
+    standing(env, dir, config) == Standing::Trusted
+}
+
+/// Records the user's decision to trust the workspace containing `dir` with the commands its
+/// `codeguard.json` defines now; returns its root.
+pub fn trust(env: &Env, dir: &Path) -> Result<PathBuf, TrustError> {
+    let (root, anchor) = locate(dir)?;
+    let config = ProjectConfig::load(&root)?;
+    let identity = identity_of(&anchor)?;
+    record(
+        env,
+        root,
+        Decision {
+            trusted: true,
+            decided_ms: crate::state::now_ms(),
+            decided_by: "user".into(),
+            identity: Some(identity),
+            commands: Some(commands_digest(&config)),
+        },
+    )
 }
 
 /// Revokes trust in the workspace containing `dir` (the decision is kept, as untrusted);
 /// returns its root.
-pub fn untrust(env: &Env, dir: &Path) -> std::io::Result<PathBuf> {
-    decide(env, dir, false)
+pub fn untrust(env: &Env, dir: &Path) -> Result<PathBuf, TrustError> {
+    let (root, _) = locate(dir)?;
+    record(
+        env,
+        root,
+        Decision {
+            trusted: false,
+            decided_ms: crate::state::now_ms(),
+            decided_by: "user".into(),
+            identity: None,
+            commands: None,
+        },
+    )
 }
 
-fn decide(env: &Env, dir: &Path, trusted: bool) -> std::io::Result<PathBuf> {
-    let root = workspace_root(dir)?;
-    let decision = Decision { trusted, decided_ms: crate::state::now_ms(), decided_by: "user".into() };
+fn record(env: &Env, root: PathBuf, decision: Decision) -> Result<PathBuf, TrustError> {
     crate::state::update_json(&path(env), |store: &mut Store| {
-        if store.version != STORE_VERSION {
+        if !matches!(store.version, STORE_VERSION | OLD_STORE_VERSION) {
             *store = Store::default();
         }
         store.version = STORE_VERSION;
@@ -120,19 +264,26 @@ mod tests {
     use super::*;
     use crate::state::test_env as env;
 
+    fn none() -> ProjectConfig {
+        ProjectConfig::default()
+    }
+
     #[test]
     fn trust_is_explicit_revocable_and_keyed_by_the_canonical_root() {
         let home = tempfile::tempdir().expect("home");
         let env = env(home.path());
         let ws = tempfile::tempdir().expect("ws");
         std::fs::create_dir(ws.path().join("sub")).expect("mkdir");
-        assert!(!is_trusted(&env, ws.path()), "nothing is trusted by default");
+        assert!(!is_trusted(&env, ws.path(), &none()), "nothing is trusted by default");
         let root = trust(&env, &ws.path().join("sub/..")).expect("trust");
         assert_eq!(root, ws.path().canonicalize().expect("canonical"));
-        assert!(is_trusted(&env, ws.path()));
-        assert!(!is_trusted(&env, &ws.path().join("sub")), "outside a repository the directory is the key");
+        assert!(is_trusted(&env, ws.path(), &none()));
+        assert!(
+            !is_trusted(&env, &ws.path().join("sub"), &none()),
+            "outside a repository the directory is the key"
+        );
         untrust(&env, ws.path()).expect("untrust");
-        assert!(!is_trusted(&env, ws.path()));
+        assert!(!is_trusted(&env, ws.path(), &none()));
         assert_eq!(decisions(&env).len(), 1, "the revocation is recorded");
     }
 
@@ -146,16 +297,41 @@ mod tests {
         let good = std::fs::read_to_string(&file).expect("read");
         for bad in [
             good[..good.len() / 2].to_owned(),
-            good.replace("\"version\":1", "\"version\":2"),
+            good.replace("\"version\":2", "\"version\":3"),
             good.replace("\"trusted\":true", "\"trusted\":\"yes\""),
             good.replace('}', ",\"extra\":1}"),
             "[]".to_owned(),
         ] {
             std::fs::write(&file, &bad).expect("corrupt");
-            assert!(!is_trusted(&env, ws.path()), "{bad}");
+            assert!(!is_trusted(&env, ws.path(), &none()), "{bad}");
         }
         trust(&env, ws.path()).expect("trusting again replaces the corrupt file");
-        assert!(is_trusted(&env, ws.path()));
+        assert!(is_trusted(&env, ws.path(), &none()));
+    }
+
+    #[test]
+    fn trust_binds_to_the_directory_identity_and_the_commands() {
+        let home = tempfile::tempdir().expect("home");
+        let env = env(home.path());
+        let ws = tempfile::tempdir().expect("ws");
+        let dir = ws.path().join("w");
+        std::fs::create_dir(&dir).expect("mkdir");
+        let lint = |argv: &str| {
+            let text = format!(r#"{{"languages": {{"python": {{"lint": {argv}}}}}}}"#);
+            ProjectConfig::parse(&text, PathBuf::from("codeguard.json")).expect("config")
+        };
+        std::fs::write(dir.join("codeguard.json"), r#"{"languages": {"python": {"lint": ["a"]}}}"#)
+            .expect("write");
+        trust(&env, &dir).expect("trust");
+        assert_eq!(standing(&env, &dir, &lint(r#"["a"]"#)), Standing::Trusted);
+        assert_eq!(standing(&env, &dir, &lint(r#"["a", "b"]"#)), Standing::CommandsChanged);
+        assert_eq!(standing(&env, &dir, &none()), Standing::CommandsChanged, "removing commands counts too");
+        std::fs::remove_dir_all(&dir).expect("delete");
+        std::fs::create_dir(&dir).expect("re-create");
+        assert_eq!(standing(&env, &dir, &lint(r#"["a"]"#)), Standing::Replaced);
+        let root = dir.canonicalize().expect("canonical");
+        assert!(Standing::Replaced.problem(&root).is_some_and(|p| p.contains("trust")));
+        assert_eq!(Standing::Trusted.problem(&root), None);
     }
 
     #[test]

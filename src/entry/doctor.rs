@@ -1,7 +1,8 @@
 //! `codeguard doctor [--host H] [--format json]`: is this machine set up so the gate really runs?
 //! Checks that the binary each host would run resolves, that the host settings contain
 //! codeguard's hooks for every event, that the linters of the current project are on the PATH
-//! a GUI-launched host would see (not just the shell's), and that the state directory is writable.
+//! a GUI-launched host would see (not just the shell's), that every trusted workspace is still
+//! the repository and the commands that were trusted, and that the state directory is writable.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -15,6 +16,7 @@ use crate::env::Env;
 use crate::host::{Event, Host};
 use crate::install::{hosts, settings};
 use crate::registry::Registry;
+use crate::trust::Standing;
 
 /// The PATH a host started from a desktop launcher typically gets.
 const GUI_PATH: &str = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";
@@ -48,6 +50,7 @@ pub fn run(args: &DoctorArgs, env: &Env) -> anyhow::Result<u8> {
         checks.extend(host_checks(host, env, args.host.is_some()));
     }
     checks.extend(linter_checks(env));
+    checks.extend(trust_checks(env));
     checks.push(state_check(env));
     let healthy = checks.iter().all(|c| c.status != Level::Problem);
     let text = match args.format {
@@ -164,6 +167,42 @@ fn linter_check(id: &str, program: &str, hint: &str, env: &Env, gui: &Env, root:
         ),
         (Some(path), Some(_)) => check(name, Level::Ok, path.display().to_string()),
     }
+}
+
+/// Every trusted workspace: still the repository that was trusted, with the commands that were
+/// trusted? A stale trust is a problem (its commands silently stopped running); a workspace that
+/// no longer exists is a warning.
+fn trust_checks(env: &Env) -> Vec<Check> {
+    crate::trust::decisions(env)
+        .into_iter()
+        .filter(|(_, decision)| decision.trusted)
+        .map(|(root, _)| {
+            let name = format!("trust {}", root.display());
+            if !root.is_dir() {
+                return check(name, Level::Warning, "no longer exists; nothing there is trusted");
+            }
+            let config = match crate::registry::ProjectConfig::load(&root) {
+                Ok(config) => config,
+                Err(e) => return check(name, Level::Warning, format!("{e}: its checks are UNVERIFIED")),
+            };
+            let standing = crate::trust::standing(env, &root, &config);
+            let own: Vec<&str> = config.overridden_languages().collect();
+            match standing {
+                Standing::Trusted if own.is_empty() => {
+                    check(name, Level::Ok, "trusted (its codeguard.json defines no commands of its own)")
+                }
+                Standing::Trusted => {
+                    check(name, Level::Ok, format!("its own commands ({}) may run", own.join(", ")))
+                }
+                Standing::Untrusted => {
+                    check(name, Level::Warning, "recorded as trusted but not found as a workspace")
+                }
+                Standing::Outdated | Standing::Replaced | Standing::CommandsChanged => {
+                    check(name, Level::Problem, standing.problem(&root).unwrap_or_default())
+                }
+            }
+        })
+        .collect()
 }
 
 fn state_check(env: &Env) -> Check {

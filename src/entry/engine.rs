@@ -181,7 +181,7 @@ pub(crate) fn execute(
 /// a trust hint, unless the user trusted the workspace. Costs nothing without such commands.
 pub(crate) fn withhold_untrusted(plan: &mut Plan, config: &ProjectConfig, workspace: &Path, env: &Env) {
     let own: BTreeSet<String> = config.overridden_languages().map(str::to_owned).collect();
-    if own.is_empty() || crate::trust::is_trusted(env, workspace) {
+    if own.is_empty() || crate::trust::is_trusted(env, workspace, config) {
         return;
     }
     let root = crate::trust::workspace_root(workspace).unwrap_or_else(|_| workspace.to_path_buf());

@@ -61,7 +61,7 @@ pub fn session_start(cwd: &Path, env: &Env) -> Answer {
         }
         Ok(config) => {
             let own: Vec<&str> = config.overridden_languages().collect();
-            if !own.is_empty() && !crate::trust::is_trusted(env, &root) {
+            if !own.is_empty() && !crate::trust::is_trusted(env, &root, config) {
                 let _ = writeln!(
                     text,
                     "Workspace untrusted: codeguard.json defines its own commands for {}; they do not run (those checks are UNVERIFIED) until a person runs: {}",
@@ -435,7 +435,7 @@ fn auto_fix(
 ) -> Option<AutoFix> {
     let format = lang.format.as_ref()?;
     let own = config.overridden_languages().any(|l| l == lang.id);
-    if own && !crate::trust::is_trusted(env, root) {
+    if own && !crate::trust::is_trusted(env, root, config) {
         return None;
     }
     let argv = crate::plan::scoped(format, &[rel.to_owned()]).into_iter().next()?;

@@ -78,6 +78,19 @@ struct RawConfig {
     auto_fix_on_save: bool,
 }
 
+/// One language's commands as a project's `codeguard.json` defines them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct OwnCommands<'a> {
+    /// The language id.
+    pub language: &'a str,
+    /// Its lint command, when the project replaces it.
+    pub lint: Option<&'a Argv>,
+    /// Its format command, when the project replaces it.
+    pub format: Option<&'a Argv>,
+    /// Its gate command, when the project replaces it.
+    pub gate: Option<&'a Argv>,
+}
+
 /// A loaded, validated project configuration (the defaults when the file is absent).
 #[derive(Debug, Default)]
 pub struct ProjectConfig {
@@ -135,6 +148,22 @@ impl ProjectConfig {
     /// workspaces once workspace trust exists).
     pub fn overridden_languages(&self) -> impl Iterator<Item = &str> {
         self.raw.languages.keys().map(String::as_str)
+    }
+
+    /// The commands this project defines for itself, normalised: by language (sorted), then
+    /// its `lint`, `format` and `gate` argv (absent ones as `None`). What workspace trust binds
+    /// to: any change here needs a new `codeguard trust`.
+    pub fn own_commands(&self) -> Vec<OwnCommands<'_>> {
+        self.raw
+            .languages
+            .iter()
+            .map(|(id, c)| OwnCommands {
+                language: id,
+                lint: c.lint.as_ref(),
+                format: c.format.as_ref(),
+                gate: c.gate.as_ref(),
+            })
+            .collect()
     }
 
     /// The registry with this project's overrides applied and re-validated.

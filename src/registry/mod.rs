@@ -11,7 +11,7 @@ mod validate;
 
 use serde::{Deserialize, Serialize};
 
-pub use config::{ConfigError, GateScope, ProjectConfig};
+pub use config::{ConfigError, GateScope, OwnCommands, ProjectConfig};
 pub use detect::{DetectedLanguage, detect_project};
 pub use validate::RegistryError;
 

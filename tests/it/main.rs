@@ -10,6 +10,7 @@ mod explain;
 mod fix;
 mod gate;
 mod git_hooks;
+mod hostile_repo;
 mod hosts;
 mod init;
 mod install;

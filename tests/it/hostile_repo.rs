@@ -1,0 +1,281 @@
+//! Repositories that try to make codeguard run their code or that git itself handles
+//! differently: git filter, textconv, external-diff and fsmonitor programs configured in
+//! `.git/config` never run from any entry point (codeguard compares raw bytes), and SHA-256
+//! repositories are checked like SHA-1 ones — never falsely blocked as "not a repository".
+
+use std::path::PathBuf;
+use std::process::Output;
+
+use serde_json::json;
+
+use crate::support::{assert_untouched, codeguard, git_in, pre_tool_use, real_tool};
+
+const BAD_PY: &str = "import os\nimport sys\n\nprint(sys.argv)\n";
+const GOOD_PY: &str = "import sys\n\nprint(sys.argv)\n";
+/// Same size as [`GOOD_PY`], so a status must look at the content, not only at the size.
+const GOOD_PY_SAME_SIZE: &str = "import sys\n\nprint(sys.path)\n";
+
+/// Which of the repository's programs the fixture configures.
+#[derive(Debug, Clone, Copy)]
+enum Driver {
+    /// `filter.evil.clean` and `filter.evil.smudge`.
+    CleanSmudge,
+    /// `filter.evil.process` (the long-running filter protocol).
+    Process,
+    /// `diff.evil.textconv`, `diff.evil.command`, `diff.external` and `core.fsmonitor`.
+    DiffAndFsmonitor,
+}
+
+/// A repository with `* filter=evil diff=evil` committed and, configured only after every
+/// file was written with plain git, programs that append to a marker file outside the
+/// repository when they run.
+struct Filtered {
+    dir: tempfile::TempDir,
+    home: tempfile::TempDir,
+    _outside: tempfile::TempDir,
+    marker: PathBuf,
+}
+
+impl Filtered {
+    fn new(driver: Driver) -> Self {
+        let dir = tempfile::tempdir().expect("repo");
+        let outside = tempfile::tempdir().expect("outside");
+        let marker = outside.path().join("marker");
+        let script = outside.path().join("evil.sh");
+        std::fs::write(&script, format!("#!/bin/sh\necho \"ran $*\" >> '{}'\ncat\n", marker.display()))
+            .expect("script");
+        let exits = outside.path().join("evil-process.sh");
+        std::fs::write(&exits, format!("#!/bin/sh\necho ran >> '{}'\n", marker.display())).expect("script");
+        for s in [&script, &exits] {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(s, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        }
+        let f = Self { dir, home: tempfile::tempdir().expect("home"), _outside: outside, marker };
+        f.git(&["init", "-q", "-b", "main"]);
+        f.write(".gitattributes", "* filter=evil diff=evil\n").write("app.py", GOOD_PY);
+        f.git(&["add", "-A"]);
+        f.git(&["commit", "-q", "-m", "init"]);
+        f.write("app.py", GOOD_PY_SAME_SIZE).write("staged.py", GOOD_PY).write("new.py", GOOD_PY);
+        f.git(&["add", "staged.py"]);
+        let script = script.to_str().expect("utf-8 path");
+        let config: Vec<(&str, &str)> = match driver {
+            Driver::CleanSmudge => vec![("filter.evil.clean", script), ("filter.evil.smudge", script)],
+            Driver::Process => vec![("filter.evil.process", exits.to_str().expect("utf-8 path"))],
+            Driver::DiffAndFsmonitor => vec![
+                ("diff.evil.textconv", script),
+                ("diff.evil.command", script),
+                ("diff.external", script),
+                ("core.fsmonitor", script),
+            ],
+        };
+        for (key, value) in config {
+            f.git(&["config", key, value]);
+        }
+        f.git(&["config", "filter.evil.required", "true"]);
+        assert!(!f.marker.exists(), "the fixture itself ran nothing");
+        f
+    }
+
+    fn root(&self) -> PathBuf {
+        self.dir.path().canonicalize().expect("canonical")
+    }
+
+    fn git(&self, args: &[&str]) -> String {
+        git_in(self.dir.path(), args)
+    }
+
+    fn write(&self, rel: &str, content: &str) -> &Self {
+        std::fs::write(self.dir.path().join(rel), content).expect("write");
+        self
+    }
+
+    /// Runs one entry point, asserting the repository is untouched and no program of the
+    /// repository ran.
+    fn run(&self, name: &str, f: impl FnOnce() -> Output) -> Output {
+        let out = assert_untouched(&self.root(), f);
+        let ran = std::fs::read_to_string(&self.marker).unwrap_or_default();
+        assert!(
+            ran.is_empty(),
+            "{name}: a program configured by the repository ran:\n{ran}\nstderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+
+    fn check(&self, flags: &[&str]) -> Output {
+        let name = format!("check {}", flags.join(" "));
+        self.run(&name, || {
+            codeguard(self.home.path()).arg("check").args(flags).arg(self.root()).output().expect("check")
+        })
+    }
+
+    /// Every entry point that reads the repository, each asserted to run nothing.
+    fn every_entry_point(&self) {
+        let out = self.run("pre-tool-use", || {
+            pre_tool_use(self.home.path(), &self.root(), "t-1", "git add -A && git commit -m x", &[])
+        });
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let payload = json!({"session_id": "s-1", "cwd": self.root(), "source": "startup"});
+        self.run("session-start", || {
+            codeguard(self.home.path())
+                .args(["hook", "session-start"])
+                .write_stdin(payload.to_string())
+                .output()
+                .expect("session-start")
+        });
+        for flags in [&[][..], &["--changed"], &["--staged"], &["--all"]] {
+            let out = self.check(flags);
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "check {flags:?}: {}",
+                String::from_utf8_lossy(&out.stdout)
+            );
+        }
+        let out = self.run("git-hook pre-commit", || {
+            codeguard(self.home.path())
+                .current_dir(self.root())
+                .args(["git-hook", "pre-commit"])
+                .output()
+                .expect("git-hook")
+        });
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+#[test]
+fn clean_and_smudge_filters_never_run() {
+    let Some(_) = real_tool("ruff") else { return };
+    Filtered::new(Driver::CleanSmudge).every_entry_point();
+}
+
+#[test]
+fn a_long_running_filter_process_never_runs() {
+    let Some(_) = real_tool("ruff") else { return };
+    Filtered::new(Driver::Process).every_entry_point();
+}
+
+#[test]
+fn textconv_external_diff_and_fsmonitor_never_run() {
+    let Some(_) = real_tool("ruff") else { return };
+    Filtered::new(Driver::DiffAndFsmonitor).every_entry_point();
+}
+
+#[test]
+fn a_worktree_change_is_still_seen_when_filters_are_configured() {
+    let Some(_) = real_tool("ruff") else { return };
+    let f = Filtered::new(Driver::CleanSmudge);
+    // Rewritten with the same bytes: not a change.
+    f.write(".gitattributes", "* filter=evil diff=evil\n");
+    let out = f.run("explain", || {
+        codeguard(f.home.path())
+            .args(["explain", "--format", "json", "--cwd"])
+            .arg(f.root())
+            .args(["--", "git add -A && git commit -m x"])
+            .output()
+            .expect("explain")
+    });
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    assert_eq!(v["repos"][0]["paths"], json!(["app.py", "new.py", "staged.py"]), "{v}");
+    f.write("app.py", BAD_PY);
+    let out = f.check(&["--changed"]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("app.py:1:8: F401"));
+}
+
+/// A repository created with `git init --object-format=sha256`, one commit, and the state home.
+struct Sha256 {
+    dir: tempfile::TempDir,
+    home: tempfile::TempDir,
+}
+
+impl Sha256 {
+    fn new() -> Self {
+        let s = Self { dir: tempfile::tempdir().expect("repo"), home: tempfile::tempdir().expect("home") };
+        s.git(&["init", "-q", "-b", "main", "--object-format=sha256"]);
+        std::fs::write(s.dir.path().join("README.txt"), "hello\n").expect("write");
+        s.git(&["add", "-A"]);
+        s.git(&["commit", "-q", "-m", "init"]);
+        s
+    }
+
+    fn root(&self) -> PathBuf {
+        self.dir.path().canonicalize().expect("canonical")
+    }
+
+    fn git(&self, args: &[&str]) -> String {
+        git_in(self.dir.path(), args)
+    }
+
+    fn stage(&self, rel: &str, content: &str) {
+        std::fs::write(self.dir.path().join(rel), content).expect("write");
+        self.git(&["add", rel]);
+    }
+
+    fn pre_commit(&self) -> Output {
+        assert_untouched(&self.root(), || {
+            codeguard(self.home.path())
+                .current_dir(self.root())
+                .args(["git-hook", "pre-commit"])
+                .output()
+                .expect("git-hook")
+        })
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn sha256_repositories_are_checked_by_the_agent_gate() {
+    let Some(_) = real_tool("ruff") else { return };
+    let s = Sha256::new();
+    s.stage("app.py", BAD_PY);
+    let out =
+        assert_untouched(&s.root(), || pre_tool_use(s.home.path(), &s.root(), "t-1", "git commit -m x", &[]));
+    let stderr = text(&out.stderr);
+    assert!(!stderr.contains("not inside a git repository"), "{stderr}");
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.starts_with("codeguard: commit blocked — python (ruff): 1 problem"), "{stderr}");
+    assert!(stderr.contains("app.py:1:8: F401"), "{stderr}");
+
+    s.stage("app.py", GOOD_PY);
+    let out = assert_untouched(&s.root(), || {
+        pre_tool_use(s.home.path(), &s.root(), "t-2", "git add -A && git commit -m x", &[])
+    });
+    assert_eq!((out.status.code(), text(&out.stderr)), (Some(0), String::new()));
+}
+
+#[test]
+fn sha256_repositories_are_checked_by_the_git_hooks() {
+    let Some(_) = real_tool("ruff") else { return };
+    let s = Sha256::new();
+    s.stage("app.py", BAD_PY);
+    let out = s.pre_commit();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("app.py:1:8: F401"), "{stderr}");
+    let out = codeguard(s.home.path()).args(["check", "--staged"]).arg(s.root()).output().expect("check");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("app.py:1:8: F401"), "{}", text(&out.stdout));
+
+    s.stage("app.py", GOOD_PY);
+    let out = s.pre_commit();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    s.git(&["commit", "-q", "-m", "app", "--no-verify"]);
+
+    let remote = tempfile::tempdir().expect("remote");
+    git_in(remote.path(), &["init", "-q", "--bare", "--object-format=sha256"]);
+    let head = s.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    assert_eq!(head.len(), 64, "a SHA-256 object id");
+    let zero = "0".repeat(64);
+    let out = codeguard(s.home.path())
+        .current_dir(s.root())
+        .args(["git-hook", "pre-push", "origin"])
+        .arg(remote.path())
+        .write_stdin(format!("refs/heads/main {head} refs/heads/main {zero}\n"))
+        .output()
+        .expect("pre-push");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
