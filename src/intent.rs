@@ -51,6 +51,8 @@ pub struct RepoIntent {
     pub block: Option<String>,
     /// Bound by the monorepo fallback (the command's directory is not a repository).
     pub fallback: bool,
+    /// The index the command names (`GIT_INDEX_FILE=`), absolute; `None`: the repository's own.
+    pub index_file: Option<PathBuf>,
 }
 
 /// An operation bound to a directory.
@@ -290,7 +292,20 @@ impl Resolver {
                 return;
             }
         };
-        let repo = match self.repo(&dir) {
+        let (found, index_file) = if call.env.is_default() {
+            (self.repo(&dir), None)
+        } else {
+            match self.redirected(&call.env, &dir) {
+                Ok((repo, index_file)) => (Ok(repo), index_file),
+                Err(why) => {
+                    if let Some(m) = mode {
+                        self.unbindable(format!("`{}` {why}", call.text), m);
+                    }
+                    return;
+                }
+            }
+        };
+        let repo = match found {
             Ok(repo) => repo,
             Err(why) => {
                 if call.dir.is_empty() && base == self.cwd {
@@ -322,8 +337,83 @@ impl Resolver {
             (_, None) => None,
             (_, Some(_)) => bypass_for(&call, indirect, &repo, chains.get(&repo.root).copied(), &mut notes),
         };
-        let op = BoundOp { cwd: dir, op: call.op, bypass, indirect, text: call.text };
+        let text = call.text.clone();
+        // A worktree named from outside it: git resolves paths against its top.
+        let cwd = if dir.starts_with(&repo.root) { dir } else { repo.root.clone() };
+        let op = BoundOp { cwd, op: call.op, bypass, indirect, text: call.text };
         self.add_op(&repo.root, op, notes, false);
+        self.bind_index(&repo.root, index_file, &text);
+    }
+
+    /// Records the index a repository's operations use; two different ones in one command
+    /// cannot be modelled as one commit and block.
+    fn bind_index(&mut self, root: &Path, index_file: Option<PathBuf>, text: &str) {
+        let idx = self.entry(root, false);
+        let entry = &mut self.intent.repos[idx];
+        let first = entry.ops.len() == 1;
+        if first {
+            entry.index_file = index_file;
+        } else if entry.index_file != index_file {
+            entry.block.get_or_insert(format!(
+                "`{text}` uses a different index file (GIT_INDEX_FILE) than other git steps of this command in the same repository"
+            ));
+        }
+    }
+
+    /// The repository and index a call names through `GIT_DIR`/`--git-dir`, `GIT_WORK_TREE`/
+    /// `--work-tree` and `GIT_INDEX_FILE`, run from `dir`. It binds only when the named git
+    /// directory and worktree are one repository's own (then the content is exactly what
+    /// codeguard reads); anything else is a reason to block (`Err`), because a commit is known
+    /// to happen in content that cannot be checked.
+    fn redirected(&mut self, env: &bash::GitEnv, dir: &Path) -> Result<(Repo, Option<PathBuf>), String> {
+        let literal = |value: &Option<bash::EnvValue>, what: &str| -> Result<Option<PathBuf>, String> {
+            match value {
+                None => Ok(None),
+                Some(bash::EnvValue::Literal(v)) if v.is_empty() => Ok(None),
+                Some(bash::EnvValue::Literal(v)) => Ok(Some(normalise(&dir.join(v)))),
+                Some(bash::EnvValue::Dynamic(raw)) => {
+                    Err(format!("names its {what} with `{raw}`, a value only known at run time"))
+                }
+            }
+        };
+        let git_dir = literal(&env.git_dir, "repository (GIT_DIR / --git-dir)")?;
+        let work_tree = literal(&env.work_tree, "worktree (GIT_WORK_TREE / --work-tree)")?;
+        let index = literal(&env.index_file, "index (GIT_INDEX_FILE)")?;
+        let repo = if git_dir.is_none() && work_tree.is_none() {
+            self.repo(dir).map_err(|why| format!("runs in {}, which {why}", dir.display()))?
+        } else {
+            let top = work_tree.clone().unwrap_or_else(|| dir.to_path_buf());
+            let repo = self
+                .repo(&top)
+                .map_err(|why| format!("names the worktree {}, which {why}", top.display()))?;
+            let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+            if canonical(&top) != repo.root {
+                return Err(format!(
+                    "treats {} as the top of the worktree of the repository at {}: content codeguard cannot rebuild",
+                    top.display(),
+                    repo.root.display()
+                ));
+            }
+            if let Some(git_dir) = &git_dir {
+                let own = gix::discover(&repo.root).ok().map(|r| canonical(r.git_dir()));
+                if own.as_deref() != Some(canonical(git_dir).as_path()) {
+                    return Err(format!(
+                        "commits with the git directory {} over the worktree {}, which is not that worktree's own repository",
+                        git_dir.display(),
+                        repo.root.display()
+                    ));
+                }
+            }
+            repo
+        };
+        // git resolves a relative GIT_INDEX_FILE against the top of the worktree.
+        let index = match (&env.index_file, index) {
+            (Some(bash::EnvValue::Literal(v)), Some(_)) if !Path::new(v).is_absolute() => {
+                Some(normalise(&repo.root.join(v)))
+            }
+            (_, index) => index,
+        };
+        Ok((repo, index))
     }
 
     fn unbindable(&mut self, reason: String, mode: Mode) {
@@ -361,6 +451,7 @@ impl Resolver {
             unverified: Vec::new(),
             block: None,
             fallback,
+            index_file: None,
         });
         self.intent.repos.len() - 1
     }

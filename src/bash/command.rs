@@ -9,7 +9,10 @@ use super::git;
 use super::program::{self, Effect};
 use super::syntax::{Assignment, Command, Redirect, Simple, Word};
 use super::walk::{Input, Walker};
-use super::{DirPart, GitCall, Interpreter, Mode, ScriptRun, Severity, Step, analyse_with, looks_like};
+use super::{
+    DirPart, EnvValue, GitCall, GitEnv, Interpreter, Mode, ScriptRun, Severity, Step, analyse_with,
+    looks_like,
+};
 
 /// Longest command text kept for messages.
 const TEXT_LIMIT: usize = 200;
@@ -30,8 +33,10 @@ enum Stdin {
 /// Per-command context accumulated while unwrapping.
 #[derive(Debug, Clone)]
 struct Ctx {
-    /// Notes about the binding (`GIT_DIR=` prefixes).
+    /// Notes about the binding.
     notes: Vec<String>,
+    /// `GIT_DIR=`, `GIT_WORK_TREE=`, `GIT_INDEX_FILE=` given to this command (prefix or `env`).
+    env: GitEnv,
     /// Directories added by wrappers (`env -C`, `sudo -D`).
     extra_dir: Vec<DirPart>,
     /// Arguments are appended from stdin (`xargs`) or substituted (`find -exec {}`).
@@ -73,12 +78,29 @@ fn joined(words: &[Word]) -> String {
     text
 }
 
-fn env_notes(assignments: &[Assignment]) -> Vec<String> {
-    assignments
-        .iter()
-        .filter(|a| matches!(a.name.as_str(), "GIT_DIR" | "GIT_WORK_TREE" | "GIT_INDEX_FILE"))
-        .map(|a| format!("`{}=` is set: the repository and index are bound by directory, not by it", a.name))
-        .collect()
+/// The git location variables among `assignments`.
+fn env_of(assignments: &[Assignment]) -> GitEnv {
+    let mut env = GitEnv::default();
+    for a in assignments {
+        let value = match a.values.as_slice() {
+            [one] => EnvValue::of(one),
+            [] => EnvValue::Literal(String::new()),
+            _ => EnvValue::Dynamic(format!("{}=(…)", a.name)),
+        };
+        env.set(&a.name, Some(value));
+    }
+    env
+}
+
+/// `NAME=value` in one word (`env NAME=value`, `export NAME=value`): the name and its value.
+fn assignment_word(w: &Word) -> Option<(&str, EnvValue)> {
+    let (name, value) = w.text.split_once('=').filter(|_| is_assignment(&w.text))?;
+    let value = if w.literal && !value.starts_with('~') {
+        EnvValue::Literal(value.to_owned())
+    } else {
+        EnvValue::Dynamic(w.raw.clone())
+    };
+    Some((name, value))
 }
 
 /// Index of the wrapped command in `args`: skips options (`with_value` ones take the next word),
@@ -135,10 +157,13 @@ impl Walker<'_> {
         self.words(&s.words);
         self.redirects(&s.redirects);
         if s.words.is_empty() {
+            // `GIT_DIR=x` alone: read as if exported (the conservative reading).
+            self.exported = self.exported.overlaid(&env_of(&s.assignments));
             return;
         }
         let mut ctx = Ctx {
-            notes: env_notes(&s.assignments),
+            notes: Vec::new(),
+            env: env_of(&s.assignments),
             extra_dir: Vec::new(),
             from_stdin: false,
             stdin: stdin_of(&s.redirects, input),
@@ -159,6 +184,7 @@ impl Walker<'_> {
             let skip = match base {
                 "git" => return self.git(args, ctx),
                 "cd" => return self.cd(args),
+                "export" | "declare" | "typeset" | "unset" => return self.export(base, args),
                 "pushd" => return self.pushd(args),
                 "popd" => return self.popd(),
                 "eval" => return self.eval(args),
@@ -251,6 +277,27 @@ impl Walker<'_> {
         );
     }
 
+    /// `export NAME=value`, `declare -x NAME=value`, `unset NAME`: the git location variables
+    /// later commands inherit.
+    fn export(&mut self, builtin: &str, args: &[Word]) {
+        let exporting =
+            builtin == "export" || args.iter().any(|w| w.text.starts_with('-') && w.text.contains('x'));
+        for w in args.iter().filter(|w| !w.text.starts_with('-')) {
+            if builtin == "unset" {
+                self.exported.set(&w.text, None);
+            } else if let Some((name, value)) = assignment_word(w).filter(|_| exporting) {
+                self.exported.set(name, Some(value));
+            } else if !w.literal && exporting {
+                // `export "$VARS"`: which names it sets is only known at run time.
+                for name in ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"] {
+                    if w.raw.contains(name) {
+                        self.exported.set(name, Some(EnvValue::Dynamic(w.raw.clone())));
+                    }
+                }
+            }
+        }
+    }
+
     fn git(&mut self, args: &[Word], ctx: &Ctx) {
         let g = git::globals(args);
         let Some(si) = g.sub else { return };
@@ -263,15 +310,15 @@ impl Walker<'_> {
         let mut dir = self.dir.clone();
         dir.extend(ctx.extra_dir.iter().cloned());
         dir.extend(g.dirs);
-        let mut notes = ctx.notes.clone();
-        notes.extend(g.notes);
+        let env = self.exported.overlaid(&ctx.env).overlaid(&g.env);
         self.out.steps.push(Step::Git(GitCall {
             op,
             dir,
             chain: self.chain,
             depth: self.depth,
             inline_skip_gate: g.skip_gate,
-            notes,
+            notes: ctx.notes.clone(),
+            env,
             text: ctx.text.clone(),
         }));
     }
@@ -336,12 +383,10 @@ impl Walker<'_> {
             }
         }
         for w in args.iter().take(end) {
-            if let Some((name @ ("GIT_DIR" | "GIT_WORK_TREE" | "GIT_INDEX_FILE"), _)) =
-                w.text.split_once('=').filter(|_| is_assignment(&w.text))
-            {
-                ctx.notes.push(format!(
-                    "`{name}=` is set: the repository and index are bound by directory, not by it"
-                ));
+            if let Some((name, value)) = assignment_word(w) {
+                ctx.env.set(name, Some(value));
+            } else if w.text == "-i" || w.text == "--ignore-environment" {
+                ctx.env = GitEnv { git_dir: None, work_tree: None, index_file: None };
             }
         }
         end

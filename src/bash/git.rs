@@ -14,8 +14,8 @@ pub(super) struct Globals {
     pub dirs: Vec<DirPart>,
     /// `-c codeguard.skipGate=true|1|yes` was given.
     pub skip_gate: bool,
-    /// Reasons the binding may be off (`--git-dir`, `--work-tree`).
-    pub notes: Vec<String>,
+    /// `--git-dir` and `--work-tree`.
+    pub env: super::GitEnv,
     /// Index of the sub-command word, if any (`None` for `git --help`, `git --version`).
     pub sub: Option<usize>,
 }
@@ -53,8 +53,13 @@ pub(super) fn globals(args: &[Word]) -> Globals {
                     attached.or_else(|| args.get(i + 1).map(|v| v.text.as_str())).is_some_and(is_skip_gate);
             }
             "--git-dir" | "--work-tree" => {
-                g.notes
-                    .push(format!("`git {name}` given: the repository is bound by directory, not by {name}"));
+                let value = match (attached, args.get(i + 1)) {
+                    (Some(a), _) if w.literal => super::EnvValue::Literal(a.to_owned()),
+                    (None, Some(v)) => super::EnvValue::of(v),
+                    (Some(_), _) | (None, None) => super::EnvValue::Dynamic(w.raw.clone()),
+                };
+                let var = if name == "--git-dir" { "GIT_DIR" } else { "GIT_WORK_TREE" };
+                g.env.set(var, Some(value));
             }
             _ => {}
         }

@@ -192,10 +192,70 @@ pub struct GitCall {
     pub depth: u8,
     /// `git -c codeguard.skipGate=true …`.
     pub inline_skip_gate: bool,
-    /// Why the binding or content may be inexact (`--git-dir`, `GIT_DIR=`).
+    /// Why the binding or content may be inexact.
     pub notes: Vec<String>,
+    /// The repository, worktree and index the command names for this call (`GIT_DIR=`,
+    /// `GIT_WORK_TREE=`, `GIT_INDEX_FILE=` prefixes or exports, `--git-dir`, `--work-tree`).
+    pub env: GitEnv,
     /// The command words, for messages.
     pub text: String,
+}
+
+/// Where a git call's repository, worktree and index come from, when the command says.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GitEnv {
+    /// `GIT_DIR` or `--git-dir`.
+    pub git_dir: Option<EnvValue>,
+    /// `GIT_WORK_TREE` or `--work-tree`.
+    pub work_tree: Option<EnvValue>,
+    /// `GIT_INDEX_FILE`.
+    pub index_file: Option<EnvValue>,
+}
+
+impl GitEnv {
+    /// Whether the command names nothing (git finds the repository from its directory).
+    pub fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// Sets the variable `name` (one of the three git names; others are ignored).
+    pub(crate) fn set(&mut self, name: &str, value: Option<EnvValue>) {
+        match name {
+            "GIT_DIR" => self.git_dir = value,
+            "GIT_WORK_TREE" => self.work_tree = value,
+            "GIT_INDEX_FILE" => self.index_file = value,
+            _ => {}
+        }
+    }
+
+    /// `self` with every value `over` sets replacing ours.
+    pub(crate) fn overlaid(&self, over: &Self) -> Self {
+        Self {
+            git_dir: over.git_dir.clone().or_else(|| self.git_dir.clone()),
+            work_tree: over.work_tree.clone().or_else(|| self.work_tree.clone()),
+            index_file: over.index_file.clone().or_else(|| self.index_file.clone()),
+        }
+    }
+}
+
+/// The value of one of those settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EnvValue {
+    /// A literal path, as written (relative paths are resolved as git resolves them).
+    Literal(String),
+    /// A value only known at run time; the text is how it was written.
+    Dynamic(String),
+}
+
+impl EnvValue {
+    /// The value of a word.
+    pub(crate) fn of(word: &syntax::Word) -> Self {
+        if word.literal && !word.text.starts_with('~') {
+            Self::Literal(word.text.clone())
+        } else {
+            Self::Dynamic(word.raw.clone())
+        }
+    }
 }
 
 /// How a script is run.

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use super::fallback;
 use super::syntax::{AndOr, Command, Connector, Pipeline, Redirect, Script, ShellParser, Word};
-use super::{Analysis, DirPart, Mode, Opaque, Severity, looks_like};
+use super::{Analysis, DirPart, GitEnv, Mode, Opaque, Severity, looks_like};
 
 /// How deep command substitutions and function calls may nest before we stop looking.
 const MAX_NESTING: u16 = 24;
@@ -41,6 +41,8 @@ pub(super) struct Walker<'p> {
     pub active: Vec<String>,
     /// The mode the root text suggests, for dynamic constructs.
     pub source_looks: Option<Mode>,
+    /// The git location variables exported so far (`export GIT_DIR=…`).
+    pub exported: GitEnv,
     pub out: Analysis,
 }
 
@@ -57,6 +59,7 @@ impl<'p> Walker<'p> {
             functions: HashMap::new(),
             active: Vec::new(),
             source_looks: looks_like(source),
+            exported: GitEnv::default(),
             out: Analysis::default(),
         }
     }

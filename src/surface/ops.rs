@@ -14,7 +14,7 @@ use super::{Mode, Pathspecs, StagingAction, Surface, SurfaceError, SurfaceOption
 pub fn for_repo(repo: &RepoIntent) -> Result<Surface, SurfaceError> {
     let (mode, actions) = staging_actions(repo);
     let options = SurfaceOptions { through_last_commit: !repo.ops.iter().any(|o| o.indirect) };
-    super::predict(&repo.root, mode, &actions, &options)
+    super::predict_with_index(&repo.root, mode, &actions, options, repo.index_file.as_deref())
 }
 
 /// Translates the bound operations of one repository into staging actions and a surface mode.

@@ -111,11 +111,13 @@ pub(crate) fn load_index(
 ) -> Result<gix::worktree::Index, SurfaceError> {
     let own = repo.git_dir().join("index");
     let path = index_file.unwrap_or(&own);
-    let file = if index_file.is_none() && !own.exists() {
-        gix::index::File::from_state(gix::index::State::new(repo.object_hash()), own)
-    } else {
+    // A missing index is an empty one, as git reads it (`GIT_INDEX_FILE=new git add x` starts
+    // a new index file).
+    let file = if path.exists() {
         gix::index::File::at(path, repo.object_hash(), false, gix::index::decode::Options::default())
             .map_err(|e| SurfaceError::Git { context: "reading the index", message: e.to_string() })?
+    } else {
+        gix::index::File::from_state(gix::index::State::new(repo.object_hash()), path.to_owned())
     };
     Ok(gix::worktree::Index::new(gix::fs::FileSnapshot::new(file)))
 }

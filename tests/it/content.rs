@@ -312,3 +312,90 @@ fn a_clean_history_still_pushes() {
     let out = pre_tool_use(home.path(), &repo.root(), "t-1", "git push", &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
 }
+
+/// Three repositories side by side: `clean` (where the agent's shell is), `staged`, whose index
+/// holds `key.txt` with an AWS key, and `alt`, whose own index is clean but whose index file
+/// `alt` holds the key.
+struct Three {
+    _parent: tempfile::TempDir,
+    clean: std::path::PathBuf,
+    staged: std::path::PathBuf,
+    alt: std::path::PathBuf,
+}
+
+fn three_repositories() -> Three {
+    let parent = tempfile::tempdir().expect("parent");
+    let base = parent.path().canonicalize().expect("canonical");
+    for name in ["clean", "staged", "alt"] {
+        std::fs::create_dir(base.join(name)).expect("mkdir");
+        git_in(&base.join(name), &["init", "-q", "-b", "main"]);
+        std::fs::write(base.join(name).join("README.txt"), "hello\n").expect("write");
+        git_in(&base.join(name), &["add", "-A"]);
+        git_in(&base.join(name), &["commit", "-q", "-m", "init"]);
+        std::fs::create_dir(base.join(name).join("sub")).expect("mkdir");
+    }
+    for name in ["staged", "alt"] {
+        std::fs::write(base.join(name).join("key.txt"), format!("aws = {}\n", aws_key())).expect("write");
+    }
+    git_in(&base.join("staged"), &["add", "key.txt"]);
+    let status = Command::new("git")
+        .args(["add", "key.txt"])
+        .current_dir(base.join("alt"))
+        .envs(git_env())
+        .env("GIT_INDEX_FILE", base.join("alt/alt"))
+        .status()
+        .expect("git add");
+    assert!(status.success());
+    Three { clean: base.join("clean"), staged: base.join("staged"), alt: base.join("alt"), _parent: parent }
+}
+
+#[test]
+fn a_redirected_repository_or_index_is_the_one_that_is_gated() {
+    let r = three_repositories();
+    let home = tempfile::tempdir().expect("home");
+    let (o, a) = (r.staged.display(), r.alt.display());
+    let commands = [
+        format!("git --git-dir={o}/.git --work-tree={o} commit -m x"),
+        format!("git --git-dir {o}/.git --work-tree {o} commit -m x"),
+        format!("GIT_DIR={o}/.git GIT_WORK_TREE={o} git commit -m x"),
+        format!("env GIT_DIR={o}/.git GIT_WORK_TREE={o} git commit -m x"),
+        format!("export GIT_DIR={o}/.git GIT_WORK_TREE={o}; git commit -m x"),
+        format!("cd {a} && GIT_INDEX_FILE=alt git commit -m x"),
+        format!("cd {a}/sub && GIT_INDEX_FILE=alt git commit -m x"),
+        format!("cd {a} && export GIT_INDEX_FILE={a}/alt && git commit -m x"),
+        format!(
+            "GIT_INDEX_FILE={a}/new git -C {a} add key.txt && GIT_INDEX_FILE={a}/new git -C {a} commit -m x"
+        ),
+    ];
+    for command in &commands {
+        let out = assert_untouched(&r.staged, || {
+            assert_untouched(&r.alt, || {
+                assert_untouched(&r.clean, || pre_tool_use(home.path(), &r.clean, "t-1", command, &[]))
+            })
+        });
+        let shown = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{command} must be blocked:\n{shown}");
+        assert!(shown.contains("key.txt") && shown.contains("aws-access-key-id"), "{command}:\n{shown}");
+        assert_no_secret(&shown, command);
+    }
+    // `alt`'s own index is clean: the same commit without the redirection passes.
+    let out = pre_tool_use(home.path(), &r.alt, "t-2", "git commit -m x", &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+}
+
+#[test]
+fn a_redirection_that_cannot_be_bound_is_denied_with_the_reason() {
+    let r = three_repositories();
+    let home = tempfile::tempdir().expect("home");
+    let o = r.staged.display();
+    for (command, reason) in [
+        ("GIT_DIR=$REPO git commit -m x".to_owned(), "only known at run time"),
+        (format!("GIT_DIR={o}/.git git commit -m x"), "not that worktree's own repository"),
+        (format!("git --work-tree={o}/sub commit -m x"), "the top of the worktree"),
+    ] {
+        let out = pre_tool_use(home.path(), &r.clean, "t-1", &command, &[]);
+        let shown = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{command}:\n{shown}");
+        assert!(shown.contains(reason), "{command}: {reason}:\n{shown}");
+    }
+}

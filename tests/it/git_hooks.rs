@@ -474,9 +474,11 @@ fn the_safety_scan_blocks_even_when_skip_gate_skips_the_linters() {
 #[test]
 fn internal_errors_fail_closed_with_the_way_to_bypass_once() {
     let h = Hooked::new();
+    // An index git could not have written (a missing one reads as empty, as git reads it).
+    std::fs::write(h.repo.path(".git/garbage-index"), "not an index\n").expect("write");
     let out = codeguard(h.home.path())
         .current_dir(h.repo.root())
-        .env("GIT_INDEX_FILE", h.repo.path(".git/no-such-index"))
+        .env("GIT_INDEX_FILE", h.repo.path(".git/garbage-index"))
         .args(["git-hook", "pre-commit"])
         .output()
         .expect("run");
