@@ -434,7 +434,8 @@ fn auto_fix(
     env: &Env,
 ) -> Option<AutoFix> {
     let format = lang.format.as_ref()?;
-    let own = config.overridden_languages().any(|l| l == lang.id);
+    let own = config.overridden_languages().any(|l| l == lang.id)
+        || crate::plan::Job::runs_repo_code(lang, crate::registry::CommandField::Format);
     if own && !crate::trust::is_trusted(env, root) {
         return None;
     }
