@@ -267,10 +267,15 @@ fn plan_language(input: &PlanInput<'_>, candidate: &Candidate<'_>) -> Action {
     })
 }
 
-/// A path as a command argument: one that starts with `-` would be read as an option, so it is
-/// given as `./<path>` (the same file).
+/// First characters that make tools read an argument as something other than a path: an option
+/// (`-`, `+`), a response file (`@`, LLVM and others), a negated glob (`!`, `#`, for tools that
+/// take globs).
+const NOT_A_PATH_START: [char; 5] = ['-', '+', '@', '!', '#'];
+
+/// A path as a command argument: one that starts with a character in [`NOT_A_PATH_START`] is
+/// given as `./<path>` (the same file), so it is never read as an option.
 pub fn path_arg(path: &str) -> String {
-    if path.starts_with('-') { format!("./{path}") } else { path.to_owned() }
+    if path.starts_with(NOT_A_PATH_START) { format!("./{path}") } else { path.to_owned() }
 }
 
 /// One invocation per file for `{file}` commands.
@@ -454,7 +459,13 @@ pub(crate) mod tests {
         let mut checked = 0;
         for lang in registry.languages().iter().filter(|l| l.status.is_active() && !l.is_project_level()) {
             let ext = lang.extensions.first().cloned().unwrap_or_default();
-            let names = [format!("-x{ext}"), format!("--stdin-filename=z{ext}"), format!("--help{ext}")];
+            let names = [
+                format!("-x{ext}"),
+                format!("--stdin-filename=z{ext}"),
+                format!("--help{ext}"),
+                format!("@args{ext}"),
+                format!("+x{ext}"),
+            ];
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
             let only = [lang.id.as_str()];
             for whole_tree in [false, true] {

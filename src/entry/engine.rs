@@ -175,8 +175,7 @@ pub(crate) fn execute(
     );
     // In place (not in a snapshot), prove afterwards that the linters changed no file.
     let guard = (request.dir == request.workspace).then(|| {
-        let watched: Vec<&String> = request.project_files.iter().chain(request.selected).collect();
-        run::inplace::Guard::take(request.dir, &watched)
+        run::inplace::Guard::before(request.dir, &[request.project_files, request.selected], &prepared.plan)
     });
     let mut results = run::execute(&prepared.plan, &linter_env, &request.options, progress);
     if let Some(guard) = guard {

@@ -61,13 +61,24 @@ pub fn session_start(cwd: &Path, env: &Env) -> Answer {
         }
         Ok(config) => {
             let own: Vec<&str> = config.overridden_languages().collect();
-            if !own.is_empty() && !crate::trust::is_trusted(env, &root) {
-                let _ = writeln!(
-                    text,
-                    "Workspace untrusted: codeguard.json defines its own commands for {}; they do not run (those checks are UNVERIFIED) until a person runs: {}",
-                    own.join(", "),
-                    crate::trust::hint(&root)
-                );
+            let repo_code = repo_code_linters(&registry, &detected);
+            if (!own.is_empty() || !repo_code.is_empty()) && !crate::trust::is_trusted(env, &root) {
+                if !own.is_empty() {
+                    let _ = writeln!(
+                        text,
+                        "Workspace untrusted: codeguard.json defines its own commands for {}; they do not run (those checks are UNVERIFIED) until a person runs: {}",
+                        own.join(", "),
+                        crate::trust::hint(&root)
+                    );
+                }
+                if !repo_code.is_empty() {
+                    let _ = writeln!(
+                        text,
+                        "Workspace untrusted: the linters of {} execute this repository's own code, so they do not run (those checks are UNVERIFIED) until a person runs: {}",
+                        repo_code.join(", "),
+                        crate::trust::hint(&root)
+                    );
+                }
             }
         }
     }
@@ -420,6 +431,18 @@ impl AutoFix {
             (None, false) => format!("codeguard: auto-fix on save: `{command}` left {name} unchanged."),
         }
     }
+}
+
+/// The detected languages whose lint (or its probe) executes repository content, as
+/// `id (program)`.
+fn repo_code_linters(registry: &Registry, detected: &[crate::registry::DetectedLanguage]) -> Vec<String> {
+    use crate::registry::CommandField;
+    detected
+        .iter()
+        .filter_map(|d| registry.get(&d.id))
+        .filter(|l| crate::plan::Job::runs_repo_code(l, CommandField::Lint))
+        .map(|l| format!("{} ({})", l.id, l.lint_program().unwrap_or("its linter")))
+        .collect()
 }
 
 /// Runs the language's formatter on the one saved file (never a project-level formatter, never

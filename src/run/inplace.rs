@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::LanguageResult;
+use crate::plan::{Action, Plan};
 use crate::verdict::Status;
 
 /// How many changed files a reason names before it summarises the rest.
@@ -59,6 +60,19 @@ impl Identity {
 }
 
 impl Guard {
+    /// Records, before `plan` runs in place at `root`, the identities of the `given` files —
+    /// and, when the plan runs a project-level job (one that may touch any file), of every file
+    /// of the project.
+    pub(crate) fn before(root: &Path, given: &[&[String]], plan: &Plan) -> Self {
+        let mut files: Vec<&String> = given.iter().flat_map(|g| g.iter()).collect();
+        let project_level =
+            plan.entries.iter().any(|e| matches!(&e.action, Action::Run(job) if job.files.is_empty()));
+        let everything =
+            if project_level { crate::surface::project_files(root).unwrap_or_default() } else { Vec::new() };
+        files.extend(&everything);
+        Self::take(root, &files)
+    }
+
     /// Records the identities of `files` (relative to `root`) before a run.
     pub(crate) fn take(root: &Path, files: &[&String]) -> Self {
         let unique: BTreeSet<&String> = files.iter().copied().collect();

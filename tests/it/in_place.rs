@@ -93,3 +93,30 @@ fn a_linter_that_rewrites_files_in_place_fails_naming_them() {
         "{report}"
     );
 }
+
+#[test]
+fn a_project_level_linter_that_rewrites_an_unchanged_file_fails_naming_it() {
+    let repo = TestRepo::new();
+    repo.write("touch.sh", "#!/bin/sh\necho '# touched' >> notes.txt\n")
+        .chmod_x("touch.sh")
+        .write("codeguard.json", r#"{"languages": {"go": {"lint": ["./touch.sh"]}}}"#)
+        .write("go.mod", "module probe\n\ngo 1.21\n")
+        .write("main.go", "package main\n\nfunc main() {}\n")
+        .write("notes.txt", "hello\n")
+        .commit_all("init");
+    repo.write("main.go", "package main\n\nfunc main() { println() }\n");
+    let home = tempfile::tempdir().expect("home");
+    codeguard(home.path()).arg("trust").arg(repo.root()).assert().success();
+    let (code, report) = check(&repo, home.path(), &["--changed", "--lang", "go"]);
+    let go = &report["languages"][0];
+    assert_eq!(
+        (code, go["language"].as_str(), go["status"].as_str()),
+        (Some(1), Some("go"), Some("FAIL")),
+        "{report}"
+    );
+    assert_eq!(
+        go["reason"],
+        "./touch.sh modified files in place: notes.txt (a lint must never write; only codeguard fix does)",
+        "{report}"
+    );
+}

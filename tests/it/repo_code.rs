@@ -183,3 +183,33 @@ fn a_committed_node_modules_bin_never_runs_after_an_edit_in_an_untrusted_workspa
     edit();
     assert!(f.runs() >= 1, "trusted: the repository's eslint ran");
 }
+
+#[test]
+fn session_start_names_the_linters_that_wait_for_trust() {
+    let f = Fixture::new();
+    f.repo
+        .write("gradlew", &f.recorder())
+        .chmod_x("gradlew")
+        .write("build.gradle", "")
+        .write("App.kt", "fun main() = println(\"hi\")\n")
+        .write("app.py", "x = 1\n")
+        .commit_all("kotlin");
+    let start = || {
+        let payload = json!({"session_id": "s", "cwd": f.repo.root(), "source": "startup"});
+        let out = codeguard(f.home())
+            .args(["hook", "session-start"])
+            .write_stdin(payload.to_string())
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let text = start();
+    assert!(
+        text.contains("Workspace untrusted: the linters of java (mvn), kotlin (./gradlew) execute this repository's own code")
+            && text.contains(&f.trust_hint()),
+        "{text}"
+    );
+    assert!(!text.contains("python (ruff)"), "ruff needs no trust: {text}");
+    assert_eq!(f.runs(), 0, "session start never runs the wrapper");
+}
