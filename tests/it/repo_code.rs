@@ -213,3 +213,45 @@ fn session_start_names_the_linters_that_wait_for_trust() {
     assert!(!text.contains("python (ruff)"), "ruff needs no trust: {text}");
     assert_eq!(f.runs(), 0, "session start never runs the wrapper");
 }
+
+#[test]
+fn detect_never_probes_a_committed_tool_in_an_untrusted_workspace() {
+    let f = Fixture::new();
+    f.repo
+        .write("package.json", "{\"name\": \"probe\", \"private\": true}\n")
+        .write("eslint.config.js", "export default [];\n")
+        .write("node_modules/.bin/eslint", &f.recorder())
+        .chmod_x("node_modules/.bin/eslint")
+        .write("app.js", "console.log(1);\n");
+    f.repo.git(&["add", "-f", "-A"]);
+    f.repo.git(&["commit", "-q", "-m", "js"]);
+    let detect = || {
+        let out = codeguard(f.home())
+            .args(["detect", "--format", "json"])
+            .arg(f.repo.root())
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(0));
+        let json = json_stdout(&out);
+        let ts = json["languages"]
+            .as_array()
+            .expect("languages")
+            .iter()
+            .find(|l| l["id"] == "typescript")
+            .cloned();
+        ts.unwrap_or_else(|| panic!("{json}"))
+    };
+    let ts = detect();
+    assert_eq!(ts["linter"]["ready"], false, "{ts}");
+    let reason = ts["linter"]["reason"].as_str().expect("reason");
+    assert!(
+        reason.starts_with("not probed: `npx --no-install eslint --version`")
+            && reason.ends_with(&f.trust_hint()),
+        "{reason}"
+    );
+    assert_eq!(f.runs(), 0, "detect ran node_modules/.bin/eslint");
+
+    f.trust();
+    assert_eq!(detect()["linter"]["ready"], true);
+    assert!(f.runs() >= 1, "trusted: the probe ran");
+}
