@@ -5,7 +5,9 @@
 //!
 //! **In:** the project directory and the files a linter could touch (at least every file handed
 //! to one), before the run; the run's results after it. **Out:** the results, where each
-//! language whose run changed a file is FAIL with a reason naming the files. **Never:** writes,
+//! language whose run changed a file is FAIL with a reason naming the files. Each file is
+//! hashed (blake3) before the run; after it, a file whose stat record (size, mtime, ctime,
+//! inode) is unchanged is untouched, any other is hashed again and compared. **Never:** writes,
 //! restores or stages anything — it only reads and reports.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -26,12 +28,34 @@ pub(crate) struct Guard {
     before: BTreeMap<String, Option<Identity>>,
 }
 
-/// What a file is: its size and the hash of its content (of its target, for a symbolic link).
-/// Modification times are not evidence: a tool may rewrite identical content, or keep the time.
+/// What a file is: its stat record (cheap evidence) and the hash of its content (the proof; of
+/// its target, for a symbolic link).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Identity {
-    size: u64,
+    stat: Stat,
     hash: blake3::Hash,
+}
+
+/// The parts of a stat record that any write changes: size, modification time and — which no
+/// unprivileged call can set back — the status-change time, on the same inode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stat {
+    size: u64,
+    modified: (i64, i64),
+    changed: (i64, i64),
+    inode: (u64, u64),
+}
+
+impl Stat {
+    fn of(meta: &std::fs::Metadata) -> Self {
+        use std::os::unix::fs::MetadataExt as _;
+        Self {
+            size: meta.len(),
+            modified: (meta.mtime(), meta.mtime_nsec()),
+            changed: (meta.ctime(), meta.ctime_nsec()),
+            inode: (meta.dev(), meta.ino()),
+        }
+    }
 }
 
 impl Identity {
@@ -46,15 +70,18 @@ impl Identity {
         } else {
             return None;
         };
-        Some(Self { size: meta.len(), hash })
+        Some(Self { stat: Stat::of(&meta), hash })
     }
 
-    /// Whether the content differs (a touched but identical file is not a change).
-    fn content_differs(before: Option<&Self>, after: Option<&Self>) -> bool {
-        match (before, after) {
-            (Some(b), Some(a)) => b.size != a.size || b.hash != a.hash,
-            (None, None) => false,
-            (Some(_), None) | (None, Some(_)) => true,
+    /// Whether the file at `path` no longer has the content it had: an unchanged stat record
+    /// proves it untouched without reading it; otherwise the content is hashed again (a touched
+    /// but identical file is not a change).
+    fn content_differs(before: Option<&Self>, path: &Path) -> bool {
+        let unchanged_stat = |b: &Self| path.symlink_metadata().is_ok_and(|m| Stat::of(&m) == b.stat);
+        match before {
+            Some(b) if unchanged_stat(b) => false,
+            Some(b) => Self::of(path).is_none_or(|a| a.stat.size != b.stat.size || a.hash != b.hash),
+            None => Self::of(path).is_some(),
         }
     }
 }
@@ -86,9 +113,7 @@ impl Guard {
         let entries: Vec<(&String, &Option<Identity>)> = self.before.iter().collect();
         entries
             .par_iter()
-            .filter(|(rel, before)| {
-                Identity::content_differs(before.as_ref(), Identity::of(&self.root.join(rel)).as_ref())
-            })
+            .filter(|(rel, before)| Identity::content_differs(before.as_ref(), &self.root.join(rel)))
             .map(|(rel, _)| (*rel).clone())
             .collect()
     }
