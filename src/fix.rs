@@ -52,6 +52,7 @@ fn plan_language(input: &PlanInput<'_>, candidate: &Candidate<'_>) -> Action {
         install_hint: lang.install_hint.clone(),
         fix: None,
         advisory: false,
+        runs_repo_code: Job::runs_repo_code(lang, crate::registry::CommandField::Format),
     })
 }
 

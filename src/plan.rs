@@ -3,13 +3,17 @@
 //! In: the registry (with project overrides), the files in scope, facts about the project root.
 //! Out: a [`Plan`] — one entry per language, either a [`Job`] with concrete argv lists or a
 //! skip with its status and reason. Serialisable, deterministic, no I/O.
+//!
+//! File paths are never read as options: a path that starts with `-` is handed to a command as
+//! `./<path>` (the same file), whatever the tool. A job whose commands the registry marks
+//! `runs_repo_code` says so, so the caller can withhold it in an untrusted workspace.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::registry::{Argv, Language, Registry, detect_project};
+use crate::registry::{Argv, CommandField, Language, Registry, detect_project};
 use crate::verdict::Status;
 
 /// Upper bound on the bytes of file arguments in one invocation (well below `ARG_MAX`).
@@ -115,9 +119,26 @@ pub struct Job {
     pub fix: Option<Argv>,
     /// Failures are reported but never block.
     pub advisory: bool,
+    /// The job's commands (or its probe) can execute repository content: it runs only in a
+    /// trusted workspace.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub runs_repo_code: bool,
+}
+
+impl Job {
+    /// Whether a job running `used` (and the language's probe, when it has one) of `lang` can
+    /// execute repository content.
+    pub(crate) fn runs_repo_code(lang: &Language, used: CommandField) -> bool {
+        lang.runs_repo_code(used) || (lang.probe.is_some() && lang.runs_repo_code(CommandField::Probe))
+    }
 }
 
 impl Plan {
+    /// Whether any entry would run a job that can execute repository content.
+    pub fn runs_repo_code(&self) -> bool {
+        self.entries.iter().any(|e| matches!(&e.action, Action::Run(job) if job.runs_repo_code))
+    }
+
     /// Withholds the runs of `languages`: each entry of theirs that would run becomes UNVERIFIED
     /// with `reason` (used for a repository's own commands in an untrusted workspace). Entries
     /// that would not run anyway keep their skip.
@@ -126,6 +147,22 @@ impl Plan {
             if matches!(entry.action, Action::Run(_)) {
                 entry.action = Action::Skip { status: Status::Unverified, reason: reason.to_owned() };
             }
+        }
+    }
+
+    /// Withholds every job that can execute repository content: each becomes UNVERIFIED with a
+    /// reason naming its program, followed by `hint` (used in an untrusted workspace).
+    pub fn withhold_repo_code(&mut self, hint: &str) {
+        for entry in &mut self.entries {
+            let Action::Run(job) = &entry.action else { continue };
+            if !job.runs_repo_code {
+                continue;
+            }
+            let reason = format!(
+                "not run: `{}` can execute this repository's own code and the workspace is not trusted; {hint}",
+                job.program
+            );
+            entry.action = Action::Skip { status: Status::Unverified, reason };
         }
     }
 }
@@ -201,10 +238,17 @@ fn plan_language(input: &PlanInput<'_>, candidate: &Candidate<'_>) -> Action {
     let Some(lint) = &lang.lint else {
         return skip(Status::Skipped, "format-only language: no lint command".into());
     };
+    let mut used = CommandField::Lint;
     let invocations = if lang.is_project_level() {
         vec![lint.clone()]
     } else if input.whole_tree && lint.iter().any(|a| a == "{file}") {
-        lang.gate.clone().map_or_else(|| per_file(lint, files), |gate| vec![gate])
+        match &lang.gate {
+            Some(gate) => {
+                used = CommandField::Gate;
+                vec![gate.clone()]
+            }
+            None => per_file(lint, files),
+        }
     } else {
         scoped(lint, files)
     };
@@ -219,12 +263,24 @@ fn plan_language(input: &PlanInput<'_>, candidate: &Candidate<'_>) -> Action {
         install_hint: lang.install_hint.clone(),
         fix: lang.format.as_ref().map(|f| fix_command(f, files, lang.is_project_level())),
         advisory: lang.advisory,
+        runs_repo_code: Job::runs_repo_code(lang, used),
     })
+}
+
+/// First characters that make tools read an argument as something other than a path: an option
+/// (`-`, `+`), a response file (`@`, LLVM and others), a negated glob (`!`, `#`, for tools that
+/// take globs).
+const NOT_A_PATH_START: [char; 5] = ['-', '+', '@', '!', '#'];
+
+/// A path as a command argument: one that starts with a character in [`NOT_A_PATH_START`] is
+/// given as `./<path>` (the same file), so it is never read as an option.
+pub fn path_arg(path: &str) -> String {
+    if path.starts_with(NOT_A_PATH_START) { format!("./{path}") } else { path.to_owned() }
 }
 
 /// One invocation per file for `{file}` commands.
 fn per_file(lint: &Argv, files: &[String]) -> Vec<Argv> {
-    files.iter().map(|f| lint.iter().map(|a| a.replace("{file}", f)).collect()).collect()
+    files.iter().map(|f| lint.iter().map(|a| a.replace("{file}", &path_arg(f))).collect()).collect()
 }
 
 /// Scopes a command to files: `{file}` → one call per file; `{files}` → batched calls; a scan
@@ -241,13 +297,13 @@ pub fn scoped(lint: &Argv, files: &[String]) -> Vec<Argv> {
             let mut argv = Vec::with_capacity(lint.len() + batch.len());
             for (i, arg) in lint.iter().enumerate() {
                 if Some(i) == slot {
-                    argv.extend(batch.iter().cloned());
+                    argv.extend(batch.iter().map(|f| path_arg(f)));
                 } else if !(is_slot(arg) || arg.starts_with('#')) {
                     argv.push(arg.clone());
                 }
             }
             if slot.is_none() {
-                argv.extend(batch.iter().cloned());
+                argv.extend(batch.iter().map(|f| path_arg(f)));
             }
             argv
         })
@@ -393,6 +449,73 @@ pub(crate) mod tests {
             only: &only,
         };
         assert_eq!(build(&input).expect_err("unknown"), UnknownLanguage("klingon".into()));
+    }
+
+    /// For every language of the registry, a file named like an option reaches its lint, its
+    /// formatter and its "how to fix" hint only as `./<name>`, never as a bare `-…` argument.
+    #[test]
+    fn paths_are_never_handed_over_as_options_for_any_language() {
+        let registry = Registry::builtin().expect("registry");
+        let mut checked = 0;
+        for lang in registry.languages().iter().filter(|l| l.status.is_active() && !l.is_project_level()) {
+            let ext = lang.extensions.first().cloned().unwrap_or_default();
+            let names = [
+                format!("-x{ext}"),
+                format!("--stdin-filename=z{ext}"),
+                format!("--help{ext}"),
+                format!("@args{ext}"),
+                format!("+x{ext}"),
+            ];
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            let only = [lang.id.as_str()];
+            for whole_tree in [false, true] {
+                let lint = plan(&names, &names, whole_tree, &[], &only);
+                let fixes = with_input(&names, &names, whole_tree, &[], &only, |input| {
+                    crate::fix::build(input).expect("fix plan")
+                });
+                for entry in lint.entries.iter().chain(&fixes.entries) {
+                    let Action::Run(job) = &entry.action else { continue };
+                    for argv in job.invocations.iter().chain(job.fix.as_ref()) {
+                        for name in &names {
+                            assert!(
+                                !argv.iter().any(|a| a == name || a.starts_with(&format!("{name} "))),
+                                "{}: {name} handed over as an option: {argv:?}",
+                                lang.id
+                            );
+                        }
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 40, "every file-taking language was planned ({checked} commands)");
+        let p = plan(&["-x.py"], &["-x.py"], false, &[], &["python"]);
+        let Action::Run(py) = action(&p, "python") else { panic!("python runs") };
+        assert_eq!(py.invocations[0].last().map(String::as_str), Some("./-x.py"));
+        assert_eq!(py.files, ["-x.py"], "reports keep the real path");
+    }
+
+    #[test]
+    fn jobs_that_run_repository_content_are_marked_and_withheld() {
+        let files = ["src/App.kt", "app.py", "a.js"];
+        let mut p = plan(&files, &files, true, &["build.gradle", "eslint.config.js", "package.json"], &[]);
+        let marked: Vec<&str> = p
+            .entries
+            .iter()
+            .filter(|e| matches!(&e.action, Action::Run(job) if job.runs_repo_code))
+            .map(|e| e.language.as_str())
+            .collect();
+        assert_eq!(marked, ["java", "typescript", "kotlin"]);
+        assert!(p.runs_repo_code());
+        p.withhold_repo_code("HINT");
+        let Action::Skip { status, reason } = action(&p, "kotlin") else { panic!("withheld") };
+        assert_eq!(*status, Status::Unverified);
+        assert_eq!(
+            reason,
+            "not run: `./gradlew` can execute this repository's own code and the workspace is not trusted; HINT"
+        );
+        assert!(matches!(action(&p, "python"), Action::Run(_)), "ruff runs no repository code");
+        assert!(!p.runs_repo_code());
     }
 
     #[test]

@@ -5,6 +5,8 @@
 //! Tools are probed once per program per run; a missing tool is UNVERIFIED with its install hint.
 //! Never: spawns by itself (every process goes through [`crate::process`]).
 
+pub(crate) mod inplace;
+
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::sync::Mutex;

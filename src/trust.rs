@@ -3,7 +3,9 @@
 //! A `codeguard.json` can replace a language's lint, format or gate command with any argv, and
 //! the file arrives with the repository — a clone the user never read could run code the moment
 //! an agent commits in it. Such commands run only in a workspace the user trusted with
-//! `codeguard trust [DIR]`; built-in registry commands never need trust.
+//! `codeguard trust [DIR]`. So do the built-in registry commands marked `runs_repo_code`, which
+//! execute what the repository holds (a committed `./gradlew`, `cargo`'s build scripts, `npx`
+//! resolving a committed `node_modules/.bin`); the other built-in commands never need trust.
 //!
 //! **In:** a directory and the project configuration whose commands would run. **Out:**
 //! decisions in `trust.json` in the state directory, keyed by the canonical worktree root (the

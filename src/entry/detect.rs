@@ -3,7 +3,8 @@
 //! and formatter are ready on this machine.
 //!
 //! In: a project directory. Out: text or one JSON document on stdout; exit 0 (2 on usage errors).
-//! Never: runs a linter or writes anything (tools are only probed for availability).
+//! Never: runs a linter or writes anything (tools are only probed for availability), or runs a
+//! probe that can execute repository content (`runs_repo_code`) in an untrusted workspace.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -18,7 +19,7 @@ use super::UsageError;
 use super::engine::Project;
 use crate::cli::{DetectArgs, Format};
 use crate::env::Env;
-use crate::registry::{Language, detect_project, extension_of};
+use crate::registry::{CommandField, Language, detect_project, extension_of};
 
 /// The result of `codeguard detect`.
 #[derive(Debug, Clone, Serialize)]
@@ -93,6 +94,7 @@ pub(crate) fn detect(path: Option<&Path>, env: &Env) -> anyhow::Result<Detection
     let files = project.in_scope(&files);
     let facts = crate::files::root_facts(&root);
     let detected = detect_project(&project.registry, &files, &facts.names);
+    let trusted = crate::trust::is_trusted(env, &root, &project.config);
     let languages = detected
         .par_iter()
         .filter_map(|d| project.registry.get(&d.id).map(|lang| (lang, d)))
@@ -118,19 +120,25 @@ pub(crate) fn detect(path: Option<&Path>, env: &Env) -> anyhow::Result<Detection
                 examples: d.files.iter().take(5).cloned().collect(),
                 integrated: missing_config.is_empty(),
                 missing_config,
-                linter: lang.lint_program().map(|p| tool_state(lang, p, true, &root, env)),
+                linter: lang.lint_program().map(|p| tool_state(lang, p, true, (&root, trusted), env)),
                 formatter: lang
                     .format
                     .as_ref()
                     .and_then(|f| f.first())
-                    .map(|p| tool_state(lang, p, false, &root, env)),
+                    .map(|p| tool_state(lang, p, false, (&root, trusted), env)),
             }
         })
         .collect();
     Ok(Detection { schema_version: crate::report::SCHEMA_VERSION, root, languages })
 }
 
-fn tool_state(lang: &Language, program: &str, lint: bool, root: &Path, env: &Env) -> ToolState {
+fn tool_state(
+    lang: &Language,
+    program: &str,
+    lint: bool,
+    (root, trusted): (&Path, bool),
+    env: &Env,
+) -> ToolState {
     let probe = if lint
         || lang.format.as_ref().and_then(|f| f.first()) == lang.lint.as_ref().and_then(|l| l.first())
     {
@@ -138,6 +146,15 @@ fn tool_state(lang: &Language, program: &str, lint: bool, root: &Path, env: &Env
     } else {
         None
     };
+    if let Some(probe) = probe.filter(|_| !trusted && lang.runs_repo_code(CommandField::Probe)) {
+        let root = crate::trust::workspace_root(root).unwrap_or_else(|_| root.to_path_buf());
+        let reason = format!(
+            "not probed: `{}` can execute this repository's own code and the workspace is not trusted; {}",
+            probe.join(" "),
+            crate::trust::hint(&root)
+        );
+        return ToolState { program: program.to_owned(), ready: false, reason };
+    }
     let missing = crate::run::missing_tool(program, probe, &lang.install_hint, root, env);
     ToolState { program: program.to_owned(), ready: missing.is_none(), reason: missing.unwrap_or_default() }
 }

@@ -3,7 +3,8 @@
 //!
 //! Workspace trust is enforced here, so every entry point honours it: a language whose commands
 //! the project's `codeguard.json` defines runs only when the user trusted the workspace
-//! (`crate::trust`); otherwise it is UNVERIFIED with a one-line hint, while built-in registry
+//! (`crate::trust`); otherwise it is UNVERIFIED with a one-line hint. So is a built-in registry
+//! command marked `runs_repo_code` (a build wrapper, `cargo`, `npx`, ...); other built-in
 //! commands run as usual.
 
 use std::collections::BTreeSet;
@@ -172,16 +173,24 @@ pub(crate) fn execute(
             .filter(|(k, _)| !REPO_LOCAL_VARS.contains(&k.as_str()))
             .map(|(k, v)| (k.clone(), v.clone())),
     );
+    // In place (not in a snapshot), prove afterwards that the linters changed no file.
+    let guard = (request.dir == request.workspace).then(|| {
+        run::inplace::Guard::before(request.dir, &[request.project_files, request.selected], &prepared.plan)
+    });
     let mut results = run::execute(&prepared.plan, &linter_env, &request.options, progress);
+    if let Some(guard) = guard {
+        guard.verify(&mut results);
+    }
     report::write_logs(&mut results, &crate::state::log_dir(env), &request.log_prefix);
     results
 }
 
-/// Turns the runs of languages whose commands the project defines into UNVERIFIED results with
-/// a trust hint, unless the user trusted the workspace. Costs nothing without such commands.
+/// Turns the runs of languages whose commands the project defines, and of registry commands that
+/// can execute repository content, into UNVERIFIED results with a trust hint, unless the user
+/// trusted the workspace. Costs nothing without such commands.
 pub(crate) fn withhold_untrusted(plan: &mut Plan, config: &ProjectConfig, workspace: &Path, env: &Env) {
     let own: BTreeSet<String> = config.overridden_languages().map(str::to_owned).collect();
-    if own.is_empty() || crate::trust::is_trusted(env, workspace, config) {
+    if (own.is_empty() && !plan.runs_repo_code()) || crate::trust::is_trusted(env, workspace, config) {
         return;
     }
     let root = crate::trust::workspace_root(workspace).unwrap_or_else(|_| workspace.to_path_buf());
@@ -190,4 +199,5 @@ pub(crate) fn withhold_untrusted(plan: &mut Plan, config: &ProjectConfig, worksp
         crate::trust::hint(&root)
     );
     plan.withhold(&own, &reason);
+    plan.withhold_repo_code(&crate::trust::hint(&root));
 }

@@ -61,13 +61,24 @@ pub fn session_start(cwd: &Path, env: &Env) -> Answer {
         }
         Ok(config) => {
             let own: Vec<&str> = config.overridden_languages().collect();
-            if !own.is_empty() && !crate::trust::is_trusted(env, &root, config) {
-                let _ = writeln!(
-                    text,
-                    "Workspace untrusted: codeguard.json defines its own commands for {}; they do not run (those checks are UNVERIFIED) until a person runs: {}",
-                    own.join(", "),
-                    crate::trust::hint(&root)
-                );
+            let repo_code = repo_code_linters(&registry, &detected);
+            if (!own.is_empty() || !repo_code.is_empty()) && !crate::trust::is_trusted(env, &root, config) {
+                if !own.is_empty() {
+                    let _ = writeln!(
+                        text,
+                        "Workspace untrusted: codeguard.json defines its own commands for {}; they do not run (those checks are UNVERIFIED) until a person runs: {}",
+                        own.join(", "),
+                        crate::trust::hint(&root)
+                    );
+                }
+                if !repo_code.is_empty() {
+                    let _ = writeln!(
+                        text,
+                        "Workspace untrusted: the linters of {} execute this repository's own code, so they do not run (those checks are UNVERIFIED) until a person runs: {}",
+                        repo_code.join(", "),
+                        crate::trust::hint(&root)
+                    );
+                }
             }
         }
     }
@@ -422,6 +433,18 @@ impl AutoFix {
     }
 }
 
+/// The detected languages whose lint (or its probe) executes repository content, as
+/// `id (program)`.
+fn repo_code_linters(registry: &Registry, detected: &[crate::registry::DetectedLanguage]) -> Vec<String> {
+    use crate::registry::CommandField;
+    detected
+        .iter()
+        .filter_map(|d| registry.get(&d.id))
+        .filter(|l| crate::plan::Job::runs_repo_code(l, CommandField::Lint))
+        .map(|l| format!("{} ({})", l.id, l.lint_program().unwrap_or("its linter")))
+        .collect()
+}
+
 /// Runs the language's formatter on the one saved file (never a project-level formatter, never
 /// a repository-defined formatter in an untrusted workspace) and reports by content, not by
 /// exit code, whether the file changed.
@@ -434,7 +457,8 @@ fn auto_fix(
     env: &Env,
 ) -> Option<AutoFix> {
     let format = lang.format.as_ref()?;
-    let own = config.overridden_languages().any(|l| l == lang.id);
+    let own = config.overridden_languages().any(|l| l == lang.id)
+        || crate::plan::Job::runs_repo_code(lang, crate::registry::CommandField::Format);
     if own && !crate::trust::is_trusted(env, root, config) {
         return None;
     }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::{Argv, Registry, RegistryError};
+use super::{Argv, CommandField, Registry, RegistryError};
 
 /// The config file name, at the project root.
 pub const FILE_NAME: &str = "codeguard.json";
@@ -196,6 +196,17 @@ impl ProjectConfig {
             replace(&mut lang.lint, commands.lint.as_ref());
             replace(&mut lang.format, commands.format.as_ref());
             replace(&mut lang.gate, commands.gate.as_ref());
+            // A command the repository defines is repository content by definition.
+            let own = [
+                (CommandField::Lint, commands.lint.is_some()),
+                (CommandField::Format, commands.format.is_some()),
+                (CommandField::Gate, commands.gate.is_some()),
+            ];
+            for (field, given) in own {
+                if given && !lang.runs_repo_code(field) {
+                    lang.runs_repo_code.push(field);
+                }
+            }
         }
         super::validate::all(out.languages()).map_err(|source| ConfigError::Registry { path, source })?;
         Ok(out)
@@ -227,6 +238,11 @@ mod tests {
             Some("--select")
         );
         assert!(config.is_excluded("gen/x.py") && !config.is_excluded("src/gen/x.py"));
+        let python = registry.get("python").expect("python");
+        assert!(
+            python.runs_repo_code(CommandField::Lint) && !python.runs_repo_code(CommandField::Format),
+            "a command the repository defines is marked as repository content"
+        );
     }
 
     #[test]

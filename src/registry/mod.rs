@@ -43,6 +43,35 @@ impl Status {
 /// A command as an argument vector.
 pub type Argv = Vec<String>;
 
+/// The command fields of a language entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CommandField {
+    /// `lint`.
+    Lint,
+    /// `format`.
+    Format,
+    /// `gate`.
+    Gate,
+    /// `probe`.
+    Probe,
+}
+
+impl CommandField {
+    /// Every command field, in registry order.
+    pub const ALL: [Self; 4] = [Self::Lint, Self::Format, Self::Gate, Self::Probe];
+
+    /// The field's name in the registry document.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Lint => "lint",
+            Self::Format => "format",
+            Self::Gate => "gate",
+            Self::Probe => "probe",
+        }
+    }
+}
+
 /// One language entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -90,6 +119,11 @@ pub struct Language {
     /// Findings are reported but never block.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub advisory: bool,
+    /// The commands that can execute repository content (a build wrapper or build scripts, a
+    /// local tool binary, a code-bearing config or plugin): they run only in a workspace the
+    /// user trusted (`crate::trust`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runs_repo_code: Vec<CommandField>,
 }
 
 fn default_true() -> bool {
@@ -100,6 +134,22 @@ impl Language {
     /// Whether this language's lint command is project-level (never receives paths).
     pub fn is_project_level(&self) -> bool {
         !self.append_files
+    }
+
+    /// The command in `field`, if the language has one.
+    pub fn command(&self, field: CommandField) -> Option<&Argv> {
+        match field {
+            CommandField::Lint => self.lint.as_ref(),
+            CommandField::Format => self.format.as_ref(),
+            CommandField::Gate => self.gate.as_ref(),
+            CommandField::Probe => self.probe.as_ref(),
+        }
+    }
+
+    /// Whether the command in `field` can execute repository content (it is marked in
+    /// `runs_repo_code`), so it may run only in a trusted workspace.
+    pub fn runs_repo_code(&self, field: CommandField) -> bool {
+        self.runs_repo_code.contains(&field)
     }
 
     /// The tool the lint command runs (its program name), if any.
@@ -150,6 +200,7 @@ impl Registry {
             .map(|(i, value)| validate::parse_language(i, value))
             .collect::<Result<Vec<_>, _>>()?;
         validate::all(&languages)?;
+        validate::document(&languages)?;
         Ok(Self { languages })
     }
 

@@ -1,8 +1,53 @@
 //! Registry validation: every rule names the language and the field it rejects.
+//!
+//! Two layers: [`all`] holds for every registry, the built-in one and one with a project's
+//! overrides applied; [`document`] holds for registry documents (the built-in registry) only:
+//! every command that can execute repository content is marked `runs_repo_code`, and every lint
+//! passes its tool's no-fix switch.
 
 use std::collections::BTreeMap;
 
-use super::{Argv, Language, Status};
+use super::{Argv, CommandField, Language, Status};
+
+/// Programs that execute repository content when they run, with what they execute. A command
+/// running one of them (or a program given by a relative path, like `./gradlew`) must be
+/// marked `runs_repo_code`. An entry with a sub-command matches only that sub-command.
+pub(crate) const REPO_CODE_PROGRAMS: &[(&str, Option<&str>, &str)] = &[
+    ("cargo", None, "build scripts, procedural macros, .cargo/config aliases and runners"),
+    ("npx", None, "the repository's node_modules/.bin tools and JavaScript configs"),
+    ("npm", None, "package scripts and the repository's node_modules tools"),
+    ("pnpm", None, "package scripts and the repository's node_modules tools"),
+    ("yarn", None, "package scripts and the repository's node_modules tools"),
+    ("bun", None, "package scripts and the repository's node_modules tools"),
+    ("bunx", None, "the repository's node_modules/.bin tools"),
+    ("mix", None, "mix.exs and the project's dependencies"),
+    ("bundle", None, "the Gemfile's gems (bundle exec)"),
+    ("rake", None, "the Rakefile"),
+    ("make", None, "the Makefile"),
+    ("mvn", None, "plugins and extensions the pom declares"),
+    ("gradle", None, "the Gradle build scripts"),
+    ("dotnet", None, "MSBuild project files, analyzers and local tool manifests"),
+    ("dart", Some("analyze"), "analyzer plugins the project declares"),
+    ("rubocop", None, "Ruby files that .rubocop.yml requires"),
+    ("theme-check", None, "Ruby checks that .theme-check.yml requires"),
+    ("ansible-lint", None, "the repository's plugins, modules and rules"),
+    ("php-cs-fixer", None, ".php-cs-fixer.dist.php (PHP)"),
+    ("luacheck", None, ".luacheckrc (Lua)"),
+    ("Rscript", None, ".Rprofile and .lintr (R)"),
+    ("pwsh", None, "custom rule modules that PSScriptAnalyzerSettings.psd1 names"),
+    ("nim", None, "compile-time code (macros, staticExec) and config.nims"),
+    ("sqlfluff", None, "Python macros of the templater's library_path"),
+    ("elm-review", None, "the repository's review configuration (compiled and run)"),
+    ("tflint", None, "plugins from the plugin_dir that .tflint.hcl names"),
+    ("solhint", None, "JavaScript configs and plugins"),
+    ("npm-groovy-lint", None, "JavaScript configs (.groovylintrc.js)"),
+    ("clj-kondo", None, "the hooks that .clj-kondo/config.edn declares"),
+];
+
+/// Linters whose project configuration can turn fixing on, with the switch that turns it off
+/// again: a lint or gate command running one of them must pass the switch.
+pub(crate) const NO_FIX_SWITCHES: &[(&str, &str, &str)] =
+    &[("ruff", "check", "--no-fix"), ("golangci-lint", "run", "--fix=false")];
 
 /// A registry rule was broken.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -34,6 +79,7 @@ enum FieldKind {
     Command,
     Flag,
     Level,
+    Fields,
 }
 
 const FIELDS: &[(&str, FieldKind)] = &[
@@ -52,6 +98,7 @@ const FIELDS: &[(&str, FieldKind)] = &[
     ("install_hint", FieldKind::Text),
     ("append_files", FieldKind::Flag),
     ("advisory", FieldKind::Flag),
+    ("runs_repo_code", FieldKind::Fields),
 ];
 
 pub(super) fn status_levels(levels: &[String]) -> Result<(), RegistryError> {
@@ -100,6 +147,14 @@ fn check_kind(kind: FieldKind, value: &serde_json::Value) -> Result<(), String> 
         (FieldKind::Names, _) => Err("must be a list of non-empty strings".into()),
         (FieldKind::Command, Value::Array(items)) if !items.is_empty() && all_strings(items) => Ok(()),
         (FieldKind::Command, _) => Err("must be null or a non-empty argv list of non-empty strings".into()),
+        (FieldKind::Fields, Value::Array(items))
+            if items
+                .iter()
+                .all(|i| i.as_str().is_some_and(|s| CommandField::ALL.iter().any(|f| f.as_str() == s))) =>
+        {
+            Ok(())
+        }
+        (FieldKind::Fields, _) => Err("must be a list of command fields (lint, format, gate, probe)".into()),
         (FieldKind::Text, _) => Err("must be a string".into()),
         (FieldKind::Flag, _) => Err("must be true or false".into()),
     }
@@ -139,7 +194,18 @@ fn entry(lang: &Language) -> Result<(), RegistryError> {
         if let Some((field, _)) = commands.iter().find(|(_, c)| c.is_some()) {
             return err(field, "a planned language has no commands");
         }
+        if !lang.runs_repo_code.is_empty() {
+            return err("runs_repo_code", "a planned language has no commands to mark");
+        }
         return Ok(());
+    }
+    for field in &lang.runs_repo_code {
+        if lang.command(*field).is_none() {
+            return err(
+                "runs_repo_code",
+                &format!("lists `{}`, but the language has no {} command", field.as_str(), field.as_str()),
+            );
+        }
     }
     if lang.lint.is_none() && lang.format.is_none() {
         return err("lint", "a stable or beta language needs a lint or a format command");
@@ -179,6 +245,78 @@ fn command_rules(lang: &Language, field: &str, argv: &Argv) -> Result<(), Regist
         return err("a shell command must be exactly [\"bash\", \"-c\", \"…\"]");
     }
     Ok(())
+}
+
+/// Rules for registry documents: commands that execute repository content are marked, lints
+/// never fix.
+pub(super) fn document(languages: &[Language]) -> Result<(), RegistryError> {
+    for lang in languages.iter().filter(|l| l.status.is_active()) {
+        for field in CommandField::ALL {
+            let Some(argv) = lang.command(field) else { continue };
+            let name = field.as_str();
+            if let Some((program, why)) = repo_code(argv).filter(|_| !lang.runs_repo_code(field)) {
+                return Err(RegistryError::new(
+                    &lang.id,
+                    name,
+                    format!(
+                        "runs `{program}`, which executes repository content ({why}): list \"{name}\" in runs_repo_code so it runs only in a trusted workspace"
+                    ),
+                ));
+            }
+            if matches!(field, CommandField::Lint | CommandField::Gate)
+                && let Some((tool, switch)) = missing_no_fix(argv)
+            {
+                return Err(RegistryError::new(
+                    &lang.id,
+                    name,
+                    format!(
+                        "`{tool}` must pass `{switch}`: a lint never writes, whatever the project's configuration says"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The program of `argv` that executes repository content, and what it executes: a program
+/// given by a relative path, or one of [`REPO_CODE_PROGRAMS`] — also inside a `bash -c` script.
+pub(crate) fn repo_code(argv: &Argv) -> Option<(String, &'static str)> {
+    let shell = argv.first().is_some_and(|p| p == "bash" || p == "sh");
+    let words: Vec<&str> = if shell {
+        let script = argv.get(2).map_or("", String::as_str);
+        script.split(|c: char| c.is_whitespace() || matches!(c, '|' | ';' | '&' | '(' | ')')).collect()
+    } else {
+        argv.iter().take(2).map(String::as_str).collect()
+    };
+    // Outside a script only the program itself is a program; inside one, any word may be.
+    let programs = if shell { words.len() } else { words.len().min(1) };
+    for (i, word) in words.iter().enumerate().take(programs) {
+        let relative = if shell {
+            word.starts_with("./") || word.starts_with("../")
+        } else {
+            word.contains('/') && !word.starts_with('/')
+        };
+        if relative {
+            return Some(((*word).to_owned(), "a program inside the repository"));
+        }
+        let next = words.get(i + 1).copied();
+        if let Some((program, _, why)) =
+            REPO_CODE_PROGRAMS.iter().find(|(p, sub, _)| p == word && sub.is_none_or(|s| next == Some(s)))
+        {
+            return Some(((*program).to_owned(), why));
+        }
+    }
+    None
+}
+
+/// The tool and no-fix switch `argv` lacks, if it runs a linter whose configuration can turn
+/// fixing on.
+fn missing_no_fix(argv: &Argv) -> Option<(String, &'static str)> {
+    let (program, sub, switch) = NO_FIX_SWITCHES
+        .iter()
+        .find(|(p, s, _)| argv.first().is_some_and(|a| a == p) && argv.get(1).is_some_and(|a| a == s))?;
+    (!argv.iter().any(|a| a == switch)).then(|| (format!("{program} {sub}"), *switch))
 }
 
 fn no_collisions(
@@ -223,7 +361,7 @@ mod tests {
         )
     }
 
-    const PY: &str = r#"{"id": "python", "name": "Python", "status": "stable", "extensions": [".py"], "markers": ["pyproject.toml"], "lint": ["ruff", "check", "{files}"]}"#;
+    const PY: &str = r#"{"id": "python", "name": "Python", "status": "stable", "extensions": [".py"], "markers": ["pyproject.toml"], "lint": ["ruff", "check", "--no-fix", "{files}"]}"#;
 
     fn rejects(languages: &str, language: &str, field: &str) -> String {
         let err = Registry::from_json(&doc(languages)).expect_err("must be rejected");
@@ -288,7 +426,7 @@ mod tests {
 
     #[test]
     fn active_languages_need_a_command() {
-        rejects(&PY.replace(r#", "lint": ["ruff", "check", "{files}"]"#, ""), "python", "lint");
+        rejects(&PY.replace(r#", "lint": ["ruff", "check", "--no-fix", "{files}"]"#, ""), "python", "lint");
     }
 
     #[test]
@@ -323,7 +461,11 @@ mod tests {
 
     #[test]
     fn shell_commands_use_bash_dash_c() {
-        rejects(&PY.replace(r#"["ruff", "check", "{files}"]"#, r#"["bash", "lint.sh"]"#), "python", "lint");
+        rejects(
+            &PY.replace(r#"["ruff", "check", "--no-fix", "{files}"]"#, r#"["bash", "lint.sh"]"#),
+            "python",
+            "lint",
+        );
     }
 
     #[test]
@@ -337,6 +479,86 @@ mod tests {
         rejects(&PY.replace(r#""lint": ["ruff""#, r#""lint": ["", "ruff""#), "python", "lint");
         rejects(&PY.replace(r#""stable""#, r#""gold""#), "python", "status");
         rejects(&PY.replace(r#""lint""#, r#""append_files": "yes", "lint""#), "python", "append_files");
+    }
+
+    #[test]
+    fn commands_that_run_repository_content_must_be_marked() {
+        let kt = r#"{"id": "kotlin", "name": "Kotlin", "status": "stable", "extensions": [".kt"], "append_files": false, "lint": ["./gradlew", "detekt"]}"#;
+        let text = rejects(kt, "kotlin", "lint");
+        assert!(text.contains("`./gradlew`") && text.contains("runs_repo_code"), "{text}");
+        Registry::from_json(&doc(&kt.replace(r#""lint""#, r#""runs_repo_code": ["lint"], "lint""#)))
+            .expect("marked");
+        for (program, field) in [
+            (r#""lint": ["cargo", "clippy"]"#, "lint"),
+            (r#""lint": ["tools/lint"]"#, "lint"),
+            (r#""lint": ["mix", "credo"]"#, "lint"),
+            (r#""lint": ["bundle", "exec", "rubocop"]"#, "lint"),
+            (r#""lint": ["dart", "analyze"]"#, "lint"),
+            (r#""lint": ["go", "vet"], "gate": ["bash", "-c", "find . | xargs ./check"]"#, "gate"),
+            (
+                r#""lint": ["go", "vet"], "gate": ["bash", "-c", "true && npx --no-install x"], "probe": ["true"]"#,
+                "gate",
+            ),
+        ] {
+            let lang = format!(
+                r#"{{"id": "x", "name": "X", "status": "beta", "extensions": [".x"], "append_files": false, {program}}}"#
+            );
+            rejects(&lang, "x", field);
+        }
+        let npx = r#"{"id": "js", "name": "JS", "status": "stable", "extensions": [".js"], "lint": ["npx", "--no-install", "eslint", "{files}"], "probe": ["npx", "--no-install", "eslint", "--version"], "runs_repo_code": ["lint"]}"#;
+        rejects(npx, "js", "probe");
+        let dart_format = r#"{"id": "dart", "name": "Dart", "status": "stable", "extensions": [".dart"], "format": ["dart", "format", "."]}"#;
+        Registry::from_json(&doc(dart_format)).expect("dart format runs no repository code");
+    }
+
+    #[test]
+    fn repo_code_marks_name_existing_commands() {
+        rejects(
+            &PY.replace(r#""lint""#, r#""runs_repo_code": ["gate"], "lint""#),
+            "python",
+            "runs_repo_code",
+        );
+        rejects(
+            &PY.replace(r#""lint""#, r#""runs_repo_code": ["build"], "lint""#),
+            "python",
+            "runs_repo_code",
+        );
+        let planned = r#"{"id": "old", "name": "Old", "status": "planned", "extensions": [".o"], "runs_repo_code": ["lint"]}"#;
+        rejects(planned, "old", "runs_repo_code");
+    }
+
+    #[test]
+    fn lints_pass_their_no_fix_switch() {
+        let text = rejects(&PY.replace(r#""--no-fix", "#, ""), "python", "lint");
+        assert!(text.contains("--no-fix"), "{text}");
+        Registry::from_json(&doc(
+            &PY.replace(r#""lint""#, r#""format": ["ruff", "check", "--fix", "{files}"], "lint""#)
+        ))
+        .expect("a formatter fixes");
+    }
+
+    #[test]
+    fn the_builtin_marks_are_exactly_the_commands_that_run_repository_content() {
+        let registry = Registry::builtin().expect("registry");
+        for lang in registry.languages() {
+            for field in super::CommandField::ALL {
+                let Some(argv) = lang.command(field) else { continue };
+                assert_eq!(
+                    lang.runs_repo_code(field),
+                    super::repo_code(argv).is_some(),
+                    "{} {}: {argv:?}",
+                    lang.id,
+                    field.as_str()
+                );
+            }
+        }
+        let marked = |id: &str| registry.get(id).is_some_and(|l| !l.runs_repo_code.is_empty());
+        for id in ["kotlin", "java", "rust", "typescript", "elixir", "ruby", "ansible", "markdown"] {
+            assert!(marked(id), "{id}");
+        }
+        for id in ["python", "shell", "yaml", "dockerfile", "go"] {
+            assert!(!marked(id), "{id}");
+        }
     }
 
     #[test]

@@ -195,6 +195,13 @@ fn project_level_formatters_run_only_with_all() {
     assert!(!calls.exists(), "cargo fmt never ran without --all");
     assert_eq!(read(&repo, "src/main.rs"), "fn main(){ }\n");
 
+    // cargo runs repository code (.cargo/config aliases, toolchain files): only once trusted.
+    let untrusted = json_stdout(&run(&["--all", "--lang", "rust", "--format", "json"]));
+    assert_eq!(formatter(&untrusted, "rust")["status"], "UNVERIFIED", "{untrusted:#}");
+    assert!(formatter(&untrusted, "rust")["reason"].as_str().expect("reason").contains("codeguard trust"));
+    assert!(!calls.exists(), "cargo fmt never ran in an untrusted workspace");
+    codeguard(home.path()).arg("trust").arg(repo.root()).assert().success();
+
     let whole = run(&["--all", "--lang", "rust", "--format", "json"]);
     let json = json_stdout(&whole);
     assert_eq!(whole.status.code(), Some(0), "{json:#}");
