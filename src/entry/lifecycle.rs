@@ -358,6 +358,35 @@ pub fn after_edit(paths: &[PathBuf], cwd: &Path, env: &Env, session: Option<&str
 }
 
 fn check_saved_file(path: &Path, env: &Env, session: Option<&str>) -> Option<(String, String)> {
+    let safety = saved_file_safety(path);
+    let lint = lint_saved_file(path, env, session);
+    match (safety, lint) {
+        (None, lint) => lint,
+        (Some(note), None) => Some((note, "codeguard: a secret was written".to_owned())),
+        (Some(note), Some((text, user))) => Some((format!("{note}\n{text}"), user)),
+    }
+}
+
+/// The content-safety scan of a file just written, so the agent hears at once what would block
+/// its commit later (the same rules as the gate; the secret itself is never shown).
+fn saved_file_safety(path: &Path) -> Option<String> {
+    let dir = path.parent()?;
+    let (root, _) = crate::intent::repository_at(dir)?;
+    let rel = path.canonicalize().ok()?.strip_prefix(&root).ok()?.to_str()?.to_owned();
+    let findings = safety::scan(&root, std::slice::from_ref(&rel), &safety::committed_allow_list(&root));
+    let blocking: Vec<&safety::Finding> = findings.iter().filter(|f| !f.allowed).collect();
+    if blocking.is_empty() {
+        return None;
+    }
+    let mut text = format!("codeguard: {rel} would be refused at commit:\n");
+    for f in blocking {
+        let place = f.line.map_or_else(|| f.path.clone(), |l| format!("{}:{l}", f.path));
+        let _ = writeln!(text, "- {place}: {} — {}", f.rule, f.message);
+    }
+    Some(text.trim_end().to_owned())
+}
+
+fn lint_saved_file(path: &Path, env: &Env, session: Option<&str>) -> Option<(String, String)> {
     let meta = std::fs::symlink_metadata(path).ok()?;
     if !meta.is_file() || meta.len() > MAX_SAVE_BYTES {
         return None;

@@ -226,3 +226,24 @@ fn auto_fix_on_save_is_off_by_default_and_says_what_it_changed_when_on() {
     assert!(on.contains("python lint passed for a.py"), "re-checked after the fix: {on}");
     assert_eq!(std::fs::read_to_string(repo.path("a.py")).expect("read"), "x = 1\n");
 }
+
+#[test]
+fn a_secret_written_by_an_edit_is_named_at_once_without_being_shown() {
+    let repo = TestRepo::new();
+    repo.write("README.txt", "hello\n").commit_all("init");
+    let key = ["AKIA", "Z7Q3K9X2M4P8V6B1"].concat();
+    repo.write("settings.cfg", &format!("aws = {key}\n")).write(".env", "X=1\n");
+    let home = tempfile::tempdir().expect("home");
+    for (file, rule) in
+        [("settings.cfg", "settings.cfg:1: aws-access-key-id"), (".env", ".env: sensitive-file")]
+    {
+        let payload = json!({"session_id": "s", "cwd": repo.root(), "tool_name": "Write", "tool_input": {"file_path": repo.path(file), "content": ""}});
+        let (code, stdout) =
+            assert_untouched(&repo.root(), || hook(home.path(), "post-tool-use", &payload, None));
+        assert_eq!(code, Some(0), "never blocks");
+        let text = context(&stdout);
+        assert!(text.starts_with(&format!("codeguard: {file} would be refused at commit:")), "{text}");
+        assert!(text.contains(rule), "{text}");
+        assert!(!stdout.contains(&key), "{stdout}");
+    }
+}
