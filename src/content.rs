@@ -164,7 +164,7 @@ pub(crate) fn scan_surface(
                 scanner.unscannable(path, "it is not in the content the prediction read");
             }
             for (path, source) in &sources {
-                if !surface.paths.contains(path) {
+                if surface.paths.binary_search(path).is_err() {
                     scanner.path(path);
                 }
                 match source {
