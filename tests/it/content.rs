@@ -11,7 +11,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::support::{TestRepo, assert_untouched, codeguard, git_env, git_in, pre_tool_use};
+use crate::support::{TestRepo, assert_untouched, codeguard, git_env, git_in, mcp_command, pre_tool_use};
 
 fn aws_key() -> String {
     ["AKIA", "Z7Q3K9X2M4P8V6B1"].concat()
@@ -128,18 +128,7 @@ fn walkdir(dir: &Path) -> Vec<std::path::PathBuf> {
 
 /// One `check` call with `staged: true` over `codeguard mcp`; the structured report.
 fn mcp_check_staged(home: &Path, root: &Path) -> Value {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("codeguard"))
-        .arg("mcp")
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("CODEGUARD_HOME", home.join(".codeguard"))
-        .envs(git_env())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn codeguard mcp");
+    let mut child = mcp_command(home, &[]).spawn().expect("spawn codeguard mcp");
     let messages = [
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "it", "version": "0"}}}),
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),

@@ -2,13 +2,13 @@
 //! handshake, the tool list, and a `check` that finds a real ruff failure in a temp repository.
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin};
 use std::sync::mpsc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::{TestRepo, git_env, real_tool};
+use crate::support::{TestRepo, mcp_command, real_tool};
 
 /// A running `codeguard mcp` with a line reader on its stdout.
 struct Session {
@@ -21,17 +21,7 @@ struct Session {
 impl Session {
     fn start() -> Self {
         let home = tempfile::tempdir().expect("home");
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin("codeguard"))
-            .arg("mcp")
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", home.path())
-            .env("CODEGUARD_HOME", home.path().join(".codeguard"))
-            .env("SECRET_TOKEN_FOR_TEST", "do-not-leak-4711")
-            .envs(git_env())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+        let mut child = mcp_command(home.path(), &[("SECRET_TOKEN_FOR_TEST", "do-not-leak-4711")])
             .spawn()
             .expect("spawn codeguard mcp");
         let stdout = child.stdout.take().expect("stdout");

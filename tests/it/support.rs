@@ -105,6 +105,23 @@ pub fn codeguard(home: &Path) -> assert_cmd::Command {
     cmd
 }
 
+/// `codeguard mcp` with the fixed git environment and an isolated state dir, stdin and stdout
+/// piped, stderr dropped; `extra` variables are added (to prove they never leak).
+pub fn mcp_command(home: &Path, extra: &[(&str, &str)]) -> Command {
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("codeguard"));
+    cmd.arg("mcp")
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("CODEGUARD_HOME", home.join(".codeguard"))
+        .envs(git_env())
+        .envs(extra.iter().copied())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    cmd
+}
+
 /// Runs `codeguard hook pre-tool-use` with a Claude-style payload for `command` run in `cwd`
 /// (session `s-1`, tool call `tool_use_id`) and extra environment variables.
 pub fn pre_tool_use(
