@@ -186,6 +186,18 @@ pub(crate) fn scan_surface(
             }
         }
     }
+    for raw in &surface.non_utf8_worktree {
+        let name = raw.to_string_lossy().into_owned();
+        scanner.path(&name);
+        match safety::read_worktree_file(&surface.root.join(raw)) {
+            Ok(Some(bytes)) => match budget.take(bytes.len() as u64) {
+                Ok(()) => scanner.content(&name, &bytes, Some("a worktree file whose name is not UTF-8")),
+                Err(why) => scanner.unscannable(&name, &why),
+            },
+            Ok(None) => {}
+            Err(why) => scanner.unscannable(&name, &why),
+        }
+    }
     if let Some(range) = &surface.push {
         for intro in range.introduced.iter().filter(|i| seen.insert(i.blob)) {
             scanner.path(&intro.path);

@@ -243,6 +243,10 @@ pub struct Surface {
     /// The index file read instead of the repository's own (git's `GIT_INDEX_FILE` in a
     /// pre-commit hook); `None` for the repository's index.
     pub index_file: Option<PathBuf>,
+    /// Changed or untracked worktree files with names that are not UTF-8, which the prediction
+    /// cannot follow (see `unverified`) but a staging step of the command may take: repo-relative
+    /// raw paths, for the safety scan only. Empty when nothing is staged from the worktree.
+    pub non_utf8_worktree: Vec<PathBuf>,
 }
 
 /// Why a prediction could not be made at all.
@@ -376,6 +380,7 @@ fn assemble(
     commit: Option<model::Outcome>,
     push: Option<PushRange>,
 ) -> Surface {
+    let commits = commit.is_some();
     let (content, lanes, mut unverified, from_head) = match commit {
         Some(outcome) => (outcome.content, outcome.lanes, outcome.unverified, outcome.only),
         None => (view.head.clone(), Lanes::default(), Vec::new(), true),
@@ -393,6 +398,7 @@ fn assemble(
     deleted.sort();
     deleted.dedup();
     unverified.extend(view.unverified);
+    let non_utf8_worktree = if commits { view.non_utf8_worktree } else { Vec::new() };
     Surface {
         root: view.workdir,
         mode,
@@ -405,5 +411,6 @@ fn assemble(
         unverified,
         observed: view.observed,
         index_file: None,
+        non_utf8_worktree,
     }
 }

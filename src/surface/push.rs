@@ -145,6 +145,7 @@ pub fn pushed(repo_root: &Path, tip: gix::ObjectId, against: PushAgainst) -> Res
         unverified,
         observed: read::fingerprint(&repo, &index)?,
         index_file: None,
+        non_utf8_worktree: Vec::new(),
     })
 }
 

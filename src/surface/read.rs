@@ -59,6 +59,9 @@ pub(crate) struct RepoView {
     pub observed: Observed,
     pub head_tree: Option<gix::ObjectId>,
     pub unverified: Vec<String>,
+    /// Changed or untracked worktree files whose names are not UTF-8 (left out of `pending`),
+    /// repo-relative, raw: the safety scan reads them all.
+    pub non_utf8_worktree: Vec<PathBuf>,
 }
 
 /// Opens the repository whose worktree is (or contains) `root`.
@@ -153,11 +156,12 @@ impl RepoView {
             None => BTreeMap::new(),
         };
         let observed = Observed { head, index_digest: digest(&index) };
+        let mut non_utf8 = Vec::new();
         let pending = match scan {
             WorktreeScan::Skip => BTreeMap::new(),
-            WorktreeScan::Changes => worktree_changes(repo, &index, false, &mut unverified)?,
+            WorktreeScan::Changes => worktree_changes(repo, &index, false, &mut unverified, &mut non_utf8)?,
             WorktreeScan::WithIgnored => {
-                let mut pending = worktree_changes(repo, &index, true, &mut unverified)?;
+                let mut pending = worktree_changes(repo, &index, true, &mut unverified, &mut non_utf8)?;
                 expand_ignored_dirs(&workdir, &mut pending, &mut unverified);
                 pending
             }
@@ -170,6 +174,7 @@ impl RepoView {
             observed,
             head_tree,
             unverified,
+            non_utf8_worktree: non_utf8,
         })
     }
 }
@@ -252,6 +257,7 @@ fn worktree_changes(
     index: &gix::worktree::Index,
     with_ignored: bool,
     unverified: &mut Vec<String>,
+    non_utf8: &mut Vec<PathBuf>,
 ) -> Result<BTreeMap<String, Pending>, SurfaceError> {
     let ignored = with_ignored.then_some(gix::dir::walk::EmissionMode::Matching);
     let workdir = repo.workdir().ok_or_else(|| SurfaceError::Bare(repo.path().into()))?;
@@ -282,7 +288,15 @@ fn worktree_changes(
     .map_err(SurfaceError::git("computing the status"))?;
     let mut out = BTreeMap::new();
     for item in collect.items {
-        let Some(path) = utf8(item.rela_path(), unverified) else { continue };
+        let Some(path) = utf8(item.rela_path(), unverified) else {
+            use std::os::unix::ffi::OsStrExt;
+            let raw = PathBuf::from(std::ffi::OsStr::from_bytes(item.rela_path()));
+            let lossy = item.rela_path().to_str_lossy().into_owned();
+            if matches!(classify(item, &lossy), Some(Pending::Modified { .. } | Pending::Untracked { .. })) {
+                non_utf8.push(raw);
+            }
+            continue;
+        };
         if let Some(pending) = classify(item, &path) {
             out.insert(path, pending);
         }

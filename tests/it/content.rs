@@ -388,3 +388,19 @@ fn a_redirection_that_cannot_be_bound_is_denied_with_the_reason() {
         assert!(shown.contains(reason), "{command}: {reason}:\n{shown}");
     }
 }
+
+#[test]
+fn an_untracked_file_whose_name_is_not_utf8_is_scanned_when_the_command_stages_it() {
+    let repo = TestRepo::new();
+    repo.write("README.txt", "hello\n").commit_all("init");
+    let name = OsStr::from_bytes(b"caf\xe9.txt");
+    std::fs::write(repo.root().join(name), format!("k = {}\n", aws_key())).expect("write");
+    let home = tempfile::tempdir().expect("home");
+    let out = assert_untouched(&repo.root(), || {
+        pre_tool_use(home.path(), &repo.root(), "t-1", "git add -A && git commit -m x", &[])
+    });
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{shown}");
+    assert!(shown.contains("aws-access-key-id"), "{shown}");
+    assert_no_secret(&shown, "the gate");
+}
