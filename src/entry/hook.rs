@@ -3,7 +3,8 @@
 //! Reads the payload (≤ 1 MiB) from stdin, decodes it for the host, runs the event's handler and
 //! writes the host-encoded answer. Fail-open: an unknown host or event, a bad or oversized
 //! payload, an internal error or a panic never blocks — it exits the host's "no opinion" way
-//! with one line on stderr. A second copy of the hook firing for the same tool call replays the
+//! with one line on stderr. So does a SIGTERM/SIGINT/SIGHUP while checks run
+//! ([`crate::process::arm`]): every child is killed first. A second copy of the hook firing for the same tool call replays the
 //! first copy's delivered block (`super::replay`).
 
 use std::io::{Read, Write};
@@ -24,6 +25,11 @@ pub fn run(args: &HookArgs, env: &Env) -> u8 {
             args.event, args.host
         )));
     };
+    // A signal while checks run (the host's timeout) kills them all and fails open.
+    crate::process::arm(crate::exit::PASS, move || {
+        let encoded = fail_open(host, event, "stopped by a signal");
+        (encoded.stdout, encoded.stderr)
+    });
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     let outcome = std::panic::catch_unwind(|| handle(host, event, env));

@@ -19,6 +19,7 @@ mod properties;
 mod sarif;
 mod snapshot;
 mod state;
+mod supervision;
 mod support;
 mod surface;
 mod trust;
