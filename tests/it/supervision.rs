@@ -27,8 +27,13 @@ fn repo_with_linter(script: &str, home: &Path) -> TestRepo {
 
 /// The real binary with the fixed git environment, `PIDDIR` for the fake linter, piped stdio.
 fn spawn(home: &Path, pids: &Path, args: &[&str], stdin: &str) -> Child {
+    spawn_in(home, pids, args, stdin, &std::env::temp_dir())
+}
+
+fn spawn_in(home: &Path, pids: &Path, args: &[&str], stdin: &str, cwd: &Path) -> Child {
     let mut child = Command::new(assert_cmd::cargo::cargo_bin("codeguard"))
         .args(args)
+        .current_dir(cwd)
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", home)
@@ -135,6 +140,25 @@ fn sigint_mid_check_kills_the_linter_group_and_check_reports_incomplete() {
 }
 
 #[test]
+fn sigterm_mid_pre_commit_kills_the_linter_group_and_fails_closed_with_the_bypass() {
+    let home = tempfile::tempdir().expect("home");
+    let pids = tempfile::tempdir().expect("pids");
+    let repo = repo_with_linter(HANGING, home.path());
+    let child = spawn_in(home.path(), pids.path(), &["git-hook", "pre-commit"], "", &repo.root());
+    let running = wait_for_pids(pids.path(), &["leader", "member"]);
+    signal(&child, "TERM");
+    let out = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "git's hook fails closed: {out:?}");
+    assert!(
+        stderr.starts_with("codeguard: stopped by signal 15; every check it started was killed\n")
+            && stderr.contains("git commit --no-verify"),
+        "{stderr}"
+    );
+    assert_all_gone(&running);
+}
+
+#[test]
 fn sigkill_of_codeguard_still_kills_the_linter_group_and_what_escaped_it() {
     let home = tempfile::tempdir().expect("home");
     let pids = tempfile::tempdir().expect("pids");
@@ -155,7 +179,10 @@ fn a_double_forked_daemon_is_killed_at_the_end_of_its_job_and_does_not_hold_the_
     let home = tempfile::tempdir().expect("home");
     let pids = tempfile::tempdir().expect("pids");
     // The daemon keeps the linter's stdout and stderr open: waiting for them would hold the run.
-    let script = "#!/bin/sh\n( setsid sleep 300 & echo $! > \"$PIDDIR/daemon\" )\necho linted\nexit 0\n";
+    // `setsid -f` forks, so the daemon re-parents when its parent exits; the linter waits until
+    // the daemon is out of its group (it wrote its pid after `setsid`) before it exits.
+    let script = "#!/bin/sh\nsetsid -f sh -c 'echo $$ > \"$PIDDIR/daemon\"; exec sleep 300'\n\
+                  while [ ! -s \"$PIDDIR/daemon\" ]; do sleep 0.05; done\necho linted\nexit 0\n";
     let repo = repo_with_linter(script, home.path());
     let root = repo.root().display().to_string();
     let child = spawn(home.path(), pids.path(), &["check", "--format", "json", &root], "");
@@ -165,6 +192,6 @@ fn a_double_forked_daemon_is_killed_at_the_end_of_its_job_and_does_not_hold_the_
     let json = json_stdout(&out);
     assert_eq!(json["languages"][0]["status"], "PASS", "{json:#}");
     let took = json["languages"][0]["duration_ms"].as_u64().expect("duration");
-    assert!(took < 1500, "the daemon's open pipes held the job for {took} ms");
     assert_all_gone(&daemon);
+    assert!(took < 1500, "the daemon's open pipes held the job for {took} ms");
 }
