@@ -11,7 +11,8 @@
 //! **Supervision** (armed by the entry point with [`arm`], set up on the first spawn only, so a
 //! run that spawns nothing starts no thread and installs no handler): every live child group is
 //! in one process-wide registry. SIGTERM, SIGINT and SIGHUP are caught on a thread
-//! (`signal-hook`) that kills every registered group and exits with the entry point's code. A
+//! (`signal-hook`) that kills every registered group, removes the registered snapshot directories
+//! ([`remove_on_signal`]) and exits with the entry point's code. A
 //! watchdog process (`codeguard __watchdog`, its own group) is told every group on a pipe; when
 //! codeguard dies in any way, SIGKILL included, the pipe closes and the watchdog kills the groups
 //! still registered and, on Linux, every process carrying this run's marker variable
@@ -204,7 +205,8 @@ struct OnSignal {
 
 static ON_SIGNAL: OnceLock<OnSignal> = OnceLock::new();
 static SUPERVISION: OnceLock<String> = OnceLock::new();
-static REGISTRY: Mutex<Registry> = Mutex::new(Registry { groups: BTreeSet::new(), watchdog: None });
+static REGISTRY: Mutex<Registry> =
+    Mutex::new(Registry { groups: BTreeSet::new(), watchdog: None, cleanup: BTreeSet::new() });
 
 /// Arms supervision for this process: when SIGTERM, SIGINT or SIGHUP arrives while children run,
 /// they are all killed, `answer()` gives the stdout and stderr text to write, and the process
@@ -214,10 +216,22 @@ pub fn arm(exit: u8, answer: impl Fn() -> (String, String) + Send + Sync + 'stat
     let _ = ON_SIGNAL.set(OnSignal { exit, answer: Box::new(answer) });
 }
 
-/// The live child groups and the watchdog's pipe.
+/// Registers (`live`) or forgets a directory to remove when a signal ends the run: the snapshot
+/// directories, whose `Drop` guards do not run on that path. Removal is best effort.
+pub fn remove_on_signal(dir: &std::path::Path, live: bool) {
+    let mut registry = registry();
+    if live {
+        registry.cleanup.insert(dir.to_path_buf());
+    } else {
+        registry.cleanup.remove(dir);
+    }
+}
+
+/// The live child groups, the watchdog's pipe and the directories to remove on a signal.
 struct Registry {
     groups: BTreeSet<u32>,
     watchdog: Option<(u32, ChildStdin)>,
+    cleanup: BTreeSet<PathBuf>,
 }
 
 fn registry() -> MutexGuard<'static, Registry> {
@@ -331,11 +345,14 @@ fn start_supervision() -> String {
 }
 
 /// A signal ended the run: kill every child group (the registry stays locked, so nothing new
-/// starts), write the entry point's answer and exit with its code.
+/// starts), remove the snapshot directories, write the entry point's answer and exit with its code.
 fn interrupted(signal: i32) -> ! {
     let live = registry();
     live.kill_all();
     live.reap_orphans();
+    for dir in &live.cleanup {
+        let _ = std::fs::remove_dir_all(dir);
+    }
     let (exit, (stdout, stderr)) = match ON_SIGNAL.get() {
         Some(on) => (on.exit, (on.answer)()),
         None => (crate::exit::FAIL, (String::new(), String::new())),

@@ -103,18 +103,23 @@ const HANGING: &str =
 fn sigterm_mid_lint_kills_the_linter_group_and_the_hook_fails_open() {
     let home = tempfile::tempdir().expect("home");
     let pids = tempfile::tempdir().expect("pids");
-    let repo = repo_with_linter(HANGING, home.path());
+    let script =
+        format!("#!/bin/sh\npwd > \"$PIDDIR/snapshot\"\n{}", HANGING.trim_start_matches("#!/bin/sh\n"));
+    let repo = repo_with_linter(&script, home.path());
     let payload = serde_json::json!({
         "session_id": "s-1", "tool_use_id": "t-1", "hook_event_name": "PreToolUse", "tool_name": "Bash",
         "tool_input": {"command": "git commit -m x"}, "cwd": repo.root(),
     });
     let before = repo.state();
     let child = spawn(home.path(), pids.path(), &["hook", "pre-tool-use"], &payload.to_string());
-    let running = wait_for_pids(pids.path(), &["leader", "member"]);
+    let running = wait_for_pids(pids.path(), &["leader", "member", "snapshot"]);
+    let snapshot = std::fs::read_to_string(pids.path().join("snapshot")).expect("cwd");
+    assert!(snapshot.contains("codeguard-snapshot-"), "the linter runs in the snapshot: {snapshot}");
     signal(&child, "TERM");
     let out = child.wait_with_output().expect("wait");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "the hook fails open on SIGTERM: {out:?}");
+    assert!(!Path::new(snapshot.trim()).exists(), "the snapshot directory {snapshot} was left behind");
     assert!(out.stdout.is_empty(), "{out:?}");
     assert_eq!(
         stderr,
