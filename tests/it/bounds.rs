@@ -112,3 +112,18 @@ proptest::proptest! {
         proptest::prop_assert!(analysis.mode().is_some() || blocked, "{} levels", levels.len());
     }
 }
+
+#[test]
+fn a_payload_over_one_mebibyte_that_commits_is_denied_not_failed_open() {
+    let repo = repo_with_bad_file();
+    let command = format!("echo {} ; git add -A && git commit -m x", "a".repeat(1024 * 1024));
+    let (code, stdout, stderr) = hook(&repo, &command);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(
+        stderr.starts_with(
+            "codeguard: commit/push blocked — cannot be checked: this command is too large to check (1048613 bytes; the limit is 262144)\n"
+        ),
+        "{stderr}"
+    );
+}
