@@ -16,9 +16,10 @@
 //! watchdog process (`codeguard __watchdog`, its own group) is told every group on a pipe; when
 //! codeguard dies in any way, SIGKILL included, the pipe closes and the watchdog kills the groups
 //! still registered and, on Linux, every process carrying this run's marker variable
-//! ([`MARKER_VAR`]) in its environment. On Linux codeguard is also a child subreaper: a daemon a
-//! linter double-forks re-parents to codeguard and is killed and reaped when its job ends, before
-//! the output pipes it may hold are waited on. The parent-death signal is not set: that needs code
+//! ([`MARKER_VAR`], `RUN.JOB`) in its environment. On Linux codeguard is also a child subreaper:
+//! a daemon a linter double-forks re-parents to codeguard and is killed and reaped when its own job
+//! ends (found by its job's marker, so parallel jobs never kill each other's daemons), before the
+//! output pipes it may hold are waited on. The parent-death signal is not set: that needs code
 //! between fork and exec (`pre_exec`), which is `unsafe`.
 
 use std::collections::BTreeSet;
@@ -29,6 +30,7 @@ use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::ChildStdin;
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
@@ -125,8 +127,9 @@ impl Cmd {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
-        if let Some(marker) = marker {
-            command.env(MARKER_VAR, marker);
+        let job = marker.map(|run| format!("{run}.{}", NEXT_JOB.fetch_add(1, Ordering::Relaxed)));
+        if let Some(job) = &job {
+            command.env(MARKER_VAR, job);
         }
         // Spawned under the registry lock, so no sweep can mistake the new child for an orphan.
         let spawned = {
@@ -147,7 +150,9 @@ impl Cmd {
         kill_group(&child, Signal::KILL);
         {
             let mut live = registry();
-            live.reap_orphans();
+            if let Some(job) = &job {
+                live.reap_orphans(Some(&format!("{MARKER_VAR}={job}")));
+            }
             live.remove(child.id());
         }
         let (output, overflowed) = capture.finish();
@@ -205,6 +210,7 @@ struct OnSignal {
 
 static ON_SIGNAL: OnceLock<OnSignal> = OnceLock::new();
 static SUPERVISION: OnceLock<String> = OnceLock::new();
+static NEXT_JOB: AtomicU64 = AtomicU64::new(0);
 static REGISTRY: Mutex<Registry> =
     Mutex::new(Registry { groups: BTreeSet::new(), watchdog: None, cleanup: BTreeSet::new() });
 
@@ -266,10 +272,12 @@ impl Registry {
     }
 
     /// Kills and reaps the processes that re-parented to codeguard (it is a subreaper) out of
-    /// a child's group: double-forked daemons and their children. Rounds repeat while some are
-    /// found, since killing one may orphan its own children; bounded.
+    /// a child's group: double-forked daemons and their children. With `job` (a `NAME=value`
+    /// marker entry) only processes of that job are killed, so a job never kills another job's
+    /// daemon; zombies are always reaped. Rounds repeat while some are found, since killing one
+    /// may orphan its own children; bounded.
     #[cfg(target_os = "linux")]
-    fn reap_orphans(&self) {
+    fn reap_orphans(&self, job: Option<&str>) {
         if SUPERVISION.get().is_none() {
             return;
         }
@@ -277,27 +285,30 @@ impl Registry {
         let own_group = u32::try_from(rustix::process::getpgrp().as_raw_nonzero().get()).unwrap_or(0);
         let watchdog = self.watchdog.as_ref().map(|(pid, _)| *pid);
         for _ in 0..20 {
-            let orphans: Vec<(u32, bool)> = linux::children_of(me)
+            let mut acted = false;
+            let orphans = linux::children_of(me)
                 .into_iter()
-                .filter(|c| c.group != own_group && !self.groups.contains(&c.pid) && Some(c.pid) != watchdog)
-                .map(|c| (c.pid, c.zombie))
-                .collect();
-            if orphans.is_empty() {
-                return;
-            }
-            for (orphan, zombie) in &orphans {
-                let Some(pid) = i32::try_from(*orphan).ok().and_then(Pid::from_raw) else { continue };
-                if !zombie {
+                .filter(|c| c.group != own_group && !self.groups.contains(&c.pid) && Some(c.pid) != watchdog);
+            for orphan in orphans {
+                let Some(pid) = i32::try_from(orphan.pid).ok().and_then(Pid::from_raw) else { continue };
+                if !orphan.zombie && job.is_some_and(|entry| !linux::has_env(orphan.pid, entry)) {
+                    continue;
+                }
+                if !orphan.zombie {
                     let _ = kill_process_group(pid, Signal::KILL);
                     let _ = rustix::process::kill_process(pid, Signal::KILL);
                 }
                 linux::reap(pid);
+                acted = true;
+            }
+            if !acted {
+                return;
             }
         }
     }
 
     #[cfg(not(target_os = "linux"))]
-    fn reap_orphans(&self) {}
+    fn reap_orphans(&self, _job: Option<&str>) {}
 }
 
 /// Sets supervision up once, on the first spawn of an armed process; the run's marker value.
@@ -349,7 +360,7 @@ fn start_supervision() -> String {
 fn interrupted(signal: i32) -> ! {
     let live = registry();
     live.kill_all();
-    live.reap_orphans();
+    live.reap_orphans(None);
     for dir in &live.cleanup {
         let _ = std::fs::remove_dir_all(dir);
     }
@@ -394,7 +405,7 @@ pub fn watchdog(marker: &str) -> u8 {
         let _ = kill_process_group(pid, Signal::KILL);
     }
     #[cfg(target_os = "linux")]
-    linux::kill_marked(&format!("{MARKER_VAR}={marker}"));
+    linux::kill_marked(&format!("{MARKER_VAR}={marker}."));
     #[cfg(not(target_os = "linux"))]
     let _ = marker;
     crate::exit::PASS
@@ -440,8 +451,14 @@ mod linux {
         }
     }
 
-    /// Kills every process whose environment holds `entry` (`NAME=value`).
-    pub(super) fn kill_marked(entry: &str) {
+    /// Whether the environment of process `pid` holds `entry` (`NAME=value`) exactly.
+    pub(super) fn has_env(pid: u32, entry: &str) -> bool {
+        std::fs::read(format!("/proc/{pid}/environ"))
+            .is_ok_and(|environ| environ.split(|b| *b == 0).any(|e| e == entry.as_bytes()))
+    }
+
+    /// Kills every process with an environment entry that starts with `prefix` (`NAME=run.`).
+    pub(super) fn kill_marked(prefix: &str) {
         let Ok(entries) = std::fs::read_dir("/proc") else { return };
         let me = std::process::id();
         for dir in entries.flatten() {
@@ -450,7 +467,7 @@ mod linux {
                 continue;
             }
             let Ok(environ) = std::fs::read(dir.path().join("environ")) else { continue };
-            if environ.split(|b| *b == 0).any(|e| e == entry.as_bytes())
+            if environ.split(|b| *b == 0).any(|e| e.starts_with(prefix.as_bytes()))
                 && let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw)
             {
                 let _ = rustix::process::kill_process(pid, Signal::KILL);

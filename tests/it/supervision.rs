@@ -200,3 +200,34 @@ fn a_double_forked_daemon_is_killed_at_the_end_of_its_job_and_does_not_hold_the_
     assert_all_gone(&daemon);
     assert!(took < 1500, "the daemon's open pipes held the job for {took} ms");
 }
+
+#[test]
+fn a_job_that_ends_never_kills_the_daemon_of_a_job_still_running() {
+    let home = tempfile::tempdir().expect("home");
+    let pids = tempfile::tempdir().expect("pids");
+    // python's linter needs its daemon alive until it is done; shell's linter ends at once,
+    // while python's still runs.
+    let needs_daemon = "#!/bin/sh\nsetsid -f sh -c 'echo $$ > \"$PIDDIR/daemon\"; exec sleep 300' > /dev/null 2>&1\n\
+                        while [ ! -s \"$PIDDIR/daemon\" ]; do sleep 0.05; done\n\
+                        while [ ! -e \"$PIDDIR/quick-done\" ]; do sleep 0.05; done\nsleep 0.5\n\
+                        kill -0 \"$(cat \"$PIDDIR/daemon\")\" || { echo 'my daemon was killed'; exit 1; }\n";
+    let repo = repo_with_linter(needs_daemon, home.path());
+    repo.write("quick.sh", "#!/bin/sh\ntouch \"$PIDDIR/quick-done\"\n").chmod_x("quick.sh").write(
+        "codeguard.json",
+        r#"{"languages": {"python": {"lint": ["./lint.sh", "{files}"]}, "shell": {"lint": ["./quick.sh", "{files}"]}}}"#,
+    );
+    codeguard(home.path()).arg("trust").arg(repo.root()).assert().success();
+    let root = repo.root().display().to_string();
+    let child = spawn(home.path(), pids.path(), &["check", "--jobs", "2", "--format", "json", &root], "");
+    let out = child.wait_with_output().expect("wait");
+    let daemon = wait_for_pids(pids.path(), &["daemon"]);
+    assert_all_gone(&daemon);
+    let json = json_stdout(&out);
+    let statuses: Vec<(&str, &str)> = json["languages"]
+        .as_array()
+        .expect("languages")
+        .iter()
+        .map(|l| (l["language"].as_str().unwrap_or(""), l["status"].as_str().unwrap_or("")))
+        .collect();
+    assert!(statuses.contains(&("python", "PASS")) && statuses.contains(&("shell", "PASS")), "{json:#}");
+}
