@@ -3,7 +3,8 @@
 //! Hooks fail open: an internal error never blocks an agent. The CLI fails "incomplete": an
 //! internal error is never reported as a pass. Git's own hooks are the authoritative gate and
 //! fail closed, telling a person how to bypass once. `install`, `fix`, `init` and `mcp` report
-//! their errors (exit 1): a change that was asked for and not made is never a success.
+//! their errors (exit 1): a change that was asked for and not made is never a success. A signal
+//! (SIGTERM/SIGINT/SIGHUP) while children run exits with the same code ([`crate::process::arm`]).
 
 /// Everything passed (or was legitimately skipped).
 pub const PASS: u8 = 0;

@@ -7,14 +7,32 @@
 //! SIGKILL after a short grace period; when the child exits, whatever it left behind in its
 //! group is killed too, so no orphan survives.
 //! Never: runs a shell unless the argv itself is `bash -c …`.
+//!
+//! **Supervision** (armed by the entry point with [`arm`], set up on the first spawn only, so a
+//! run that spawns nothing starts no thread and installs no handler): every live child group is
+//! in one process-wide registry. SIGTERM, SIGINT and SIGHUP are caught on a thread
+//! (`signal-hook`) that kills every registered group, removes the registered snapshot directories
+//! ([`remove_on_signal`]) and exits with the entry point's code. A
+//! watchdog process (`codeguard __watchdog`, its own group) is told every group on a pipe; when
+//! codeguard dies in any way, SIGKILL included, the pipe closes and the watchdog kills the groups
+//! still registered and, on Linux, every process carrying this run's marker variable
+//! ([`MARKER_VAR`], `RUN.JOB`) in its environment. On Linux codeguard is also a child subreaper:
+//! a daemon a linter double-forks re-parents to codeguard and is killed and reaped when its own job
+//! ends (found by its job's marker, so parallel jobs never kill each other's daemons), before the
+//! output pipes it may hold are waited on. The parent-death signal is not set: that needs code
+//! between fork and exec (`pre_exec`), which is `unsafe`.
 
+use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::io::Read;
+use std::io::Write as _;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
+use std::process::ChildStdin;
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal, kill_process_group};
@@ -98,6 +116,7 @@ impl Cmd {
         let Some((program, args)) = self.argv.split_first() else {
             return failed(Ending::CannotStart("empty command".into()));
         };
+        let marker = supervise();
         let mut command = Command::new(program);
         command
             .args(args)
@@ -108,7 +127,20 @@ impl Cmd {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
-        let mut child = match command.spawn() {
+        let job = marker.map(|run| format!("{run}.{}", NEXT_JOB.fetch_add(1, Ordering::Relaxed)));
+        if let Some(job) = &job {
+            command.env(MARKER_VAR, job);
+        }
+        // Spawned under the registry lock, so no sweep can mistake the new child for an orphan.
+        let spawned = {
+            let mut live = registry();
+            let spawned = command.spawn();
+            if let Ok(child) = &spawned {
+                live.add(child.id());
+            }
+            spawned
+        };
+        let mut child = match spawned {
             Ok(child) => child,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return failed(Ending::NotFound),
             Err(e) => return failed(Ending::CannotStart(e.to_string())),
@@ -116,6 +148,13 @@ impl Cmd {
         let capture = Capture::start(&mut child, self.output_cap);
         let ending = wait_with_deadline(&mut child, self.deadline);
         kill_group(&child, Signal::KILL);
+        {
+            let mut live = registry();
+            if let Some(job) = &job {
+                live.reap_orphans(Some(&format!("{MARKER_VAR}={job}")));
+            }
+            live.remove(child.id());
+        }
         let (output, overflowed) = capture.finish();
         Finished { ending, output, overflowed, duration: started.elapsed(), pid: child.id() }
     }
@@ -154,6 +193,286 @@ fn status_ending(status: std::process::ExitStatus) -> Ending {
 fn kill_group(child: &Child, signal: Signal) {
     if let Some(pid) = i32::try_from(child.id()).ok().and_then(Pid::from_raw) {
         let _ = kill_process_group(pid, signal);
+    }
+}
+
+/// The environment variable every child of a supervised run carries (its value names the run),
+/// by which the watchdog finds what escaped a group.
+pub const MARKER_VAR: &str = "CODEGUARD_SUPERVISOR";
+/// The hidden sub-command that runs the watchdog.
+pub const WATCHDOG_COMMAND: &str = "__watchdog";
+
+/// What a supervised run does when a signal ends it.
+struct OnSignal {
+    exit: u8,
+    answer: Box<dyn Fn() -> (String, String) + Send + Sync>,
+}
+
+static ON_SIGNAL: OnceLock<OnSignal> = OnceLock::new();
+static SUPERVISION: OnceLock<String> = OnceLock::new();
+static NEXT_JOB: AtomicU64 = AtomicU64::new(0);
+static REGISTRY: Mutex<Registry> =
+    Mutex::new(Registry { groups: BTreeSet::new(), watchdog: None, cleanup: BTreeSet::new() });
+
+/// Arms supervision for this process: when SIGTERM, SIGINT or SIGHUP arrives while children run,
+/// they are all killed, `answer()` gives the stdout and stderr text to write, and the process
+/// exits with `exit` (the entry point's internal-error code, see [`crate::exit`]). Cheap: nothing
+/// is set up until the first child is about to be spawned. The first call wins.
+pub fn arm(exit: u8, answer: impl Fn() -> (String, String) + Send + Sync + 'static) {
+    let _ = ON_SIGNAL.set(OnSignal { exit, answer: Box::new(answer) });
+}
+
+/// Registers (`live`) or forgets a directory to remove when a signal ends the run: the snapshot
+/// directories, whose `Drop` guards do not run on that path. Removal is best effort.
+pub fn remove_on_signal(dir: &std::path::Path, live: bool) {
+    let mut registry = registry();
+    if live {
+        registry.cleanup.insert(dir.to_path_buf());
+    } else {
+        registry.cleanup.remove(dir);
+    }
+}
+
+/// The live child groups, the watchdog's pipe and the directories to remove on a signal.
+struct Registry {
+    groups: BTreeSet<u32>,
+    watchdog: Option<(u32, ChildStdin)>,
+    cleanup: BTreeSet<PathBuf>,
+}
+
+fn registry() -> MutexGuard<'static, Registry> {
+    REGISTRY.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Registry {
+    fn add(&mut self, group: u32) {
+        self.groups.insert(group);
+        self.tell_watchdog('+', group);
+    }
+
+    fn remove(&mut self, group: u32) {
+        self.groups.remove(&group);
+        self.tell_watchdog('-', group);
+    }
+
+    fn tell_watchdog(&mut self, op: char, group: u32) {
+        if let Some((_, pipe)) = self.watchdog.as_mut() {
+            // A watchdog that died cannot be told; the groups are still killed in-process.
+            let _ = writeln!(pipe, "{op}{group}").and_then(|()| pipe.flush());
+        }
+    }
+
+    /// Kills every registered group.
+    fn kill_all(&self) {
+        for group in &self.groups {
+            if let Some(pid) = i32::try_from(*group).ok().and_then(Pid::from_raw) {
+                let _ = kill_process_group(pid, Signal::KILL);
+            }
+        }
+    }
+
+    /// Kills and reaps the processes that re-parented to codeguard (it is a subreaper) out of
+    /// a child's group: double-forked daemons and their children. With `job` (a `NAME=value`
+    /// marker entry) only processes of that job are killed, so a job never kills another job's
+    /// daemon; zombies are always reaped. Rounds repeat while some are found, since killing one
+    /// may orphan its own children; bounded.
+    #[cfg(target_os = "linux")]
+    fn reap_orphans(&self, job: Option<&str>) {
+        if SUPERVISION.get().is_none() {
+            return;
+        }
+        let me = std::process::id();
+        let own_group = u32::try_from(rustix::process::getpgrp().as_raw_nonzero().get()).unwrap_or(0);
+        let watchdog = self.watchdog.as_ref().map(|(pid, _)| *pid);
+        for _ in 0..20 {
+            let mut acted = false;
+            let orphans = linux::children_of(me)
+                .into_iter()
+                .filter(|c| c.group != own_group && !self.groups.contains(&c.pid) && Some(c.pid) != watchdog);
+            for orphan in orphans {
+                let Some(pid) = i32::try_from(orphan.pid).ok().and_then(Pid::from_raw) else { continue };
+                if !orphan.zombie && job.is_some_and(|entry| !linux::has_env(orphan.pid, entry)) {
+                    continue;
+                }
+                if !orphan.zombie {
+                    let _ = kill_process_group(pid, Signal::KILL);
+                    let _ = rustix::process::kill_process(pid, Signal::KILL);
+                }
+                linux::reap(pid);
+                acted = true;
+            }
+            if !acted {
+                return;
+            }
+        }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn reap_orphans(&self, _job: Option<&str>) {}
+}
+
+/// Sets supervision up once, on the first spawn of an armed process; the run's marker value.
+fn supervise() -> Option<&'static str> {
+    ON_SIGNAL.get()?;
+    Some(SUPERVISION.get_or_init(start_supervision).as_str())
+}
+
+fn start_supervision() -> String {
+    #[cfg(target_os = "linux")]
+    let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
+    let marker = format!(
+        "{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos())
+    );
+    if let Ok(exe) = std::env::current_exe() {
+        let watchdog = Command::new(exe)
+            .args([WATCHDOG_COMMAND, &marker])
+            .env_clear()
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn();
+        if let Ok(mut watchdog) = watchdog
+            && let Some(pipe) = watchdog.stdin.take()
+        {
+            registry().watchdog = Some((watchdog.id(), pipe));
+        }
+    }
+    let signals = signal_hook::iterator::Signals::new([
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGHUP,
+    ]);
+    if let Ok(mut signals) = signals {
+        let _ = std::thread::Builder::new().name("codeguard-signals".into()).spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                interrupted(signal);
+            }
+        });
+    }
+    marker
+}
+
+/// A signal ended the run: kill every child group (the registry stays locked, so nothing new
+/// starts), remove the snapshot directories, write the entry point's answer and exit with its code.
+fn interrupted(signal: i32) -> ! {
+    let live = registry();
+    live.kill_all();
+    live.reap_orphans(None);
+    for dir in &live.cleanup {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    let (exit, (stdout, stderr)) = match ON_SIGNAL.get() {
+        Some(on) => (on.exit, (on.answer)()),
+        None => (crate::exit::FAIL, (String::new(), String::new())),
+    };
+    let _ = std::io::stdout().write_all(stdout.as_bytes()).and_then(|()| std::io::stdout().flush());
+    let _ = std::io::stderr().write_all(
+        format!("codeguard: stopped by signal {signal}; every check it started was killed\n{stderr}")
+            .as_bytes(),
+    );
+    std::process::exit(i32::from(exit))
+}
+
+/// `codeguard __watchdog MARKER`: reads `+GROUP` / `-GROUP` lines from stdin until it closes
+/// (codeguard ended, however it ended), then kills every group still registered and, on Linux,
+/// every process whose environment carries `MARKER`. Returns the exit code (always 0).
+pub fn watchdog(marker: &str) -> u8 {
+    let mut groups = BTreeSet::new();
+    let stdin = std::io::stdin();
+    let mut line = String::new();
+    loop {
+        line.clear();
+        match std::io::BufRead::read_line(&mut stdin.lock(), &mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let text = line.trim();
+        let (op, group) = text.split_at(text.len().min(1));
+        match (op, group.parse::<i32>()) {
+            ("+", Ok(pid)) => {
+                groups.insert(pid);
+            }
+            ("-", Ok(pid)) => {
+                groups.remove(&pid);
+            }
+            _ => {}
+        }
+    }
+    for pid in groups.into_iter().filter_map(Pid::from_raw) {
+        let _ = kill_process_group(pid, Signal::KILL);
+    }
+    #[cfg(target_os = "linux")]
+    linux::kill_marked(&format!("{MARKER_VAR}={marker}."));
+    #[cfg(not(target_os = "linux"))]
+    let _ = marker;
+    crate::exit::PASS
+}
+
+/// `/proc` walks (Linux only).
+#[cfg(target_os = "linux")]
+mod linux {
+    use rustix::process::{Pid, Signal, WaitOptions};
+
+    /// One process, from `/proc/PID/stat`.
+    pub(super) struct Proc {
+        pub pid: u32,
+        pub group: u32,
+        pub zombie: bool,
+    }
+
+    /// The processes whose parent is `parent`.
+    pub(super) fn children_of(parent: u32) -> Vec<Proc> {
+        let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+        let mut found = Vec::new();
+        for entry in entries.flatten() {
+            let Some(pid) = entry.file_name().to_str().and_then(|p| p.parse::<u32>().ok()) else { continue };
+            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+            let Some(after_name) = stat.rfind(')').and_then(|i| stat.get(i + 2..)) else { continue };
+            let fields: Vec<&str> = after_name.split(' ').collect();
+            let number = |i: usize| fields.get(i).and_then(|f| f.parse::<u32>().ok());
+            if number(1) == Some(parent) {
+                let zombie = fields.first().is_some_and(|s| *s == "Z" || *s == "X");
+                found.push(Proc { pid, group: number(2).unwrap_or(0), zombie });
+            }
+        }
+        found
+    }
+
+    /// Waits (at most about half a second) for a killed child to be reaped.
+    pub(super) fn reap(pid: Pid) {
+        for _ in 0..100 {
+            match rustix::process::waitpid(Some(pid), WaitOptions::NOHANG) {
+                Ok(None) => std::thread::sleep(std::time::Duration::from_millis(5)),
+                Ok(Some(_)) | Err(_) => return,
+            }
+        }
+    }
+
+    /// Whether the environment of process `pid` holds `entry` (`NAME=value`) exactly.
+    pub(super) fn has_env(pid: u32, entry: &str) -> bool {
+        std::fs::read(format!("/proc/{pid}/environ"))
+            .is_ok_and(|environ| environ.split(|b| *b == 0).any(|e| e == entry.as_bytes()))
+    }
+
+    /// Kills every process with an environment entry that starts with `prefix` (`NAME=run.`).
+    pub(super) fn kill_marked(prefix: &str) {
+        let Ok(entries) = std::fs::read_dir("/proc") else { return };
+        let me = std::process::id();
+        for dir in entries.flatten() {
+            let Some(pid) = dir.file_name().to_str().and_then(|p| p.parse::<u32>().ok()) else { continue };
+            if pid == me {
+                continue;
+            }
+            let Ok(environ) = std::fs::read(dir.path().join("environ")) else { continue };
+            if environ.split(|b| *b == 0).any(|e| e.starts_with(prefix.as_bytes()))
+                && let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw)
+            {
+                let _ = rustix::process::kill_process(pid, Signal::KILL);
+            }
+        }
     }
 }
 

@@ -7,6 +7,7 @@ use brush_parser::ast;
 use brush_parser::word::{self, WordPiece, WordPieceWithSource};
 use brush_parser::{Parser, ParserOptions};
 
+use super::bounds;
 use super::syntax::{
     AndOr, Assignment, Command, Connector, Item, Pipeline, Redirect, Script, ShellParser, Simple, Word,
 };
@@ -17,6 +18,11 @@ pub struct BrushParser;
 
 impl ShellParser for BrushParser {
     fn parse(&self, source: &str) -> Result<Script, String> {
+        match bounds::check(source) {
+            Ok(marks) if bounds::fits_here(marks) => {}
+            Ok(_) => return Err("nested too deeply to parse at this level".into()),
+            Err(limit) => return Err(limit.to_string()),
+        }
         let options = ParserOptions::default();
         let mut parser = Parser::new(source.as_bytes(), &options);
         let program = parser.parse_program().map_err(|e| e.to_string())?;
@@ -206,10 +212,11 @@ fn heredoc_substitutions(body: &str) -> Vec<String> {
         return Vec::new();
     }
     let mut w = Word::default();
-    match word::parse_heredoc(body, &ParserOptions::default()) {
-        Ok(pieces) => pieces_into(&pieces, body, &mut w),
+    let parsable = bounds::check(body).is_ok_and(bounds::fits_here);
+    match parsable.then(|| word::parse_heredoc(body, &ParserOptions::default())) {
+        Some(Ok(pieces)) => pieces_into(&pieces, body, &mut w),
         // Unparsable body: hand the whole text over so nothing that may run is lost.
-        Err(_) => w.substitutions.push(body.to_owned()),
+        Some(Err(_)) | None => w.substitutions.push(body.to_owned()),
     }
     w.substitutions
 }
@@ -225,7 +232,8 @@ pub(super) fn unquote(raw: &str) -> Word {
         return Word::literal(raw);
     }
     let mut w = Word { raw: raw.to_owned(), literal: true, ..Word::default() };
-    if let Ok(pieces) = word::parse(raw, &ParserOptions::default()) {
+    let parsable = bounds::check(raw).is_ok_and(bounds::fits_here);
+    if let Some(Ok(pieces)) = parsable.then(|| word::parse(raw, &ParserOptions::default())) {
         w.parameter_only = pieces.len() == 1 && matches!(pieces[0].piece, WordPiece::ParameterExpansion(_));
         pieces_into(&pieces, raw, &mut w);
     } else {

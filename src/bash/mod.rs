@@ -13,6 +13,7 @@
 //! The parser sits behind [`ShellParser`] (one adapter, [`BrushParser`]); everything else works on
 //! our own small syntax tree in [`syntax`].
 
+mod bounds;
 mod brush;
 mod command;
 mod fallback;

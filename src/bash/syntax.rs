@@ -4,8 +4,9 @@
 //! walks only these types, so the concrete parser (brush-parser today) can be swapped by writing
 //! one adapter. Nothing here interprets what a command does.
 
-/// Parses shell source into our syntax tree.
-pub trait ShellParser {
+/// Parses shell source into our syntax tree. An implementation must not recurse past what
+/// `bash::bounds` allows on the current thread (it rejects such a text instead).
+pub trait ShellParser: Sync {
     /// Parses `source`; an error carries a one-line, human-readable reason.
     fn parse(&self, source: &str) -> Result<Script, String>;
 }

@@ -6,12 +6,18 @@
 
 use std::collections::HashMap;
 
+use super::bounds::{self, Limit};
 use super::fallback;
 use super::syntax::{AndOr, Command, Connector, Pipeline, Redirect, Script, ShellParser, Word};
 use super::{Analysis, DirPart, GitEnv, Mode, Opaque, Severity, looks_like};
 
 /// How deep command substitutions and function calls may nest before we stop looking.
 const MAX_NESTING: u16 = 24;
+
+/// Whether `text` has the word `git`.
+fn mentions_git(text: &str) -> bool {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')).any(|w| w == "git")
+}
 
 /// Where a command's standard input comes from, when it matters (a shell reading commands).
 #[derive(Debug, Clone, Copy)]
@@ -64,8 +70,36 @@ impl<'p> Walker<'p> {
         }
     }
 
-    /// Parses and walks `source`, returning the analysis.
+    /// Parses and walks `source`, returning the analysis. A text past the [`bounds`] is not
+    /// parsed ([`Self::unchecked`]); one that nests more deeply than the caller's stack safely
+    /// holds is parsed and walked on a big-stack thread.
     pub fn run(parser: &'p dyn ShellParser, source: &str, depth: u8) -> Analysis {
+        let marks = match bounds::check(source) {
+            Ok(marks) => marks,
+            Err(limit) => return Self::unchecked(parser, source, depth, limit),
+        };
+        if bounds::fits_here(marks) {
+            return Self::walk(parser, source, depth);
+        }
+        bounds::on_big_stack_thread(marks, || Self::walk(parser, source, depth))
+            .unwrap_or_else(|| Self::unchecked(parser, source, depth, Limit::TooDeep(marks)))
+    }
+
+    /// A text the parser is not given: read by the conservative tokenizer (which does not
+    /// nest), and when it may commit or push (it names `git`, `commit` or `push`) a block: the
+    /// command cannot be checked.
+    fn unchecked(parser: &'p dyn ShellParser, source: &str, depth: u8, limit: Limit) -> Analysis {
+        let mut w = Self::new(parser, source, depth);
+        w.out.parse_error = Some(limit.to_string());
+        let looks = looks_like(source);
+        if looks.is_some() || mentions_git(source) {
+            w.opaque(format!("this command is {limit}"), looks, Severity::Block);
+        }
+        w.script(&fallback::tokenize(source));
+        w.finish()
+    }
+
+    fn walk(parser: &'p dyn ShellParser, source: &str, depth: u8) -> Analysis {
         let mut w = Self::new(parser, source, depth);
         match parser.parse(source) {
             Ok(script) => w.script(&script),

@@ -1,10 +1,12 @@
 //! `codeguard hook <event> [--host H]`: the entry point agent hosts call.
 //!
-//! Reads the payload (≤ 1 MiB) from stdin, decodes it for the host, runs the event's handler and
-//! writes the host-encoded answer. Fail-open: an unknown host or event, a bad or oversized
+//! Reads the payload (≤ 1 MiB; up to 16 MiB for a shell command that may commit, which the
+//! analyser then denies as too large) from stdin, decodes it for the host, runs the event's handler
+//! and writes the host-encoded answer. Fail-open: an unknown host or event, a bad or oversized
 //! payload, an internal error or a panic never blocks — it exits the host's "no opinion" way
-//! with one line on stderr. A second copy of the hook firing for the same tool call replays the
-//! first copy's delivered block (`super::replay`).
+//! with one line on stderr. So does a SIGTERM/SIGINT/SIGHUP while checks run
+//! ([`crate::process::arm`]): every child is killed first. A second copy of the hook firing for
+//! the same tool call replays the first copy's delivered block (`super::replay`).
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -15,6 +17,10 @@ use crate::cli::HookArgs;
 use crate::env::Env;
 use crate::host::{self, Answer, Encoded, Event, HookEvent, Host, ToolCall};
 
+/// The most stdin a hook reads: past [`host::MAX_PAYLOAD_BYTES`] a shell command that may commit
+/// is still decoded, so padding cannot turn a commit into a fail-open.
+const HARD_PAYLOAD_BYTES: usize = 16 * 1024 * 1024;
+
 /// Runs a hook and returns the exit code. Never fails: every error is encoded fail-open.
 pub fn run(args: &HookArgs, env: &Env) -> u8 {
     let started = Instant::now();
@@ -24,6 +30,11 @@ pub fn run(args: &HookArgs, env: &Env) -> u8 {
             args.event, args.host
         )));
     };
+    // A signal while checks run (the host's timeout) kills them all and fails open.
+    crate::process::arm(crate::exit::PASS, move || {
+        let encoded = fail_open(host, event, "stopped by a signal");
+        (encoded.stdout, encoded.stderr)
+    });
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     let outcome = std::panic::catch_unwind(|| handle(host, event, env));
@@ -53,9 +64,14 @@ fn handle(
     event: Event,
     env: &Env,
 ) -> anyhow::Result<(HookEvent, Answer, Option<super::replay::Dedup>)> {
-    let payload = read_payload()?;
+    let (payload, oversized) = read_payload()?;
     let decoded = host::decode(host, event, &payload)?;
     let triage = triage(&decoded);
+    if oversized && !matches!(triage, Triage::Gate(_)) {
+        // Past the normal limit only a shell command that may commit is answered (the analyser
+        // bounds it and denies it as uncheckable); anything else fails open as before.
+        anyhow::bail!("payload larger than {} bytes", host::MAX_PAYLOAD_BYTES);
+    }
     if let Triage::PassThrough = triage {
         // The pass-through path: analysed once, no repository, no state directory.
         return Ok((decoded, Answer::Allow, None));
@@ -113,15 +129,18 @@ fn dispatch(event: &HookEvent, triage: &Triage, env: &Env) -> Answer {
     }
 }
 
-/// Reads stdin up to the payload limit; more than that is an error (ignored fail-open).
-fn read_payload() -> anyhow::Result<Vec<u8>> {
+/// Reads stdin up to the hard payload limit; whether it is past [`host::MAX_PAYLOAD_BYTES`]
+/// (then only a shell command that may commit is answered). More than the hard limit is an error
+/// (ignored fail-open).
+fn read_payload() -> anyhow::Result<(Vec<u8>, bool)> {
     let mut buf = Vec::new();
-    let limit = u64::try_from(host::MAX_PAYLOAD_BYTES).unwrap_or(u64::MAX) + 1;
+    let limit = u64::try_from(HARD_PAYLOAD_BYTES).unwrap_or(u64::MAX) + 1;
     std::io::stdin().lock().take(limit).read_to_end(&mut buf)?;
-    if buf.len() > host::MAX_PAYLOAD_BYTES {
-        anyhow::bail!("payload larger than {} bytes", host::MAX_PAYLOAD_BYTES);
+    if buf.len() > HARD_PAYLOAD_BYTES {
+        anyhow::bail!("payload larger than {HARD_PAYLOAD_BYTES} bytes");
     }
-    Ok(buf)
+    let oversized = buf.len() > host::MAX_PAYLOAD_BYTES;
+    Ok((buf, oversized))
 }
 
 /// The fail-open answer: the host's "no opinion" (the neutral contract still answers in JSON),

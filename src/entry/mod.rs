@@ -31,6 +31,11 @@ use crate::exit::{self, EntryPoint};
 /// Parses the arguments and runs the chosen entry point. Returns the process exit code.
 pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
     let args: Vec<OsString> = args.into_iter().collect();
+    if let [_, command, marker] = args.as_slice()
+        && command == crate::process::WATCHDOG_COMMAND
+    {
+        return crate::process::watchdog(&marker.to_string_lossy());
+    }
     if let Some(hook_args) = hook_fast_path(&args) {
         return hook::run(&hook_args, env);
     }
@@ -38,6 +43,7 @@ pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
         Ok(cli) => cli,
         Err(err) => return usage_error(&err),
     };
+    arm_supervision(&cli.command);
     let (entry, result) = match cli.command {
         Command::Check(args) => (EntryPoint::Check, check::run(&args, env)),
         Command::Explain(args) => (EntryPoint::Explain, explain::run(&args, env)),
@@ -70,6 +76,30 @@ pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
             code
         }
     }
+}
+
+/// What a signal means for each entry point while its children run: the entry point's internal-
+/// error code (see [`exit`]), with the fail-closed gate's bypass hint. The hook arms itself.
+fn arm_supervision(command: &Command) {
+    let entry = match command {
+        Command::Hook(_) => return,
+        Command::Check(_) => EntryPoint::Check,
+        Command::Explain(_) => EntryPoint::Explain,
+        Command::Languages(_) => EntryPoint::Languages,
+        Command::GitHook(_) => EntryPoint::GitHook,
+        Command::Install(_) | Command::Uninstall(_) => EntryPoint::Install,
+        Command::Doctor(_) => EntryPoint::Doctor,
+        Command::Fix(_) => EntryPoint::Fix,
+        Command::Init(_) => EntryPoint::Init,
+        Command::Detect(_) => EntryPoint::Detect,
+        Command::Mcp => EntryPoint::Mcp,
+        Command::Trust(_) | Command::Untrust(_) => EntryPoint::Trust,
+        Command::State(_) => EntryPoint::State,
+    };
+    crate::process::arm(entry.internal_error_code(), move || {
+        let hint = entry.bypass_hint().map(|h| format!("codeguard: {h}\n")).unwrap_or_default();
+        (String::new(), hint)
+    });
 }
 
 /// `hook <event> [--host H]` parsed without building the whole command-line model: the hook runs

@@ -1,4 +1,5 @@
-//! The snapshot's private directory and the guard that removes it.
+//! The snapshot's private directory and the guard that removes it (also when a signal ends the
+//! run: see [`crate::process::remove_on_signal`]).
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -22,7 +23,10 @@ impl ScratchDir {
             .permissions(std::fs::Permissions::from_mode(0o700))
             .tempdir_in(parent)
             .ok()?;
-        Some(Self { path: dir.keep() })
+        let path = dir.keep();
+        // A signal that ends the run removes it too (the `Drop` below never runs then).
+        crate::process::remove_on_signal(&path, true);
+        Some(Self { path })
     }
 
     /// The directory.
@@ -33,6 +37,7 @@ impl ScratchDir {
 
 impl Drop for ScratchDir {
     fn drop(&mut self) {
+        crate::process::remove_on_signal(&self.path, false);
         if std::fs::remove_dir_all(&self.path).is_ok() || !self.path.exists() {
             return;
         }

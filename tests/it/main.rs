@@ -1,6 +1,7 @@
 //! The integration-test binary: real git repositories, the real `codeguard` binary, real linters
 //! where behaviour depends on them.
 
+mod bounds;
 mod cache;
 mod check;
 mod content;
@@ -23,6 +24,7 @@ mod repo_code;
 mod sarif;
 mod snapshot;
 mod state;
+mod supervision;
 mod support;
 mod surface;
 mod trust;

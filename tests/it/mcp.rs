@@ -164,3 +164,26 @@ fn other_tools_and_errors() {
     let status = session.child.wait().expect("wait");
     assert_eq!(status.code(), Some(0), "closing stdin ends the server cleanly");
 }
+
+#[test]
+fn a_deeply_nested_explain_answers_and_the_server_keeps_answering() {
+    let repo = TestRepo::new();
+    repo.write("a.py", "import sys\n\nprint(sys.argv)\n").commit_all("init");
+    let mut session = initialised();
+    for (id, levels) in [(2, 2_000), (3, 20_000)] {
+        let command = format!("echo {}x{} ; git commit -am wip", "$(".repeat(levels), ")".repeat(levels));
+        let (explain, raw) = session.request(
+            id,
+            "tools/call",
+            json!({"name": "explain", "arguments": {"command": command, "cwd": repo.root()}}),
+        );
+        let doc = &explain["result"]["structuredContent"];
+        assert_eq!(doc["guarded"], true, "{levels} levels: {}", &raw[..raw.len().min(2000)]);
+    }
+    let (explain, _) = session.request(
+        4,
+        "tools/call",
+        json!({"name": "explain", "arguments": {"command": "git commit -am wip", "cwd": repo.root()}}),
+    );
+    assert_eq!(explain["result"]["structuredContent"]["mode"], "commit", "{explain:#}");
+}
