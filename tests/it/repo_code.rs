@@ -3,61 +3,31 @@
 //! `PreToolUse` gate, git's pre-commit hook, `check` or the post-edit lint — and the language is
 //! UNVERIFIED with the `codeguard trust` hint; after `codeguard trust` they run.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::json;
 
-use crate::support::{TestRepo, assert_untouched, codeguard, json_stdout, pre_tool_use};
+use crate::support::{assert_untouched, codeguard, json_stdout, pre_tool_use};
 
-/// A repository with a committed clean state, a state home and a marker file outside the
-/// repository that the repository's own code appends to when it runs (inside a snapshot too).
-struct Fixture {
-    repo: TestRepo,
-    home: tempfile::TempDir,
-    _outside: tempfile::TempDir,
-    marker: PathBuf,
-}
+type Fixture = crate::support::Marked;
 
-impl Fixture {
-    fn new() -> Self {
-        let outside = tempfile::tempdir().expect("outside");
-        let marker = outside.path().join("marker");
-        let repo = TestRepo::new();
-        repo.write("README.txt", "hello\n").commit_all("init");
-        Self { repo, home: tempfile::tempdir().expect("home"), _outside: outside, marker }
-    }
-
-    fn home(&self) -> &Path {
-        self.home.path()
-    }
-
-    /// A shell script that records that it ran.
-    fn recorder(&self) -> String {
-        format!("#!/bin/sh\necho ran >> '{}'\nexit 0\n", self.marker.display())
-    }
-
-    /// How often the repository's code ran.
-    fn runs(&self) -> usize {
-        std::fs::read_to_string(&self.marker).map_or(0, |t| t.lines().count())
-    }
-
-    /// `check --no-cache --format json [--lang LANG]`: exit code and the language's status and
-    /// reason.
+/// What these tests add to the shared marker fixture.
+impl crate::support::Marked {
+    /// `check --no-cache --format json --lang LANG`: exit code, the language's status and reason.
     fn check(&self, lang: &str, extra_env: &[(&str, &std::ffi::OsStr)]) -> (Option<i32>, String, String) {
-        let mut cmd = codeguard(self.home());
-        for (k, v) in extra_env {
-            cmd.env(k, v);
-        }
-        let out = cmd
-            .args(["check", "--no-cache", "--format", "json", "--lang", lang])
-            .arg(self.repo.root())
-            .output()
-            .expect("run");
-        let json = json_stdout(&out);
-        let languages = json["languages"].as_array().expect("languages");
-        let entry = languages.iter().find(|l| l["language"] == lang).unwrap_or_else(|| panic!("{json}"));
-        let text = |key: &str| entry[key].as_str().unwrap_or("").to_owned();
-        (out.status.code(), text("status"), text("reason"))
+        self.check_lang(lang, &["--lang", lang], extra_env)
+    }
+
+    /// Commits a `node_modules/.bin/eslint` that records its runs, an eslint config and `app.js`.
+    fn commit_eslint_bin(&self) {
+        self.repo
+            .write("package.json", "{\"name\": \"probe\", \"private\": true}\n")
+            .write("eslint.config.js", "export default [];\n")
+            .write("node_modules/.bin/eslint", &self.recorder())
+            .chmod_x("node_modules/.bin/eslint")
+            .write("app.js", "console.log(1);\n");
+        self.repo.git(&["add", "-f", "-A"]);
+        self.repo.git(&["commit", "-q", "-m", "js"]);
     }
 
     fn trust_hint(&self) -> String {
@@ -149,14 +119,7 @@ fn a_cargo_build_script_runs_only_in_a_trusted_workspace() {
 #[test]
 fn a_committed_node_modules_bin_never_runs_after_an_edit_in_an_untrusted_workspace() {
     let f = Fixture::new();
-    f.repo
-        .write("package.json", "{\"name\": \"probe\", \"private\": true}\n")
-        .write("eslint.config.js", "export default [];\n")
-        .write("node_modules/.bin/eslint", &f.recorder())
-        .chmod_x("node_modules/.bin/eslint")
-        .write("app.js", "console.log(1);\n");
-    f.repo.git(&["add", "-f", "-A"]);
-    f.repo.git(&["commit", "-q", "-m", "js"]);
+    f.commit_eslint_bin();
     let edit = || {
         let payload = json!({"session_id": "s", "cwd": f.repo.root(), "tool_name": "Write", "tool_input": {"file_path": f.repo.path("app.js"), "content": ""}});
         let out = codeguard(f.home())
@@ -217,14 +180,7 @@ fn session_start_names_the_linters_that_wait_for_trust() {
 #[test]
 fn detect_never_probes_a_committed_tool_in_an_untrusted_workspace() {
     let f = Fixture::new();
-    f.repo
-        .write("package.json", "{\"name\": \"probe\", \"private\": true}\n")
-        .write("eslint.config.js", "export default [];\n")
-        .write("node_modules/.bin/eslint", &f.recorder())
-        .chmod_x("node_modules/.bin/eslint")
-        .write("app.js", "console.log(1);\n");
-    f.repo.git(&["add", "-f", "-A"]);
-    f.repo.git(&["commit", "-q", "-m", "js"]);
+    f.commit_eslint_bin();
     let detect = || {
         let out = codeguard(f.home())
             .args(["detect", "--format", "json"])

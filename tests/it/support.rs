@@ -243,3 +243,72 @@ pub fn json_stdout(output: &std::process::Output) -> serde_json::Value {
         panic!("stdout is not one JSON document ({e}): {}", String::from_utf8_lossy(&output.stdout))
     })
 }
+
+/// A repository with one clean commit, a state home, and a marker file outside the repository
+/// that code the repository holds appends to when it runs (inside a gate snapshot too).
+pub struct Marked {
+    /// The repository.
+    pub repo: TestRepo,
+    /// The state home (`HOME`, `CODEGUARD_HOME` below it).
+    pub home: tempfile::TempDir,
+    /// Holds the marker.
+    pub outside: tempfile::TempDir,
+    /// Appended to once per run of the repository's code.
+    pub marker: PathBuf,
+}
+
+impl Marked {
+    /// A repository with `README.txt` committed, and an empty marker place.
+    pub fn new() -> Self {
+        let outside = tempfile::tempdir().expect("outside");
+        let marker = outside.path().join("marker");
+        let repo = TestRepo::new();
+        repo.write("README.txt", "hello\n").commit_all("init");
+        Self { repo, home: tempfile::tempdir().expect("home"), outside, marker }
+    }
+
+    /// The state home.
+    pub fn home(&self) -> &Path {
+        self.home.path()
+    }
+
+    /// A shell script that records that it ran.
+    pub fn recorder(&self) -> String {
+        format!("#!/bin/sh\necho ran >> '{}'\nexit 0\n", self.marker.display())
+    }
+
+    /// How often the repository's code ran.
+    pub fn runs(&self) -> usize {
+        std::fs::read_to_string(&self.marker).map_or(0, |t| t.lines().count())
+    }
+
+    /// `check --no-cache --format json <args> <repo>`: exit code and `lang`'s status and reason.
+    pub fn check_lang(
+        &self,
+        lang: &str,
+        args: &[&str],
+        env: &[(&str, &std::ffi::OsStr)],
+    ) -> (Option<i32>, String, String) {
+        let mut cmd = codeguard(self.home());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd
+            .args(["check", "--no-cache", "--format", "json"])
+            .args(args)
+            .arg(self.repo.root())
+            .output()
+            .expect("run");
+        let json = json_stdout(&out);
+        let languages = json["languages"].as_array().expect("languages");
+        let entry = languages.iter().find(|l| l["language"] == lang).unwrap_or_else(|| panic!("{json}"));
+        let text = |key: &str| entry[key].as_str().unwrap_or("").to_owned();
+        (out.status.code(), text("status"), text("reason"))
+    }
+}
+
+impl Default for Marked {
+    fn default() -> Self {
+        Self::new()
+    }
+}

@@ -2,56 +2,32 @@
 //! only after `codeguard trust`, stop after `codeguard untrust`, and never with a corrupt trust
 //! file — through `check` and through the `PreToolUse` gate.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crate::support::{TestRepo, assert_untouched, codeguard, json_stdout, pre_tool_use};
+use crate::support::{TestRepo, assert_untouched, codeguard, pre_tool_use};
 
 const GOOD_PY: &str = "import sys\n\nprint(sys.argv)\n";
 
-/// A repository whose `codeguard.json` makes python's lint a script that appends to a marker
-/// file outside the repository (so runs inside a gate snapshot are seen too), and a state home.
-struct Fixture {
-    repo: TestRepo,
-    home: tempfile::TempDir,
-    _outside: tempfile::TempDir,
-    marker: PathBuf,
-}
+type Fixture = crate::support::Marked;
 
-impl Fixture {
-    fn new() -> Self {
-        let outside = tempfile::tempdir().expect("outside");
-        let marker = outside.path().join("marker");
-        let repo = TestRepo::new();
-        repo.write("README.txt", "hello\n").commit_all("init");
-        repo.write("own-lint.sh", &format!("#!/bin/sh\necho ran >> '{}'\n", marker.display()))
+/// What these tests add to the shared marker fixture.
+impl crate::support::Marked {
+    /// A repository whose `codeguard.json` makes python's lint a script that appends to the
+    /// marker file outside the repository (so runs inside a gate snapshot are seen too).
+    fn with_own_lint() -> Self {
+        let f = Self::new();
+        f.repo
+            .write("own-lint.sh", &format!("#!/bin/sh\necho ran >> '{}'\n", f.marker.display()))
             .chmod_x("own-lint.sh")
             .write("codeguard.json", r#"{"languages": {"python": {"lint": ["./own-lint.sh", "{files}"]}}}"#)
             .write("app.py", GOOD_PY);
-        repo.git(&["add", "-A"]);
-        Self { repo, home: tempfile::tempdir().expect("home"), _outside: outside, marker }
-    }
-
-    fn home(&self) -> &Path {
-        self.home.path()
-    }
-
-    /// How often the repository's own command ran.
-    fn runs(&self) -> usize {
-        std::fs::read_to_string(&self.marker).map_or(0, |t| t.lines().count())
+        f.repo.git(&["add", "-A"]);
+        f
     }
 
     /// `check --no-cache --format json`: exit code, python's status and reason.
-    fn check(&self) -> (Option<i32>, String, String) {
-        let out = codeguard(self.home())
-            .args(["check", "--no-cache", "--format", "json"])
-            .arg(self.repo.root())
-            .output()
-            .expect("run");
-        let json = json_stdout(&out);
-        let languages = json["languages"].as_array().expect("languages");
-        let python = languages.iter().find(|l| l["language"] == "python").expect("python planned");
-        let text = |key: &str| python[key].as_str().unwrap_or("").to_owned();
-        (out.status.code(), text("status"), text("reason"))
+    fn python_check(&self) -> (Option<i32>, String, String) {
+        self.check_lang("python", &[], &[])
     }
 
     fn decide(&self, command: &str) {
@@ -61,8 +37,8 @@ impl Fixture {
 
 #[test]
 fn own_commands_run_only_while_the_workspace_is_trusted() {
-    let f = Fixture::new();
-    let (code, status, reason) = f.check();
+    let f = Fixture::with_own_lint();
+    let (code, status, reason) = f.python_check();
     assert_eq!((code, status.as_str()), (Some(3), "UNVERIFIED"), "{reason}");
     let hint =
         format!("run codeguard trust {} to allow this repository's own commands", f.repo.root().display());
@@ -72,30 +48,30 @@ fn own_commands_run_only_while_the_workspace_is_trusted() {
     let out = codeguard(f.home()).arg("trust").arg(f.repo.path(".")).output().expect("trust");
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains(&format!("trusted {}", f.repo.root().display())));
-    assert_eq!(f.check().1, "PASS");
+    assert_eq!(f.python_check().1, "PASS");
     assert_eq!(f.runs(), 1, "trusted: it ran");
 
     f.decide("untrust");
-    let (code, status, _) = f.check();
+    let (code, status, _) = f.python_check();
     assert_eq!((code, status.as_str()), (Some(3), "UNVERIFIED"));
     assert_eq!(f.runs(), 1, "untrusted again: it did not run");
 }
 
 #[test]
 fn a_corrupt_trust_file_trusts_nothing() {
-    let f = Fixture::new();
+    let f = Fixture::with_own_lint();
     f.decide("trust");
     let file = f.home().join(".codeguard/trust.json");
     let text = std::fs::read_to_string(&file).expect("trust file");
     std::fs::write(&file, &text[..text.len() - 3]).expect("truncate");
-    let (_, status, reason) = f.check();
+    let (_, status, reason) = f.python_check();
     assert_eq!(status, "UNVERIFIED", "{reason}");
     assert_eq!(f.runs(), 0);
 }
 
 #[test]
 fn the_gate_honours_trust_and_no_hook_grants_it() {
-    let f = Fixture::new();
+    let f = Fixture::with_own_lint();
     let hook = |id: &str| {
         assert_untouched(&f.repo.root(), || {
             pre_tool_use(f.home(), &f.repo.root(), id, "git commit -m x", &[])
@@ -122,10 +98,10 @@ fn doctor(home: &Path) -> (Option<i32>, String) {
 
 #[test]
 fn trust_does_not_pass_to_a_different_repository_cloned_to_the_same_path() {
-    let f = Fixture::new();
+    let f = Fixture::with_own_lint();
     f.repo.commit_all("own lint");
     f.decide("trust");
-    assert_eq!(f.check().1, "PASS");
+    assert_eq!(f.python_check().1, "PASS");
     assert_eq!(f.runs(), 1);
 
     // Another repository with the same codeguard.json, whose script does something else.
@@ -144,7 +120,7 @@ fn trust_does_not_pass_to_a_different_repository_cloned_to_the_same_path() {
         &["clone", "-q", source.to_str().expect("utf-8"), root.to_str().expect("utf-8")],
     );
 
-    let (code, status, reason) = f.check();
+    let (code, status, reason) = f.python_check();
     assert_eq!((code, status.as_str()), (Some(3), "UNVERIFIED"), "{reason}");
     assert!(
         reason.ends_with(&format!(
@@ -167,16 +143,16 @@ fn trust_does_not_pass_to_a_different_repository_cloned_to_the_same_path() {
     assert!(text.lines().any(|l| l == problem), "{text}");
 
     f.decide("trust");
-    assert_eq!(f.check().1, "PASS");
+    assert_eq!(f.python_check().1, "PASS");
     assert_eq!(std::fs::read_to_string(&f.marker).expect("marker"), "ran\nother\n");
     assert_eq!(doctor(f.home()).0, Some(0));
 }
 
 #[test]
 fn editing_the_trusted_commands_needs_a_new_trust() {
-    let f = Fixture::new();
+    let f = Fixture::with_own_lint();
     f.decide("trust");
-    assert_eq!(f.check().1, "PASS");
+    assert_eq!(f.python_check().1, "PASS");
     assert_eq!(f.runs(), 1);
     let (code, text) = doctor(f.home());
     assert_eq!(code, Some(0), "{text}");
@@ -187,7 +163,7 @@ fn editing_the_trusted_commands_needs_a_new_trust() {
         "codeguard.json",
         r#"{"languages": {"python": {"lint": ["./own-lint.sh", "--again", "{files}"]}}}"#,
     );
-    let (code, status, reason) = f.check();
+    let (code, status, reason) = f.python_check();
     assert_eq!((code, status.as_str()), (Some(3), "UNVERIFIED"), "{reason}");
     assert!(
         reason.ends_with(&format!(
@@ -212,21 +188,21 @@ fn editing_the_trusted_commands_needs_a_new_trust() {
         "codeguard.json",
         r#"{"exclude": ["^gen/"], "languages": {"python": {"lint": ["./own-lint.sh", "--again", "{files}"]}}}"#,
     );
-    assert_eq!(f.check().1, "PASS");
+    assert_eq!(f.python_check().1, "PASS");
     assert_eq!(f.runs(), 2);
     assert_eq!(doctor(f.home()).0, Some(0));
 }
 
 #[test]
 fn a_trust_record_from_before_identities_trusts_nothing_and_doctor_says_so() {
-    let f = Fixture::new();
+    let f = Fixture::with_own_lint();
     let file = f.home().join(".codeguard/trust.json");
     std::fs::create_dir_all(file.parent().expect("dir")).expect("mkdir");
     let old = serde_json::json!({"version": 1, "workspaces": {
         f.repo.root().to_str().expect("utf-8"): {"trusted": true, "decided_ms": 1, "decided_by": "user"}
     }});
     std::fs::write(&file, old.to_string()).expect("old record");
-    let (_, status, reason) = f.check();
+    let (_, status, reason) = f.python_check();
     assert_eq!(status, "UNVERIFIED", "{reason}");
     assert_eq!(f.runs(), 0);
     let (code, text) = doctor(f.home());
@@ -238,6 +214,6 @@ fn a_trust_record_from_before_identities_trusts_nothing_and_doctor_says_so() {
     );
     assert!(text.lines().any(|l| l == problem), "{text}");
     f.decide("trust");
-    assert_eq!(f.check().1, "PASS");
+    assert_eq!(f.python_check().1, "PASS");
     assert_eq!(f.runs(), 1);
 }
