@@ -118,6 +118,17 @@ pub(crate) fn judge(surface: &Surface, policy: &Policy, env: &Env) -> ContentVer
                 LintRequest::snapshot(&snapshot, &surface.root, policy.deadline, policy.log_prefix.clone());
             request.only = &policy.only;
             lint_into(&mut verdict, &request, env);
+            let scope = crate::registry::ProjectConfig::load(snapshot.root()).map(|c| c.gate_scope());
+            if matches!(scope, Ok(crate::registry::GateScope::Delta)) {
+                crate::baseline::exempt(
+                    &mut verdict.languages,
+                    &snapshot,
+                    surface,
+                    policy.deadline,
+                    &policy.log_prefix,
+                    env,
+                );
+            }
             if let Err(e) = snapshot.reverify() {
                 verdict.incomplete.push(format!("{e}; the result may not match what lands"));
             }

@@ -18,6 +18,7 @@
 //!
 //! Every stage lives in its own module; the analysis stages are pure and I/O sits at the edges.
 
+pub mod baseline;
 pub mod bash;
 pub mod cache;
 pub mod cli;

@@ -63,6 +63,10 @@ pub struct LanguageResult {
     pub install_hint: String,
     /// Where the full output was written.
     pub log_path: Option<std::path::PathBuf>,
+    /// Findings exempt because the same tool reports them on the baseline content
+    /// (`path:line: rule`); see `crate::baseline`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exempt: Vec<String>,
 }
 
 #[allow(clippy::trivially_copy_pass_by_ref)]
@@ -128,6 +132,7 @@ pub(crate) fn skipped(language: &str, name: &str, status: Status, reason: &str) 
         fix: None,
         install_hint: String::new(),
         log_path: None,
+        exempt: Vec::new(),
     }
 }
 

@@ -78,11 +78,17 @@ pub fn evaluate(analysis: &bash::Analysis, cwd: &Path, env: &Env, session: Optio
 struct RepoOutcome {
     block: Option<String>,
     notes: Vec<String>,
+    /// Pre-existing findings exempt by the baseline (shown, never blocking).
+    exempt: Vec<String>,
 }
 
 impl RepoOutcome {
     fn note(root: &Path, text: &str) -> Self {
-        Self { block: None, notes: vec![format!("{}: {text}", root.display())] }
+        Self { block: None, notes: vec![format!("{}: {text}", root.display())], exempt: Vec::new() }
+    }
+
+    fn blocked(text: String, notes: Vec<String>) -> Self {
+        Self { block: Some(text), notes, exempt: Vec::new() }
     }
 }
 
@@ -96,14 +102,28 @@ fn combine(outcomes: &[RepoOutcome], general: &[String]) -> Answer {
         .map(String::as_str)
         .chain(outcomes.iter().flat_map(|o| o.notes.iter().map(String::as_str)))
         .collect();
-    if notes.is_empty() {
+    let exempt: Vec<&str> = outcomes.iter().flat_map(|o| o.exempt.iter().map(String::as_str)).collect();
+    if notes.is_empty() && exempt.is_empty() {
         return Answer::Allow;
     }
-    let mut text = String::from(
-        "codeguard: not everything could be verified — do not report this commit/push as fully checked.\n",
-    );
-    for note in notes {
-        let _ = writeln!(text, "- UNVERIFIED: {note}");
+    let mut text = String::new();
+    if !notes.is_empty() {
+        text.push_str(
+            "codeguard: not everything could be verified — do not report this commit/push as fully checked.\n",
+        );
+        for note in notes {
+            let _ = writeln!(text, "- UNVERIFIED: {note}");
+        }
+    }
+    if !exempt.is_empty() {
+        let _ = writeln!(
+            text,
+            "codeguard: {} pre-existing finding(s) exempt — the same linter reports them on the content before this change (fix them separately):",
+            exempt.len()
+        );
+        for line in exempt.iter().take(20) {
+            let _ = writeln!(text, "- {line}");
+        }
     }
     Answer::context(text)
 }
@@ -116,7 +136,7 @@ fn check_repo(
     budget: Duration,
 ) -> RepoOutcome {
     if let Some(reason) = &repo.block {
-        return RepoOutcome { block: Some(uncheckable(reason, Some(&repo.root))), notes: Vec::new() };
+        return RepoOutcome::blocked(uncheckable(reason, Some(&repo.root)), Vec::new());
     }
     let mut notes: Vec<String> = repo.unverified.clone();
     let surface = match surface::for_repo(repo) {
@@ -148,7 +168,7 @@ fn check_repo(
             repo.root.display(),
             budget.as_secs()
         );
-        return RepoOutcome { block: Some(text), notes };
+        return RepoOutcome::blocked(text, notes);
     }
     notes.extend(verdict.incomplete_reasons());
     let no_verify = repo
@@ -166,7 +186,12 @@ fn finish(
     no_verify: bool,
 ) -> RepoOutcome {
     if !verdict.fails() {
-        return RepoOutcome { block: None, notes };
+        let exempt = verdict
+            .languages
+            .iter()
+            .flat_map(|l| l.exempt.iter().map(move |e| format!("{} ({}): {e}", l.language, l.name)))
+            .collect();
+        return RepoOutcome { block: None, notes, exempt };
     }
     let report = GateReport {
         mode,
@@ -176,7 +201,7 @@ fn finish(
         no_verify,
         linters_bypassed: repo.bypass.is_some(),
     };
-    RepoOutcome { block: Some(report::render_gate(&report)), notes }
+    RepoOutcome::blocked(report::render_gate(&report), notes)
 }
 
 /// The report for a command that cannot be checked, with how to make it checkable.

@@ -336,6 +336,7 @@ mod tests {
             fix: Some(vec!["ruff".into(), "check".into(), "--fix".into()]),
             install_hint: String::new(),
             log_path: Some(PathBuf::from(format!("/state/logs/gate-{language}.log"))),
+            exempt: Vec::new(),
         }
     }
 

@@ -61,6 +61,9 @@ pub struct PushRange {
     pub changed: Vec<String>,
     /// Files the range deletes, sorted.
     pub deleted: Vec<String>,
+    /// The one commit the pushed range grows from, when there is exactly one (the remote's
+    /// commit or the upstream's, usually): the baseline pre-existing findings are measured on.
+    pub baseline: Option<gix::ObjectId>,
     /// Every blob a pushed commit adds or changes, against each of its parents: the history
     /// the safety scan reads, so content added in one commit and removed in a later one is
     /// still seen. One entry per distinct blob (the first commit that introduced it).
@@ -88,6 +91,7 @@ pub(crate) fn range(repo: &gix::Repository, view: &RepoView) -> Result<PushRange
             commits: 0,
             changed: Vec::new(),
             deleted: Vec::new(),
+            baseline: None,
             introduced: Vec::new(),
         });
     };
@@ -101,6 +105,7 @@ pub(crate) fn range(repo: &gix::Repository, view: &RepoView) -> Result<PushRange
             commits: 0,
             changed,
             deleted: Vec::new(),
+            baseline: None,
             introduced,
         });
     };
@@ -112,6 +117,7 @@ pub(crate) fn range(repo: &gix::Repository, view: &RepoView) -> Result<PushRange
         commits: walked.commits.len(),
         changed,
         deleted,
+        baseline: walked.single_boundary(),
         introduced,
     })
 }
@@ -132,6 +138,7 @@ pub fn pushed(repo_root: &Path, tip: gix::ObjectId, against: PushAgainst) -> Res
     let (changed, deleted) = files_between(&repo, &walked.boundary, tree, &listing)?;
     let introduced = introduced(&repo, &walked.commits)?;
     let commits = walked.commits.len();
+    let baseline = walked.single_boundary();
     let index = read::load_index(&repo, None)?;
     Ok(Surface {
         root: workdir,
@@ -141,7 +148,7 @@ pub fn pushed(repo_root: &Path, tip: gix::ObjectId, against: PushAgainst) -> Res
         deleted: deleted.clone(),
         base: Base::Tree(tree),
         overlays: Vec::new(),
-        push: Some(PushRange { base, commits, changed, deleted, introduced }),
+        push: Some(PushRange { base, commits, changed, deleted, baseline, introduced }),
         unverified,
         observed: read::fingerprint(&repo, &index)?,
         index_file: None,
@@ -230,6 +237,16 @@ struct Walked {
     /// The commits the range's history meets outside it (`None` for a root commit inside the
     /// range, meaning "compare with the empty tree").
     boundary: Vec<Option<gix::ObjectId>>,
+}
+
+impl Walked {
+    /// The boundary commit when the range grows from exactly one.
+    fn single_boundary(&self) -> Option<gix::ObjectId> {
+        match self.boundary.as_slice() {
+            [Some(one)] => Some(*one),
+            _ => None,
+        }
+    }
 }
 
 /// The commits reachable from `head` but from none of `hidden`, and their boundary.
