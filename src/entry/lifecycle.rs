@@ -373,7 +373,8 @@ fn check_saved_file(path: &Path, env: &Env, session: Option<&str>) -> Option<(St
     let registry = Registry::builtin().ok()?.with_project(&config).ok()?;
     let lang = registry.language_of(&rel)?;
     let name = rel.rsplit('/').next().unwrap_or(&rel);
-    if lang.id == "markdown" || config.is_excluded(&rel) || is_template(&canonical, &lang.id) {
+    let vendored = crate::files::LintScope::load(&root, config.exclude_vendored()).excludes(&rel);
+    if lang.id == "markdown" || vendored || config.is_excluded(&rel) || is_template(&canonical, &lang.id) {
         return None;
     }
     if lang.is_project_level() {
