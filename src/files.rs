@@ -92,6 +92,50 @@ pub fn project_files(root: &Path) -> std::io::Result<Vec<String>> {
     Ok(out)
 }
 
+/// The facts planning needs about the content in `root` for linting `files`: the root facts and
+/// the interpreter of each file whose `#!` line can decide its language.
+pub fn lint_facts(
+    root: &Path,
+    files: &[String],
+    registry: &crate::registry::Registry,
+) -> crate::plan::RootFacts {
+    let mut facts = root_facts(root);
+    facts.interpreters = files
+        .iter()
+        .filter(|f| registry.reads_interpreter(f))
+        .filter_map(|f| Some((f.clone(), interpreter(&root.join(f))?)))
+        .collect();
+    facts
+}
+
+/// Bytes of a file read for its `#!` line.
+const SHEBANG_BYTES: u64 = 256;
+
+/// The interpreter a file's `#!` line names (`#!/bin/bash` → `bash`, `#!/usr/bin/env -S zsh -f`
+/// → `zsh`), if it has one. Symlinks are not followed.
+pub fn interpreter(path: &Path) -> Option<String> {
+    use std::io::Read as _;
+    if !std::fs::symlink_metadata(path).ok()?.is_file() {
+        return None;
+    }
+    let mut head = Vec::new();
+    std::fs::File::open(path).ok()?.take(SHEBANG_BYTES).read_to_end(&mut head).ok()?;
+    shebang_interpreter(&String::from_utf8_lossy(&head))
+}
+
+/// The interpreter named by the `#!` line at the start of `text`.
+pub fn shebang_interpreter(text: &str) -> Option<String> {
+    let line = text.strip_prefix("#!")?.lines().next()?;
+    let mut words = line.split_whitespace();
+    let program = words.next()?.rsplit('/').next()?;
+    let name = if program == "env" {
+        words.find(|w| !w.starts_with('-') && !w.contains('='))?.rsplit('/').next()?
+    } else {
+        program
+    };
+    (!name.is_empty()).then(|| name.to_owned())
+}
+
 /// Root-level names and whether `pyproject.toml` configures ruff (the facts planning needs).
 pub fn root_facts(root: &Path) -> crate::plan::RootFacts {
     let names: std::collections::BTreeSet<String> = std::fs::read_dir(root)
@@ -99,7 +143,7 @@ pub fn root_facts(root: &Path) -> crate::plan::RootFacts {
         .unwrap_or_default();
     let pyproject_configures_ruff = names.contains("pyproject.toml")
         && std::fs::read_to_string(root.join("pyproject.toml")).is_ok_and(|t| t.contains("[tool.ruff"));
-    crate::plan::RootFacts { names, pyproject_configures_ruff }
+    crate::plan::RootFacts { names, pyproject_configures_ruff, ..Default::default() }
 }
 
 /// Directories whose files are vendored code or test fixtures, at any depth: not linted while
@@ -217,6 +261,23 @@ mod tests {
             ".readthedocs.yaml",
         ] {
             assert!(!is_out_of_lint_scope(rel), "{rel}");
+        }
+    }
+
+    #[test]
+    fn shebangs_name_their_interpreter() {
+        let cases = [
+            ("#!/bin/bash\necho", Some("bash")),
+            ("#!/usr/bin/env zsh\n", Some("zsh")),
+            ("#! /usr/bin/env -S fish --no-config\n", Some("fish")),
+            ("#!/usr/bin/env LC_ALL=C ksh\n", Some("ksh")),
+            ("#!/bin/busybox sh\n", Some("busybox")),
+            ("#!/usr/bin/env\n", None),
+            ("echo hi\n#!/bin/sh", None),
+            ("", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(shebang_interpreter(text).as_deref(), want, "{text:?}");
         }
     }
 

@@ -152,7 +152,7 @@ pub(crate) fn prepare(request: &LintRequest<'_>, env: &Env) -> Result<Prepared, 
     let project = Project::load(request.dir)?;
     let project_files = project.in_scope(request.project_files);
     let selected = project.in_scope(request.selected);
-    let facts = crate::files::root_facts(request.dir);
+    let facts = crate::files::lint_facts(request.dir, &project_files, &project.registry);
     let input = PlanInput {
         registry: &project.registry,
         root: request.dir.to_path_buf(),
