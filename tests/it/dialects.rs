@@ -4,7 +4,8 @@
 //! linters; gate runs prove the repository untouched.
 
 use crate::support::{
-    TestRepo, assert_untouched, bin_dir_with, check_with_only, json_stdout, pre_tool_use, real_tool,
+    TestRepo, assert_untouched, bin_dir_with, check_with_only, codeguard, json_stdout, pre_tool_use,
+    real_tool,
 };
 
 const BAD_PY: &str = "import os\nimport sys\n\nprint(sys.argv)\n";
@@ -288,4 +289,34 @@ fn nothing_checked_is_not_a_pass_and_opt_in_languages_wait_for_their_config() {
     let repo = repo_with(&[("README.md", "# Demo\n\nMore words.\n")]);
     repo.git(&["add", "-A"]);
     assert_eq!(gate(&repo, "git commit -m docs"), (Some(0), String::new(), String::new()));
+}
+
+#[test]
+fn an_edit_lints_dot_paths_and_never_generated_files() {
+    let Some(_) = real_tool("yamllint") else { return };
+    let Some(_) = real_tool("ruff") else { return };
+    let repo = TestRepo::new();
+    repo.write(".yamllint", YAMLLINT)
+        .write(".github/workflows/ci.yml", "on: [push\n")
+        .write(".gitattributes", "gen/** linguist-generated\n")
+        .write("gen/api.py", BAD_PY)
+        .commit_all("init");
+    let home = tempfile::tempdir().expect("home");
+    let edit = |file: &str| {
+        let payload = serde_json::json!({"session_id": "s", "cwd": repo.root(), "tool_name": "Write", "tool_input": {"file_path": repo.path(file), "content": ""}});
+        let out = codeguard(home.path())
+            .args(["hook", "post-tool-use"])
+            .write_stdin(payload.to_string())
+            .output()
+            .expect("run");
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let (code, stdout) = edit(".github/workflows/ci.yml");
+    assert_eq!(code, Some(0));
+    assert!(
+        stdout.contains("[yaml] ci.yml has lint problems")
+            && stdout.contains(".github/workflows/ci.yml:2:1: [error] syntax error"),
+        "{stdout}"
+    );
+    assert_eq!(edit("gen/api.py"), (Some(0), String::new()), "a generated file is not linted on save");
 }
