@@ -1,19 +1,25 @@
-//! Which files of a project are in scope: the one home of the build/dependency/artifact
-//! directory list and the dot-path rule, used by detection, whole-tree checks and the safety scan.
+//! Which files of a project are in lint scope: the one home of the build/dependency/cache
+//! directory list, and of the vendored/generated/fixture exclusions ([`LintScope`]).
 //!
 //! In: a project root. Out: repository-relative paths (`/`-separated), sorted.
+//! Dot-directories and dotfiles (`.github/workflows/ci.yml`, `.pre-commit-hooks.yaml`) are
+//! linted like any other path; only the directories of [`ARTIFACT_DIRS`] (dependencies, build
+//! output, caches, local environments, `.git`) are not. What must not be *committed* is the
+//! safety scan's business (`crate::safety`), not this module's: nothing here narrows that scan.
 //! Never: follows symlinked directories or descends into excluded directories.
 
 use std::path::Path;
 
-/// Directories that hold dependencies, build output, caches or local environments. They are
-/// never linted, and committing them is a safety violation (with the exceptions in `safety`).
+/// Directories that hold dependencies, build output, caches, local environments or version
+/// control data. They are never linted (whether committing them is allowed is `safety`'s rule).
 pub const ARTIFACT_DIRS: &[&str] = &[
+    ".git",
+    ".hg",
+    ".svn",
     ".venv",
     "venv",
     "env",
     "node_modules",
-    "vendor",
     "upstream",
     "build",
     "dist",
@@ -35,17 +41,24 @@ pub const ARTIFACT_DIRS: &[&str] = &[
     ".ruff_cache",
     ".mimosa",
     ".worktrees",
+    ".direnv",
+    ".cache",
+    ".bundle",
+    ".yarn",
+    ".pnpm-store",
+    ".dart_tool",
+    ".stack-work",
+    ".svelte-kit",
+    ".nox",
+    ".hypothesis",
 ];
 
-/// Whether a repository-relative path lies in an artifact directory or under a dot-directory
-/// (dot-paths such as `.github/` hold tool config, not project source: they are not linted).
+/// Whether a repository-relative path lies in one of the [`ARTIFACT_DIRS`]. Dot-paths are in
+/// scope: `.github/workflows/ci.yml` is linted like `ci/workflow.yml`.
 pub fn is_out_of_lint_scope(rel: &str) -> bool {
     let mut segments = rel.split('/').peekable();
     while let Some(segment) = segments.next() {
         let is_dir = segments.peek().is_some();
-        if segment.starts_with('.') && segment != "." && segment != ".." {
-            return true;
-        }
         if is_dir && ARTIFACT_DIRS.contains(&segment) {
             return true;
         }
@@ -53,15 +66,15 @@ pub fn is_out_of_lint_scope(rel: &str) -> bool {
     false
 }
 
-/// Every file under `root` that is in lint scope, skipping `.git`, dot-directories and artifact
-/// directories. Symlinks are listed but never followed.
+/// Every file under `root` that is in lint scope, skipping the [`ARTIFACT_DIRS`] (`.git`
+/// among them). Symlinks are listed but never followed.
 pub fn project_files(root: &Path) -> std::io::Result<Vec<String>> {
     let mut out = Vec::new();
     let walker = walkdir::WalkDir::new(root).follow_links(false).sort_by_file_name().into_iter();
     let walker = walker.filter_entry(|e| {
         e.depth() == 0 || {
             let name = e.file_name().to_string_lossy();
-            !(e.file_type().is_dir() && (name.starts_with('.') || ARTIFACT_DIRS.contains(&name.as_ref())))
+            !(e.file_type().is_dir() && ARTIFACT_DIRS.contains(&name.as_ref()))
         }
     });
     for entry in walker {
@@ -79,6 +92,50 @@ pub fn project_files(root: &Path) -> std::io::Result<Vec<String>> {
     Ok(out)
 }
 
+/// The facts planning needs about the content in `root` for linting `files`: the root facts and
+/// the interpreter of each file whose `#!` line can decide its language.
+pub fn lint_facts(
+    root: &Path,
+    files: &[String],
+    registry: &crate::registry::Registry,
+) -> crate::plan::RootFacts {
+    let mut facts = root_facts(root);
+    facts.interpreters = files
+        .iter()
+        .filter(|f| registry.reads_interpreter(f))
+        .filter_map(|f| Some((f.clone(), interpreter(&root.join(f))?)))
+        .collect();
+    facts
+}
+
+/// Bytes of a file read for its `#!` line.
+const SHEBANG_BYTES: u64 = 256;
+
+/// The interpreter a file's `#!` line names (`#!/bin/bash` → `bash`, `#!/usr/bin/env -S zsh -f`
+/// → `zsh`), if it has one. Symlinks are not followed.
+pub fn interpreter(path: &Path) -> Option<String> {
+    use std::io::Read as _;
+    if !std::fs::symlink_metadata(path).ok()?.is_file() {
+        return None;
+    }
+    let mut head = Vec::new();
+    std::fs::File::open(path).ok()?.take(SHEBANG_BYTES).read_to_end(&mut head).ok()?;
+    shebang_interpreter(&String::from_utf8_lossy(&head))
+}
+
+/// The interpreter named by the `#!` line at the start of `text`.
+pub fn shebang_interpreter(text: &str) -> Option<String> {
+    let line = text.strip_prefix("#!")?.lines().next()?;
+    let mut words = line.split_whitespace();
+    let program = words.next()?.rsplit('/').next()?;
+    let name = if program == "env" {
+        words.find(|w| !w.starts_with('-') && !w.contains('='))?.rsplit('/').next()?
+    } else {
+        program
+    };
+    (!name.is_empty()).then(|| name.to_owned())
+}
+
 /// Root-level names and whether `pyproject.toml` configures ruff (the facts planning needs).
 pub fn root_facts(root: &Path) -> crate::plan::RootFacts {
     let names: std::collections::BTreeSet<String> = std::fs::read_dir(root)
@@ -86,7 +143,103 @@ pub fn root_facts(root: &Path) -> crate::plan::RootFacts {
         .unwrap_or_default();
     let pyproject_configures_ruff = names.contains("pyproject.toml")
         && std::fs::read_to_string(root.join("pyproject.toml")).is_ok_and(|t| t.contains("[tool.ruff"));
-    crate::plan::RootFacts { names, pyproject_configures_ruff }
+    crate::plan::RootFacts { names, pyproject_configures_ruff, ..Default::default() }
+}
+
+/// Directories whose files are vendored code or test fixtures, at any depth: not linted while
+/// `codeguard.json`'s `exclude_vendored` is on (the default).
+pub const VENDORED_DIRS: &[&str] = &["vendor", "third_party", "testdata"];
+
+/// Directory pairs (`<parent>/<child>`, at any depth) that hold test fixtures.
+pub const FIXTURE_DIRS: &[(&str, &str)] = &[("test", "fixtures"), ("tests", "fixtures")];
+
+/// The `.gitattributes` attributes that mark a file as not the project's own source.
+const VENDORED_ATTRIBUTES: [&str; 2] = ["linguist-vendored", "linguist-generated"];
+
+/// Which files are excluded from linting as vendored, generated or fixtures: the
+/// [`VENDORED_DIRS`] and [`FIXTURE_DIRS`], and the files the root `.gitattributes` of the content
+/// being checked marks `linguist-vendored` or `linguist-generated` (read raw, last matching line
+/// wins per attribute, as in git). Linting only: the safety scan still reads these files.
+#[derive(Debug, Default)]
+pub struct LintScope {
+    /// False when the project turned the exclusions off (`"exclude_vendored": false`).
+    enabled: bool,
+    /// `(pattern, matches the base name, attribute index, set)`, in file order.
+    rules: Vec<(globset::GlobMatcher, bool, usize, bool)>,
+}
+
+impl LintScope {
+    /// The scope of the content in `dir`; `enabled` is the project's `exclude_vendored`.
+    /// An unreadable or absent `.gitattributes` means no attribute rules.
+    pub fn load(dir: &Path, enabled: bool) -> Self {
+        let text = if enabled { std::fs::read_to_string(dir.join(".gitattributes")).ok() } else { None };
+        Self::parse(text.as_deref().unwrap_or(""), enabled)
+    }
+
+    /// The scope described by `.gitattributes` text.
+    pub fn parse(gitattributes: &str, enabled: bool) -> Self {
+        let mut rules = Vec::new();
+        for line in gitattributes.lines().map(str::trim) {
+            if line.is_empty() || line.starts_with('#') || line.starts_with("[attr]") || line.starts_with('"')
+            {
+                continue;
+            }
+            let mut words = line.split_whitespace();
+            let Some(pattern) = words.next() else { continue };
+            let attrs: Vec<(usize, bool)> = words.filter_map(attribute_state).collect();
+            if attrs.is_empty() {
+                continue;
+            }
+            let Some((matcher, basename)) = attribute_pattern(pattern) else { continue };
+            for (attr, set) in attrs {
+                rules.push((matcher.clone(), basename, attr, set));
+            }
+        }
+        Self { enabled, rules }
+    }
+
+    /// Whether `rel` is excluded from linting as vendored, generated or a fixture.
+    pub fn excludes(&self, rel: &str) -> bool {
+        if !self.enabled {
+            return false;
+        }
+        let dirs: Vec<&str> = rel.split('/').collect();
+        let dirs = &dirs[..dirs.len().saturating_sub(1)];
+        if dirs.iter().any(|d| VENDORED_DIRS.contains(d))
+            || dirs.windows(2).any(|w| FIXTURE_DIRS.contains(&(w[0], w[1])))
+        {
+            return true;
+        }
+        let name = rel.rsplit('/').next().unwrap_or(rel);
+        (0..VENDORED_ATTRIBUTES.len()).any(|attr| {
+            self.rules
+                .iter()
+                .rev()
+                .find(|(m, basename, a, _)| *a == attr && m.is_match(if *basename { name } else { rel }))
+                .is_some_and(|(.., set)| *set)
+        })
+    }
+}
+
+/// The attribute a `.gitattributes` word sets or unsets, if it is one of [`VENDORED_ATTRIBUTES`].
+fn attribute_state(word: &str) -> Option<(usize, bool)> {
+    let (name, set) = if let Some(name) = word.strip_prefix('-').or_else(|| word.strip_prefix('!')) {
+        (name, false)
+    } else if let Some((name, value)) = word.split_once('=') {
+        (name, !matches!(value, "false" | "0"))
+    } else {
+        (word, true)
+    };
+    VENDORED_ATTRIBUTES.iter().position(|a| *a == name).map(|i| (i, set))
+}
+
+/// A `.gitattributes` pattern as a matcher, and whether it matches the file's base name (a
+/// pattern without `/`) rather than its root-relative path.
+fn attribute_pattern(pattern: &str) -> Option<(globset::GlobMatcher, bool)> {
+    let basename = !pattern.trim_end_matches('/').contains('/');
+    let pattern = pattern.strip_prefix('/').unwrap_or(pattern);
+    let glob = globset::GlobBuilder::new(pattern).literal_separator(true).build().ok()?;
+    Some((glob.compile_matcher(), basename))
 }
 
 #[cfg(test)]
@@ -94,14 +247,61 @@ mod tests {
     use super::*;
 
     #[test]
-    fn artifact_and_dot_paths_are_out_of_scope() {
-        for rel in
-            ["node_modules/x.js", "a/target/b.rs", ".github/workflows/ci.yml", ".venv/lib/x.py", "a/.tox/x"]
-        {
+    fn artifact_paths_are_out_of_scope_and_dot_paths_are_in() {
+        for rel in ["node_modules/x.js", "a/target/b.rs", ".venv/lib/x.py", "a/.tox/x", ".git/config"] {
             assert!(is_out_of_lint_scope(rel), "{rel}");
         }
-        for rel in ["src/a.py", "target.py", "scripts/build.sh", "vendor.py"] {
+        for rel in [
+            "src/a.py",
+            "target.py",
+            "scripts/build.sh",
+            "vendor.py",
+            ".github/workflows/ci.yml",
+            ".pre-commit-hooks.yaml",
+            ".readthedocs.yaml",
+        ] {
             assert!(!is_out_of_lint_scope(rel), "{rel}");
         }
+    }
+
+    #[test]
+    fn shebangs_name_their_interpreter() {
+        let cases = [
+            ("#!/bin/bash\necho", Some("bash")),
+            ("#!/usr/bin/env zsh\n", Some("zsh")),
+            ("#! /usr/bin/env -S fish --no-config\n", Some("fish")),
+            ("#!/usr/bin/env LC_ALL=C ksh\n", Some("ksh")),
+            ("#!/bin/busybox sh\n", Some("busybox")),
+            ("#!/usr/bin/env\n", None),
+            ("echo hi\n#!/bin/sh", None),
+            ("", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(shebang_interpreter(text).as_deref(), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn vendored_generated_and_fixture_files_are_excluded_unless_turned_off() {
+        let attrs = "# comment\nlib/** linguist-vendored\n*.gen.py linguist-generated=true\nlib/own.py -linguist-vendored\n/top.py linguist-vendored\n";
+        let scope = LintScope::parse(attrs, true);
+        for rel in [
+            "vendor/x.py",
+            "a/third_party/b.py",
+            "pkg/testdata/c.sh",
+            "tests/fixtures/bad.py",
+            "a/test/fixtures/x.yml",
+            "lib/dep.py",
+            "lib/deep/dep.py",
+            "src/api.gen.py",
+            "top.py",
+        ] {
+            assert!(scope.excludes(rel), "{rel}");
+        }
+        for rel in ["src/a.py", "lib/own.py", "fixtures/x.py", "tests/unit.py", "sub/top.py", "vendor.py"] {
+            assert!(!scope.excludes(rel), "{rel}");
+        }
+        let off = LintScope::parse(attrs, false);
+        assert!(!off.excludes("vendor/x.py") && !off.excludes("lib/dep.py"));
     }
 }

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::registry::{Argv, CommandField, Language, Registry, detect_project};
+use crate::registry::{Argv, CommandField, Language, Registry, detect_with_interpreters};
 use crate::verdict::Status;
 
 /// Upper bound on the bytes of file arguments in one invocation (well below `ARG_MAX`).
@@ -30,6 +30,9 @@ pub struct RootFacts {
     pub names: BTreeSet<String>,
     /// Whether `pyproject.toml` has a `[tool.ruff]` section.
     pub pyproject_configures_ruff: bool,
+    /// The interpreter named by the `#!` line of each file where it can decide the language or
+    /// dialect (path → interpreter; see `Registry::reads_interpreter`).
+    pub interpreters: std::collections::BTreeMap<String, String>,
 }
 
 impl RootFacts {
@@ -186,7 +189,12 @@ pub(crate) fn candidates<'a>(input: &PlanInput<'a>) -> Result<Vec<Candidate<'a>>
     if let Some(unknown) = input.only.iter().find(|id| input.registry.get(id).is_none()) {
         return Err(UnknownLanguage(unknown.clone()));
     }
-    let detected = detect_project(input.registry, input.project_files, &input.facts.names);
+    let detected = detect_with_interpreters(
+        input.registry,
+        input.project_files,
+        &input.facts.names,
+        &input.facts.interpreters,
+    );
     let selected: BTreeSet<&str> = input.selected.iter().map(String::as_str).collect();
     Ok(detected
         .into_iter()
@@ -250,7 +258,10 @@ fn plan_language(input: &PlanInput<'_>, candidate: &Candidate<'_>) -> Action {
             None => per_file(lint, files),
         }
     } else {
-        scoped(lint, files)
+        by_dialect(lang, files, input.facts)
+            .into_iter()
+            .flat_map(|(lint, files)| scoped(&lint, &files))
+            .collect()
     };
     let invocations = invocations.into_iter().map(|argv| with_default_config(argv, input.facts)).collect();
     let program = lint.first().cloned().unwrap_or_default();
@@ -265,6 +276,29 @@ fn plan_language(input: &PlanInput<'_>, candidate: &Candidate<'_>) -> Action {
         advisory: lang.advisory,
         runs_repo_code: Job::runs_repo_code(lang, used),
     })
+}
+
+/// The lint command per dialect group of `files`: with a `dialect_option`, each group of files of
+/// one dialect gets `<option><dialect>` after the program (files of no known dialect get none);
+/// otherwise one group holding every file.
+fn by_dialect(lang: &Language, files: &[String], facts: &RootFacts) -> Vec<(Argv, Vec<String>)> {
+    let Some(lint) = &lang.lint else { return Vec::new() };
+    let Some(option) = &lang.dialect_option else { return vec![(lint.clone(), files.to_vec())] };
+    let mut groups: std::collections::BTreeMap<Option<&str>, Vec<String>> = std::collections::BTreeMap::new();
+    for file in files {
+        let dialect = lang.dialect_of(file, facts.interpreters.get(file).map(String::as_str));
+        groups.entry(dialect).or_default().push(file.clone());
+    }
+    groups
+        .into_iter()
+        .map(|(dialect, files)| {
+            let mut argv = lint.clone();
+            if let Some(dialect) = dialect {
+                argv.insert(1.min(argv.len()), format!("{option}{dialect}"));
+            }
+            (argv, files)
+        })
+        .collect()
 }
 
 /// First characters that make tools read an argument as something other than a path: an option
@@ -401,8 +435,39 @@ pub(crate) mod tests {
         let Action::Run(sh) = action(&p, "shell") else { panic!("shell runs") };
         assert_eq!(
             sh.invocations,
-            [strings(&["shellcheck", "--severity=warning", "--format=gcc", "run.sh"])]
+            [strings(&["shellcheck", "--shell=sh", "--severity=warning", "--format=gcc", "run.sh"])]
         );
+    }
+
+    #[test]
+    fn shell_files_are_checked_per_dialect_and_zsh_and_fish_by_their_own_shells() {
+        let files = ["a.sh", "b.bash", "c.ksh", "bin/tool", "bin/zt", "x.zsh", "y.fish", "d.sh"];
+        with_input(&files, &files, false, &[], &[], |input| {
+            let mut facts = input.facts.clone();
+            facts.interpreters = [("bin/tool", "bash"), ("bin/zt", "zsh"), ("d.sh", "dash")]
+                .into_iter()
+                .map(|(f, i)| (f.to_owned(), i.to_owned()))
+                .collect();
+            let p = build(&PlanInput { facts: &facts, ..input.clone() }).expect("plan");
+            let Action::Run(sh) = action(&p, "shell") else { panic!("shell runs") };
+            let calls: Vec<String> = sh.invocations.iter().map(|a| a.join(" ")).collect();
+            assert_eq!(
+                calls,
+                [
+                    "shellcheck --shell=bash --severity=warning --format=gcc b.bash bin/tool",
+                    "shellcheck --shell=dash --severity=warning --format=gcc d.sh",
+                    "shellcheck --shell=ksh --severity=warning --format=gcc c.ksh",
+                    "shellcheck --shell=sh --severity=warning --format=gcc a.sh",
+                ]
+            );
+            let Action::Run(zsh) = action(&p, "zsh") else { panic!("zsh runs") };
+            assert_eq!(
+                zsh.invocations,
+                [strings(&["zsh", "-f", "-n", "bin/zt"]), strings(&["zsh", "-f", "-n", "x.zsh"])]
+            );
+            let Action::Run(fish) = action(&p, "fish") else { panic!("fish runs") };
+            assert_eq!(fish.invocations, [strings(&["fish", "--no-config", "--no-execute", "y.fish"])]);
+        });
     }
 
     #[test]

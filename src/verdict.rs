@@ -77,6 +77,11 @@ static TOOLCHAIN_ERROR: LazyLock<regex::Regex> = LazyLock::new(|| {
     .unwrap_or_else(|e| unreachable!("static regex: {e}"))
 });
 
+/// A syntax error as `fish --no-execute` reports it.
+static FISH_SYNTAX_ERROR: LazyLock<regex::Regex> = LazyLock::new(|| {
+    regex::Regex::new(r"(?m) \(line \d+\): ").unwrap_or_else(|e| unreachable!("static regex: {e}"))
+});
+
 /// Judges one invocation.
 pub fn judge(program: &str, done: &Finished) -> Verdict {
     if done.overflowed {
@@ -112,6 +117,10 @@ pub fn judge(program: &str, done: &Finished) -> Verdict {
         // `yamllint --strict` exits 2 when only warnings were found (argparse errors also exit
         // 2, but print no `[warning]` diagnostic).
         2 if tool_name(program) == "yamllint" && text.contains(": [warning] ") => {
+            Verdict::new(Status::Fail, "")
+        }
+        // `fish --no-execute` exits 127 on a syntax error, which it reports as `<file> (line N):`.
+        127 if tool_name(program) == "fish" && FISH_SYNTAX_ERROR.is_match(&text) => {
             Verdict::new(Status::Fail, "")
         }
         124 => Verdict::new(Status::Unverified, "timed out (exit 124)"),
@@ -190,6 +199,15 @@ mod tests {
         assert_eq!(status("shellcheck", Ending::Exited(1), zsh), Status::Unverified);
         let mixed = format!("{zsh}\nb.sh:2:1: warning: Use 'cd ... || exit' [SC2164]");
         assert_eq!(status("shellcheck", Ending::Exited(1), &mixed), Status::Fail);
+    }
+
+    #[test]
+    fn a_fish_syntax_error_is_a_failure_and_a_missing_file_is_not() {
+        let syntax = "a.fish (line 1): Missing end to balance this if statement\nif true\n^^\n";
+        assert_eq!(status("fish", Ending::Exited(127), syntax), Status::Fail);
+        let missing = "error: Error reading script file 'a.fish':\nerror: No such file or directory\n";
+        assert_eq!(status("fish", Ending::Exited(127), missing), Status::Unverified);
+        assert_eq!(status("zsh", Ending::Exited(1), "a.zsh:3: parse error near `}'"), Status::Fail);
     }
 
     #[test]

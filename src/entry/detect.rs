@@ -19,7 +19,7 @@ use super::UsageError;
 use super::engine::Project;
 use crate::cli::{DetectArgs, Format};
 use crate::env::Env;
-use crate::registry::{CommandField, Language, detect_project, extension_of};
+use crate::registry::{CommandField, Language, detect_with_interpreters, extension_of};
 
 /// The result of `codeguard detect`.
 #[derive(Debug, Clone, Serialize)]
@@ -92,8 +92,8 @@ pub(crate) fn detect(path: Option<&Path>, env: &Env) -> anyhow::Result<Detection
             .with_context(|| format!("listing files under {}", root.display()))?,
     };
     let files = project.in_scope(&files);
-    let facts = crate::files::root_facts(&root);
-    let detected = detect_project(&project.registry, &files, &facts.names);
+    let facts = crate::files::lint_facts(&root, &files, &project.registry);
+    let detected = detect_with_interpreters(&project.registry, &files, &facts.names, &facts.interpreters);
     let trusted = crate::trust::is_trusted(env, &root, &project.config);
     let languages = detected
         .par_iter()

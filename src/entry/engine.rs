@@ -53,6 +53,8 @@ pub(crate) struct Project {
     pub config: ProjectConfig,
     /// The built-in registry with the project's overrides.
     pub registry: Registry,
+    /// Vendored, generated and fixture files of the content (not linted).
+    pub scope: crate::files::LintScope,
 }
 
 impl Project {
@@ -62,15 +64,20 @@ impl Project {
         let config = ProjectConfig::load(dir).map_err(|e| setup(&e))?;
         let registry =
             Registry::builtin().map_err(|e| setup(&e))?.with_project(&config).map_err(|e| setup(&e))?;
-        Ok(Self { config, registry })
+        let scope = crate::files::LintScope::load(dir, config.exclude_vendored());
+        Ok(Self { config, registry, scope })
     }
 
-    /// The files that are in lint scope: not excluded by the project, not in artifact or dot
-    /// directories.
+    /// The files that are in lint scope: not excluded by the project, not in artifact
+    /// directories, not vendored, generated or fixtures.
     pub(crate) fn in_scope(&self, files: &[String]) -> Vec<String> {
         files
             .iter()
-            .filter(|f| !self.config.is_excluded(f) && !crate::files::is_out_of_lint_scope(f))
+            .filter(|f| {
+                !self.config.is_excluded(f)
+                    && !crate::files::is_out_of_lint_scope(f)
+                    && !self.scope.excludes(f)
+            })
             .cloned()
             .collect()
     }
@@ -145,7 +152,7 @@ pub(crate) fn prepare(request: &LintRequest<'_>, env: &Env) -> Result<Prepared, 
     let project = Project::load(request.dir)?;
     let project_files = project.in_scope(request.project_files);
     let selected = project.in_scope(request.selected);
-    let facts = crate::files::root_facts(request.dir);
+    let facts = crate::files::lint_facts(request.dir, &project_files, &project.registry);
     let input = PlanInput {
         registry: &project.registry,
         root: request.dir.to_path_buf(),

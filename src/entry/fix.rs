@@ -71,7 +71,7 @@ pub(crate) fn fix(request: &FixRequest, env: &Env) -> anyhow::Result<FixReport> 
     let files = Files::gather(&root, request.all)?;
     let project_files = project.in_scope(&files.project);
     let (accepted, refused) = vet_targets(&root, &project.in_scope(&files.selected), &project.registry);
-    let facts = crate::files::root_facts(&root);
+    let facts = crate::files::lint_facts(&root, &project_files, &project.registry);
     let input = PlanInput {
         registry: &project.registry,
         root: root.clone(),

@@ -400,9 +400,12 @@ fn lint_saved_file(path: &Path, env: &Env, session: Option<&str>) -> Option<(Str
     }
     let config = ProjectConfig::load(&root).ok()?;
     let registry = Registry::builtin().ok()?.with_project(&config).ok()?;
-    let lang = registry.language_of(&rel)?;
+    let interpreter =
+        registry.reads_interpreter(&rel).then(|| crate::files::interpreter(&canonical)).flatten();
+    let lang = registry.language_of_file(&rel, interpreter.as_deref())?;
     let name = rel.rsplit('/').next().unwrap_or(&rel);
-    if lang.id == "markdown" || config.is_excluded(&rel) || is_template(&canonical, &lang.id) {
+    let vendored = crate::files::LintScope::load(&root, config.exclude_vendored()).excludes(&rel);
+    if lang.id == "markdown" || vendored || config.is_excluded(&rel) || is_template(&canonical, &lang.id) {
         return None;
     }
     if lang.is_project_level() {

@@ -76,6 +76,9 @@ struct RawConfig {
     gate_scope: GateScope,
     #[serde(default)]
     auto_fix_on_save: bool,
+    /// `None` = the default (on); when present it must be a boolean (not `null`).
+    #[serde(default, deserialize_with = "present_bool")]
+    exclude_vendored: Option<bool>,
 }
 
 /// One language's commands as a project's `codeguard.json` defines them.
@@ -142,6 +145,13 @@ impl ProjectConfig {
     /// (off by default: a formatter silently rewriting files under an agent surprises people).
     pub fn auto_fix_on_save(&self) -> bool {
         self.raw.auto_fix_on_save
+    }
+
+    /// Whether vendored, generated and fixture files are left out of linting (on by default; see
+    /// [`crate::files::LintScope`]). `"exclude_vendored": false` lints them too. The safety scan
+    /// reads them either way.
+    pub fn exclude_vendored(&self) -> bool {
+        self.raw.exclude_vendored.unwrap_or(true)
     }
 
     /// Languages whose commands this project defines for itself (they run only in trusted
@@ -213,6 +223,11 @@ impl ProjectConfig {
     }
 }
 
+/// A field that, when present, must be a boolean.
+fn present_bool<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    bool::deserialize(d).map(Some)
+}
+
 fn replace(slot: &mut Option<Argv>, with: Option<&Argv>) {
     if let Some(argv) = with {
         *slot = Some(argv.clone());
@@ -246,10 +261,19 @@ mod tests {
     }
 
     #[test]
+    fn vendored_files_are_excluded_by_default_and_the_switch_is_a_boolean() {
+        assert!(ProjectConfig::default().exclude_vendored());
+        assert!(parse("{}").expect("valid").exclude_vendored());
+        assert!(!parse(r#"{"exclude_vendored": false}"#).expect("valid").exclude_vendored());
+    }
+
+    #[test]
     fn invalid_configs_are_errors_not_defaults() {
         assert!(matches!(parse("{"), Err(ConfigError::Invalid { .. })));
         assert!(matches!(parse(r#"{"colour": 1}"#), Err(ConfigError::Invalid { .. })));
         assert!(matches!(parse(r#"{"exclude": ["("]}"#), Err(ConfigError::Invalid { .. })));
+        assert!(matches!(parse(r#"{"exclude_vendored": "no"}"#), Err(ConfigError::Invalid { .. })));
+        assert!(matches!(parse(r#"{"exclude_vendored": null}"#), Err(ConfigError::Invalid { .. })));
         let registry = Registry::builtin().expect("registry");
         let unknown = parse(r#"{"languages": {"klingon": {"lint": ["x"]}}}"#).expect("parses");
         assert!(matches!(registry.with_project(&unknown), Err(ConfigError::Invalid { .. })));

@@ -1,6 +1,6 @@
 //! Language detection (pure): which registry languages a set of files and root markers shows.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
@@ -24,6 +24,17 @@ pub fn detect_project(
     files: &[String],
     root_names: &BTreeSet<String>,
 ) -> Vec<DetectedLanguage> {
+    detect_with_interpreters(registry, files, root_names, &BTreeMap::new())
+}
+
+/// [`detect_project`], with the interpreters read from the files' `#!` lines (path →
+/// interpreter), which can decide a file's language (see [`Registry::language_of_file`]).
+pub fn detect_with_interpreters(
+    registry: &Registry,
+    files: &[String],
+    root_names: &BTreeSet<String>,
+    interpreters: &BTreeMap<String, String>,
+) -> Vec<DetectedLanguage> {
     let mut found: Vec<DetectedLanguage> = registry
         .languages()
         .iter()
@@ -35,7 +46,7 @@ pub fn detect_project(
         })
         .collect();
     for file in files {
-        let lang = registry.language_of(file);
+        let lang = registry.language_of_file(file, interpreters.get(file).map(String::as_str));
         if let Some(entry) = lang.and_then(|lang| found.iter_mut().find(|d| d.id == lang.id)) {
             entry.files.push(file.clone());
         }

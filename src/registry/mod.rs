@@ -12,7 +12,7 @@ mod validate;
 use serde::{Deserialize, Serialize};
 
 pub use config::{ConfigError, GateScope, OwnCommands, ProjectConfig};
-pub use detect::{DetectedLanguage, detect_project};
+pub use detect::{DetectedLanguage, detect_project, detect_with_interpreters};
 pub use validate::RegistryError;
 
 /// The registry compiled into the binary.
@@ -88,6 +88,19 @@ pub struct Language {
     /// Exact base names (e.g. `Dockerfile`).
     #[serde(default)]
     pub file_names: Vec<String>,
+    /// Interpreters whose `#!` line makes a file this language whatever its name (`zsh` for a
+    /// `deploy.sh` starting `#!/usr/bin/env zsh`). Read for extension-less files and for files
+    /// of a language that lists interpreters.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub interpreters: Vec<String>,
+    /// The option that tells the lint tool a file's dialect (`--shell=`), followed by the
+    /// dialect's name: files are grouped per dialect, one invocation per group.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialect_option: Option<String>,
+    /// Dialect name → the interpreters (from the `#!` line, which wins) and extensions
+    /// (dot-prefixed) that select it.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub dialects: std::collections::BTreeMap<String, Vec<String>>,
     /// Root-level files whose presence means the project uses this language.
     #[serde(default)]
     pub markers: Vec<String>,
@@ -150,6 +163,17 @@ impl Language {
     /// `runs_repo_code`), so it may run only in a trusted workspace.
     pub fn runs_repo_code(&self, field: CommandField) -> bool {
         self.runs_repo_code.contains(&field)
+    }
+
+    /// The dialect of a file of this language: the one its interpreter selects, else the one its
+    /// extension selects, else none (the tool decides).
+    pub fn dialect_of(&self, path: &str, interpreter: Option<&str>) -> Option<&str> {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let ext = extension_of(name);
+        let select = |key: &str| {
+            self.dialects.iter().find(|(_, keys)| keys.iter().any(|k| k == key)).map(|(d, _)| d.as_str())
+        };
+        interpreter.and_then(select).or_else(|| ext.as_deref().and_then(select))
     }
 
     /// The tool the lint command runs (its program name), if any.
@@ -226,6 +250,25 @@ impl Registry {
         active().find(|l| l.extensions.contains(&ext))
     }
 
+    /// The active language of a file whose `#!` line names `interpreter` (when it was read): the
+    /// language claiming that interpreter, else [`Self::language_of`] the path.
+    pub fn language_of_file(&self, path: &str, interpreter: Option<&str>) -> Option<&Language> {
+        let claimed = interpreter.and_then(|i| {
+            self.languages
+                .iter()
+                .filter(|l| l.status.is_active())
+                .find(|l| l.interpreters.iter().any(|n| n == i))
+        });
+        claimed.or_else(|| self.language_of(path))
+    }
+
+    /// Whether a file's `#!` line can change its language: it has no extension, or its
+    /// language lists interpreters.
+    pub fn reads_interpreter(&self, path: &str) -> bool {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        extension_of(name).is_none() || self.language_of(path).is_some_and(|l| !l.interpreters.is_empty())
+    }
+
     /// Applies a project's overrides (extension mapping and command replacements).
     pub fn with_project(&self, config: &ProjectConfig) -> Result<Self, ConfigError> {
         config.apply(self)
@@ -249,7 +292,7 @@ mod tests {
     #[test]
     fn builtin_registry_is_valid_and_complete() {
         let registry = Registry::builtin().expect("built-in registry validates");
-        assert_eq!(registry.languages().len(), 57);
+        assert_eq!(registry.languages().len(), 59);
         let planned: Vec<_> = registry
             .languages()
             .iter()
@@ -270,5 +313,29 @@ mod tests {
         assert_eq!(id("legacy.cbl"), None, "planned languages never match");
         assert_eq!(id("README"), None);
         assert_eq!(id(".bashrc"), None, "a leading dot is not an extension");
+        assert_eq!(id("x.zsh").as_deref(), Some("zsh"));
+        assert_eq!(id("x.fish").as_deref(), Some("fish"));
+        assert_eq!(id("x.ksh").as_deref(), Some("shell"));
+    }
+
+    #[test]
+    fn the_interpreter_decides_the_language_and_the_dialect() {
+        let registry = Registry::builtin().expect("registry");
+        let id = |p: &str, i: Option<&str>| registry.language_of_file(p, i).map(|l| l.id.clone());
+        assert_eq!(id("deploy.sh", Some("zsh")).as_deref(), Some("zsh"));
+        assert_eq!(id("bin/tool", Some("fish")).as_deref(), Some("fish"));
+        assert_eq!(id("bin/tool", Some("bash")).as_deref(), Some("shell"));
+        assert_eq!(id("bin/tool", Some("python3")), None);
+        assert_eq!(id("x.zsh", Some("bash")).as_deref(), Some("shell"));
+        assert!(registry.reads_interpreter("bin/tool") && registry.reads_interpreter("a.sh"));
+        assert!(!registry.reads_interpreter("a.py"));
+        let shell = registry.get("shell").expect("shell");
+        let dialect = |p: &str, i: Option<&str>| shell.dialect_of(p, i).map(str::to_owned);
+        assert_eq!(dialect("a.sh", None).as_deref(), Some("sh"));
+        assert_eq!(dialect("a.sh", Some("bash")).as_deref(), Some("bash"));
+        assert_eq!(dialect("a.bash", None).as_deref(), Some("bash"));
+        assert_eq!(dialect("a.ksh", Some("mksh")).as_deref(), Some("ksh"));
+        assert_eq!(dialect("bin/tool", Some("dash")).as_deref(), Some("dash"));
+        assert_eq!(dialect("bin/tool", None), None);
     }
 }

@@ -80,6 +80,7 @@ enum FieldKind {
     Flag,
     Level,
     Fields,
+    Dialects,
 }
 
 const FIELDS: &[(&str, FieldKind)] = &[
@@ -88,6 +89,9 @@ const FIELDS: &[(&str, FieldKind)] = &[
     ("status", FieldKind::Level),
     ("extensions", FieldKind::Names),
     ("file_names", FieldKind::Names),
+    ("interpreters", FieldKind::Names),
+    ("dialect_option", FieldKind::Text),
+    ("dialects", FieldKind::Dialects),
     ("markers", FieldKind::Names),
     ("lint", FieldKind::Command),
     ("format", FieldKind::Command),
@@ -155,6 +159,16 @@ fn check_kind(kind: FieldKind, value: &serde_json::Value) -> Result<(), String> 
             Ok(())
         }
         (FieldKind::Fields, _) => Err("must be a list of command fields (lint, format, gate, probe)".into()),
+        (FieldKind::Dialects, Value::Object(map))
+            if map
+                .values()
+                .all(|v| v.as_array().is_some_and(|items| !items.is_empty() && all_strings(items))) =>
+        {
+            Ok(())
+        }
+        (FieldKind::Dialects, _) => {
+            Err("must map each dialect to a non-empty list of interpreters and extensions".into())
+        }
         (FieldKind::Text, _) => Err("must be a string".into()),
         (FieldKind::Flag, _) => Err("must be true or false".into()),
     }
@@ -172,6 +186,33 @@ pub(super) fn all(languages: &[Language]) -> Result<(), RegistryError> {
     no_collisions(languages, "extensions", |l| &l.extensions)?;
     no_collisions(languages, "file_names", |l| &l.file_names)?;
     no_collisions(languages, "markers", |l| &l.markers)?;
+    no_collisions(languages, "interpreters", |l| &l.interpreters)?;
+    Ok(())
+}
+
+/// Interpreters are program names; dialects come with their option and select only the
+/// language's own interpreters and extensions.
+fn dialect_rules(lang: &Language) -> Result<(), RegistryError> {
+    let err = |field: &str, message: String| Err(RegistryError::new(&lang.id, field, message));
+    if let Some(bad) = lang.interpreters.iter().find(|i| i.contains('/') || i.contains(char::is_whitespace)) {
+        return err("interpreters", format!("`{bad}` must be a program name (no path, no spaces)"));
+    }
+    if lang.dialects.is_empty() != lang.dialect_option.is_none() {
+        return err("dialect_option", "dialects and dialect_option go together".into());
+    }
+    for (dialect, keys) in &lang.dialects {
+        let foreign = keys.iter().find(|k| {
+            if k.starts_with('.') { !lang.extensions.contains(k) } else { !lang.interpreters.contains(k) }
+        });
+        if let Some(key) = foreign {
+            return err(
+                "dialects",
+                format!(
+                    "dialect `{dialect}`: `{key}` is not one of the language's interpreters or extensions"
+                ),
+            );
+        }
+    }
     Ok(())
 }
 
@@ -188,6 +229,7 @@ fn entry(lang: &Language) -> Result<(), RegistryError> {
             return err("extensions", &format!("`{ext}` must be lowercase"));
         }
     }
+    dialect_rules(lang)?;
     let commands =
         [("lint", &lang.lint), ("format", &lang.format), ("gate", &lang.gate), ("probe", &lang.probe)];
     if lang.status == Status::Planned {
@@ -216,7 +258,9 @@ fn entry(lang: &Language) -> Result<(), RegistryError> {
         }
     }
     if let Some(lint) = &lang.lint {
-        if has_token(lint, "{file}") && lang.gate.is_none() {
+        // A language found by its `#!` lines is checked file by file in a whole-tree run too: a
+        // find-based gate could not see which files those are.
+        if has_token(lint, "{file}") && lang.gate.is_none() && lang.interpreters.is_empty() {
             return err("gate", "a per-file lint command ({file}) needs a project-level gate command");
         }
         if lang.is_project_level() && (has_token(lint, "{file}") || has_token(lint, "{files}")) {
@@ -247,8 +291,12 @@ fn command_rules(lang: &Language, field: &str, argv: &Argv) -> Result<(), Regist
     Ok(())
 }
 
+/// The last argument of a probe: a command every tool answers with exit 0 when it is installed
+/// (`--help` is not one: markdownlint-cli2 exits 2 on it).
+pub(crate) const PROBE_ENDINGS: &[&str] = &["--version", "version"];
+
 /// Rules for registry documents: commands that execute repository content are marked, lints
-/// never fix.
+/// never fix, probes ask for a version, and linters a project installs itself (`npx`) are opt-in.
 pub(super) fn document(languages: &[Language]) -> Result<(), RegistryError> {
     for lang in languages.iter().filter(|l| l.status.is_active()) {
         for field in CommandField::ALL {
@@ -275,6 +323,32 @@ pub(super) fn document(languages: &[Language]) -> Result<(), RegistryError> {
                 ));
             }
         }
+        probe_and_opt_in(lang)?;
+    }
+    Ok(())
+}
+
+/// A probe asks for a version; a linter the project installs itself (`npx`) is opt-in.
+fn probe_and_opt_in(lang: &Language) -> Result<(), RegistryError> {
+    if let Some(probe) = &lang.probe
+        && !probe.last().is_some_and(|a| PROBE_ENDINGS.contains(&a.as_str()))
+    {
+        return Err(RegistryError::new(
+            &lang.id,
+            "probe",
+            format!(
+                "a probe must be a version command (ending in {}) that exits 0 when the tool is installed",
+                PROBE_ENDINGS.join(" or ")
+            ),
+        ));
+    }
+    let npx_lint = lang.lint.as_ref().is_some_and(|l| l.first().is_some_and(|p| p == "npx"));
+    if npx_lint && lang.requires_config.is_none() {
+        return Err(RegistryError::new(
+            &lang.id,
+            "requiresConfig",
+            "a linter the project installs itself (npx) is opt-in: name its config files in requiresConfig",
+        ));
     }
     Ok(())
 }
@@ -432,6 +506,10 @@ mod tests {
     #[test]
     fn per_file_commands_need_a_gate() {
         rejects(&PY.replace("{files}", "{file}"), "python", "gate");
+        let by_shebang = PY
+            .replace("{files}", "{file}")
+            .replace(r#""markers""#, r#""interpreters": ["python3"], "markers""#);
+        Registry::from_json(&doc(&by_shebang)).expect("a language found by #! lines is checked file by file");
     }
 
     #[test]
@@ -559,6 +637,55 @@ mod tests {
         for id in ["python", "shell", "yaml", "dockerfile", "go"] {
             assert!(!marked(id), "{id}");
         }
+    }
+
+    #[test]
+    fn probes_ask_for_a_version() {
+        let js = r#"{"id": "js", "name": "JS", "status": "stable", "extensions": [".js"], "lint": ["npx", "--no-install", "eslint", "{files}"], "probe": ["npx", "--no-install", "eslint", "--help"], "requiresConfig": ["eslint.config.js"], "runs_repo_code": ["lint", "probe"]}"#;
+        let text = rejects(js, "js", "probe");
+        assert!(text.contains("--version"), "{text}");
+        Registry::from_json(&doc(&js.replace("--help", "--version"))).expect("a version probe");
+    }
+
+    #[test]
+    fn npx_linters_are_opt_in() {
+        let js = r#"{"id": "js", "name": "JS", "status": "stable", "extensions": [".js"], "lint": ["npx", "--no-install", "eslint", "{files}"], "probe": ["npx", "--no-install", "eslint", "--version"], "runs_repo_code": ["lint", "probe"]}"#;
+        rejects(js, "js", "requiresConfig");
+    }
+
+    #[test]
+    fn the_builtin_probes_are_version_commands_and_opt_in_linters_name_their_configs() {
+        let registry = Registry::builtin().expect("registry");
+        for lang in registry.languages() {
+            if let Some(probe) = &lang.probe {
+                let last = probe.last().map_or("", String::as_str);
+                assert!(super::PROBE_ENDINGS.contains(&last), "{}: {probe:?}", lang.id);
+            }
+        }
+        // Opt-in by convention: without the linter's own config the project is not integrated.
+        for id in ["css", "markdown", "html", "toml", "yaml"] {
+            let lang = registry.get(id).expect(id);
+            let required = lang.requires_config.as_ref().expect(id);
+            let configs = &lang.linter_config_files;
+            assert!(configs.iter().all(|c| required.contains(c)), "{id}: {required:?} vs {configs:?}");
+        }
+    }
+
+    #[test]
+    fn interpreters_and_dialects() {
+        let sh = r#"{"id": "sh", "name": "Sh", "status": "stable", "extensions": [".sh"], "interpreters": ["bash"], "dialect_option": "--shell=", "dialects": {"bash": ["bash", ".sh"]}, "lint": ["shellcheck", "--severity=warning", "{files}"]}"#;
+        Registry::from_json(&doc(sh)).expect("valid");
+        rejects(
+            &sh.replace(r#"["bash"], "dialect_option""#, r#"["/bin/bash"], "dialect_option""#),
+            "sh",
+            "interpreters",
+        );
+        rejects(&sh.replace(r#""dialect_option": "--shell=", "#, ""), "sh", "dialect_option");
+        rejects(&sh.replace(r#"["bash", ".sh"]"#, r#"["zsh"]"#), "sh", "dialects");
+        rejects(&sh.replace(r#"["bash", ".sh"]"#, r#"[".zsh"]"#), "sh", "dialects");
+        rejects(&sh.replace(r#"["bash", ".sh"]"#, "[]"), "sh", "dialects");
+        let other = r#"{"id": "other", "name": "O", "status": "beta", "extensions": [".o"], "interpreters": ["bash"], "lint": ["o", "{files}"]}"#;
+        rejects(&format!("{sh},{other}"), "other", "interpreters");
     }
 
     #[test]

@@ -33,7 +33,8 @@ const INLINE_LINES: usize = 12;
 pub struct CheckReport {
     /// Always [`SCHEMA_VERSION`].
     pub schema_version: &'static str,
-    /// Overall status: FAIL, UNVERIFIED, or PASS.
+    /// Overall status: FAIL, UNVERIFIED, PASS, or SKIPPED when no check ran at all (every
+    /// language skipped and no safety scan: nothing was checked, which is not a pass).
     pub status: Status,
     /// The project root.
     pub root: PathBuf,
@@ -49,7 +50,8 @@ pub struct CheckReport {
 
 impl CheckReport {
     /// Builds a report and derives the overall status: any FAIL or blocking safety finding →
-    /// FAIL; else any UNVERIFIED or PLANNED → UNVERIFIED; else PASS.
+    /// FAIL; else any UNVERIFIED or PLANNED → UNVERIFIED; else PASS when some check ran (a
+    /// linter, or the safety scan of `changed`/`staged`), SKIPPED when none did.
     pub fn new(
         root: PathBuf,
         scope: &'static str,
@@ -57,12 +59,18 @@ impl CheckReport {
         safety: Vec<Finding>,
         notes: Vec<String>,
     ) -> Self {
-        let safety_status = if crate::safety::blocks(&safety) { Status::Fail } else { Status::Pass };
+        // A whole-tree check runs no safety scan: its empty findings prove nothing.
+        let safety_status = match (scope, crate::safety::blocks(&safety)) {
+            (_, true) => Status::Fail,
+            ("all", false) => Status::Skipped,
+            (_, false) => Status::Pass,
+        };
         let status = overall(languages.iter().map(|l| l.status).chain([safety_status]));
         Self { schema_version: SCHEMA_VERSION, status, root, scope, languages, safety, notes }
     }
 
-    /// The process exit code of `check` for this report.
+    /// The process exit code of `check` for this report (SKIPPED — nothing to check — is 0: it
+    /// blocks nothing, but is never reported as PASS).
     pub fn exit_code(&self) -> u8 {
         match self.status {
             Status::Fail => crate::exit::FAIL,
@@ -72,13 +80,22 @@ impl CheckReport {
     }
 }
 
-/// The overall status of several results.
+/// The overall status of several results: the worst of those that ran (PLANNED counts as
+/// UNVERIFIED), or SKIPPED when every one was skipped (nothing was checked, so nothing passed).
 pub fn overall(statuses: impl IntoIterator<Item = Status>) -> Status {
-    statuses.into_iter().fold(Status::Pass, |acc, s| match s {
+    let mut ran = false;
+    let worst = statuses.into_iter().fold(Status::Pass, |acc, s| match s {
         Status::Skipped => acc,
-        Status::Planned => acc.worst(Status::Unverified),
-        other => acc.worst(other),
-    })
+        Status::Planned => {
+            ran = true;
+            acc.worst(Status::Unverified)
+        }
+        Status::Pass | Status::Unverified | Status::Fail => {
+            ran = true;
+            acc.worst(s)
+        }
+    });
+    if ran { worst } else { Status::Skipped }
 }
 
 static RULE_CODE: LazyLock<regex::Regex> = LazyLock::new(|| {
@@ -205,7 +222,8 @@ fn summary_line(report: &CheckReport) -> String {
         Status::Unverified | Status::Planned => {
             "INCOMPLETE — some checks reached no conclusion (not a pass)".to_owned()
         }
-        Status::Pass | Status::Skipped => "PASS".to_owned(),
+        Status::Pass => "PASS".to_owned(),
+        Status::Skipped => "NOTHING CHECKED — no linter applied (not a pass)".to_owned(),
     };
     format!(
         "codeguard: {head}; {} passed, {} failed, {} unverified, {} skipped",
@@ -229,9 +247,10 @@ mod tests {
     #[test]
     fn overall_status_never_reports_incomplete_as_pass() {
         assert_eq!(overall([Status::Pass, Status::Skipped]), Status::Pass);
+        assert_eq!(overall([Status::Skipped, Status::Skipped]), Status::Skipped, "nothing ran: not a pass");
         assert_eq!(overall([Status::Pass, Status::Unverified]), Status::Unverified);
         assert_eq!(overall([Status::Planned]), Status::Unverified);
         assert_eq!(overall([Status::Unverified, Status::Fail]), Status::Fail);
-        assert_eq!(overall([]), Status::Pass);
+        assert_eq!(overall([]), Status::Skipped);
     }
 }

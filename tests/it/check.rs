@@ -134,7 +134,7 @@ fn languages_lists_the_registry() {
     let out = codeguard(home.path()).args(["languages", "--format", "json"]).output().expect("run");
     assert_eq!(out.status.code(), Some(0));
     let json = json_stdout(&out);
-    assert_eq!(json["languages"].as_array().expect("list").len(), 57);
+    assert_eq!(json["languages"].as_array().expect("list").len(), 59);
 }
 
 #[test]

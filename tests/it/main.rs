@@ -8,6 +8,7 @@ mod check;
 mod content;
 mod corpus;
 mod detect;
+mod dialects;
 mod explain;
 mod fix;
 mod gate;

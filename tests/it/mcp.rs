@@ -135,7 +135,7 @@ fn other_tools_and_errors() {
 
     let (languages, _) = session.request(3, "tools/call", json!({"name": "languages", "arguments": {}}));
     let ids = languages["result"]["structuredContent"]["languages"].as_array().expect("languages").len();
-    assert_eq!(ids, 57);
+    assert_eq!(ids, 59);
 
     repo.write("a.py", "import os\nimport sys\n\nprint(sys.argv)\n");
     let (fix, _) = session.request(
