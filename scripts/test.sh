@@ -20,7 +20,8 @@ export CODEGUARD_REQUIRE_REAL_LINTERS=1
 # with them. Install them when that is cheap (root with apt); never fail the run over it.
 if ! command -v zsh >/dev/null || ! command -v fish >/dev/null; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q zsh fish >/dev/null 2>&1 ||
+    { DEBIAN_FRONTEND=noninteractive apt-get install -y -q zsh fish >/dev/null 2>&1 ||
+      { apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q zsh fish >/dev/null 2>&1; }; } ||
       echo "note: zsh/fish not installed; their real checks are skipped" >&2
   fi
 fi
