@@ -486,7 +486,13 @@ const RULES: &[Rule] = &[
     Rule {
         id: "generic-secret",
         what: "a hard-coded secret",
-        pattern: r#"(?i)\b(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?token)\b["']?\s*[:=]{1,2}\s*["']([^"'\s]{12,})["']"#,
+        pattern: r#"(?i)(?:\b|_|\.|-)(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?token)\b["']?\s*[:=]{1,2}\s*["']([^"'\s]{12,})["']"#,
+        needs_entropy: true,
+    },
+    Rule {
+        id: "generic-secret-unquoted",
+        what: "a hard-coded secret",
+        pattern: r#"(?im)(?:^|\s|_|\.|-)(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?token)\s*[:=]\s*([A-Za-z0-9+/_\-]{16,})\s*$"#,
         needs_entropy: true,
     },
 ];
@@ -549,6 +555,13 @@ fn is_placeholder(value: &str) -> bool {
     markers.iter().any(|m| lower.contains(m)) || value.chars().all(|c| c == value.chars().next().unwrap_or(c))
 }
 
+/// Whether `value` has a digit, an upper-case and a lower-case letter.
+fn mixes_classes(value: &str) -> bool {
+    value.bytes().any(|b| b.is_ascii_digit())
+        && value.bytes().any(|b| b.is_ascii_uppercase())
+        && value.bytes().any(|b| b.is_ascii_lowercase())
+}
+
 /// Shannon entropy in bits per character.
 fn entropy(value: &str) -> f64 {
     let mut counts = std::collections::HashMap::new();
@@ -562,11 +575,15 @@ fn entropy(value: &str) -> f64 {
 
 /// The secret findings in raw content, decoded as described in the module header.
 fn scan_bytes(path: &str, bytes: &[u8]) -> Vec<Finding> {
-    if let Some(text) = decode_utf16_bom(bytes) {
-        return scan_text(path, &text);
-    }
+    let mut decoded = decode_utf16_bom(bytes).map(|text| scan_text(path, &text)).unwrap_or_default();
     if !bytes.contains(&0) {
-        return scan_text(path, &String::from_utf8_lossy(bytes));
+        // A byte-order mark in front of plain text proves nothing: the raw view is read too.
+        for f in scan_text(path, &String::from_utf8_lossy(bytes)) {
+            if !decoded.contains(&f) {
+                decoded.push(f);
+            }
+        }
+        return decoded;
     }
     let mut found = scan_text(path, &printable_runs(bytes));
     found.extend(scan_text(path, &utf16le_runs(bytes)));
@@ -575,6 +592,11 @@ fn scan_bytes(path: &str, bytes: &[u8]) -> Vec<Finding> {
         f.message = format!("{} — in binary content", f.message);
     }
     found.dedup_by(|a, b| a.rule == b.rule && a.fingerprint == b.fingerprint);
+    for f in decoded {
+        if !found.iter().any(|g| g.rule == f.rule && g.fingerprint == f.fingerprint) {
+            found.push(f);
+        }
+    }
     found
 }
 
@@ -628,7 +650,8 @@ fn utf16le_runs(bytes: &[u8]) -> String {
     out
 }
 
-/// Finds secrets in text (one finding per rule per line).
+/// Finds secrets in text: every match of every rule on every line (a placeholder or an allowed
+/// value first on a line hides nothing after it), one finding per distinct value per line.
 fn scan_text(path: &str, text: &str) -> Vec<Finding> {
     let compiled = &*COMPILED;
     let hits: Vec<usize> = compiled.set.matches(text.as_bytes()).into_iter().collect();
@@ -639,26 +662,39 @@ fn scan_text(path: &str, text: &str) -> Vec<Finding> {
     for (number, line) in text.lines().enumerate() {
         for &i in &hits {
             let rule = &RULES[i];
-            let Some(caps) = compiled.rule(i).captures(line.as_bytes()) else { continue };
-            let bytes = caps
-                .get(1)
-                .filter(|m| !m.is_empty())
-                .or_else(|| caps.get(0))
-                .map_or(&[][..], |m| m.as_bytes());
-            let value = String::from_utf8_lossy(bytes);
-            let value = value.as_ref();
-            if rule.needs_entropy && (is_placeholder(value) || entropy(value) < 3.0) {
-                continue;
+            for caps in compiled.rule(i).captures_iter(line.as_bytes()) {
+                let bytes = caps
+                    .get(1)
+                    .filter(|m| !m.is_empty())
+                    .or_else(|| caps.get(0))
+                    .map_or(&[][..], |m| m.as_bytes());
+                let value = String::from_utf8_lossy(bytes);
+                let value = value.as_ref();
+                if rule.needs_entropy && (is_placeholder(value) || entropy(value) < 3.0) {
+                    continue;
+                }
+                if rule.id == "generic-secret-unquoted" && !mixes_classes(value) {
+                    // An unquoted value may be a name (`token = next_token_value`): only a value
+                    // with digits, upper- and lower-case letters reads as a secret.
+                    continue;
+                }
+                let finding = Finding {
+                    path: path.to_owned(),
+                    line: Some(number + 1),
+                    rule: rule.id,
+                    kind: Kind::Secret,
+                    message: format!(
+                        "{} ({} characters, redacted); rotate it and load it from the environment or a secret store",
+                        rule.what,
+                        value.chars().count()
+                    ),
+                    fingerprint: fingerprint(value),
+                    allowed: false,
+                };
+                if !out.contains(&finding) {
+                    out.push(finding);
+                }
             }
-            out.push(Finding {
-                path: path.to_owned(),
-                line: Some(number + 1),
-                rule: rule.id,
-                kind: Kind::Secret,
-                message: format!("{} ({} characters, redacted); rotate it and load it from the environment or a secret store", rule.what, value.chars().count()),
-                fingerprint: fingerprint(value),
-                allowed: false,
-            });
         }
     }
     out
@@ -768,8 +804,13 @@ mod tests {
             ),
             (
                 "generic-secret",
-                s(&["password = \"", &alnum(20, 21), "\""]),
+                s(&["DB_PASSWORD = \"", &alnum(20, 21), "\""]),
                 "password = \"changeme-changeme\"".into(),
+            ),
+            (
+                "generic-secret-unquoted",
+                s(&["password: ", "NqVwYS81VP7Hb1DX8pPd5khx"]),
+                "token = compute_the_next_token_value".into(),
             ),
         ]
     }
@@ -785,6 +826,18 @@ mod tests {
             assert!(rules_in(positive).contains(rule), "{rule} should match {positive}");
             assert!(!rules_in(negative).contains(rule), "{rule} should not match {negative}");
         }
+    }
+
+    #[test]
+    fn every_match_on_a_line_counts() {
+        let key = s(&["AKIA", "Z7Q3K9X2M4P8V6B1"]);
+        let other = s(&["AKIA", "Q2W3E4R5T6Y7U8I9"]);
+        let found = scan_text("k.py", &format!("keys = ['{key}', '{other}']\n"));
+        assert_eq!(found.len(), 2, "{found:?}");
+        let text = format!("x = {{\"password\": \"changeme-changeme\", \"token\": \"{}\"}}\n", alnum(24, 3));
+        assert_eq!(scan_text("x.py", &text).len(), 1, "a placeholder first hides nothing");
+        let bom = [&[0xFF, 0xFE][..], format!("k={key}\n").as_bytes()].concat();
+        assert_eq!(scan_bytes("a.txt", &bom).len(), 1, "a BOM before plain text hides nothing");
     }
 
     #[test]

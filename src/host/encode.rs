@@ -12,7 +12,11 @@ use super::{Answer, Encoded, Event, HookEvent, Host, neutral::CONTRACT_VERSION};
 use crate::exit;
 
 /// Encodes `answer` for the host and event of `event`; `runtime_ms` feeds the neutral contract.
+/// Every text is redacted first: reports quote the agent's command and linter output, either of
+/// which can hold a secret, and nothing codeguard prints may echo one.
 pub fn encode(event: &HookEvent, answer: &Answer, runtime_ms: u64) -> Encoded {
+    let redacted = redacted(answer);
+    let answer = &redacted;
     match event.host {
         Host::Neutral => neutral(event, answer, runtime_ms),
         Host::Claude | Host::Zcode => claude(event.event, answer),
@@ -22,6 +26,17 @@ pub fn encode(event: &HookEvent, answer: &Answer, runtime_ms: u64) -> Encoded {
         Host::Copilot => copilot(event.event, answer),
         Host::Cursor => cursor(event.event, answer),
         Host::OpenHands => openhands(event.event, answer),
+    }
+}
+
+fn redacted(answer: &Answer) -> Answer {
+    let clean = |t: &str| crate::safety::redact(t).into_owned();
+    match answer {
+        Answer::Allow => Answer::Allow,
+        Answer::Context { text, user } => {
+            Answer::Context { text: clean(text), user: user.as_deref().map(clean) }
+        }
+        Answer::Block(report) => Answer::Block(clean(report)),
     }
 }
 

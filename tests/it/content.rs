@@ -404,3 +404,19 @@ fn an_untracked_file_whose_name_is_not_utf8_is_scanned_when_the_command_stages_i
     assert!(shown.contains("aws-access-key-id"), "{shown}");
     assert_no_secret(&shown, "the gate");
 }
+
+#[test]
+fn a_secret_in_the_command_itself_is_never_echoed() {
+    let repo = TestRepo::new();
+    repo.write("README.txt", "hello\n").commit_all("init");
+    let home = tempfile::tempdir().expect("home");
+    let key = aws_key();
+    for command in [
+        format!("git commit -m 'add {key}' --pathspec-from-file=list"),
+        format!("git -C /nonexistent-{key} commit -m x"),
+        format!("cd /nonexistent && git commit -m '{key}'"),
+    ] {
+        let out = pre_tool_use(home.path(), &repo.root(), "t-1", &command, &[]);
+        assert_no_secret(&text(&out), &command.replace(&key, "<key>"));
+    }
+}
