@@ -492,7 +492,7 @@ const RULES: &[Rule] = &[
     Rule {
         id: "generic-secret-unquoted",
         what: "a hard-coded secret",
-        pattern: r#"(?im)(?:^|\s|_|\.|-)(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?token)\s*[:=]\s*([A-Za-z0-9+/_\-]{16,})\s*$"#,
+        pattern: r"(?im)(?:^|\s|_|\.|-)(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?token)\s*[:=]\s*([A-Za-z0-9+/_\-]{16,})\s*$",
         needs_entropy: true,
     },
 ];
