@@ -26,7 +26,7 @@ use gix::ObjectId;
 
 pub use ops::{for_repo, staging_actions};
 pub(crate) use push::upstream;
-pub use push::{Introduced, PushAgainst, PushBase, PushRange, pushed};
+pub use push::{Introduced, PushAgainst, PushBase, PushRange, PushRefs, pushed, pushed_history};
 pub use read::{Observed, head_file, observe, observe_index};
 pub(crate) use read::{fingerprint, load_index, open as open_repo};
 

@@ -273,6 +273,8 @@ fn push(args: &[Word]) -> Option<GitOp> {
         dry_run: p.has(&["-n", "--dry-run"]),
         no_verify: p.last(&["--no-verify"], &["--verify"]),
         delete: p.has(&["-d", "--delete"]),
+        all_refs: p.has(&["--all", "--branches", "--mirror"]),
+        tags: p.has(&["--tags", "--follow-tags", "--mirror"]),
         remote,
         refspecs: operands.collect(),
     })

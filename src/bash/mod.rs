@@ -110,6 +110,10 @@ pub enum GitOp {
         no_verify: bool,
         /// `-d` / `--delete`.
         delete: bool,
+        /// `--all` / `--branches` / `--mirror`: every local branch (`--mirror`: every ref).
+        all_refs: bool,
+        /// `--tags` / `--follow-tags` / `--mirror`: tags too.
+        tags: bool,
     },
     /// `git rm`.
     Rm {

@@ -139,10 +139,13 @@ fn check_repo(
         return RepoOutcome::blocked(uncheckable(reason, Some(&repo.root)), Vec::new());
     }
     let mut notes: Vec<String> = repo.unverified.clone();
-    let surface = match surface::for_repo(repo) {
+    let mut surface = match surface::for_repo(repo) {
         Ok(surface) => surface,
         Err(e) => return RepoOutcome::note(&repo.root, &format!("cannot read the repository: {e}")),
     };
+    if let Err(reason) = add_pushed_history(repo, &mut surface) {
+        return RepoOutcome::blocked(uncheckable(&reason, Some(&repo.root)), notes);
+    }
     if repo.fallback && surface.paths.is_empty() && surface.deleted.is_empty() {
         audit(env, BypassKind::Fallback, &repo.root, session);
     }
@@ -202,6 +205,32 @@ fn finish(
         linters_bypassed: repo.bypass.is_some(),
     };
     RepoOutcome::blocked(report::render_gate(&report), notes)
+}
+
+/// Adds to the surface's history every blob the pushes of this repository send beyond the
+/// current branch's range (other refs, refspecs, `--all`, `--tags`, another remote), so the
+/// safety scan reads them. A refspec source that cannot be resolved is a reason to block.
+fn add_pushed_history(repo: &RepoIntent, surface: &mut surface::Surface) -> Result<(), String> {
+    let Some(range) = surface.push.as_mut() else { return Ok(()) };
+    for bound in &repo.ops {
+        let GitOp::Push { dry_run: false, delete: false, remote, refspecs, all_refs, tags, .. } = &bound.op
+        else {
+            continue;
+        };
+        let refs =
+            surface::PushRefs { remote: remote.as_deref(), refspecs, all_refs: *all_refs, tags: *tags };
+        let (introduced, unresolved) = surface::pushed_history(&repo.root, refs)
+            .map_err(|e| format!("`{}`: what it pushes cannot be read ({e})", bound.text))?;
+        if !unresolved.is_empty() {
+            return Err(format!(
+                "`{}` pushes {}, which codeguard cannot resolve to a commit; push a branch, a tag or a full commit id",
+                bound.text,
+                unresolved.join(", ")
+            ));
+        }
+        range.introduced.extend(introduced);
+    }
+    Ok(())
 }
 
 /// The report for a command that cannot be checked, with how to make it checkable.

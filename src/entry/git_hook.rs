@@ -57,7 +57,9 @@ pub fn run(args: &GitHookArgs, env: &Env) -> anyhow::Result<u8> {
     let settings = Settings::read(&root, env)?;
     let targets = match args.hook {
         GitHook::PreCommit => vec![pre_commit_target(&root, env)?],
-        GitHook::PrePush => pre_push_targets(&root, &read_stdin()?)?,
+        GitHook::PrePush => {
+            pre_push_targets(&root, &read_stdin()?, args.git_args.first().map(String::as_str))?
+        }
     };
     if settings.skip_gate {
         audit(env, &root, BypassKind::Persisted);
@@ -177,7 +179,7 @@ fn parse_updates(input: &str) -> anyhow::Result<Vec<RefUpdate>> {
     Ok(updates)
 }
 
-fn pre_push_targets(root: &Path, input: &str) -> anyhow::Result<Vec<Target>> {
+fn pre_push_targets(root: &Path, input: &str, remote: Option<&str>) -> anyhow::Result<Vec<Target>> {
     let mut seen = Vec::new();
     let mut targets = Vec::new();
     for update in parse_updates(input)? {
@@ -187,7 +189,7 @@ fn pre_push_targets(root: &Path, input: &str) -> anyhow::Result<Vec<Target>> {
             continue;
         }
         seen.push((local, against));
-        let surface = surface::pushed(root, local, against)
+        let surface = surface::pushed(root, local, against, remote)
             .with_context(|| format!("reading what {} pushes", update.local_ref))?;
         targets
             .push(Target { label: Some(format!("{} -> {}", update.local_ref, update.remote_ref)), surface });

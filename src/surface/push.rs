@@ -97,7 +97,7 @@ pub(crate) fn range(repo: &gix::Repository, view: &RepoView) -> Result<PushRange
     };
     let Some((reference, upstream)) = upstream(repo)? else {
         let changed = view.head.keys().cloned().collect();
-        let (hidden, _) = already_on_remote(repo, PushAgainst::NewRef)?;
+        let (hidden, _) = already_on_remote(repo, PushAgainst::NewRef, None)?;
         let walked = unpushed(repo, head, &hidden)?;
         let introduced = introduced(repo, &walked.commits)?;
         return Ok(PushRange {
@@ -124,7 +124,15 @@ pub(crate) fn range(repo: &gix::Repository, view: &RepoView) -> Result<PushRange
 
 /// The surface of pushing commit `tip` (what git's pre-push hook is told): the content is the
 /// tree of `tip`, the changed files are those the commits not yet on the remote touch.
-pub fn pushed(repo_root: &Path, tip: gix::ObjectId, against: PushAgainst) -> Result<Surface, SurfaceError> {
+///
+/// `remote` is the remote git pushes to (its name, or a URL): a new ref carries the commits that
+/// remote's own tracking refs do not reach — never another remote's.
+pub fn pushed(
+    repo_root: &Path,
+    tip: gix::ObjectId,
+    against: PushAgainst,
+    remote: Option<&str>,
+) -> Result<Surface, SurfaceError> {
     let repo = read::open(repo_root)?;
     let workdir = repo.workdir().map(Path::to_owned).ok_or_else(|| SurfaceError::Bare(repo_root.into()))?;
     let commit = repo.find_object(tip).and_then(gix::Object::peel_to_commit).map_err(|e| {
@@ -133,7 +141,7 @@ pub fn pushed(repo_root: &Path, tip: gix::ObjectId, against: PushAgainst) -> Res
     let tree = commit.tree_id().map_err(SurfaceError::git("reading a commit's tree"))?.detach();
     let mut unverified = Vec::new();
     let listing = read::tree_listing(&repo, tree, &mut unverified)?;
-    let (hidden, base) = already_on_remote(&repo, against)?;
+    let (hidden, base) = already_on_remote(&repo, against, remote)?;
     let walked = unpushed(&repo, commit.id, &hidden)?;
     let (changed, deleted) = files_between(&repo, &walked.boundary, tree, &listing)?;
     let introduced = introduced(&repo, &walked.commits)?;
@@ -156,30 +164,163 @@ pub fn pushed(repo_root: &Path, tip: gix::ObjectId, against: PushAgainst) -> Res
     })
 }
 
-/// The commits the remote already has: the remote's commit when it exists here, else the tips
-/// of every remote-tracking ref.
-fn already_on_remote(
-    repo: &gix::Repository,
-    against: PushAgainst,
-) -> Result<(Vec<gix::ObjectId>, PushBase), SurfaceError> {
-    if let PushAgainst::Remote(id) = against
-        && repo.find_commit(id).is_ok()
-    {
-        return Ok((vec![id], PushBase::Remote { id: id.to_string() }));
+/// What one `git push` names beyond the current branch.
+#[derive(Debug, Clone, Copy)]
+pub struct PushRefs<'a> {
+    /// The remote operand (a configured name, or a URL/path), if given.
+    pub remote: Option<&'a str>,
+    /// The refspecs as written.
+    pub refspecs: &'a [String],
+    /// `--all`/`--branches`/`--mirror`.
+    pub all_refs: bool,
+    /// `--tags`/`--follow-tags`/`--mirror`.
+    pub tags: bool,
+}
+
+/// Every blob the commits of one `git push` introduce, for the safety scan: for each local ref
+/// the push sends (its refspecs' sources, globs matched against local refs, `--all`, `--tags`;
+/// the current branch when it names none), the commits the target remote's own tracking refs do
+/// not reach. Also returns the refspecs that could not be resolved (git would refuse them).
+pub fn pushed_history(
+    repo_root: &Path,
+    refs: PushRefs<'_>,
+) -> Result<(Vec<Introduced>, Vec<String>), SurfaceError> {
+    let repo = read::open(repo_root)?;
+    let mut tips = Vec::new();
+    let mut unresolved = Vec::new();
+    let local = local_refs(&repo)?;
+    for spec in refs.refspecs {
+        let src = spec.trim_start_matches('+').split(':').next().unwrap_or("");
+        if src.is_empty() {
+            continue;
+        }
+        if src.contains('*') {
+            tips.extend(local.iter().filter(|(name, _)| ref_glob(src, name)).map(|(_, id)| *id));
+        } else {
+            match resolve_source(&repo, src, &local) {
+                Some(commit) => tips.push(commit),
+                None => unresolved.push(spec.clone()),
+            }
+        }
     }
+    if refs.all_refs {
+        tips.extend(local.iter().filter(|(n, _)| n.starts_with("refs/heads/")).map(|(_, id)| *id));
+    }
+    if refs.tags {
+        tips.extend(local.iter().filter(|(n, _)| n.starts_with("refs/tags/")).map(|(_, id)| *id));
+    }
+    if refs.refspecs.is_empty()
+        && !refs.all_refs
+        && !refs.tags
+        && let Some(head) = read::observe(repo_root)?.head
+    {
+        tips.push(head);
+    }
+    tips.sort();
+    tips.dedup();
+    let hidden = remote_tips(&repo, refs.remote)?;
+    let mut all = Vec::new();
+    for tip in tips {
+        let walked = unpushed(&repo, tip, &hidden)?;
+        all.extend(introduced(&repo, &walked.commits)?);
+    }
+    Ok((all, unresolved))
+}
+
+/// The commit a refspec source names, or one whose history contains it: `name~N`, `name^` and
+/// `@{…}` forms resolve to the named ref (or `HEAD`) itself, a superset of what git sends.
+fn resolve_source(
+    repo: &gix::Repository,
+    src: &str,
+    local: &[(String, gix::ObjectId)],
+) -> Option<gix::ObjectId> {
+    let base = src.split(['~', '^']).next().unwrap_or(src);
+    let base = base.split("@{").next().unwrap_or(base);
+    if base.is_empty() || base == "@" || base == "HEAD" {
+        return repo.head_id().ok().map(gix::Id::detach);
+    }
+    let candidates =
+        [base.to_owned(), format!("refs/{base}"), format!("refs/heads/{base}"), format!("refs/tags/{base}")];
+    if let Some((_, id)) = candidates.iter().find_map(|c| local.iter().find(|(n, _)| n == c)) {
+        return Some(*id);
+    }
+    if let Some(id) = candidates.iter().find_map(|c| repo.try_find_reference(c.as_str()).ok().flatten()) {
+        let mut id = id;
+        return id.peel_to_id().ok()?.object().ok()?.peel_to_commit().ok().map(|c| c.id);
+    }
+    let id = gix::ObjectId::from_hex(base.as_bytes()).ok()?;
+    repo.find_object(id).ok()?.peel_to_commit().ok().map(|c| c.id)
+}
+
+/// Local refs (branches, tags, and the rest) peeled to commits, by full name.
+fn local_refs(repo: &gix::Repository) -> Result<Vec<(String, gix::ObjectId)>, SurfaceError> {
+    let platform = repo.references().map_err(SurfaceError::git("listing refs"))?;
+    let mut out = Vec::new();
+    for reference in platform.all().map_err(SurfaceError::git("listing refs"))? {
+        let Ok(mut reference) = reference else { continue };
+        let name = reference.name().as_bstr().to_string();
+        if name.starts_with("refs/remotes/") || !name.starts_with("refs/") {
+            continue;
+        }
+        let Ok(id) = reference.peel_to_id() else { continue };
+        let Ok(commit) = id.object().and_then(gix::Object::peel_to_commit) else { continue };
+        out.push((name, commit.id));
+    }
+    Ok(out)
+}
+
+/// Whether a refspec source with one `*` matches a full ref name, as git expands it
+/// (`feature/*` means `refs/heads/feature/*`).
+fn ref_glob(pattern: &str, name: &str) -> bool {
+    let full =
+        if pattern.starts_with("refs/") { pattern.to_owned() } else { format!("refs/heads/{pattern}") };
+    let Some((before, after)) = full.split_once('*') else { return full == name };
+    name.len() >= before.len() + after.len() && name.starts_with(before) && name.ends_with(after)
+}
+
+/// The tips the target remote is known to have: its own remote-tracking refs (the branch's
+/// configured remote, or `origin`, when none is named). A URL or path has none here, so every
+/// commit of the pushed refs counts.
+fn remote_tips(repo: &gix::Repository, remote: Option<&str>) -> Result<Vec<gix::ObjectId>, SurfaceError> {
+    let name = match remote {
+        Some(r) => r.to_owned(),
+        None => repo
+            .head_name()
+            .ok()
+            .flatten()
+            .and_then(|h| repo.branch_remote_name(h.shorten(), gix::remote::Direction::Push))
+            .map_or_else(|| "origin".to_owned(), |n| n.as_bstr().to_string()),
+    };
+    if name.contains(['/', ':']) {
+        return Ok(Vec::new());
+    }
+    let prefix = format!("refs/remotes/{name}/");
     let platform = repo.references().map_err(SurfaceError::git("listing refs"))?;
     let mut tips = Vec::new();
-    for reference in platform.remote_branches().map_err(SurfaceError::git("listing remote refs"))? {
-        let mut reference = reference.map_err(|e| SurfaceError::Git {
-            context: "reading a remote-tracking ref",
-            message: e.to_string(),
-        })?;
+    for reference in platform.prefixed(prefix.as_str()).map_err(SurfaceError::git("listing remote refs"))? {
+        let Ok(mut reference) = reference else { continue };
         if let Ok(id) = reference.peel_to_id() {
             tips.push(id.detach());
         }
     }
     tips.sort();
     tips.dedup();
+    Ok(tips)
+}
+
+/// The commits the remote already has: the remote's commit when it exists here, else the tips
+/// of that remote's tracking refs (see [`remote_tips`]).
+fn already_on_remote(
+    repo: &gix::Repository,
+    against: PushAgainst,
+    remote: Option<&str>,
+) -> Result<(Vec<gix::ObjectId>, PushBase), SurfaceError> {
+    if let PushAgainst::Remote(id) = against
+        && repo.find_commit(id).is_ok()
+    {
+        return Ok((vec![id], PushBase::Remote { id: id.to_string() }));
+    }
+    let tips = remote_tips(repo, remote)?;
     let refs = tips.len();
     Ok((tips, PushBase::RemoteTracking { refs }))
 }

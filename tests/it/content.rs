@@ -420,3 +420,70 @@ fn a_secret_in_the_command_itself_is_never_echoed() {
         assert_no_secret(&text(&out), &command.replace(&key, "<key>"));
     }
 }
+
+/// `key_in_history`, with the two commits moved to a branch `side` (pushed nowhere) and
+/// `main` back at the pushed commit.
+fn key_on_a_side_branch() -> (TestRepo, tempfile::TempDir) {
+    let (repo, remote) = key_in_history();
+    repo.git(&["branch", "side"]);
+    repo.git(&["reset", "-q", "--hard", "origin/main"]);
+    repo.git(&["tag", "v1", "side"]);
+    (repo, remote)
+}
+
+#[test]
+fn every_ref_a_push_names_is_scanned_not_only_the_current_branch() {
+    let (repo, _remote) = key_on_a_side_branch();
+    let home = tempfile::tempdir().expect("home");
+    for command in [
+        "git push origin side",
+        "git push origin side:main",
+        "git push origin +side:refs/heads/other",
+        "git push origin 'refs/heads/*:refs/heads/*'",
+        "git push --all origin",
+        "git push --mirror origin",
+        "git push --tags origin",
+        "git push origin v1",
+        "git push origin side~0:main",
+    ] {
+        let out =
+            assert_untouched(&repo.root(), || pre_tool_use(home.path(), &repo.root(), "t-1", command, &[]));
+        let shown = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{command} must be blocked:\n{shown}");
+        assert!(shown.contains("aws-access-key-id"), "{command}:\n{shown}");
+    }
+    let out = pre_tool_use(home.path(), &repo.root(), "t-2", "git push origin main", &[]);
+    assert_eq!(out.status.code(), Some(0), "main carries nothing new: {}", text(&out));
+}
+
+#[test]
+fn history_already_on_one_remote_is_scanned_when_pushed_to_another() {
+    let (repo, origin) = key_in_history();
+    repo.git(&["push", "-q", "--no-verify", "origin", "main"]);
+    let public = tempfile::tempdir().expect("public");
+    git_in(public.path(), &["init", "-q", "--bare", "-b", "main"]);
+    repo.git(&["remote", "add", "public", public.path().to_str().expect("utf-8")]);
+    let home = tempfile::tempdir().expect("home");
+    let out = pre_tool_use(home.path(), &repo.root(), "t-1", "git push public main", &[]);
+    assert_eq!(out.status.code(), Some(2), "the gate: {}", text(&out));
+    let install = codeguard(home.path())
+        .current_dir(repo.root())
+        .args(["install", "--git-hooks"])
+        .output()
+        .expect("install");
+    assert_eq!(install.status.code(), Some(0));
+    let push = Command::new("git")
+        .args(["push", "public", "main"])
+        .current_dir(repo.root())
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home.path())
+        .env("CODEGUARD_HOME", home.path().join(".codeguard"))
+        .envs(git_env())
+        .stdin(Stdio::null())
+        .output()
+        .expect("git push");
+    assert_ne!(push.status.code(), Some(0), "the pre-push hook: {}", text(&push));
+    assert!(text(&push).contains("aws-access-key-id"), "{}", text(&push));
+    drop(origin);
+}
