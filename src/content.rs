@@ -42,6 +42,9 @@ pub(crate) struct Policy {
     pub log_prefix: String,
     /// Only these languages (empty: all).
     pub only: Vec<String>,
+    /// The content comes from an agent: a change to the allow list blocks (only a person may
+    /// allow a finding, so an agent cannot commit an allowance and then the secret).
+    pub agent: bool,
 }
 
 /// Whether the linters run (the safety scan always does).
@@ -101,6 +104,12 @@ pub(crate) fn judge(surface: &Surface, policy: &Policy, env: &Env) -> ContentVer
     let allow = safety::committed_allow_list(&surface.root);
     let mut verdict = ContentVerdict { incomplete: surface.unverified.clone(), ..ContentVerdict::default() };
     verdict.findings = scan_surface(surface, &allow, &mut verdict.incomplete);
+    if policy.agent {
+        let touched = surface.paths.iter().chain(&surface.deleted).any(|p| p == safety::ALLOW_FILE);
+        if touched {
+            verdict.findings.push(safety::allow_list_change());
+        }
+    }
     if surface.paths.is_empty() {
         return verdict;
     }

@@ -197,6 +197,19 @@ impl<'a> Scanner<'a> {
     }
 }
 
+/// The finding for an agent's change to [`ALLOW_FILE`]: it blocks whatever the allow list says,
+/// since an allowance only counts when a person made it.
+pub fn allow_list_change() -> Finding {
+    path_finding(
+        ALLOW_FILE,
+        "allow-list-change",
+        Kind::SensitiveFile,
+        format!(
+            "only a person may change {ALLOW_FILE}: commit this change yourself, outside the agent (your own `git commit` is checked by codeguard's git hook, not refused)"
+        ),
+    )
+}
+
 /// Scans paths only (for callers that have no content to give).
 pub fn scan_paths(paths: &[String], allow: &AllowList) -> Vec<Finding> {
     let mut scanner = Scanner::new(allow);

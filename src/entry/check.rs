@@ -58,6 +58,7 @@ fn staged(args: &CheckArgs, root: PathBuf, env: &Env) -> anyhow::Result<(CheckRe
         deadline: Duration::from_secs(args.timeout),
         log_prefix: format!("check-{}", report::path_key(&root)),
         only: args.lang.clone(),
+        agent: false,
     };
     let verdict = content::judge(&surface, &policy, env);
     let languages = verdict.languages;

@@ -162,6 +162,7 @@ fn check_repo(
         deadline: left,
         log_prefix: format!("gate-{}", report::path_key(&repo.root)),
         only: Vec::new(),
+        agent: true,
     };
     let verdict = content::judge(&surface, &policy, env);
     if started.elapsed() >= budget && verdict.languages.iter().any(|l| l.reason == "timed out") {

@@ -224,6 +224,7 @@ fn check<'a>(target: &'a Target, hook: GitHook, settings: Settings, env: &Env) -
         deadline: LINT_DEADLINE,
         log_prefix: format!("git-{}-{}", hook.file_name(), report::path_key(&surface.root)),
         only: Vec::new(),
+        agent: false,
     };
     Checked { target, verdict: content::judge(surface, &policy, env) }
 }

@@ -487,3 +487,23 @@ fn history_already_on_one_remote_is_scanned_when_pushed_to_another() {
     assert!(text(&push).contains("aws-access-key-id"), "{}", text(&push));
     drop(origin);
 }
+
+#[test]
+fn an_agent_cannot_commit_an_allowance_a_person_can() {
+    let repo = TestRepo::new();
+    repo.write("README.txt", "hello\n").commit_all("init");
+    repo.write(".codeguard-allow", "secret:0123456789abcdef\n");
+    repo.git(&["add", ".codeguard-allow"]);
+    let home = tempfile::tempdir().expect("home");
+    let out = assert_untouched(&repo.root(), || {
+        pre_tool_use(home.path(), &repo.root(), "t-1", "git commit -m allow", &[])
+    });
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("allow-list-change"), "{}", text(&out));
+    let hook = codeguard(home.path())
+        .current_dir(repo.root())
+        .args(["git-hook", "pre-commit"])
+        .output()
+        .expect("hook");
+    assert_eq!(hook.status.code(), Some(0), "a person's own commit goes ahead: {}", text(&hook));
+}
