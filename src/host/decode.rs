@@ -92,11 +92,11 @@ fn classify(
     input: Option<&Map<String, Value>>,
 ) -> Result<ToolCall, DecodeError> {
     let table = tools(host);
-    let top_command = text(map, &["command"])?;
+    let top_command = shell_text(map, &["command"])?;
     if table.shell.contains(&name) || (name.is_empty() && event == Event::PreToolUse && top_command.is_some())
     {
         let command = match input {
-            Some(input) => text(input, &["command", "cmd"])?,
+            Some(input) => shell_text(input, &["command", "cmd"])?,
             None => None,
         };
         return Ok(ToolCall::Shell { command: command.or(top_command).unwrap_or_default() });
@@ -146,6 +146,47 @@ fn text(map: &Map<String, Value>, keys: &[&'static str]) -> Result<Option<String
         }
     }
     Ok(None)
+}
+
+/// A shell command: a string, or an argv array (Codex's shell tool sends
+/// `["bash", "-lc", "script"]`): the script of a `sh -c`-style argv, else the words quoted for
+/// the shell, so the analyser reads exactly what would run.
+fn shell_text(map: &Map<String, Value>, keys: &[&'static str]) -> Result<Option<String>, DecodeError> {
+    for key in keys {
+        match map.get(*key) {
+            Some(Value::Array(items)) => {
+                let words: Vec<&str> = items
+                    .iter()
+                    .map(Value::as_str)
+                    .collect::<Option<_>>()
+                    .ok_or(DecodeError::BadField(key))?;
+                let shell = words.first().is_some_and(|w| {
+                    matches!(w.rsplit('/').next(), Some("bash" | "sh" | "zsh" | "dash" | "ksh"))
+                });
+                if let [_, flag, script] = words.as_slice()
+                    && shell
+                    && flag.starts_with('-')
+                    && flag.ends_with('c')
+                {
+                    return Ok(Some((*script).to_owned()));
+                }
+                return Ok(Some(words.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ")));
+            }
+            _ => {
+                if let Some(found) = text(map, &[key])? {
+                    return Ok(Some(found));
+                }
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// One word quoted for a POSIX shell (unchanged when it needs no quotes).
+fn quote(word: &str) -> String {
+    let plain =
+        !word.is_empty() && word.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:@,+%".contains(&b));
+    if plain { word.to_owned() } else { format!("'{}'", word.replace('\'', "'\\''")) }
 }
 
 fn first_string(value: Option<&Value>) -> Option<String> {
@@ -234,6 +275,33 @@ mod tests {
         assert_eq!((e.session_id.as_deref(), e.cwd), (Some("c"), Some(PathBuf::from("/w"))));
         let e = event(Host::Claude, Event::Stop, r#"{"stop_hook_active":true}"#);
         assert!(e.stop_hook_active);
+    }
+
+    #[test]
+    fn an_argv_array_command_is_read_as_the_shell_would_run_it() {
+        let shell = |payload: &str| match decode(Host::Codex, Event::PreToolUse, payload.as_bytes())
+            .expect("ok")
+            .tool
+        {
+            ToolCall::Shell { command } => command,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            shell(r#"{"tool_name":"shell","tool_input":{"command":["bash","-lc","git commit -m x"]}}"#),
+            "git commit -m x"
+        );
+        assert_eq!(
+            shell(r#"{"tool_name":"shell","tool_input":{"command":["git","commit","-m","a b"]}}"#),
+            "git commit -m 'a b'"
+        );
+        assert!(
+            decode(
+                Host::Codex,
+                Event::PreToolUse,
+                br#"{"tool_name":"shell","tool_input":{"command":["git",5]}}"#
+            )
+            .is_err()
+        );
     }
 
     #[test]
