@@ -31,6 +31,11 @@ use crate::verdict::Status;
 /// Total bytes the scan reads for one surface before the rest is reported as unscannable.
 const SCAN_BUDGET_BYTES: u64 = 4 * 1024 * 1024 * 1024;
 
+/// Time the scan may take for one surface (well inside the gate's budget and the hosts' hook
+/// timeouts); what is left then is reported as unscannable, which blocks — never a silent pass
+/// by the host's timeout.
+const SCAN_TIME: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// What differs between entry points.
 #[derive(Debug, Clone)]
 pub(crate) struct Policy {
@@ -163,7 +168,7 @@ pub(crate) fn scan_surface(
     incomplete: &mut Vec<String>,
 ) -> Vec<Finding> {
     let mut scanner = Scanner::new(allow);
-    let mut budget = Budget(SCAN_BUDGET_BYTES);
+    let mut budget = Budget { bytes: SCAN_BUDGET_BYTES, until: std::time::Instant::now() + SCAN_TIME };
     for path in &surface.paths {
         scanner.path(path);
     }
@@ -229,17 +234,26 @@ pub(crate) fn scan_surface(
 }
 
 /// Bytes the scan may still read.
-struct Budget(u64);
+struct Budget {
+    bytes: u64,
+    until: std::time::Instant,
+}
 
 impl Budget {
     fn take(&mut self, len: u64) -> Result<(), String> {
-        if len > self.0 {
+        if len > self.bytes {
             return Err(format!(
                 "the scan already read {} MiB for this commit/push, its limit",
                 SCAN_BUDGET_BYTES >> 20
             ));
         }
-        self.0 -= len;
+        if std::time::Instant::now() >= self.until {
+            return Err(format!(
+                "the scan ran past its {} s for this commit/push; retry, or commit fewer large files at once",
+                SCAN_TIME.as_secs()
+            ));
+        }
+        self.bytes -= len;
         Ok(())
     }
 }
