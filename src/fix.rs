@@ -51,6 +51,7 @@ fn plan_language(input: &PlanInput<'_>, candidate: &Candidate<'_>) -> Action {
         probe: lang.probe.clone(),
         install_hint: lang.install_hint.clone(),
         fix: None,
+        fixes: None,
         advisory: false,
         runs_repo_code: Job::runs_repo_code(lang, crate::registry::CommandField::Format),
     })

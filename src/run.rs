@@ -174,6 +174,13 @@ fn run_job(
     {
         result.reason = format!("{} (install: {})", result.reason, job.install_hint);
     }
+    if let Some(fixes) = &job.fixes {
+        let codes = crate::report::rule_histogram(&result.output);
+        if !fixes.resolves_any(codes.iter().map(|(code, _)| code.as_str())) {
+            // Advice that cannot help is worse than none: the formatter fixes none of these.
+            result.fix = None;
+        }
+    }
     if job.advisory && result.status == Status::Fail {
         result.status = Status::Skipped;
         result.reason = "advisory findings (do not block)".into();

@@ -72,6 +72,34 @@ impl CommandField {
     }
 }
 
+/// Which of a lint's findings a language's `format` command resolves (`format_fixes`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum FormatFixes {
+    /// A keyword (`"format-only"`).
+    Scope(FixScope),
+    /// The rule codes it resolves, as prefixes (`"F401"`, `"UP"`).
+    Rules(Vec<String>),
+}
+
+/// The keyword values of `format_fixes`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FixScope {
+    /// The formatter changes layout only: it resolves nothing the lint reports.
+    FormatOnly,
+}
+
+impl FormatFixes {
+    /// Whether the formatter resolves at least one of the findings with these rule codes.
+    pub fn resolves_any<'a>(&self, mut codes: impl Iterator<Item = &'a str>) -> bool {
+        match self {
+            Self::Scope(FixScope::FormatOnly) => false,
+            Self::Rules(prefixes) => codes.any(|code| prefixes.iter().any(|p| code.starts_with(p.as_str()))),
+        }
+    }
+}
+
 /// One language entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -97,6 +125,15 @@ pub struct Language {
     /// The formatter / auto-fix command.
     #[serde(default)]
     pub format: Option<Argv>,
+    /// Which of the lint's findings the `format` command resolves: absent means any (the formatter
+    /// is the lint's own fixer); "how to fix" advice is offered only for findings it resolves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format_fixes: Option<FormatFixes>,
+    /// Root-level files or globs whose presence means the project adopted the `format` command
+    /// (its config); absent means always adopted. Without any of them, `codeguard fix` formats a
+    /// file only when its `HEAD` version is already formatted that way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format_adopted_by: Option<Vec<String>>,
     /// A project-level command for whole-tree checks (required when `lint` is per file).
     #[serde(default)]
     pub gate: Option<Argv>,

@@ -80,6 +80,7 @@ enum FieldKind {
     Flag,
     Level,
     Fields,
+    Fixes,
 }
 
 const FIELDS: &[(&str, FieldKind)] = &[
@@ -91,6 +92,8 @@ const FIELDS: &[(&str, FieldKind)] = &[
     ("markers", FieldKind::Names),
     ("lint", FieldKind::Command),
     ("format", FieldKind::Command),
+    ("format_fixes", FieldKind::Fixes),
+    ("format_adopted_by", FieldKind::Names),
     ("gate", FieldKind::Command),
     ("probe", FieldKind::Command),
     ("requiresConfig", FieldKind::Names),
@@ -155,6 +158,11 @@ fn check_kind(kind: FieldKind, value: &serde_json::Value) -> Result<(), String> 
             Ok(())
         }
         (FieldKind::Fields, _) => Err("must be a list of command fields (lint, format, gate, probe)".into()),
+        (FieldKind::Fixes, Value::String(s)) if s == "format-only" => Ok(()),
+        (FieldKind::Fixes, Value::Array(items)) if !items.is_empty() && all_strings(items) => Ok(()),
+        (FieldKind::Fixes, _) => {
+            Err("must be \"format-only\" or a non-empty list of rule-code prefixes".into())
+        }
         (FieldKind::Text, _) => Err("must be a string".into()),
         (FieldKind::Flag, _) => Err("must be true or false".into()),
     }

@@ -1,0 +1,65 @@
+//! Advice that can help, fixes that respect the project, quiet defaults and warm toolchains:
+//! the real binary in real repositories with real ruff, shellcheck, shfmt and cargo.
+
+use std::process::Output;
+
+use crate::support::{TestRepo, assert_untouched, pre_tool_use, real_tool};
+
+/// Runs the `PreToolUse` gate for `command` in `repo` and proves the repository untouched.
+fn gate(repo: &TestRepo, command: &str) -> (Option<i32>, String) {
+    let home = tempfile::tempdir().expect("home");
+    let out: Output =
+        assert_untouched(&repo.root(), || pre_tool_use(home.path(), &repo.root(), "t-1", command, &[]));
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn repo_with(files: &[(&str, &str)]) -> TestRepo {
+    let repo = TestRepo::new();
+    repo.write("README.txt", "hello\n").commit_all("init");
+    for (path, content) in files {
+        repo.write(path, content);
+    }
+    repo.git(&["add", "-A"]);
+    repo
+}
+
+#[test]
+fn a_shellcheck_finding_gets_no_formatter_advice() {
+    let (Some(_), Some(_)) = (real_tool("shellcheck"), real_tool("shfmt")) else { return };
+    let repo = repo_with(&[("deploy.sh", "#!/bin/sh\ncd $1\n")]);
+    let (code, stderr) = gate(&repo, "git commit -m deploy");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("SC2164"), "{stderr}");
+    assert!(!stderr.contains("shfmt") && !stderr.contains("how to fix"), "shfmt cannot fix SC2164: {stderr}");
+}
+
+#[test]
+fn a_fixable_ruff_finding_offers_the_ruff_fix() {
+    let Some(_) = real_tool("ruff") else { return };
+    let repo = repo_with(&[("app.py", "import os\nimport sys\n\nprint(sys.argv)\n")]);
+    let (code, stderr) = gate(&repo, "git commit -m app");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("app.py:1:8: F401"), "{stderr}");
+    assert!(stderr.contains("how to fix: ruff check --fix app.py"), "{stderr}");
+}
+
+#[test]
+fn an_unfixable_ruff_finding_offers_no_fix() {
+    let Some(_) = real_tool("ruff") else { return };
+    let repo = repo_with(&[("app.py", "print(undefined_name)\n")]);
+    let (code, stderr) = gate(&repo, "git commit -m app");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("F821"), "{stderr}");
+    assert!(!stderr.contains("how to fix"), "ruff cannot fix F821: {stderr}");
+}
+
+#[test]
+fn without_a_ruff_config_style_rules_pass_and_bugs_still_fail() {
+    let Some(_) = real_tool("ruff") else { return };
+    let style = repo_with(&[("app.py", "square = lambda x: x * x\nprint(square(2))\n")]);
+    assert_eq!(gate(&style, "git commit -m style"), (Some(0), String::new()), "E731 is style, not a bug");
+    let bug = repo_with(&[("app.py", "import os\nsquare = lambda x: x * x\nprint(square(2))\n")]);
+    let (code, stderr) = gate(&bug, "git commit -m bug");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("F401") && !stderr.contains("E731"), "{stderr}");
+}
