@@ -3,7 +3,7 @@
 
 use std::process::Output;
 
-use crate::support::{TestRepo, assert_untouched, pre_tool_use, real_tool};
+use crate::support::{TestRepo, assert_untouched, codeguard, pre_tool_use, real_tool};
 
 /// Runs the `PreToolUse` gate for `command` in `repo` and proves the repository untouched.
 fn gate(repo: &TestRepo, command: &str) -> (Option<i32>, String) {
@@ -62,4 +62,74 @@ fn without_a_ruff_config_style_rules_pass_and_bugs_still_fail() {
     let (code, stderr) = gate(&bug, "git commit -m bug");
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("F401") && !stderr.contains("E731"), "{stderr}");
+}
+
+const UGLY_SH: &str = "#!/bin/sh\nif [ -n \"$1\" ]; then\necho   \"$1\"\nfi\n";
+const PRETTY_SH: &str = "#!/bin/sh\nif [ -n \"$1\" ]; then\n\techo \"$1\"\nfi\n";
+
+fn fix_json(repo: &TestRepo) -> (Option<i32>, serde_json::Value) {
+    let home = tempfile::tempdir().expect("home");
+    let out = codeguard(home.path())
+        .current_dir(repo.root())
+        .args(["fix", "--format", "json"])
+        .output()
+        .expect("run fix");
+    (out.status.code(), crate::support::json_stdout(&out))
+}
+
+fn shell_entry(json: &serde_json::Value) -> &serde_json::Value {
+    json["formatters"]
+        .as_array()
+        .expect("formatters")
+        .iter()
+        .find(|f| f["language"] == "shell")
+        .expect("shell")
+}
+
+#[test]
+fn fix_leaves_a_script_alone_when_the_project_never_adopted_shfmt() {
+    let (Some(_), Some(_)) = (real_tool("shfmt"), real_tool("shellcheck")) else { return };
+    let repo = TestRepo::new();
+    repo.write("tools/install.sh", UGLY_SH).commit_all("init");
+    let edited = format!("{UGLY_SH}echo   finished\n");
+    repo.write("tools/install.sh", &edited);
+    let (_, json) = fix_json(&repo);
+    assert_eq!(std::fs::read_to_string(repo.path("tools/install.sh")).expect("read"), edited, "{json:#}");
+    let shell = shell_entry(&json);
+    assert_eq!(shell["status"], "SKIPPED", "{json:#}");
+    let reason = shell["reason"].as_str().expect("reason");
+    assert!(reason.starts_with("not adopted here") && reason.contains("tools/install.sh"), "{reason}");
+    assert_eq!(json["changed"], serde_json::json!([]), "{json:#}");
+}
+
+#[test]
+fn fix_formats_a_script_whose_committed_version_is_already_formatted() {
+    let (Some(_), Some(_)) = (real_tool("shfmt"), real_tool("shellcheck")) else { return };
+    let repo = TestRepo::new();
+    repo.write("tools/install.sh", PRETTY_SH).commit_all("init");
+    repo.write("tools/install.sh", &format!("{PRETTY_SH}echo   finished\n"));
+    let (code, json) = fix_json(&repo);
+    assert_eq!(code, Some(0), "{json:#}");
+    assert_eq!(
+        std::fs::read_to_string(repo.path("tools/install.sh")).expect("read"),
+        format!("{PRETTY_SH}echo finished\n"),
+        "{json:#}"
+    );
+    assert_eq!(shell_entry(&json)["status"], "PASS", "{json:#}");
+    assert_eq!(json["changed"], serde_json::json!(["tools/install.sh"]), "{json:#}");
+}
+
+#[test]
+fn fix_formats_an_unformatted_script_when_the_project_configures_shfmt() {
+    let (Some(_), Some(_)) = (real_tool("shfmt"), real_tool("shellcheck")) else { return };
+    let repo = TestRepo::new();
+    repo.write("tools/install.sh", UGLY_SH).write(".editorconfig", "root = true\n").commit_all("init");
+    repo.write("tools/install.sh", &format!("{UGLY_SH}echo   finished\n"));
+    let (code, json) = fix_json(&repo);
+    assert_eq!(code, Some(0), "{json:#}");
+    assert_eq!(
+        std::fs::read_to_string(repo.path("tools/install.sh")).expect("read"),
+        format!("{PRETTY_SH}echo finished\n"),
+        "{json:#}"
+    );
 }
