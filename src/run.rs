@@ -6,6 +6,7 @@
 //! Never: spawns by itself (every process goes through [`crate::process`]).
 
 pub(crate) mod inplace;
+pub(crate) mod warm;
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;

@@ -134,6 +134,11 @@ pub struct Language {
     /// file only when its `HEAD` version is already formatted that way.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format_adopted_by: Option<Vec<String>>,
+    /// Environment variables that point the language's tool at a build directory
+    /// (`CARGO_TARGET_DIR`): each is set to a persistent per-repository cache under the state
+    /// directory (`crate::run::warm`), never the user's own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub build_cache_env: Vec<String>,
     /// A project-level command for whole-tree checks (required when `lint` is per file).
     #[serde(default)]
     pub gate: Option<Argv>,

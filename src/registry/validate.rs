@@ -94,6 +94,7 @@ const FIELDS: &[(&str, FieldKind)] = &[
     ("format", FieldKind::Command),
     ("format_fixes", FieldKind::Fixes),
     ("format_adopted_by", FieldKind::Names),
+    ("build_cache_env", FieldKind::Names),
     ("gate", FieldKind::Command),
     ("probe", FieldKind::Command),
     ("requiresConfig", FieldKind::Names),
