@@ -302,6 +302,27 @@ mod tests {
     }
 
     #[test]
+    fn formatters_resolve_only_the_findings_the_registry_says() {
+        let registry = Registry::builtin().expect("registry");
+        let fixes = |id: &str| registry.get(id).and_then(|l| l.format_fixes.clone()).expect(id);
+        for id in ["shell", "rust", "go"] {
+            assert!(!fixes(id).resolves_any(["SC2164", "E0308"].into_iter()), "{id} formats only");
+        }
+        let ruff = fixes("python");
+        assert!(ruff.resolves_any(["F821", "F401"].into_iter()));
+        assert!(!ruff.resolves_any(["F821", "E999"].into_iter()));
+        assert_eq!(
+            registry.get("typescript").and_then(|l| l.format_fixes.clone()),
+            None,
+            "eslint --fix: any"
+        );
+        assert_eq!(
+            registry.get("rust").map(|l| l.build_cache_env.clone()),
+            Some(vec!["CARGO_TARGET_DIR".into()])
+        );
+    }
+
+    #[test]
     fn files_map_to_languages_by_name_then_extension() {
         let registry = Registry::builtin().expect("registry");
         let id = |p: &str| registry.language_of(p).map(|l| l.id.clone());
