@@ -189,12 +189,17 @@ impl Adoption<'_> {
                 continue;
             }
             let (mut adopted, mut not) = (Vec::new(), Vec::new());
-            for (file, ok) in self.baseline_formatted(lang, &job.files) {
+            let (verdicts, doubt) = self.baseline_formatted(lang, &job.files);
+            for (file, ok) in verdicts {
                 if ok { adopted.push(file) } else { not.push(file) }
             }
             if !not.is_empty() {
+                let layout = match &doubt {
+                    None => format!("is not `{program}`-formatted"),
+                    Some(failed) => format!("could not be checked ({failed})"),
+                };
                 let reason = format!(
-                    "not adopted here: `{program}` is not configured ({why}) and the HEAD version of {} is not `{program}`-formatted; left as it is",
+                    "not adopted here: `{program}` is not configured ({why}) and the HEAD version of {} {layout}; left as it is",
                     not.join(", ")
                 );
                 if adopted.is_empty() {
@@ -210,7 +215,13 @@ impl Adoption<'_> {
     /// For each file: whether the formatter may rewrite it — it is new (no `HEAD` version), or
     /// the formatter leaves its `HEAD` version byte for byte as it is. Any doubt (no scratch
     /// space, the formatter failing on the copy) means no.
-    fn baseline_formatted(&self, lang: &crate::registry::Language, files: &[String]) -> Vec<(String, bool)> {
+    /// The second value says why the check itself failed, when it did.
+    fn baseline_formatted(
+        &self,
+        lang: &crate::registry::Language,
+        files: &[String],
+    ) -> (Vec<(String, bool)>, Option<String>) {
+        let mut doubt = None;
         let mut verdicts: BTreeMap<String, bool> = BTreeMap::new();
         let mut baseline: Vec<(String, Vec<u8>)> = Vec::new();
         for file in files {
@@ -219,56 +230,68 @@ impl Adoption<'_> {
                     verdicts.insert(file.clone(), true);
                 }
                 Ok(Some(bytes)) => baseline.push((file.clone(), bytes)),
-                Err(_) => {
+                Err(e) => {
+                    doubt = Some(format!("reading its HEAD version: {e}"));
                     verdicts.insert(file.clone(), false);
                 }
             }
         }
         if !baseline.is_empty() {
-            let unchanged =
-                lang.format.as_ref().map(|f| self.unchanged_by_formatter(f, &baseline)).unwrap_or_default();
+            let unchanged = match lang.format.as_ref().map(|f| self.unchanged_by_formatter(f, &baseline)) {
+                Some(Ok(unchanged)) => unchanged,
+                Some(Err(why)) => {
+                    doubt = Some(why);
+                    Vec::new()
+                }
+                None => Vec::new(),
+            };
             for (file, _) in &baseline {
                 verdicts.insert(file.clone(), unchanged.contains(file));
             }
         }
-        files.iter().map(|f| (f.clone(), verdicts.get(f).copied().unwrap_or(false))).collect()
+        (files.iter().map(|f| (f.clone(), verdicts.get(f).copied().unwrap_or(false))).collect(), doubt)
     }
 
     /// Runs the job's formatter on copies of `baseline` in a scratch directory and returns the
-    /// files it left byte for byte unchanged (none when it cannot run or fails).
+    /// files it left byte for byte unchanged; why not, when it cannot run or fails.
     fn unchanged_by_formatter(
         &self,
         format: &crate::registry::Argv,
         baseline: &[(String, Vec<u8>)],
-    ) -> Vec<String> {
+    ) -> Result<Vec<String>, String> {
         let options = crate::snapshot::SnapshotOptions::from_env(self.env);
         let Some(scratch) =
             options.scratch_dirs.iter().find_map(|d| crate::snapshot::ScratchDir::create_in(d))
         else {
-            return Vec::new();
+            return Err("no usable scratch directory".to_owned());
         };
         for (file, bytes) in baseline {
             let path = scratch.path().join(file);
             let written = path.parent().is_some_and(|p| std::fs::create_dir_all(p).is_ok())
                 && std::fs::write(&path, bytes).is_ok();
             if !written {
-                return Vec::new();
+                return Err(format!("cannot copy {file} to a scratch directory"));
             }
         }
         let files: Vec<String> = baseline.iter().map(|(f, _)| f.clone()).collect();
         let child_env: Vec<(String, OsString)> =
             self.env.vars().map(|(k, v)| (k.clone(), v.clone())).collect();
         for argv in crate::plan::scoped(format, &files) {
+            let shown = argv.join(" ");
             let done = Cmd::new(argv, scratch.path().to_path_buf(), child_env.clone(), self.deadline).run();
-            if !matches!(done.ending, Ending::Exited(0)) {
-                return Vec::new();
+            match &done.ending {
+                Ending::Exited(0) => {}
+                Ending::Exited(code) => return Err(format!("`{shown}` exited with {code} on it")),
+                Ending::Signalled(_) | Ending::TimedOut | Ending::NotFound | Ending::CannotStart(_) => {
+                    return Err(format!("`{shown}` did not run to an end on it"));
+                }
             }
         }
-        baseline
+        Ok(baseline
             .iter()
             .filter(|(file, bytes)| std::fs::read(scratch.path().join(file)).is_ok_and(|now| now == *bytes))
             .map(|(file, _)| file.clone())
-            .collect()
+            .collect())
     }
 }
 

@@ -222,3 +222,33 @@ fn a_stale_cargo_lock_fails_with_cargos_error_and_is_never_rewritten() {
     );
     assert!(!repo.path("target").exists());
 }
+
+#[test]
+fn a_formatter_that_fails_on_the_committed_version_is_not_adopted_and_says_why() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = TestRepo::new();
+    repo.write("run.sh", PRETTY_SH).commit_all("init");
+    repo.write("run.sh", UGLY_SH);
+    let fake = tempfile::tempdir().expect("fake");
+    let shfmt = fake.path().join("shfmt");
+    std::fs::write(&shfmt, "#!/bin/sh\necho broken >&2\nexit 3\n").expect("write");
+    std::fs::set_permissions(&shfmt, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let bin = crate::support::bin_dir_with(&[&shfmt]);
+    let home = tempfile::tempdir().expect("home");
+    let out = codeguard(home.path())
+        .current_dir(repo.root())
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.path().display()))
+        .args(["fix", "--lang", "shell", "--format", "json"])
+        .output()
+        .expect("run fix");
+    let json = crate::support::json_stdout(&out);
+    let shell = shell_entry(&json);
+    assert_eq!(shell["status"], "SKIPPED", "{json:#}");
+    let reason = shell["reason"].as_str().expect("reason");
+    assert!(
+        reason.starts_with("not adopted here")
+            && reason.contains("could not be checked (`shfmt -w run.sh` exited with 3"),
+        "{reason}"
+    );
+    assert_eq!(std::fs::read_to_string(repo.path("run.sh")).expect("read"), UGLY_SH);
+}
