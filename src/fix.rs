@@ -7,13 +7,19 @@
 //! language filter.
 //! Out: a [`FixPlan`] — per language, the registry's `format` command scoped to exactly the
 //! selected files of that language, or a skip with its status and reason.
+//! Adoption: a formatter whose registry entry names `format_adopted_by` files is the project's
+//! only when one of them is at the root ([`unadopted`] says which are missing); otherwise the
+//! caller keeps, per file, only those whose `HEAD` version the formatter leaves as it is (or
+//! that are new), and [`narrow`]s the job to them.
 //! Never: runs a command or touches a file. Whether a file changed is proven afterwards by the
 //! caller from content identities, never inferred from a formatter's exit code.
 
+use crate::plan::RootFacts;
 use crate::plan::{
     Action, Candidate, Job, Plan, PlanInput, UnknownLanguage, nothing_to_do, plan_each, scoped,
     with_default_config,
 };
+use crate::registry::Language;
 use crate::verdict::Status;
 
 /// The fix plan for one run: one entry per detected language, in registry order, in the lint
@@ -51,9 +57,24 @@ fn plan_language(input: &PlanInput<'_>, candidate: &Candidate<'_>) -> Action {
         probe: lang.probe.clone(),
         install_hint: lang.install_hint.clone(),
         fix: None,
+        fixes: None,
         advisory: false,
         runs_repo_code: Job::runs_repo_code(lang, crate::registry::CommandField::Format),
     })
+}
+
+/// The config files that would mean the project adopted `lang`'s formatter, when none of them is
+/// at the root; `None` when it is adopted (one is present, or the registry names none).
+pub fn unadopted<'a>(lang: &'a Language, facts: &RootFacts) -> Option<&'a [String]> {
+    lang.format_adopted_by.as_deref().filter(|names| !facts.has_any(names))
+}
+
+/// Narrows a formatter job to `files` (a subset of its own), scoping its command anew.
+pub fn narrow(job: &mut Job, lang: &Language, files: Vec<String>, facts: &RootFacts) {
+    let Some(format) = &lang.format else { return };
+    job.invocations =
+        scoped(format, &files).into_iter().map(|argv| with_default_config(argv, facts)).collect();
+    job.files = files;
 }
 
 #[cfg(test)]
@@ -71,6 +92,21 @@ mod tests {
 
     fn action<'p>(plan: &'p FixPlan, id: &str) -> &'p Action {
         &plan.entries.iter().find(|e| e.language == id).expect("entry").action
+    }
+
+    #[test]
+    fn a_formatter_is_adopted_by_its_config_at_the_root() {
+        let registry = crate::registry::Registry::builtin().expect("registry");
+        let shell = registry.get("shell").expect("shell");
+        let none = RootFacts::default();
+        assert_eq!(unadopted(shell, &none), Some(&[".editorconfig".to_owned()][..]));
+        let with = RootFacts { names: [".editorconfig".to_owned()].into(), ..RootFacts::default() };
+        assert_eq!(unadopted(shell, &with), None);
+        assert_eq!(
+            unadopted(registry.get("python").expect("python"), &none),
+            None,
+            "ruff's fixer needs no adoption"
+        );
     }
 
     #[test]

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::registry::{Argv, CommandField, Language, Registry, detect_with_interpreters};
+use crate::registry::{Argv, CommandField, FormatFixes, Language, Registry, detect_with_interpreters};
 use crate::verdict::Status;
 
 /// Upper bound on the bytes of file arguments in one invocation (well below `ARG_MAX`).
@@ -21,7 +21,13 @@ const MAX_ARG_BYTES: usize = 96 * 1024;
 
 /// Ruff's rule selection when a project has no ruff configuration, pinned so results do not
 /// change with ruff's own defaults.
-const RUFF_DEFAULT_SELECT: &str = r#"lint.select = ["E4", "E7", "E9", "F"]"#;
+/// Only rules that find bugs: syntax and I/O errors (E9), unused or broken imports (F401, F402,
+/// F404, F406, F407), malformed format strings (F50, F52), repeated dict keys (F60), broken
+/// star assignments (F62), comparisons and asserts that are always true or false (F63),
+/// statements outside their context (F7), redefinitions, undefined names and unused variables
+/// (F811, F82, F841), `raise NotImplemented` (F901). Style rules (E4, E7, F541, …) are the
+/// project's to choose in its own ruff configuration.
+const RUFF_DEFAULT_SELECT: &str = r#"lint.select = ["E9", "F401", "F402", "F404", "F406", "F407", "F50", "F52", "F60", "F62", "F63", "F7", "F811", "F82", "F841", "F901"]"#;
 
 /// Facts about the project root that planning needs (gathered by the caller).
 #[derive(Debug, Clone, Default)]
@@ -120,6 +126,10 @@ pub struct Job {
     pub install_hint: String,
     /// The formatter, scoped to the files, for "how to fix" advice.
     pub fix: Option<Argv>,
+    /// Which findings that formatter resolves (absent: any); the advice is kept only when it
+    /// resolves at least one of the findings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fixes: Option<FormatFixes>,
     /// Failures are reported but never block.
     pub advisory: bool,
     /// The job's commands (or its probe) can execute repository content: it runs only in a
@@ -273,6 +283,7 @@ fn plan_language(input: &PlanInput<'_>, candidate: &Candidate<'_>) -> Action {
         probe: lang.probe.clone(),
         install_hint: lang.install_hint.clone(),
         fix: lang.format.as_ref().map(|f| fix_command(f, files, lang.is_project_level())),
+        fixes: lang.format_fixes.clone(),
         advisory: lang.advisory,
         runs_repo_code: Job::runs_repo_code(lang, used),
     })

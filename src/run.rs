@@ -6,6 +6,7 @@
 //! Never: spawns by itself (every process goes through [`crate::process`]).
 
 pub(crate) mod inplace;
+pub(crate) mod warm;
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -178,6 +179,13 @@ fn run_job(
         && !job.install_hint.is_empty()
     {
         result.reason = format!("{} (install: {})", result.reason, job.install_hint);
+    }
+    if let Some(fixes) = &job.fixes {
+        let codes = crate::report::rule_histogram(&result.output);
+        if !fixes.resolves_any(codes.iter().map(|(code, _)| code.as_str())) {
+            // Advice that cannot help is worse than none: the formatter fixes none of these.
+            result.fix = None;
+        }
     }
     if job.advisory && result.status == Status::Fail {
         result.status = Status::Skipped;

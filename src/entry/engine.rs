@@ -180,6 +180,8 @@ pub(crate) fn execute(
             .filter(|(k, _)| !REPO_LOCAL_VARS.contains(&k.as_str()))
             .map(|(k, v)| (k.clone(), v.clone())),
     );
+    let linter_env =
+        run::warm::with_build_caches(linter_env, &prepared.plan, &prepared.registry, request.workspace, env);
     // In place (not in a snapshot), prove afterwards that the linters changed no file.
     let guard = (request.dir == request.workspace).then(|| {
         run::inplace::Guard::before(request.dir, &[request.project_files, request.selected], &prepared.plan)

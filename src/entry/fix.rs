@@ -7,7 +7,11 @@
 //! project; runs a project-level formatter (one that rewrites whatever it likes) unless the whole
 //! project was asked for; runs a formatter that the project's `codeguard.json` defines unless
 //! the user trusted the workspace (it is UNVERIFIED with the trust hint instead); writes anything
-//! in a dry run.
+//! in a dry run; reformats a file with a formatter the project has not adopted (no config of it
+//! at the root — registry `format_adopted_by` — and the file's `HEAD` version is not already
+//! formatted by it, checked by running the formatter on a copy of that version in a scratch
+//! directory): such files are left as they are and reported "not adopted here". A new file (no
+//! `HEAD` version) has no layout to keep and is formatted.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -86,6 +90,9 @@ pub(crate) fn fix(request: &FixRequest, env: &Env) -> anyhow::Result<FixReport> 
     let mut report =
         FixReport::new(root.clone(), if request.all { "all" } else { "changed" }, request.dry_run);
     report.refused = refused;
+    let adoption =
+        Adoption { registry: &project.registry, facts: &facts, root: &root, env, deadline: request.timeout };
+    adoption.respect(&mut plan, request.dry_run, &mut report.notes);
     if files.selected.is_empty() {
         report.notes.push(if request.all {
             "nothing to fix: the project has no files".to_owned()
@@ -146,6 +153,146 @@ pub(crate) fn fix(request: &FixRequest, env: &Env) -> anyhow::Result<FixReport> 
         report.recheck = results.into_iter().filter(|r| r.status != Status::Skipped).collect();
     }
     Ok(report.conclude())
+}
+
+/// Keeps formatters to the files of projects that adopted them (see the module header).
+struct Adoption<'a> {
+    registry: &'a Registry,
+    facts: &'a crate::plan::RootFacts,
+    root: &'a Path,
+    env: &'a Env,
+    deadline: Duration,
+}
+
+impl Adoption<'_> {
+    /// Narrows every formatter job of an unadopted formatter to the files whose `HEAD` version
+    /// it leaves unchanged (and new files); a job left with none becomes SKIPPED "not adopted
+    /// here". In a dry run nothing is run: a note says the check will happen.
+    fn respect(&self, plan: &mut crate::fix::FixPlan, dry_run: bool, notes: &mut Vec<String>) {
+        for entry in &mut plan.entries {
+            let Action::Run(job) = &mut entry.action else { continue };
+            let Some(lang) = self.registry.get(&entry.language) else { continue };
+            let Some(configs) = fix::unadopted(lang, self.facts) else { continue };
+            let program = job.program.clone();
+            let why = format!("none of {} at the project root", configs.join(", "));
+            if job.files.is_empty() {
+                let reason =
+                    format!("not adopted here: `{program}` is not configured ({why}); left as it is");
+                entry.action = Action::Skip { status: Status::Skipped, reason };
+                continue;
+            }
+            if dry_run {
+                notes.push(format!(
+                    "{}: `{program}` is not configured ({why}): only files whose HEAD version it already formats would be formatted",
+                    entry.language
+                ));
+                continue;
+            }
+            let (mut adopted, mut not) = (Vec::new(), Vec::new());
+            let (verdicts, doubt) = self.baseline_formatted(lang, &job.files);
+            for (file, ok) in verdicts {
+                if ok { adopted.push(file) } else { not.push(file) }
+            }
+            if !not.is_empty() {
+                let layout = match &doubt {
+                    None => format!("is not `{program}`-formatted"),
+                    Some(failed) => format!("could not be checked ({failed})"),
+                };
+                let reason = format!(
+                    "not adopted here: `{program}` is not configured ({why}) and the HEAD version of {} {layout}; left as it is",
+                    not.join(", ")
+                );
+                if adopted.is_empty() {
+                    entry.action = Action::Skip { status: Status::Skipped, reason };
+                    continue;
+                }
+                notes.push(format!("{}: {reason}", entry.language));
+            }
+            fix::narrow(job, lang, adopted, self.facts);
+        }
+    }
+
+    /// For each file: whether the formatter may rewrite it — it is new (no `HEAD` version), or
+    /// the formatter leaves its `HEAD` version byte for byte as it is. Any doubt (no scratch
+    /// space, the formatter failing on the copy) means no.
+    /// The second value says why the check itself failed, when it did.
+    fn baseline_formatted(
+        &self,
+        lang: &crate::registry::Language,
+        files: &[String],
+    ) -> (Vec<(String, bool)>, Option<String>) {
+        let mut doubt = None;
+        let mut verdicts: BTreeMap<String, bool> = BTreeMap::new();
+        let mut baseline: Vec<(String, Vec<u8>)> = Vec::new();
+        for file in files {
+            match crate::surface::head_file(self.root, file) {
+                Ok(None) => {
+                    verdicts.insert(file.clone(), true);
+                }
+                Ok(Some(bytes)) => baseline.push((file.clone(), bytes)),
+                Err(e) => {
+                    doubt = Some(format!("reading its HEAD version: {e}"));
+                    verdicts.insert(file.clone(), false);
+                }
+            }
+        }
+        if !baseline.is_empty() {
+            let unchanged = match lang.format.as_ref().map(|f| self.unchanged_by_formatter(f, &baseline)) {
+                Some(Ok(unchanged)) => unchanged,
+                Some(Err(why)) => {
+                    doubt = Some(why);
+                    Vec::new()
+                }
+                None => Vec::new(),
+            };
+            for (file, _) in &baseline {
+                verdicts.insert(file.clone(), unchanged.contains(file));
+            }
+        }
+        (files.iter().map(|f| (f.clone(), verdicts.get(f).copied().unwrap_or(false))).collect(), doubt)
+    }
+
+    /// Runs the job's formatter on copies of `baseline` in a scratch directory and returns the
+    /// files it left byte for byte unchanged; why not, when it cannot run or fails.
+    fn unchanged_by_formatter(
+        &self,
+        format: &crate::registry::Argv,
+        baseline: &[(String, Vec<u8>)],
+    ) -> Result<Vec<String>, String> {
+        let options = crate::snapshot::SnapshotOptions::from_env(self.env);
+        let Some(scratch) =
+            options.scratch_dirs.iter().find_map(|d| crate::snapshot::ScratchDir::create_in(d))
+        else {
+            return Err("no usable scratch directory".to_owned());
+        };
+        for (file, bytes) in baseline {
+            let path = scratch.path().join(file);
+            let written = path.parent().is_some_and(|p| std::fs::create_dir_all(p).is_ok())
+                && std::fs::write(&path, bytes).is_ok();
+            if !written {
+                return Err(format!("cannot copy {file} to a scratch directory"));
+            }
+        }
+        let files: Vec<String> = baseline.iter().map(|(f, _)| f.clone()).collect();
+        let child_env: Vec<(String, OsString)> =
+            self.env.vars().map(|(k, v)| (k.clone(), v.clone())).collect();
+        for argv in crate::plan::scoped(format, &files) {
+            let shown = argv.join(" ");
+            let done = Cmd::new(argv, scratch.path().to_path_buf(), child_env.clone(), self.deadline).run();
+            match &done.ending {
+                Ending::Exited(0) => {}
+                Ending::Exited(code) => return Err(format!("`{shown}` exited with {code} on it")),
+                Ending::Signalled(_) | Ending::TimedOut | Ending::NotFound | Ending::CannotStart(_) => {
+                    return Err(format!("`{shown}` did not run to an end on it"));
+                }
+            }
+        }
+        Ok(baseline
+            .iter()
+            .filter(|(file, bytes)| std::fs::read(scratch.path().join(file)).is_ok_and(|now| now == *bytes))
+            .map(|(file, _)| file.clone())
+            .collect())
+    }
 }
 
 /// The project's files and the ones selected for fixing.

@@ -206,6 +206,12 @@ impl ProjectConfig {
             replace(&mut lang.lint, commands.lint.as_ref());
             replace(&mut lang.format, commands.format.as_ref());
             replace(&mut lang.gate, commands.gate.as_ref());
+            if commands.lint.is_some() || commands.format.is_some() {
+                // What the built-in formatter resolves or how it is adopted says nothing about
+                // the project's own commands: its own formatter is its choice, fixing anything.
+                lang.format_fixes = None;
+                lang.format_adopted_by = None;
+            }
             // A command the repository defines is repository content by definition.
             let own = [
                 (CommandField::Lint, commands.lint.is_some()),

@@ -72,6 +72,34 @@ impl CommandField {
     }
 }
 
+/// Which of a lint's findings a language's `format` command resolves (`format_fixes`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum FormatFixes {
+    /// A keyword (`"format-only"`).
+    Scope(FixScope),
+    /// The rule codes it resolves, as prefixes (`"F401"`, `"UP"`).
+    Rules(Vec<String>),
+}
+
+/// The keyword values of `format_fixes`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FixScope {
+    /// The formatter changes layout only: it resolves nothing the lint reports.
+    FormatOnly,
+}
+
+impl FormatFixes {
+    /// Whether the formatter resolves at least one of the findings with these rule codes.
+    pub fn resolves_any<'a>(&self, mut codes: impl Iterator<Item = &'a str>) -> bool {
+        match self {
+            Self::Scope(FixScope::FormatOnly) => false,
+            Self::Rules(prefixes) => codes.any(|code| prefixes.iter().any(|p| code.starts_with(p.as_str()))),
+        }
+    }
+}
+
 /// One language entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -110,6 +138,20 @@ pub struct Language {
     /// The formatter / auto-fix command.
     #[serde(default)]
     pub format: Option<Argv>,
+    /// Which of the lint's findings the `format` command resolves: absent means any (the formatter
+    /// is the lint's own fixer); "how to fix" advice is offered only for findings it resolves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format_fixes: Option<FormatFixes>,
+    /// Root-level files or globs whose presence means the project adopted the `format` command
+    /// (its config); absent means always adopted. Without any of them, `codeguard fix` formats a
+    /// file only when its `HEAD` version is already formatted that way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format_adopted_by: Option<Vec<String>>,
+    /// Environment variables that point the language's tool at a build directory
+    /// (`CARGO_TARGET_DIR`): each is set to a persistent per-repository cache under the state
+    /// directory (`crate::run::warm`), never the user's own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub build_cache_env: Vec<String>,
     /// A project-level command for whole-tree checks (required when `lint` is per file).
     #[serde(default)]
     pub gate: Option<Argv>,
@@ -300,6 +342,27 @@ mod tests {
             .map(|l| l.id.as_str())
             .collect();
         assert_eq!(planned, ["cobol", "arkts", "metal"]);
+    }
+
+    #[test]
+    fn formatters_resolve_only_the_findings_the_registry_says() {
+        let registry = Registry::builtin().expect("registry");
+        let fixes = |id: &str| registry.get(id).and_then(|l| l.format_fixes.clone()).expect(id);
+        for id in ["shell", "rust", "go"] {
+            assert!(!fixes(id).resolves_any(["SC2164", "E0308"].into_iter()), "{id} formats only");
+        }
+        let ruff = fixes("python");
+        assert!(ruff.resolves_any(["F821", "F401"].into_iter()));
+        assert!(!ruff.resolves_any(["F821", "E999"].into_iter()));
+        assert_eq!(
+            registry.get("typescript").and_then(|l| l.format_fixes.clone()),
+            None,
+            "eslint --fix: any"
+        );
+        assert_eq!(
+            registry.get("rust").map(|l| l.build_cache_env.clone()),
+            Some(vec!["CARGO_TARGET_DIR".into()])
+        );
     }
 
     #[test]

@@ -81,6 +81,7 @@ enum FieldKind {
     Level,
     Fields,
     Dialects,
+    Fixes,
 }
 
 const FIELDS: &[(&str, FieldKind)] = &[
@@ -95,6 +96,9 @@ const FIELDS: &[(&str, FieldKind)] = &[
     ("markers", FieldKind::Names),
     ("lint", FieldKind::Command),
     ("format", FieldKind::Command),
+    ("format_fixes", FieldKind::Fixes),
+    ("format_adopted_by", FieldKind::Names),
+    ("build_cache_env", FieldKind::Names),
     ("gate", FieldKind::Command),
     ("probe", FieldKind::Command),
     ("requiresConfig", FieldKind::Names),
@@ -168,6 +172,11 @@ fn check_kind(kind: FieldKind, value: &serde_json::Value) -> Result<(), String> 
         }
         (FieldKind::Dialects, _) => {
             Err("must map each dialect to a non-empty list of interpreters and extensions".into())
+        }
+        (FieldKind::Fixes, Value::String(s)) if s == "format-only" => Ok(()),
+        (FieldKind::Fixes, Value::Array(items)) if !items.is_empty() && all_strings(items) => Ok(()),
+        (FieldKind::Fixes, _) => {
+            Err("must be \"format-only\" or a non-empty list of rule-code prefixes".into())
         }
         (FieldKind::Text, _) => Err("must be a string".into()),
         (FieldKind::Flag, _) => Err("must be true or false".into()),

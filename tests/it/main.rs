@@ -1,6 +1,7 @@
 //! The integration-test binary: real git repositories, the real `codeguard` binary, real linters
 //! where behaviour depends on them.
 
+mod advice;
 mod baseline;
 mod bounds;
 mod cache;

@@ -92,6 +92,8 @@ fn a_cargo_build_script_runs_only_in_a_trusted_workspace() {
         .write("Cargo.toml", "[package]\nname = \"probe\"\nversion = \"0.1.0\"\nedition = \"2021\"\n")
         .write("build.rs", &build_rs)
         .write("src/main.rs", "fn main() {\n    println!(\"hi\");\n}\n")
+        // cargo runs with --locked: the lock file is committed, as for any crate it checks.
+        .write("Cargo.lock", "version = 4\n\n[[package]]\nname = \"probe\"\nversion = \"0.1.0\"\n")
         .write(".gitignore", "/target\n");
     f.repo.commit_all("rust");
     // rustup's proxies need their own homes; the tests run codeguard under a throw-away HOME.

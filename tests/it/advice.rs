@@ -1,0 +1,254 @@
+//! Advice that can help, fixes that respect the project, quiet defaults and warm toolchains:
+//! the real binary in real repositories with real ruff, shellcheck, shfmt and cargo.
+
+use std::path::Path;
+use std::process::Output;
+
+use crate::support::{TestRepo, assert_untouched, codeguard, pre_tool_use, real_tool};
+
+/// Runs the `PreToolUse` gate for `command` in `repo` and proves the repository untouched.
+fn gate(repo: &TestRepo, command: &str) -> (Option<i32>, String) {
+    let home = tempfile::tempdir().expect("home");
+    let out: Output =
+        assert_untouched(&repo.root(), || pre_tool_use(home.path(), &repo.root(), "t-1", command, &[]));
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn repo_with(files: &[(&str, &str)]) -> TestRepo {
+    let repo = TestRepo::new();
+    repo.write("README.txt", "hello\n").commit_all("init");
+    for (path, content) in files {
+        repo.write(path, content);
+    }
+    repo.git(&["add", "-A"]);
+    repo
+}
+
+#[test]
+fn a_shellcheck_finding_gets_no_formatter_advice() {
+    let (Some(_), Some(_)) = (real_tool("shellcheck"), real_tool("shfmt")) else { return };
+    let repo = repo_with(&[("deploy.sh", "#!/bin/sh\ncd $1\n")]);
+    let (code, stderr) = gate(&repo, "git commit -m deploy");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("SC2164"), "{stderr}");
+    assert!(!stderr.contains("shfmt") && !stderr.contains("how to fix"), "shfmt cannot fix SC2164: {stderr}");
+}
+
+#[test]
+fn a_fixable_ruff_finding_offers_the_ruff_fix() {
+    let Some(_) = real_tool("ruff") else { return };
+    let repo = repo_with(&[("app.py", "import os\nimport sys\n\nprint(sys.argv)\n")]);
+    let (code, stderr) = gate(&repo, "git commit -m app");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("app.py:1:8: F401"), "{stderr}");
+    assert!(stderr.contains("how to fix: ruff check --fix app.py"), "{stderr}");
+}
+
+#[test]
+fn an_unfixable_ruff_finding_offers_no_fix() {
+    let Some(_) = real_tool("ruff") else { return };
+    let repo = repo_with(&[("app.py", "print(undefined_name)\n")]);
+    let (code, stderr) = gate(&repo, "git commit -m app");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("F821"), "{stderr}");
+    assert!(!stderr.contains("how to fix"), "ruff cannot fix F821: {stderr}");
+}
+
+#[test]
+fn without_a_ruff_config_style_rules_pass_and_bugs_still_fail() {
+    let Some(_) = real_tool("ruff") else { return };
+    let style = repo_with(&[("app.py", "square = lambda x: x * x\nprint(square(2))\n")]);
+    assert_eq!(gate(&style, "git commit -m style"), (Some(0), String::new()), "E731 is style, not a bug");
+    let bug = repo_with(&[("app.py", "import os\nsquare = lambda x: x * x\nprint(square(2))\n")]);
+    let (code, stderr) = gate(&bug, "git commit -m bug");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("F401") && !stderr.contains("E731"), "{stderr}");
+}
+
+const UGLY_SH: &str = "#!/bin/sh\nif [ -n \"$1\" ]; then\necho   \"$1\"\nfi\n";
+const PRETTY_SH: &str = "#!/bin/sh\nif [ -n \"$1\" ]; then\n\techo \"$1\"\nfi\n";
+
+fn fix_json(repo: &TestRepo) -> (Option<i32>, serde_json::Value) {
+    let home = tempfile::tempdir().expect("home");
+    let out = codeguard(home.path())
+        .current_dir(repo.root())
+        .args(["fix", "--format", "json"])
+        .output()
+        .expect("run fix");
+    (out.status.code(), crate::support::json_stdout(&out))
+}
+
+fn shell_entry(json: &serde_json::Value) -> &serde_json::Value {
+    json["formatters"]
+        .as_array()
+        .expect("formatters")
+        .iter()
+        .find(|f| f["language"] == "shell")
+        .expect("shell")
+}
+
+#[test]
+fn fix_leaves_a_script_alone_when_the_project_never_adopted_shfmt() {
+    let (Some(_), Some(_)) = (real_tool("shfmt"), real_tool("shellcheck")) else { return };
+    let repo = TestRepo::new();
+    repo.write("tools/install.sh", UGLY_SH).commit_all("init");
+    let edited = format!("{UGLY_SH}echo   finished\n");
+    repo.write("tools/install.sh", &edited);
+    let (_, json) = fix_json(&repo);
+    assert_eq!(std::fs::read_to_string(repo.path("tools/install.sh")).expect("read"), edited, "{json:#}");
+    let shell = shell_entry(&json);
+    assert_eq!(shell["status"], "SKIPPED", "{json:#}");
+    let reason = shell["reason"].as_str().expect("reason");
+    assert!(reason.starts_with("not adopted here") && reason.contains("tools/install.sh"), "{reason}");
+    assert_eq!(json["changed"], serde_json::json!([]), "{json:#}");
+}
+
+#[test]
+fn fix_formats_a_script_whose_committed_version_is_already_formatted() {
+    let (Some(_), Some(_)) = (real_tool("shfmt"), real_tool("shellcheck")) else { return };
+    let repo = TestRepo::new();
+    repo.write("tools/install.sh", PRETTY_SH).commit_all("init");
+    repo.write("tools/install.sh", &format!("{PRETTY_SH}echo   finished\n"));
+    let (code, json) = fix_json(&repo);
+    assert_eq!(code, Some(0), "{json:#}");
+    assert_eq!(
+        std::fs::read_to_string(repo.path("tools/install.sh")).expect("read"),
+        format!("{PRETTY_SH}echo finished\n"),
+        "{json:#}"
+    );
+    assert_eq!(shell_entry(&json)["status"], "PASS", "{json:#}");
+    assert_eq!(json["changed"], serde_json::json!(["tools/install.sh"]), "{json:#}");
+}
+
+#[test]
+fn fix_formats_an_unformatted_script_when_the_project_configures_shfmt() {
+    let (Some(_), Some(_)) = (real_tool("shfmt"), real_tool("shellcheck")) else { return };
+    let repo = TestRepo::new();
+    repo.write("tools/install.sh", UGLY_SH).write(".editorconfig", "root = true\n").commit_all("init");
+    repo.write("tools/install.sh", &format!("{UGLY_SH}echo   finished\n"));
+    let (code, json) = fix_json(&repo);
+    assert_eq!(code, Some(0), "{json:#}");
+    assert_eq!(
+        std::fs::read_to_string(repo.path("tools/install.sh")).expect("read"),
+        format!("{PRETTY_SH}echo finished\n"),
+        "{json:#}"
+    );
+}
+
+const CARGO_TOML: &str = "[package]\nname = \"warm\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
+const CARGO_LOCK: &str = "# This file is automatically @generated by Cargo.\n# It is not intended for manual editing.\nversion = 4\n\n[[package]]\nname = \"warm\"\nversion = \"0.1.0\"\n";
+
+/// A trusted, committed Rust crate without dependencies (no network needed), and a state home.
+/// `None` when cargo with clippy is not installed.
+fn rust_crate(lock: &str) -> Option<(TestRepo, tempfile::TempDir)> {
+    real_tool("cargo")?;
+    let repo = TestRepo::new();
+    repo.write("Cargo.toml", CARGO_TOML)
+        .write("Cargo.lock", lock)
+        .write("src/main.rs", "fn main() {\n    println!(\"hi\");\n}\n")
+        .commit_all("init");
+    // On disk, never tmpfs (where codeguard keeps no build cache): under cargo's own target dir.
+    let home = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("home");
+    codeguard(home.path()).arg("trust").arg(repo.root()).assert().success();
+    Some((repo, home))
+}
+
+/// `codeguard check <args> --lang rust --format json` in `repo`, with the machine's rustup and
+/// cargo homes (the test's HOME is a fresh directory).
+fn check_rust(repo: &TestRepo, home: &Path, args: &[&str]) -> serde_json::Value {
+    let mut cmd = codeguard(home);
+    for var in ["RUSTUP_HOME", "CARGO_HOME"] {
+        if let Some(value) = std::env::var_os(var) {
+            cmd.env(var, value);
+        } else if let Some(user) = std::env::var_os("HOME") {
+            let dir = Path::new(&user).join(if var == "RUSTUP_HOME" { ".rustup" } else { ".cargo" });
+            cmd.env(var, dir);
+        }
+    }
+    let out = cmd
+        .current_dir(repo.root())
+        .arg("check")
+        .args(args)
+        .args(["--lang", "rust", "--format", "json"])
+        .output()
+        .expect("run check");
+    crate::support::json_stdout(&out)
+}
+
+fn rust_result(json: &serde_json::Value) -> &serde_json::Value {
+    json["languages"].as_array().expect("languages").iter().find(|l| l["language"] == "rust").expect("rust")
+}
+
+/// The build cache directories under the state home.
+fn build_caches(home: &Path) -> Vec<std::path::PathBuf> {
+    let root = home.join(".codeguard/cache/build");
+    std::fs::read_dir(&root)
+        .map(|rd| rd.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn clippy_builds_in_a_warm_per_repository_cache_never_in_the_users_target() {
+    let Some((repo, home)) = rust_crate(CARGO_LOCK) else { return };
+    repo.write("src/main.rs", "fn main() {\n    println!(\"hello\");\n}\n");
+    repo.git(&["add", "src/main.rs"]);
+    let first = check_rust(&repo, home.path(), &["--staged"]);
+    assert_eq!(rust_result(&first)["status"], "PASS", "{first:#}");
+    let caches = build_caches(home.path());
+    assert_eq!(caches.len(), 1, "one cache for the repository: {caches:?}");
+    let target = caches[0].join("cargo-target-dir");
+    assert!(target.join("debug").is_dir(), "clippy built into {}", target.display());
+    let second = check_rust(&repo, home.path(), &["--staged"]);
+    assert_eq!(rust_result(&second)["status"], "PASS", "{second:#}");
+    assert_eq!(build_caches(home.path()), caches, "the second run reuses the same cache");
+    let in_place = check_rust(&repo, home.path(), &["--all"]);
+    assert_eq!(rust_result(&in_place)["status"], "PASS", "{in_place:#}");
+    assert!(!repo.path("target").exists(), "the user's target/ is never created");
+}
+
+#[test]
+fn a_stale_cargo_lock_fails_with_cargos_error_and_is_never_rewritten() {
+    let stale = CARGO_LOCK.replace("0.1.0", "0.0.9");
+    let Some((repo, home)) = rust_crate(&stale) else { return };
+    let json = check_rust(&repo, home.path(), &["--all"]);
+    let rust = rust_result(&json);
+    assert_eq!(rust["status"], "FAIL", "{json:#}");
+    let log = std::fs::read_to_string(rust["log_path"].as_str().expect("log")).expect("read log");
+    assert!(log.contains("--locked"), "cargo's own error is kept: {log}");
+    assert_eq!(
+        std::fs::read_to_string(repo.path("Cargo.lock")).expect("lock"),
+        stale,
+        "Cargo.lock keeps every byte"
+    );
+    assert!(!repo.path("target").exists());
+}
+
+#[test]
+fn a_formatter_that_fails_on_the_committed_version_is_not_adopted_and_says_why() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = TestRepo::new();
+    repo.write("run.sh", PRETTY_SH).commit_all("init");
+    repo.write("run.sh", UGLY_SH);
+    let fake = tempfile::tempdir().expect("fake");
+    let shfmt = fake.path().join("shfmt");
+    std::fs::write(&shfmt, "#!/bin/sh\necho broken >&2\nexit 3\n").expect("write");
+    std::fs::set_permissions(&shfmt, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let bin = crate::support::bin_dir_with(&[&shfmt]);
+    let home = tempfile::tempdir().expect("home");
+    let out = codeguard(home.path())
+        .current_dir(repo.root())
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.path().display()))
+        .args(["fix", "--lang", "shell", "--format", "json"])
+        .output()
+        .expect("run fix");
+    let json = crate::support::json_stdout(&out);
+    let shell = shell_entry(&json);
+    assert_eq!(shell["status"], "SKIPPED", "{json:#}");
+    let reason = shell["reason"].as_str().expect("reason");
+    assert!(
+        reason.starts_with("not adopted here")
+            && reason.contains("could not be checked (`shfmt -w run.sh` exited with 3"),
+        "{reason}"
+    );
+    assert_eq!(std::fs::read_to_string(repo.path("run.sh")).expect("read"), UGLY_SH);
+}
