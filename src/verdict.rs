@@ -72,7 +72,7 @@ impl Verdict {
 /// Output that means the toolchain or environment is broken, not the code.
 static TOOLCHAIN_ERROR: LazyLock<regex::Regex> = LazyLock::new(|| {
     regex::Regex::new(
-        r"(?i)could not resolve dependencies|could not find artifact|DependencyResolutionException|cannot find module|ModuleNotFoundError|unknown lifecycle phase|could not resolve all|could not find or load main class|invalid configuration|is newer than the versions supported|requires a newer version of maven|release version \d+ not supported|invalid target release|UnsupportedClassVersionError|class file version|has been compiled by a more recent version",
+        r"(?i)could not resolve dependencies|could not find artifact|DependencyResolutionException|cannot find module|ModuleNotFoundError|unknown lifecycle phase|could not resolve all|could not find or load main class|invalid configuration|is newer than the versions supported|requires a newer version of maven|release version \d+ not supported|invalid target release|UnsupportedClassVersionError|class file version|has been compiled by a more recent version|cannot create the lock file .* because --locked was passed|rustc [0-9.]+ is not supported by the following package|requires rustc [0-9.]+ or newer|is not supported by this toolchain",
     )
     .unwrap_or_else(|e| unreachable!("static regex: {e}"))
 });
@@ -102,8 +102,10 @@ pub fn judge(program: &str, done: &Finished) -> Verdict {
         return Verdict::new(Status::Pass, "");
     }
     let text = done.text();
-    if let Some(found) = TOOLCHAIN_ERROR.find(&text) {
-        return Verdict::new(Status::Unverified, format!("toolchain error: {}", found.as_str()));
+    if let Some(line) = text.lines().find(|l| TOOLCHAIN_ERROR.is_match(l)) {
+        // The real first error line, not a guess: what the tool said it could not do.
+        let line = line.trim().trim_start_matches("error: ");
+        return Verdict::new(Status::Unverified, format!("toolchain error: {line}"));
     }
     if tool_name(program) == "shellcheck" && only_unsupported_dialect(&text) {
         return Verdict::new(
@@ -191,6 +193,19 @@ mod tests {
             status("node", Ending::Exited(1), "Error: Cannot find module 'eslint'"),
             Status::Unverified
         );
+        let no_lock = "error: cannot create the lock file /r/Cargo.lock because --locked was passed to prevent this\nhelp: …";
+        assert_eq!(status("cargo", Ending::Exited(101), no_lock), Status::Unverified);
+        let too_old = "    Downloading crates ...\nerror: rustc 1.95.0 is not supported by the following package:\n  x@1 requires rustc 1.99";
+        assert_eq!(status("cargo", Ending::Exited(101), too_old), Status::Unverified);
+        let stale =
+            "error: the lock file /r/Cargo.lock needs to be updated but --locked was passed to prevent this";
+        assert_eq!(
+            status("cargo", Ending::Exited(101), stale),
+            Status::Fail,
+            "a stale lock file is the change's to fix"
+        );
+        let found = judge("cargo", &done(Ending::Exited(101), too_old));
+        assert_eq!(found.reason, "toolchain error: rustc 1.95.0 is not supported by the following package:");
     }
 
     #[test]
