@@ -7,11 +7,13 @@
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
-use crate::support::{TestRepo, assert_untouched, codeguard, git_env, git_in, mcp_command, pre_tool_use};
+use crate::support::{
+    TestRepo, assert_untouched, codeguard, git_env, git_in, git_with_hooks, mcp_command, pre_tool_use,
+};
 
 fn aws_key() -> String {
     ["AKIA", "Z7Q3K9X2M4P8V6B1"].concat()
@@ -274,17 +276,7 @@ fn a_key_added_and_removed_inside_the_pushed_range_blocks_the_pre_push_hook() {
         .expect("install");
     assert_eq!(install.status.code(), Some(0), "{}", text(&install));
     let before = git_in(remote.path(), &["rev-parse", "main"]);
-    let push = Command::new("git")
-        .args(["push", "origin", "main"])
-        .current_dir(repo.root())
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home.path())
-        .env("CODEGUARD_HOME", home.path().join(".codeguard"))
-        .envs(git_env())
-        .stdin(Stdio::null())
-        .output()
-        .expect("git push");
+    let push = git_with_hooks(&repo.root(), home.path(), &["push", "origin", "main"]);
     let shown = text(&push);
     assert_ne!(push.status.code(), Some(0), "the push went through:\n{shown}");
     assert!(shown.contains("config.txt") && shown.contains("aws-access-key-id"), "{shown}");
@@ -472,17 +464,7 @@ fn history_already_on_one_remote_is_scanned_when_pushed_to_another() {
         .output()
         .expect("install");
     assert_eq!(install.status.code(), Some(0));
-    let push = Command::new("git")
-        .args(["push", "public", "main"])
-        .current_dir(repo.root())
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home.path())
-        .env("CODEGUARD_HOME", home.path().join(".codeguard"))
-        .envs(git_env())
-        .stdin(Stdio::null())
-        .output()
-        .expect("git push");
+    let push = git_with_hooks(&repo.root(), home.path(), &["push", "public", "main"]);
     assert_ne!(push.status.code(), Some(0), "the pre-push hook: {}", text(&push));
     assert!(text(&push).contains("aws-access-key-id"), "{}", text(&push));
     drop(origin);

@@ -13,22 +13,11 @@ const YAMLLINT: &str = "extends: default\nrules:\n  document-start: disable\n  t
 
 /// Runs the agent gate for `command` in `repo` and proves the repository untouched.
 fn gate(repo: &TestRepo, command: &str) -> (Option<i32>, String, String) {
-    let home = tempfile::tempdir().expect("home");
-    let out = assert_untouched(&repo.root(), || pre_tool_use(home.path(), &repo.root(), "t-1", command, &[]));
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    crate::support::gate_in(repo, command, &[])
 }
 
 fn repo_with(files: &[(&str, &str)]) -> TestRepo {
-    let repo = TestRepo::new();
-    repo.write("README.txt", "hello\n").commit_all("init");
-    for (path, content) in files {
-        repo.write(path, content);
-    }
-    repo
+    crate::support::repo_with(files)
 }
 
 #[test]

@@ -14,22 +14,11 @@ fn hook(home: &std::path::Path, cwd: &std::path::Path, command: &str, env: &[(&s
 }
 
 fn gate(repo: &TestRepo, command: &str, env: &[(&str, &str)]) -> (Option<i32>, String, String) {
-    let home = tempfile::tempdir().expect("home");
-    let out = assert_untouched(&repo.root(), || hook(home.path(), &repo.root(), command, env));
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    crate::support::gate_in(repo, command, env)
 }
 
 fn repo_with(files: &[(&str, &str)]) -> TestRepo {
-    let repo = TestRepo::new();
-    repo.write("README.txt", "hello\n").commit_all("init");
-    for (path, content) in files {
-        repo.write(path, content);
-    }
-    repo
+    crate::support::repo_with(files)
 }
 
 #[test]

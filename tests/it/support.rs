@@ -312,3 +312,41 @@ impl Default for Marked {
         Self::new()
     }
 }
+
+/// Runs the agent gate (`hook pre-tool-use`, Claude payload) on `command` in `repo` with a fresh
+/// state home, proving the repository untouched: exit code, stdout, stderr.
+pub fn gate_in(repo: &TestRepo, command: &str, env: &[(&str, &str)]) -> (Option<i32>, String, String) {
+    let home = tempfile::tempdir().expect("home");
+    let out = assert_untouched(&repo.root(), || pre_tool_use(home.path(), &repo.root(), "t-1", command, env));
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A repository with `README.txt` committed and `files` written (not staged).
+pub fn repo_with(files: &[(&str, &str)]) -> TestRepo {
+    let repo = TestRepo::new();
+    repo.write("README.txt", "hello\n").commit_all("init");
+    for (path, content) in files {
+        repo.write(path, content);
+    }
+    repo
+}
+
+/// Real git, run with the test's `PATH` (real linters), the fixed git environment and the
+/// state home `home`, so hooks installed by `codeguard install --git-hooks` run for real.
+pub fn git_with_hooks(dir: &Path, home: &Path, args: &[&str]) -> std::process::Output {
+    Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("CODEGUARD_HOME", home.join(".codeguard"))
+        .envs(git_env())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("spawn git")
+}
