@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use crate::support::{TestRepo, bin_dir_with, codeguard, git_env, git_in, real_tool};
 
@@ -81,19 +81,7 @@ impl Hooked {
 /// Runs git in `dir` with the fixed environment, the test's `PATH` (real linters) and an
 /// isolated codeguard state directory, plus `extra` variables.
 fn git_with(dir: &Path, home: &Path, args: &[&str], extra: &[(&str, &std::ffi::OsStr)]) -> Output {
-    let mut cmd = Command::new("git");
-    cmd.args(args)
-        .current_dir(dir)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("CODEGUARD_HOME", home.join(".codeguard"))
-        .envs(git_env())
-        .stdin(Stdio::null());
-    for (key, value) in extra {
-        cmd.env(key, value);
-    }
-    cmd.output().expect("spawn git")
+    crate::support::git_with_hooks_and(dir, home, args, extra)
 }
 
 fn stderr(out: &Output) -> String {

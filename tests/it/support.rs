@@ -338,15 +338,27 @@ pub fn repo_with(files: &[(&str, &str)]) -> TestRepo {
 /// Real git, run with the test's `PATH` (real linters), the fixed git environment and the
 /// state home `home`, so hooks installed by `codeguard install --git-hooks` run for real.
 pub fn git_with_hooks(dir: &Path, home: &Path, args: &[&str]) -> std::process::Output {
-    Command::new("git")
-        .args(args)
+    git_with_hooks_and(dir, home, args, &[])
+}
+
+/// [`git_with_hooks`] with `extra` variables added.
+pub fn git_with_hooks_and(
+    dir: &Path,
+    home: &Path,
+    args: &[&str],
+    extra: &[(&str, &std::ffi::OsStr)],
+) -> std::process::Output {
+    let mut cmd = Command::new("git");
+    cmd.args(args)
         .current_dir(dir)
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", home)
         .env("CODEGUARD_HOME", home.join(".codeguard"))
         .envs(git_env())
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("spawn git")
+        .stdin(std::process::Stdio::null());
+    for (key, value) in extra {
+        cmd.env(key, value);
+    }
+    cmd.output().expect("spawn git")
 }
