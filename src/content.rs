@@ -108,7 +108,7 @@ fn language_reason(lang: &LanguageResult) -> String {
 pub(crate) fn judge(surface: &Surface, policy: &Policy, env: &Env) -> ContentVerdict {
     let allow = safety::committed_allow_list(&surface.root);
     let mut verdict = ContentVerdict { incomplete: surface.unverified.clone(), ..ContentVerdict::default() };
-    verdict.findings = scan_surface(surface, &allow, &mut verdict.incomplete);
+    verdict.findings = scan_surface(surface, &allow);
     if policy.agent {
         let touched = surface.paths.iter().chain(&surface.deleted).any(|p| p == safety::ALLOW_FILE);
         if touched {
@@ -160,13 +160,9 @@ fn lint_into(verdict: &mut ContentVerdict, request: &LintRequest<'_>, env: &Env)
 
 /// The safety scan of everything `surface` would carry: the path rules over every changed
 /// path, the content rules over every changed file's bytes, and over every blob a pushed commit
-/// introduces. What cannot be read is an unscannable finding; `incomplete` hears about
-/// submodules, whose content lives in another repository.
-pub(crate) fn scan_surface(
-    surface: &Surface,
-    allow: &AllowList,
-    incomplete: &mut Vec<String>,
-) -> Vec<Finding> {
+/// introduces. What cannot be read is an unscannable finding. A submodule carries no content of
+/// this repository (only a commit id), so there is nothing to scan in it.
+pub(crate) fn scan_surface(surface: &Surface, allow: &AllowList) -> Vec<Finding> {
     let mut scanner = Scanner::new(allow);
     let mut budget = Budget { bytes: SCAN_BUDGET_BYTES, until: std::time::Instant::now() + SCAN_TIME };
     for path in &surface.paths {
@@ -197,10 +193,10 @@ pub(crate) fn scan_surface(
                         seen.insert(*id);
                         scan_blob(&repo, &mut scanner, &mut budget, path, *id, None);
                     }
-                    Source::Worktree(from) => scan_worktree(&surface.root, &mut scanner, &mut budget, path, from),
-                    Source::Gitlink => incomplete.push(format!(
-                        "{path} is a submodule: its content lives in another repository and is not scanned here"
-                    )),
+                    Source::Worktree(from) => {
+                        scan_file(&mut scanner, &mut budget, path, &surface.root.join(from), None);
+                    }
+                    Source::Gitlink => {}
                     Source::Unknown(why) => scanner.unscannable(path, why),
                 }
             }
@@ -214,14 +210,8 @@ pub(crate) fn scan_surface(
     for raw in &surface.non_utf8_worktree {
         let name = raw.to_string_lossy().into_owned();
         scanner.path(&name);
-        match safety::read_worktree_file(&surface.root.join(raw)) {
-            Ok(Some(bytes)) => match budget.take(bytes.len() as u64) {
-                Ok(()) => scanner.content(&name, &bytes, Some("a worktree file whose name is not UTF-8")),
-                Err(why) => scanner.unscannable(&name, &why),
-            },
-            Ok(None) => {}
-            Err(why) => scanner.unscannable(&name, &why),
-        }
+        let origin = Some("a worktree file whose name is not UTF-8");
+        scan_file(&mut scanner, &mut budget, &name, &surface.root.join(raw), origin);
     }
     if let Some(range) = &surface.push {
         for intro in range.introduced.iter().filter(|i| seen.insert(i.blob)) {
@@ -282,43 +272,16 @@ fn scan_blob(
     }
 }
 
-fn scan_worktree(root: &Path, scanner: &mut Scanner<'_>, budget: &mut Budget, path: &str, from: &str) {
-    let file = if from.contains(char::REPLACEMENT_CHARACTER) {
-        match lossy_lookup(root, from) {
-            Some(file) => file,
-            None => {
-                return scanner.unscannable(path, "its name is not valid UTF-8 and it could not be found");
-            }
-        }
-    } else {
-        root.join(from)
-    };
-    match safety::read_worktree_file(&file) {
+/// Scans the worktree file `file`, the content of `path` (raw bytes, a symlink as its target).
+fn scan_file(scanner: &mut Scanner<'_>, budget: &mut Budget, path: &str, file: &Path, origin: Option<&str>) {
+    match safety::read_worktree_file(file) {
         Ok(Some(bytes)) => match budget.take(bytes.len() as u64) {
-            Ok(()) => scanner.content(path, &bytes, None),
+            Ok(()) => scanner.content(path, &bytes, origin),
             Err(why) => scanner.unscannable(path, &why),
         },
         Ok(None) => {}
         Err(why) => scanner.unscannable(path, &why),
     }
-}
-
-/// The worktree file whose name, read lossily, is `lossy` (names that are not UTF-8).
-fn lossy_lookup(root: &Path, lossy: &str) -> Option<std::path::PathBuf> {
-    let mut dir = root.to_path_buf();
-    for part in lossy.split('/') {
-        let exact = dir.join(part);
-        if std::fs::symlink_metadata(&exact).is_ok() {
-            dir = exact;
-            continue;
-        }
-        let entry = std::fs::read_dir(&dir)
-            .ok()?
-            .filter_map(Result::ok)
-            .find(|e| e.file_name().to_string_lossy() == part)?;
-        dir = entry.path();
-    }
-    Some(dir)
 }
 
 fn short(id: gix::ObjectId) -> String {

@@ -62,11 +62,11 @@ fn staged(args: &CheckArgs, root: PathBuf, env: &Env) -> anyhow::Result<(CheckRe
     };
     let verdict = content::judge(&surface, &policy, env);
     let languages = verdict.languages;
+    let incomplete = !verdict.incomplete.is_empty();
     let mut notes = verdict.incomplete;
-    if languages.is_empty() && notes.is_empty() && !surface.paths.is_empty() {
+    if languages.is_empty() && !incomplete && !surface.paths.is_empty() {
         notes.push("no known language detected".to_owned());
     }
-    let incomplete = !notes.is_empty() && notes != ["no known language detected"];
     let mut report = CheckReport::new(root.clone(), scope_name(scope), languages, verdict.findings, notes);
     if incomplete {
         report.status = report.status.worst(crate::verdict::Status::Unverified);
@@ -86,10 +86,9 @@ fn in_place(
     let (files, safety, mut notes): (Vec<String>, _, Vec<String>) = if scope == Scope::Changed {
         let surface = surface::working_changes(root)
             .map_err(|e| UsageError(format!("{} needs a git repository: {e}", flag(scope))))?;
-        let mut incomplete = surface.unverified.clone();
         let allow = crate::safety::committed_allow_list(root);
-        let findings = content::scan_surface(&surface, &allow, &mut incomplete);
-        (surface.paths, findings, incomplete)
+        let findings = content::scan_surface(&surface, &allow);
+        (surface.paths, findings, surface.unverified)
     } else {
         let files = match surface::project_files(root) {
             Ok(files) => files.into_iter().filter(|f| root.join(f).is_file()).collect(),
