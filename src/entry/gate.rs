@@ -218,6 +218,9 @@ fn add_pushed_history(repo: &RepoIntent, surface: &mut surface::Surface) -> Resu
         else {
             continue;
         };
+        if refspecs.is_empty() && !*all_refs && !*tags && pushes_to_upstream(range, remote.as_deref()) {
+            continue; // the range already holds exactly this push's history
+        }
         let refs =
             surface::PushRefs { remote: remote.as_deref(), refspecs, all_refs: *all_refs, tags: *tags };
         let (introduced, unresolved) = surface::pushed_history(&repo.root, refs)
@@ -232,6 +235,23 @@ fn add_pushed_history(repo: &RepoIntent, surface: &mut surface::Surface) -> Resu
         range.introduced.extend(introduced);
     }
     Ok(())
+}
+
+/// Whether a push of the current branch to `remote` is the one the range was measured for: the
+/// upstream's remote (or, without an upstream, the default the range used too).
+fn pushes_to_upstream(range: &surface::PushRange, remote: Option<&str>) -> bool {
+    match (&range.base, remote) {
+        (_, None) => true,
+        (surface::PushBase::Upstream { reference }, Some(remote)) => {
+            reference.strip_prefix("refs/remotes/").and_then(|r| r.split('/').next()) == Some(remote)
+        }
+        (
+            surface::PushBase::NoUpstream
+            | surface::PushBase::Remote { .. }
+            | surface::PushBase::RemoteTracking { .. },
+            Some(_),
+        ) => false,
+    }
 }
 
 /// The report for a command that cannot be checked, with how to make it checkable.
