@@ -10,7 +10,8 @@
 //! an old problem is new. The baseline is `HEAD` for a commit and the one commit a push range
 //! grows from for a push; with no baseline (an unborn branch, a range with several boundaries)
 //! or a baseline run that reached no conclusion, nothing is exempt. Only findings codeguard can
-//! parse (the formats in [`Format`]) are compared; a failure whose output holds none keeps its
+//! parse are compared — languages whose registry entry names its lint output's
+//! `findings_format`; a failure whose output holds none keeps its
 //! whole-file blame, and so does everything under `gate_scope: "repo"`.
 //! **Never:** exempts by path alone: a change can break an untouched line (an import whose last
 //! use it removed), and that finding is new because the baseline run does not report it.
@@ -23,34 +24,11 @@ use regex::Regex;
 
 use crate::entry::engine::{self, LintRequest};
 use crate::env::Env;
+use crate::registry::{FindingsFormat as Format, Registry};
 use crate::run::{LanguageResult, RunOptions};
 use crate::snapshot::{Snapshot, SnapshotOptions};
 use crate::surface::{Base, Mode, Surface};
 use crate::verdict::Status;
-
-/// How a linter's output names its findings: one finding per line, `path:line[:col]: …`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Format {
-    /// `ruff check --output-format=concise`: `path:line:col: RULE message`.
-    RuffConcise,
-    /// `shellcheck --format=gcc`: `path:line:col: level: message [SC1234]`.
-    Gcc,
-    /// `yamllint --format parsable`: `path:line:col: [level] message (rule)`.
-    YamllintParsable,
-}
-
-impl Format {
-    /// The format of the program's lint output, for the programs whose registry command asks
-    /// for a line-per-finding format.
-    pub(crate) fn of(program: &str) -> Option<Self> {
-        match program.rsplit('/').next().unwrap_or(program) {
-            "ruff" => Some(Self::RuffConcise),
-            "shellcheck" => Some(Self::Gcc),
-            "yamllint" => Some(Self::YamllintParsable),
-            _ => None,
-        }
-    }
-}
 
 /// One finding read from a linter's output.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,6 +101,7 @@ fn baseline_commit(surface: &Surface) -> Option<gix::ObjectId> {
 /// Moves pre-existing findings of failing languages to `exempt` (see the module header).
 /// `notes` hears why the comparison could not be made when it could not.
 pub(crate) fn exempt(
+    registry: &Registry,
     results: &mut [LanguageResult],
     snapshot: &Snapshot,
     surface: &Surface,
@@ -135,7 +114,7 @@ pub(crate) fn exempt(
             let r = &results[i];
             r.status == Status::Fail
                 && !r.files.is_empty()
-                && program(r).and_then(Format::of).is_some_and(|f| !parse(f, &r.output).is_empty())
+                && format_of(registry, r).is_some_and(|f| !parse(f, &r.output).is_empty())
         })
         .collect();
     if candidates.is_empty() {
@@ -178,13 +157,13 @@ pub(crate) fn exempt(
     let Ok(baseline) = engine::lint(&request, env, &|_| {}) else { return };
     for &i in &candidates {
         let Some(old) = baseline.iter().find(|b| b.language == results[i].language) else { continue };
-        compare(&mut results[i], old, snapshot.root(), before.root());
+        let Some(format) = format_of(registry, &results[i]) else { continue };
+        compare(format, &mut results[i], old, snapshot.root(), before.root());
     }
 }
 
 /// Exempts the findings of `new` that `old` (the baseline run) also reports.
-fn compare(new: &mut LanguageResult, old: &LanguageResult, new_root: &Path, old_root: &Path) {
-    let Some(format) = program(new).and_then(Format::of) else { return };
+fn compare(format: Format, new: &mut LanguageResult, old: &LanguageResult, new_root: &Path, old_root: &Path) {
     let before: Vec<LintFinding> = match old.status {
         Status::Pass => Vec::new(),
         Status::Fail => parse(format, &old.output),
@@ -227,8 +206,10 @@ fn compare(new: &mut LanguageResult, old: &LanguageResult, new_root: &Path, old_
     new.output = kept.join("\n") + "\n";
 }
 
-fn program(result: &LanguageResult) -> Option<&str> {
-    result.argv.first().and_then(|a| a.first()).map(String::as_str)
+/// The findings format of the language's lint output, from the registry (with the project's
+/// overrides: a project's own lint command has none).
+fn format_of(registry: &Registry, result: &LanguageResult) -> Option<Format> {
+    registry.get(&result.language).and_then(|l| l.findings_format)
 }
 
 fn tree_of(root: &Path, commit: gix::ObjectId) -> Option<gix::ObjectId> {

@@ -22,6 +22,7 @@ use std::time::Duration;
 
 use crate::entry::engine::{self, LintRequest};
 use crate::env::Env;
+use crate::registry::GateScope;
 use crate::run::LanguageResult;
 use crate::safety::{self, AllowList, Finding, Scanner};
 use crate::snapshot::{self, Snapshot, SnapshotOptions, Source};
@@ -132,9 +133,10 @@ pub(crate) fn judge(surface: &Surface, policy: &Policy, env: &Env) -> ContentVer
                 LintRequest::snapshot(&snapshot, &surface.root, policy.deadline, policy.log_prefix.clone());
             request.only = &policy.only;
             lint_into(&mut verdict, &request, env);
-            let scope = crate::registry::ProjectConfig::load(snapshot.root()).map(|c| c.gate_scope());
-            if matches!(scope, Ok(crate::registry::GateScope::Delta)) {
+            let project = engine::Project::load(snapshot.root()).ok();
+            if let Some(project) = project.filter(|p| p.config.gate_scope() == GateScope::Delta) {
                 crate::baseline::exempt(
+                    &project.registry,
                     &mut verdict.languages,
                     &snapshot,
                     surface,

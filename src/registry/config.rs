@@ -206,6 +206,13 @@ impl ProjectConfig {
             replace(&mut lang.lint, commands.lint.as_ref());
             replace(&mut lang.format, commands.format.as_ref());
             replace(&mut lang.gate, commands.gate.as_ref());
+            if commands.lint.is_some() {
+                // The project's own lint command prints what it prints, and takes the options it
+                // takes: no findings format, no dialect option added to it.
+                lang.findings_format = None;
+                lang.dialect_option = None;
+                lang.dialects.clear();
+            }
             if commands.lint.is_some() || commands.format.is_some() {
                 // What the built-in formatter resolves or how it is adopted says nothing about
                 // the project's own commands: its own formatter is its choice, fixing anything.
@@ -264,6 +271,21 @@ mod tests {
             python.runs_repo_code(CommandField::Lint) && !python.runs_repo_code(CommandField::Format),
             "a command the repository defines is marked as repository content"
         );
+    }
+
+    #[test]
+    fn an_own_lint_command_gets_no_built_in_output_format_nor_dialect_option() {
+        let builtin = Registry::builtin().expect("registry");
+        assert!(
+            builtin.get("shell").is_some_and(|l| l.dialect_option.is_some() && l.findings_format.is_some())
+        );
+        let config = parse(r#"{"languages": {"shell": {"lint": ["./mylint.sh", "{files}"]}, "python": {"lint": ["ruff", "check", "{files}"]}}}"#)
+            .expect("valid");
+        let registry = builtin.with_project(&config).expect("applies");
+        let shell = registry.get("shell").expect("shell");
+        assert_eq!((shell.dialect_option.as_deref(), shell.dialects.len()), (None, 0));
+        assert_eq!(shell.findings_format, None);
+        assert_eq!(registry.get("python").and_then(|l| l.findings_format), None);
     }
 
     #[test]

@@ -100,6 +100,18 @@ impl FormatFixes {
     }
 }
 
+/// A line-per-finding output format (`path:line[:col]: …`), by where the rule stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FindingsFormat {
+    /// `ruff check --output-format=concise`: `path:line:col: RULE message`.
+    RuffConcise,
+    /// `--format=gcc` (shellcheck): `path:line:col: level: message [SC1234]`.
+    Gcc,
+    /// `yamllint --format parsable`: `path:line:col: [level] message (rule)`.
+    YamllintParsable,
+}
+
 /// One language entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -152,6 +164,11 @@ pub struct Language {
     /// directory (`crate::run::warm`), never the user's own.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub build_cache_env: Vec<String>,
+    /// How the lint command's output names its findings, one per line, when it does: what the
+    /// baseline exemption (`crate::baseline`) reads. Absent: the output is not read finding by
+    /// finding (whole-file blame).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub findings_format: Option<FindingsFormat>,
     /// A project-level command for whole-tree checks (required when `lint` is per file).
     #[serde(default)]
     pub gate: Option<Argv>,

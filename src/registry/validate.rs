@@ -82,6 +82,7 @@ enum FieldKind {
     Fields,
     Dialects,
     Fixes,
+    FindingsFormat,
 }
 
 const FIELDS: &[(&str, FieldKind)] = &[
@@ -99,6 +100,7 @@ const FIELDS: &[(&str, FieldKind)] = &[
     ("format_fixes", FieldKind::Fixes),
     ("format_adopted_by", FieldKind::Names),
     ("build_cache_env", FieldKind::Names),
+    ("findings_format", FieldKind::FindingsFormat),
     ("gate", FieldKind::Command),
     ("probe", FieldKind::Command),
     ("requiresConfig", FieldKind::Names),
@@ -177,6 +179,14 @@ fn check_kind(kind: FieldKind, value: &serde_json::Value) -> Result<(), String> 
         (FieldKind::Fixes, Value::Array(items)) if !items.is_empty() && all_strings(items) => Ok(()),
         (FieldKind::Fixes, _) => {
             Err("must be \"format-only\" or a non-empty list of rule-code prefixes".into())
+        }
+        (FieldKind::FindingsFormat, Value::String(s))
+            if ["ruff-concise", "gcc", "yamllint-parsable"].contains(&s.as_str()) =>
+        {
+            Ok(())
+        }
+        (FieldKind::FindingsFormat, _) => {
+            Err("must be one of \"ruff-concise\", \"gcc\", \"yamllint-parsable\"".into())
         }
         (FieldKind::Text, _) => Err("must be a string".into()),
         (FieldKind::Flag, _) => Err("must be true or false".into()),
