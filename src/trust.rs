@@ -44,6 +44,16 @@ pub struct Identity {
     pub born_ns: Option<u64>,
 }
 
+impl Identity {
+    /// The same directory: device and inode equal, and the birth times equal where both sides
+    /// have one (a system that cannot report it this time is no proof of a replacement).
+    fn same_as(&self, other: &Self) -> bool {
+        self.dev == other.dev
+            && self.ino == other.ino
+            && self.born_ns.zip(other.born_ns).is_none_or(|(a, b)| a == b)
+    }
+}
+
 /// One recorded decision.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Decision {
@@ -177,7 +187,7 @@ pub fn standing(env: &Env, dir: &Path, config: &ProjectConfig) -> Standing {
     let (Some(identity), Some(commands)) = (decision.identity, decision.commands.as_deref()) else {
         return Standing::Outdated;
     };
-    if identity_of(&anchor).ok() != Some(identity) {
+    if !identity_of(&anchor).is_ok_and(|now| now.same_as(&identity)) {
         Standing::Replaced
     } else if commands_digest(config) != commands {
         Standing::CommandsChanged
@@ -268,6 +278,14 @@ mod tests {
 
     fn none() -> ProjectConfig {
         ProjectConfig::default()
+    }
+
+    #[test]
+    fn a_missing_birth_time_on_one_side_is_no_replacement() {
+        let with = Identity { dev: 1, ino: 2, born_ns: Some(3) };
+        assert!(with.same_as(&Identity { born_ns: None, ..with }));
+        assert!(!with.same_as(&Identity { born_ns: Some(4), ..with }));
+        assert!(!with.same_as(&Identity { ino: 5, ..with }));
     }
 
     #[test]

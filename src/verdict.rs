@@ -104,7 +104,7 @@ pub fn judge(program: &str, done: &Finished) -> Verdict {
     let text = done.text();
     if let Some(line) = text.lines().find(|l| TOOLCHAIN_ERROR.is_match(l)) {
         // The real first error line, not a guess: what the tool said it could not do.
-        let line = line.trim().trim_start_matches("error: ");
+        let line = crate::safety::redact(line.trim().trim_start_matches("error: ")).into_owned();
         return Verdict::new(Status::Unverified, format!("toolchain error: {line}"));
     }
     if tool_name(program) == "shellcheck" && only_unsupported_dialect(&text) {
