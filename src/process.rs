@@ -390,7 +390,11 @@ pub fn watchdog(marker: &str) -> u8 {
             Ok(_) => {}
         }
         let text = line.trim();
-        let (op, group) = text.split_at(text.len().min(1));
+        let (op, group) = match (text.strip_prefix('+'), text.strip_prefix('-')) {
+            (Some(group), _) => ("+", group),
+            (_, Some(group)) => ("-", group),
+            (None, None) => ("", text),
+        };
         match (op, group.parse::<i32>()) {
             ("+", Ok(pid)) => {
                 groups.insert(pid);

@@ -37,6 +37,8 @@ struct Ctx {
     notes: Vec<String>,
     /// `GIT_DIR=`, `GIT_WORK_TREE=`, `GIT_INDEX_FILE=` given to this command (prefix or `env`).
     env: GitEnv,
+    /// `env -i`: the command inherits none of the exported variables.
+    ignore_exported: bool,
     /// Directories added by wrappers (`env -C`, `sudo -D`).
     extra_dir: Vec<DirPart>,
     /// Arguments are appended from stdin (`xargs`) or substituted (`find -exec {}`).
@@ -95,12 +97,7 @@ fn env_of(assignments: &[Assignment]) -> GitEnv {
 /// `NAME=value` in one word (`env NAME=value`, `export NAME=value`): the name and its value.
 fn assignment_word(w: &Word) -> Option<(&str, EnvValue)> {
     let (name, value) = w.text.split_once('=').filter(|_| is_assignment(&w.text))?;
-    let value = if w.literal && !value.starts_with('~') {
-        EnvValue::Literal(value.to_owned())
-    } else {
-        EnvValue::Dynamic(w.raw.clone())
-    };
-    Some((name, value))
+    Some((name, EnvValue::from_parts(w.literal, value, &w.raw)))
 }
 
 /// Index of the wrapped command in `args`: skips options (`with_value` ones take the next word),
@@ -164,6 +161,7 @@ impl Walker<'_> {
         let mut ctx = Ctx {
             notes: Vec::new(),
             env: env_of(&s.assignments),
+            ignore_exported: false,
             extra_dir: Vec::new(),
             from_stdin: false,
             stdin: stdin_of(&s.redirects, input),
@@ -310,7 +308,8 @@ impl Walker<'_> {
         let mut dir = self.dir.clone();
         dir.extend(ctx.extra_dir.iter().cloned());
         dir.extend(g.dirs);
-        let env = self.exported.overlaid(&ctx.env).overlaid(&g.env);
+        let inherited = if ctx.ignore_exported { GitEnv::default() } else { self.exported.clone() };
+        let env = inherited.overlaid(&ctx.env).overlaid(&g.env);
         self.out.steps.push(Step::Git(GitCall {
             op,
             dir,
@@ -386,7 +385,8 @@ impl Walker<'_> {
             if let Some((name, value)) = assignment_word(w) {
                 ctx.env.set(name, Some(value));
             } else if w.text == "-i" || w.text == "--ignore-environment" {
-                ctx.env = GitEnv { git_dir: None, work_tree: None, index_file: None };
+                ctx.env = GitEnv::default();
+                ctx.ignore_exported = true;
             }
         }
         end

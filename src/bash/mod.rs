@@ -255,10 +255,16 @@ pub enum EnvValue {
 impl EnvValue {
     /// The value of a word.
     pub(crate) fn of(word: &syntax::Word) -> Self {
-        if word.literal && !word.text.starts_with('~') {
-            Self::Literal(word.text.clone())
+        Self::from_parts(word.literal, &word.text, &word.raw)
+    }
+
+    /// A value written as `raw` whose quote-removed text is `text`: literal when the shell
+    /// passes it unchanged (no expansion, no leading `~`).
+    pub(crate) fn from_parts(literal: bool, text: &str, raw: &str) -> Self {
+        if literal && !text.starts_with('~') {
+            Self::Literal(text.to_owned())
         } else {
-            Self::Dynamic(word.raw.clone())
+            Self::Dynamic(raw.to_owned())
         }
     }
 }

@@ -359,6 +359,10 @@ fn a_redirected_repository_or_index_is_the_one_that_is_gated() {
         assert!(shown.contains("key.txt") && shown.contains("aws-access-key-id"), "{command}:\n{shown}");
         assert_no_secret(&shown, command);
     }
+    // `env -i` drops what was exported: the commit runs in the shell's own (clean) repository.
+    let cleared = format!("export GIT_DIR={o}/.git GIT_WORK_TREE={o}; env -i git commit -m x");
+    let out = pre_tool_use(home.path(), &r.clean, "t-3", &cleared, &[]);
+    assert_eq!(out.status.code(), Some(0), "{cleared}: {}", text(&out));
     // `alt`'s own index is clean: the same commit without the redirection passes.
     let out = pre_tool_use(home.path(), &r.alt, "t-2", "git commit -m x", &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
