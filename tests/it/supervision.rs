@@ -52,6 +52,8 @@ fn spawn_in(home: &Path, pids: &Path, args: &[&str], stdin: &str, cwd: &Path) ->
 }
 
 /// Waits (at most 30 s) until the linter has written every named pid file; returns the pids.
+/// Each entry is `pid@start` (the start time from `/proc/<pid>/stat`, when the process is still
+/// there), so a pid reused by another test's process is never taken for ours, nor killed.
 fn wait_for_pids(dir: &Path, names: &[&str]) -> Vec<String> {
     let until = Instant::now() + Duration::from_secs(30);
     loop {
@@ -60,6 +62,10 @@ fn wait_for_pids(dir: &Path, names: &[&str]) -> Vec<String> {
             .filter_map(|n| std::fs::read_to_string(dir.join(n)).ok())
             .map(|p| p.trim().to_owned())
             .filter(|p| !p.is_empty())
+            .map(|p| match start_time(&p) {
+                Some(start) => format!("{p}@{start}"),
+                None => p,
+            })
             .collect();
         if pids.len() == names.len() {
             return pids;
@@ -69,11 +75,21 @@ fn wait_for_pids(dir: &Path, names: &[&str]) -> Vec<String> {
     }
 }
 
-/// Whether a process exists and is not a zombie.
-fn is_running(pid: &str) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+/// Field 22 of `/proc/<pid>/stat`: when the process started (clock ticks since boot).
+fn start_time(pid: &str) -> Option<String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = stat.get(stat.rfind(')')? + 2..)?;
+    after.split_whitespace().nth(19).map(str::to_owned)
+}
+
+/// Whether the process `entry` (`pid@start`, or a bare pid) exists, is not a zombie, and is the
+/// same process (same start time).
+fn is_running(entry: &str) -> bool {
+    let (pid, start) = entry.split_once('@').map_or((entry, None), |(p, s)| (p, Some(s)));
+    let alive = std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
         stat.rfind(')').and_then(|i| stat.get(i + 2..i + 3)).is_some_and(|state| state != "Z")
-    })
+    });
+    alive && start.is_none_or(|s| start_time(pid).as_deref() == Some(s))
 }
 
 /// Asserts that none of `pids` is running within a bounded wait (5 s), then kills survivors so
@@ -84,8 +100,9 @@ fn assert_all_gone(pids: &[String]) {
         std::thread::sleep(Duration::from_millis(20));
     }
     let survivors: Vec<&String> = pids.iter().filter(|p| is_running(p)).collect();
-    for pid in &survivors {
-        let _ = Command::new("kill").args(["-KILL", pid.as_str()]).status();
+    for entry in &survivors {
+        let pid = entry.split('@').next().unwrap_or(entry);
+        let _ = Command::new("kill").args(["-KILL", pid]).status();
     }
     assert!(survivors.is_empty(), "processes survived codeguard: {survivors:?}");
 }
