@@ -80,13 +80,11 @@ fn vendored_files_are_not_linted_but_their_secrets_are_found() {
 
 /// The path of an installed program, without failing when it is absent (for checkers the test
 /// proves both ways: the real check when present, the honest UNVERIFIED when absent).
+/// The dialect's own checker, found like every real linter: missing, it fails the test under
+/// `CODEGUARD_REQUIRE_REAL_LINTERS` (scripts/test.sh installs zsh and fish), and elsewhere only
+/// the UNVERIFIED path is checked.
 fn installed(name: &str) -> Option<std::path::PathBuf> {
-    std::env::var_os("PATH")
-        .and_then(|p| std::env::split_paths(&p).map(|d| d.join(name)).find(|p| p.is_file()))
-        .or_else(|| {
-            eprintln!("note: {name} is not installed; only its UNVERIFIED path is checked");
-            None
-        })
+    crate::support::real_tool(name)
 }
 
 /// `(status, reason, argv)` of one language in a `check --format json` report.
