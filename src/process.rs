@@ -222,6 +222,16 @@ pub fn arm(exit: u8, answer: impl Fn() -> (String, String) + Send + Sync + 'stat
     let _ = ON_SIGNAL.set(OnSignal { exit, answer: Box::new(answer) });
 }
 
+/// The exit code of an answer already decided (`u16::MAX`: none yet).
+static DECIDED: std::sync::atomic::AtomicU16 = std::sync::atomic::AtomicU16::new(u16::MAX);
+
+/// Records that the run's answer is decided and about to be written with exit code `exit`: a
+/// signal from now on still kills every child, but writes nothing more and exits with `exit` —
+/// a block that was given is never turned into a second, fail-open answer.
+pub fn decided(exit: u8) {
+    DECIDED.store(u16::from(exit), Ordering::SeqCst);
+}
+
 /// Registers (`live`) or forgets a directory to remove when a signal ends the run: the snapshot
 /// directories, whose `Drop` guards do not run on that path. Removal is best effort.
 pub fn remove_on_signal(dir: &std::path::Path, live: bool) {
@@ -363,6 +373,9 @@ fn interrupted(signal: i32) -> ! {
     live.reap_orphans(None);
     for dir in &live.cleanup {
         let _ = std::fs::remove_dir_all(dir);
+    }
+    if let Ok(exit) = u8::try_from(DECIDED.load(Ordering::SeqCst)) {
+        std::process::exit(i32::from(exit));
     }
     let (exit, (stdout, stderr)) = match ON_SIGNAL.get() {
         Some(on) => (on.exit, (on.answer)()),

@@ -48,6 +48,7 @@ pub fn run(args: &HookArgs, env: &Env) -> u8 {
         Ok(Err(err)) => (fail_open(host, event, &format!("{err:#}")), None),
         Err(panic) => (fail_open(host, event, &panic_text(&panic)), None),
     };
+    crate::process::decided(encoded.exit);
     if !deliver(&encoded) {
         return crate::exit::PASS;
     }
