@@ -285,13 +285,7 @@ pub enum Interpreter {
 impl Interpreter {
     /// The interpreter a `#!` line names, if it is one we model.
     pub fn from_shebang(first_line: &str) -> Option<Self> {
-        let line = first_line.strip_prefix("#!")?.trim();
-        let mut parts = line.split_whitespace();
-        let mut prog = parts.next()?.rsplit('/').next()?;
-        if prog == "env" {
-            prog = parts.find(|p| !p.starts_with('-') && !p.contains('='))?;
-        }
-        command::interpreter_of(prog)
+        crate::files::shebang_interpreter(first_line).and_then(|program| command::interpreter_of(&program))
     }
 }
 
