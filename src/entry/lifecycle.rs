@@ -358,8 +358,14 @@ pub fn after_edit(paths: &[PathBuf], cwd: &Path, env: &Env, session: Option<&str
 }
 
 fn check_saved_file(path: &Path, env: &Env, session: Option<&str>) -> Option<(String, String)> {
-    let safety = saved_file_safety(path);
-    let lint = lint_saved_file(path, env, session);
+    let dir = path.parent()?;
+    let repository = crate::intent::repository_at(dir).map(|(root, _)| root);
+    let canonical = path.canonicalize().ok()?;
+    let root = repository.clone().unwrap_or_else(|| dir.to_path_buf());
+    let rel = canonical.strip_prefix(&root).ok()?.to_str()?.to_owned();
+    let saved = Saved { root, canonical, rel };
+    let safety = repository.and_then(|_| saved_file_safety(&saved));
+    let lint = lint_saved_file(path, &saved, env, session);
     match (safety, lint) {
         (None, lint) => lint,
         (Some(note), None) => Some((note, "codeguard: a secret was written".to_owned())),
@@ -367,13 +373,19 @@ fn check_saved_file(path: &Path, env: &Env, session: Option<&str>) -> Option<(St
     }
 }
 
+/// A file an edit wrote: its project root (the repository, else its directory), its canonical
+/// path and its path relative to the root — found once for the scan and the lint.
+struct Saved {
+    root: PathBuf,
+    canonical: PathBuf,
+    rel: String,
+}
+
 /// The content-safety scan of a file just written, so the agent hears at once what would block
 /// its commit later (the same rules as the gate; the secret itself is never shown).
-fn saved_file_safety(path: &Path) -> Option<String> {
-    let dir = path.parent()?;
-    let (root, _) = crate::intent::repository_at(dir)?;
-    let rel = path.canonicalize().ok()?.strip_prefix(&root).ok()?.to_str()?.to_owned();
-    let findings = safety::scan(&root, std::slice::from_ref(&rel), &safety::committed_allow_list(&root));
+fn saved_file_safety(saved: &Saved) -> Option<String> {
+    let (root, rel) = (&saved.root, &saved.rel);
+    let findings = safety::scan(root, std::slice::from_ref(rel), &safety::committed_allow_list(root));
     let blocking: Vec<&safety::Finding> = findings.iter().filter(|f| !f.allowed).collect();
     if blocking.is_empty() {
         return None;
@@ -386,15 +398,13 @@ fn saved_file_safety(path: &Path) -> Option<String> {
     Some(text.trim_end().to_owned())
 }
 
-fn lint_saved_file(path: &Path, env: &Env, session: Option<&str>) -> Option<(String, String)> {
+fn lint_saved_file(path: &Path, saved: &Saved, env: &Env, session: Option<&str>) -> Option<(String, String)> {
     let meta = std::fs::symlink_metadata(path).ok()?;
     if !meta.is_file() || meta.len() > MAX_SAVE_BYTES {
         return None;
     }
-    let dir = path.parent()?;
-    let (root, _) = crate::intent::repository_at(dir).unwrap_or_else(|| (dir.to_path_buf(), false));
-    let canonical = path.canonicalize().ok()?;
-    let rel = canonical.strip_prefix(&root).ok()?.to_str()?.to_owned();
+    let Saved { root, canonical, rel } = saved;
+    let (root, canonical, rel) = (root.clone(), canonical.clone(), rel.clone());
     if crate::files::is_out_of_lint_scope(&rel) {
         return None;
     }
