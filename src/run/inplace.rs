@@ -34,6 +34,10 @@ pub(crate) struct Guard {
 struct Identity {
     stat: Stat,
     hash: blake3::Hash,
+    /// The file's last change was at least `cache::stat::SETTLE` before it was hashed: only then
+    /// can an equal stat record afterwards prove it untouched (file times have coarse ticks, so a
+    /// rewrite right after a recent change can keep size, mtime and ctime).
+    settled: bool,
 }
 
 /// The parts of a stat record that any write changes: size, modification time and — which no
@@ -70,7 +74,15 @@ impl Identity {
         } else {
             return None;
         };
-        Some(Self { stat: Stat::of(&meta), hash })
+        let cutoff = std::time::SystemTime::now()
+            .checked_sub(crate::cache::stat::SETTLE)
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
+        let changed = std::time::Duration::new(
+            u64::try_from(std::os::unix::fs::MetadataExt::ctime(&meta)).unwrap_or(u64::MAX),
+            u32::try_from(std::os::unix::fs::MetadataExt::ctime_nsec(&meta)).unwrap_or(0),
+        );
+        let settled = cutoff.is_some_and(|cutoff| changed < cutoff);
+        Some(Self { stat: Stat::of(&meta), hash, settled })
     }
 
     /// Whether the file at `path` no longer has the content it had: an unchanged stat record
@@ -79,7 +91,7 @@ impl Identity {
     fn content_differs(before: Option<&Self>, path: &Path) -> bool {
         let unchanged_stat = |b: &Self| path.symlink_metadata().is_ok_and(|m| Stat::of(&m) == b.stat);
         match before {
-            Some(b) if unchanged_stat(b) => false,
+            Some(b) if b.settled && unchanged_stat(b) => false,
             Some(b) => Self::of(path).is_none_or(|a| a.stat.size != b.stat.size || a.hash != b.hash),
             None => Self::of(path).is_some(),
         }
