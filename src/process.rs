@@ -468,10 +468,20 @@ mod linux {
         }
     }
 
-    /// Whether the environment of process `pid` holds `entry` (`NAME=value`) exactly.
+    /// Whether the environment of process `pid` holds `entry` (`NAME=value`) exactly. A live
+    /// process reads with an empty environment while it is inside `execve`: that is asked again
+    /// a few times (5 ms apart) before it counts as not ours.
     pub(super) fn has_env(pid: u32, entry: &str) -> bool {
-        std::fs::read(format!("/proc/{pid}/environ"))
-            .is_ok_and(|environ| environ.split(|b| *b == 0).any(|e| e == entry.as_bytes()))
+        for _ in 0..10 {
+            match std::fs::read(format!("/proc/{pid}/environ")) {
+                Ok(environ) if !environ.is_empty() => {
+                    return environ.split(|b| *b == 0).any(|e| e == entry.as_bytes());
+                }
+                Ok(_) => std::thread::sleep(std::time::Duration::from_millis(5)),
+                Err(_) => return false,
+            }
+        }
+        false
     }
 
     /// Kills every process with an environment entry that starts with `prefix` (`NAME=run.`).
