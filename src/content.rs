@@ -76,12 +76,7 @@ pub(crate) struct ContentVerdict {
 impl ContentVerdict {
     /// A confirmed lint failure or a blocking safety finding.
     pub(crate) fn fails(&self) -> bool {
-        self.lint_failed() || safety::blocks(&self.findings)
-    }
-
-    /// Some language failed.
-    pub(crate) fn lint_failed(&self) -> bool {
-        self.languages.iter().any(|l| l.status == Status::Fail)
+        self.languages.iter().any(|l| l.status == Status::Fail) || safety::blocks(&self.findings)
     }
 
     /// Every reason the verdict is incomplete: the engine's notes, then each language that

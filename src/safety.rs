@@ -210,15 +210,6 @@ pub fn allow_list_change() -> Finding {
     )
 }
 
-/// Scans paths only (for callers that have no content to give).
-pub fn scan_paths(paths: &[String], allow: &AllowList) -> Vec<Finding> {
-    let mut scanner = Scanner::new(allow);
-    for path in paths {
-        scanner.path(path);
-    }
-    scanner.finish()
-}
-
 /// The allow list as committed at `HEAD` of the repository at `root` (an allowance counts only
 /// once a person committed it; content being checked cannot allow itself).
 pub fn committed_allow_list(root: &Path) -> AllowList {
