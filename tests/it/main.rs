@@ -22,6 +22,7 @@ mod init;
 mod install;
 mod lifecycle;
 mod mcp;
+mod oracle;
 mod path_options;
 mod properties;
 mod repo_code;
