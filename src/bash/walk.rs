@@ -176,11 +176,33 @@ impl<'p> Walker<'p> {
                 }
                 let saved = std::mem::replace(&mut self.dir, dir);
                 self.bump();
-                self.command(&body, Input::Inherited);
+                self.uncalled_body(&name, &body);
                 self.dir = saved;
             }
         }
         self.out
+    }
+
+    /// Walks the body of a function no walked command calls but something unseen may: what it
+    /// does is guarded, and UNVERIFIED, since whether it runs is not known.
+    fn uncalled_body(&mut self, name: &str, body: &Command) {
+        let (steps, opaque) = (self.out.steps.len(), self.out.opaque.len());
+        self.command(body, Input::Inherited);
+        let calls = self.out.steps[steps..].iter().filter_map(|s| match s {
+            super::Step::Git(c) => c.op.mode(),
+            super::Step::Script(_) | super::Step::Alias(_) => Some(Mode::Commit),
+        });
+        let looks = self.out.opaque[opaque..].iter().filter_map(|o| o.looks_like);
+        if let Some(mode) = calls.chain(looks).max() {
+            self.opaque(
+                format!(
+                    "the function `{name}` is not called directly; it may be run by something only known at run time, and it would {}",
+                    mode.as_str()
+                ),
+                Some(mode),
+                Severity::Unverified,
+            );
+        }
     }
 
     /// Starts a new chain segment.
@@ -509,7 +531,8 @@ impl<'p> Walker<'p> {
         self.nesting += 1;
         let fold = self.fold;
         self.fold = fold && exact;
-        let functions = std::mem::take(&mut self.functions);
+        // `bash -c` starts a new shell; `eval` and `trap` code sees this shell's functions.
+        let functions = if own_shell { std::mem::take(&mut self.functions) } else { HashMap::new() };
         let unseen = std::mem::take(&mut self.unseen_calls);
         if own_shell {
             self.scoped(|w| {
@@ -518,8 +541,8 @@ impl<'p> Walker<'p> {
         } else {
             self.script(&script);
         }
-        // Functions defined in the inner shell stay there.
-        let inner = std::mem::replace(&mut self.functions, functions);
+        // Functions defined in the inner shell stay there (`eval` defines them here).
+        let inner = if own_shell { std::mem::replace(&mut self.functions, functions) } else { HashMap::new() };
         let inner_unseen = self.unseen_calls;
         self.unseen_calls = unseen || inner_unseen;
         self.fold = fold;
@@ -537,10 +560,10 @@ impl<'p> Walker<'p> {
         let mut uncalled: Vec<_> =
             inner.into_iter().filter(|(name, f)| !f.2 && (unseen || mentioned_twice(code, name))).collect();
         uncalled.sort_by(|a, b| a.0.cmp(&b.0));
-        for (_, (body, dir, _)) in uncalled {
+        for (name, (body, dir, _)) in uncalled {
             let saved = std::mem::replace(&mut self.dir, dir);
             self.depth += 1;
-            self.command(&body, Input::Inherited);
+            self.uncalled_body(&name, &body);
             self.depth -= 1;
             self.dir = saved;
         }
