@@ -542,7 +542,8 @@ impl<'p> Walker<'p> {
             self.script(&script);
         }
         // Functions defined in the inner shell stay there (`eval` defines them here).
-        let inner = if own_shell { std::mem::replace(&mut self.functions, functions) } else { HashMap::new() };
+        let inner =
+            if own_shell { std::mem::replace(&mut self.functions, functions) } else { HashMap::new() };
         let inner_unseen = self.unseen_calls;
         self.unseen_calls = unseen || inner_unseen;
         self.fold = fold;
