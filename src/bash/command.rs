@@ -240,7 +240,8 @@ impl Walker<'_> {
             for a in &s.assignments {
                 let value = match a.values.as_slice() {
                     [one] => self.expand_word(one, false).and_then(|w| w.into_iter().next()).map(|w| w.text),
-                    _ => None,
+                    // `a=(git push)`: the elements, blank-separated (for `"${a[@]}"`).
+                    many => many.iter().map(Word::value).collect::<Option<Vec<_>>>().map(|v| v.join(" ")),
                 };
                 self.assign(&a.name, value);
             }
@@ -272,6 +273,23 @@ impl Walker<'_> {
                 return;
             }
             let args = &words[1..];
+            let alias = if first.literal && !self.shell_aliases.is_empty() {
+                self.shell_aliases.remove(&first.text)
+            } else {
+                None
+            };
+            if let Some(value) = alias {
+                // The alias text replaces the command word; bash does not expand it again
+                // inside its own expansion.
+                let mut code = value.clone();
+                for w in args {
+                    code.push(' ');
+                    code.push_str(&w.raw);
+                }
+                self.indirect_shell(&code, &format!("the shell alias `{}`", first.text), false);
+                self.shell_aliases.insert(first.text.clone(), value);
+                return;
+            }
             let skip = match base {
                 "git" => return self.git(args, ctx),
                 "cd" => return self.cd(args),
@@ -280,6 +298,14 @@ impl Walker<'_> {
                 }
                 "read" | "mapfile" | "readarray" | "getopts" => return self.read_vars(args),
                 "shift" => return self.shift(args),
+                "set" => return self.set_positional(args),
+                "alias" => return self.shell_alias(args),
+                "unalias" => {
+                    for w in args {
+                        self.shell_aliases.remove(&w.text);
+                    }
+                    return;
+                }
                 "trap" => return self.trap(args),
                 "pushd" => return self.pushd(args),
                 "popd" => return self.popd(),
@@ -406,6 +432,31 @@ impl Walker<'_> {
                 continue;
             }
             self.assign(&w.text, None);
+        }
+    }
+
+    /// `set -- WORDS` / `set WORDS`: the positional parameters become the words.
+    fn set_positional(&mut self, args: &[Word]) {
+        let words = match args.iter().position(|w| w.text == "--") {
+            Some(i) => &args[i + 1..],
+            None if args.first().is_some_and(|w| !w.text.starts_with(['-', '+'])) => args,
+            None => return,
+        };
+        self.positional = Some(words.to_vec());
+    }
+
+    /// `alias NAME=VALUE …`: a shell alias later command words may expand to (conservatively,
+    /// whether or not the shell has `expand_aliases` on).
+    fn shell_alias(&mut self, args: &[Word]) {
+        for w in args {
+            if let Some((name, value)) = w.text.split_once('=') {
+                if w.literal {
+                    self.shell_aliases.insert(name.to_owned(), value.to_owned());
+                } else {
+                    self.shell_aliases.insert(name.to_owned(), w.raw.clone());
+                    self.dynamic(&format!("`alias {}`", w.raw));
+                }
+            }
         }
     }
 
@@ -581,6 +632,7 @@ impl Walker<'_> {
                 && t.starts_with('-')
                 && !t.starts_with("--")
                 && code_flags.iter().any(|f| f.len() == 2 && t.ends_with(&f[1..]))
+                && t[1..t.len() - 1].chars().all(|c| "naplsw".contains(c))
                 && !awk
             {
                 // `perl -ne CODE`, `ruby -pe CODE`: a cluster ending in the code flag.
@@ -653,7 +705,7 @@ impl Walker<'_> {
     fn variable_command(&mut self, words: &[Word]) {
         self.unseen_calls = true;
         let text = joined(words);
-        if let Some(mode) = looks_like(&text) {
+        if let Some(mode) = looks_like(&text).or(self.source_looks) {
             self.opaque(
                 format!("`{text}` runs a command named by a variable; it may be a git {}", mode.as_str()),
                 Some(mode),

@@ -58,6 +58,10 @@ impl Walker<'_> {
         if matches!(w.raw.as_str(), "\"$@\"" | "\"${@}\"") {
             return self.positional.clone();
         }
+        if let Some(name) = w.raw.strip_prefix("\"${").and_then(|r| r.strip_suffix("[@]}\"")) {
+            let value = self.vars.get(name)?.as_ref()?;
+            return Some(value.split_whitespace().map(Word::literal).collect());
+        }
         let raw = w.raw.as_str();
         let mut fields = Fields::default();
         let mut quoted = false;

@@ -14,6 +14,9 @@ use super::{Analysis, DirPart, GitEnv, Mode, Opaque, Severity, looks_like};
 /// How deep command substitutions and function calls may nest before we stop looking.
 const MAX_NESTING: u16 = 24;
 
+/// How often one function may be active at once (recursion) before we stop following it.
+const MAX_RECURSION: usize = 3;
+
 /// Whether the function `name` appears in `source` more often than its definition does: it
 /// may be called by something the walk cannot follow (`trap name EXIT`, `export -f name`).
 fn mentioned_twice(source: &str, name: &str) -> bool {
@@ -68,6 +71,8 @@ pub(super) struct Walker<'p> {
     /// git aliases defined earlier in the command (`git config alias.NAME VALUE`), keyed in
     /// lower case; `None` when the value is only known at run time.
     pub aliases: HashMap<String, Option<String>>,
+    /// Shell aliases defined earlier in the command (`alias gp='git push'`).
+    pub shell_aliases: HashMap<String, String>,
     /// Aliases being expanded, outermost first (cycle and depth guard).
     pub alias_stack: Vec<String>,
     /// How many branches that may not run enclose the current command (an assignment there
@@ -99,6 +104,7 @@ impl<'p> Walker<'p> {
             vars: HashMap::new(),
             positional: None,
             aliases: HashMap::new(),
+            shell_aliases: HashMap::new(),
             alias_stack: Vec::new(),
             conditional: 0,
             fold: true,
@@ -431,7 +437,8 @@ impl<'p> Walker<'p> {
     /// Calls a function defined earlier in the command with `args` as its positional
     /// parameters; returns false if `name` is not one.
     pub fn call_function(&mut self, name: &str, args: &[Word]) -> bool {
-        if self.active.iter().any(|a| a == name) || self.nesting >= MAX_NESTING {
+        // A function may call itself (`f() { "$@"; }; f f git push`), a few levels deep.
+        if self.active.iter().filter(|a| *a == name).count() >= MAX_RECURSION || self.nesting >= MAX_NESTING {
             // Recursion (or a body redefined while running): left for `finish` unless walked.
             return self.functions.contains_key(name);
         }
@@ -511,7 +518,12 @@ impl<'p> Walker<'p> {
     /// `own_shell` is false for `eval`, whose directory changes stay in effect.
     pub fn indirect_shell(&mut self, code: &str, what: &str, own_shell: bool) {
         if self.depth >= 1 || self.nesting >= MAX_NESTING {
-            if let Some(mode) = looks_like(code) {
+            // `bash -c '"$@"' _ git push`: the words the code runs are its positional ones.
+            let runs_args = code.contains("$@") || code.contains("$*") || code.contains("$1");
+            let args = self.positional.as_ref().filter(|_| runs_args);
+            let args_look =
+                || looks_like(&args?.iter().map(|w| w.raw.as_str()).collect::<Vec<_>>().join(" "));
+            if let Some(mode) = looks_like(code).or_else(args_look) {
                 self.opaque(
                     format!("{what} inside an indirect command: more than one level of indirection is not modelled"),
                     Some(mode),

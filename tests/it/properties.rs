@@ -46,7 +46,7 @@ const TEMPLATES: &[&str] = &[
     "for i in 1 2; do G; done",
     "case y in *) G;; esac",
     "f() { G; }; f",
-    "f() { G; }; trap f EXIT",
+    "f() { G; }; trap f INT",
     "echo \"$(G)\"",
     "x=`G`",
     "G &",
