@@ -250,3 +250,22 @@ fn inline_code_of_other_interpreters_follows_one_rule() {
         assert_passes_silently(&repo, command);
     }
 }
+
+#[test]
+fn shell_aliases_positional_words_and_arrays_are_followed() {
+    let Some(_) = real_tool("ruff") else { return };
+    let repo = staged_bad();
+    for command in [
+        "alias gc='git commit'; gc -m x",
+        "shopt -s expand_aliases\nalias gc='git commit'\ngc -m x",
+        "set -- git commit -m x; \"$@\"",
+        "a=(git commit -m x); \"${a[@]}\"",
+        "x=com; git ${x}mit -m x",
+        "f() { \"$@\"; }; f f git commit -m x",
+    ] {
+        let (guarded, mode, ops, _) = summary(&explain(&repo.root(), command));
+        assert!(guarded && mode.as_deref() == Some("commit") && ops == ["commit"], "`{command}`");
+        assert_lint_blocks(&repo, command, &[]);
+    }
+    assert_eq!(summary(&explain(&repo.root(), "a=(git status); \"${a[@]}\"")), not_guarded());
+}
