@@ -153,6 +153,7 @@ impl Walker<'_> {
         }
         self.words(&s.words);
         self.redirects(&s.redirects);
+        self.redirect_writes(s, &joined(&s.words));
         if s.words.is_empty() {
             // `GIT_DIR=x` alone: read as if exported (the conservative reading).
             self.exported = self.exported.overlaid(&env_of(&s.assignments));
@@ -241,6 +242,10 @@ impl Walker<'_> {
     }
 
     fn other(&mut self, base: &str, first: &Word, args: &[Word], ctx: &Ctx) {
+        self.file_effects(base, args, ctx.from_stdin, &ctx.text);
+        if self.program_call(base, args, &ctx.extra_dir, &ctx.text) {
+            return;
+        }
         match interpreter_of(base) {
             Some(Interpreter::Shell) => self.shell(base, args, ctx),
             Some(lang @ (Interpreter::Python | Interpreter::Node)) => self.interpreter(lang, args, ctx),
@@ -304,6 +309,7 @@ impl Walker<'_> {
             self.variable_command(args);
             return;
         }
+        self.git_writes(&sub.text, &args[si + 1..], &ctx.text);
         let Some(op) = git::sub_op(&sub.text, &args[si + 1..], ctx.from_stdin) else { return };
         let mut dir = self.dir.clone();
         dir.extend(ctx.extra_dir.iter().cloned());
@@ -473,6 +479,7 @@ impl Walker<'_> {
             if code_flags.contains(&t) {
                 match args.get(i + 1) {
                     Some(code) if code.literal => {
+                        self.inline_code_writes(&code.text, &ctx.text);
                         self.program(&code.text.clone(), lang, &format!("`{t}` code"));
                     }
                     Some(code) => self.dynamic(&format!("`{} {}`", t, code.raw)),
@@ -602,7 +609,7 @@ fn stdin_of(redirects: &[Redirect], input: Input<'_>) -> Stdin {
             Redirect::HereString(w) => return Stdin::Dynamic(format!("the here-string `{}`", w.raw)),
             Redirect::ReadFile(w) if w.literal => return Stdin::File(w.text.clone()),
             Redirect::ReadFile(w) => return Stdin::Dynamic(format!("the file `{}`", w.raw)),
-            Redirect::Process(_) | Redirect::File(_) => {}
+            Redirect::Process(_) | Redirect::File(_) | Redirect::Write { .. } => {}
         }
     }
     match input {

@@ -288,7 +288,10 @@ impl<'p> Walker<'p> {
     pub fn redirects(&mut self, redirects: &[Redirect]) {
         for r in redirects {
             match r {
-                Redirect::File(w) | Redirect::ReadFile(w) | Redirect::HereString(w) => {
+                Redirect::File(w)
+                | Redirect::Write { target: w, .. }
+                | Redirect::ReadFile(w)
+                | Redirect::HereString(w) => {
                     self.words(std::slice::from_ref(w));
                 }
                 Redirect::Process(body) => self.scoped(|w| w.script(body)),
