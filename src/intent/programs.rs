@@ -216,7 +216,7 @@ fn collect(
         if dry_run && !forced && !submake {
             continue;
         }
-        if dry_run && !forced {
+        if dry_run && submake {
             // `make -n` runs `$(MAKE)` lines, and the sub-make inherits `-n` through MAKEFLAGS.
             expanded = expanded.replacen("make", "make -n", 1);
         }

@@ -22,6 +22,7 @@ mod install;
 mod lifecycle;
 mod mcp;
 mod path_options;
+mod programs;
 mod properties;
 mod repo_code;
 mod sarif;
