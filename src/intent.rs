@@ -227,7 +227,7 @@ impl Resolver {
                     "script `{}` is written by this same command ({how}) with content only known at run time",
                     path.display()
                 );
-                self.opaque_event(reason, Some(bash::Mode::Push), &[], &dir, Severity::Unverified);
+                self.unknown_code(reason, &dir);
                 return;
             }
             Some(Written::Deleted) => Some(Err("deleted earlier in this command".to_owned())),
@@ -288,6 +288,60 @@ impl Resolver {
         }
     }
 
+    /// Code that runs in `dir` but cannot be seen (a program's script named at run time, a
+    /// script the command writes with content only known at run time): it may stage anything,
+    /// commit and push. Unverified with `reason`; in a repository, the surface takes every
+    /// change and the branch's unpushed commits.
+    fn unknown_code(&mut self, reason: String, dir: &Path) {
+        self.opaque_event(reason.clone(), Some(bash::Mode::Push), &[], dir, Severity::Unverified);
+        if self.repo(dir).is_err() {
+            return;
+        }
+        let call = |op: bash::GitOp| GitCall {
+            op,
+            dir: Vec::new(),
+            chain: 0,
+            depth: 1,
+            inline_skip_gate: false,
+            notes: vec![reason.clone()],
+            env: bash::GitEnv::default(),
+            text: format!("(unseen code: {})", reason.chars().take(80).collect::<String>()),
+        };
+        let add = bash::GitOp::Add {
+            pathspecs: Vec::new(),
+            all: true,
+            update: false,
+            force: false,
+            interactive: false,
+            pathspec_from_file: false,
+            dry_run: false,
+            intent_to_add: false,
+            dynamic: true,
+        };
+        let push = bash::GitOp::Push {
+            dry_run: false,
+            refspecs: Vec::new(),
+            remote: None,
+            no_verify: false,
+            delete: false,
+            all_refs: false,
+            tags: false,
+        };
+        let commit = bash::GitOp::Commit {
+            all: true,
+            only_paths: Vec::new(),
+            include: false,
+            amend: false,
+            no_verify: false,
+            interactive: false,
+            pathspec_from_file: false,
+            dynamic: false,
+        };
+        for op in [add, commit, push] {
+            self.events.push(Event::Git { call: call(op), base: dir.to_path_buf(), indirect: true });
+        }
+    }
+
     /// A program that runs commands from a project file: reads the file (one level, bounded)
     /// and follows the command lines it would run, from the directory they run in.
     fn program(&mut self, run: &ProgramRun, base: &Path) {
@@ -295,7 +349,7 @@ impl Resolver {
             Ok(d) => d,
             Err(why) => {
                 let reason = format!("`{}` runs from a directory only known at run time ({why})", run.text);
-                self.opaque_event(reason, Some(bash::Mode::Push), &[], base, Severity::Unverified);
+                self.unknown_code(reason, base);
                 return;
             }
         };
@@ -304,7 +358,7 @@ impl Resolver {
                 "`{}` is run by a command of a project file run by another one: more than two levels are not followed",
                 run.text
             );
-            self.opaque_event(reason, Some(bash::Mode::Push), &[], &dir, Severity::Unverified);
+            self.unknown_code(reason, &dir);
             return;
         }
         self.program_level += 1;
@@ -314,13 +368,7 @@ impl Resolver {
                 Ok(Some(plan)) => self.run_plan(&plan.lines, &plan.dir, &plan.file),
                 Ok(None) => {}
                 Err(why) => {
-                    self.opaque_event(
-                        unreadable(why),
-                        Some(bash::Mode::Push),
-                        &[],
-                        &dir,
-                        Severity::Unverified,
-                    );
+                    self.unknown_code(unreadable(why), &dir);
                 }
             },
             Program::PackageVersion { manager, git_tag, no_commit_hooks } => {
@@ -328,13 +376,7 @@ impl Resolver {
                     Ok(Some(plan)) => self.version(run, &plan, *no_commit_hooks),
                     Ok(None) => {}
                     Err(why) => {
-                        self.opaque_event(
-                            unreadable(why),
-                            Some(bash::Mode::Push),
-                            &[],
-                            &dir,
-                            Severity::Unverified,
-                        );
+                        self.unknown_code(unreadable(why), &dir);
                     }
                 }
             }
@@ -343,19 +385,13 @@ impl Resolver {
                     Ok(Some(plan)) => self.run_plan(&plan.lines, &plan.dir, &plan.file),
                     Ok(None) => {}
                     Err(why) => {
-                        self.opaque_event(
-                            unreadable(why),
-                            Some(bash::Mode::Push),
-                            &[],
-                            &dir,
-                            Severity::Unverified,
-                        );
+                        self.unknown_code(unreadable(why), &dir);
                     }
                 }
             }
             Program::Dynamic(why) => {
                 let reason = format!("{why}: what it runs is only known at run time");
-                self.opaque_event(reason, Some(bash::Mode::Push), &[], &dir, Severity::Unverified);
+                self.unknown_code(reason, &dir);
             }
         }
         self.program_level -= 1;

@@ -44,6 +44,8 @@ struct Ctx {
     /// Arguments are appended from stdin (`xargs`) or substituted (`find -exec {}`).
     from_stdin: bool,
     stdin: Stdin,
+    /// The literal text on stdin (a quoted here-doc, a literal here-string), for `tee`.
+    literal_stdin: Option<String>,
     text: String,
 }
 
@@ -166,6 +168,7 @@ impl Walker<'_> {
             extra_dir: Vec::new(),
             from_stdin: false,
             stdin: stdin_of(&s.redirects, input),
+            literal_stdin: super::effects::literal_stdin(&s.redirects),
             text: joined(&s.words),
         };
         self.argv(&s.words, &mut ctx);
@@ -242,7 +245,7 @@ impl Walker<'_> {
     }
 
     fn other(&mut self, base: &str, first: &Word, args: &[Word], ctx: &Ctx) {
-        self.file_effects(base, args, ctx.from_stdin, &ctx.text);
+        self.file_effects(base, args, ctx.from_stdin, ctx.literal_stdin.as_deref(), &ctx.text);
         if self.program_call(base, args, &ctx.extra_dir, &ctx.text) {
             return;
         }

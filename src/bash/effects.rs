@@ -177,7 +177,14 @@ impl Walker<'_> {
 
     /// The files a program writes by its arguments (`tee`, `sed -i`, `cp`, `mv`, `rm`, …).
     /// `from_stdin`: its arguments come from `xargs`/`find -exec`, so the targets are unknown.
-    pub(super) fn file_effects(&mut self, base: &str, args: &[Word], from_stdin: bool, text: &str) {
+    pub(super) fn file_effects(
+        &mut self,
+        base: &str,
+        args: &[Word],
+        from_stdin: bool,
+        stdin: Option<&str>,
+        text: &str,
+    ) {
         let operands: Vec<&Word> =
             args.iter().filter(|w| !(w.text.starts_with('-') && w.text.len() > 1)).collect();
         let writes_operands = |kind: WriteKind| -> Vec<(&Word, WriteKind)> {
@@ -186,7 +193,8 @@ impl Walker<'_> {
         let targets: Vec<(&Word, WriteKind)> = match base {
             "tee" => {
                 let append = args.iter().any(|w| w.text == "-a" || w.text == "--append");
-                let kind = if append { WriteKind::Append(None) } else { WriteKind::Content(None) };
+                let content = stdin.map(str::to_owned);
+                let kind = if append { WriteKind::Append(content) } else { WriteKind::Content(content) };
                 writes_operands(kind)
             }
             "touch" | "chmod" | "chown" | "chgrp" | "setfacl" => {
@@ -412,20 +420,30 @@ fn perl_files(args: &[Word]) -> Vec<&Word> {
     files
 }
 
+/// The literal text a command reads on stdin: a here-doc that does not expand anything, or a
+/// literal here-string.
+pub(super) fn literal_stdin(redirects: &[Redirect]) -> Option<String> {
+    redirects
+        .iter()
+        .rev()
+        .find_map(|r| match r {
+            Redirect::HereDoc { body, expands, .. } if !*expands || !body.contains(['$', '`', '\\']) => {
+                Some(Some(body.clone()))
+            }
+            Redirect::HereString(w) if w.literal => Some(Some(format!("{}\n", w.text))),
+            Redirect::HereDoc { .. } | Redirect::HereString(_) => Some(None),
+            _ => None,
+        })
+        .flatten()
+}
+
 /// What `cat`/`echo`/`printf`/`tee` write when the command spells it out.
 fn literal_output(s: &Simple) -> Option<String> {
     let name = s.words.first().map(|w| w.text.rsplit('/').next().unwrap_or(&w.text).to_owned())?;
     let args = &s.words[1..];
-    let heredoc = s.redirects.iter().rev().find_map(|r| match r {
-        Redirect::HereDoc { body, expands, .. } if !*expands || !body.contains(['$', '`', '\\']) => {
-            Some(Some(body.clone()))
-        }
-        Redirect::HereString(w) if w.literal => Some(Some(format!("{}\n", w.text))),
-        Redirect::HereDoc { .. } | Redirect::HereString(_) => Some(None),
-        _ => None,
-    });
+    let heredoc = literal_stdin(&s.redirects);
     match name.as_str() {
-        "cat" | "tee" if args.iter().all(|w| w.text.starts_with('-')) => heredoc.flatten(),
+        "cat" | "tee" if args.iter().all(|w| w.text.starts_with('-')) => heredoc,
         "echo" if args.iter().all(|w| w.literal) => {
             let mut newline = true;
             let mut words = args.iter().map(|w| w.text.as_str()).peekable();
