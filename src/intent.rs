@@ -293,8 +293,11 @@ impl Resolver {
     /// commit and push. Unverified with `reason`; in a repository, the surface takes every
     /// change and the branch's unpushed commits.
     fn unknown_code(&mut self, reason: String, dir: &Path) {
-        self.opaque_event(reason.clone(), Some(bash::Mode::Push), &[], dir, Severity::Unverified);
-        if self.repo(dir).is_err() {
+        let is_repo = self.repo(dir).is_ok();
+        let text = format!("(unseen code: {})", reason.chars().take(80).collect::<String>());
+        let notes = vec![reason.clone()];
+        self.opaque_event(reason, Some(bash::Mode::Push), &[], dir, Severity::Unverified);
+        if !is_repo {
             return;
         }
         let call = |op: bash::GitOp| GitCall {
@@ -303,9 +306,9 @@ impl Resolver {
             chain: 0,
             depth: 1,
             inline_skip_gate: false,
-            notes: vec![reason.clone()],
+            notes: notes.clone(),
             env: bash::GitEnv::default(),
-            text: format!("(unseen code: {})", reason.chars().take(80).collect::<String>()),
+            text: text.clone(),
         };
         let add = bash::GitOp::Add {
             pathspecs: Vec::new(),
