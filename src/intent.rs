@@ -69,6 +69,8 @@ pub struct BoundWrite {
     pub path: Option<String>,
     /// How many of the repository's [`RepoIntent::ops`] come before it.
     pub before_op: usize,
+    /// The file is deleted (only a tracked path's deletion can land).
+    pub delete: bool,
     /// The command words, for messages.
     pub text: String,
 }
@@ -551,7 +553,8 @@ impl Resolver {
         let idx = self.entry(&repo.root, false);
         let entry = &mut self.intent.repos[idx];
         let before_op = entry.ops.len();
-        entry.writes.push(BoundWrite { path, before_op, text: w.text.clone() });
+        let delete = w.kind == WriteKind::Delete;
+        entry.writes.push(BoundWrite { path, before_op, delete, text: w.text.clone() });
     }
 
     /// The absolute directory `parts` lead to from `base`.
@@ -870,7 +873,8 @@ impl Resolver {
         self.intent.repos.retain(|r| r.ops.iter().any(|o| o.op.mode().is_some()) || !r.unverified.is_empty());
         for text in &self.unplaced_writes {
             for r in &mut self.intent.repos {
-                r.writes.insert(0, BoundWrite { path: None, before_op: 0, text: text.clone() });
+                r.writes
+                    .insert(0, BoundWrite { path: None, before_op: 0, delete: false, text: text.clone() });
             }
         }
         for r in &mut self.intent.repos {

@@ -36,7 +36,7 @@ pub fn judge_writes(intent: &mut Intent) {
         let commit_text = commit.map_or_else(|| "a later step".to_owned(), |c| format!("`{}`", c.text));
         if hooks_run && our_pre_commit_hook(&repo.root) {
             let note = format!(
-                "`{}` writes {what} in this same call before {commit_text} commits it; codeguard's git pre-commit hook is installed in this repository, so git checks the real content at commit time (not checked now)",
+                "`{}` writes or deletes {what} in this same call before {commit_text} commits it; codeguard's git pre-commit hook is installed in this repository, so git checks the real content at commit time (not checked now)",
                 write.text
             );
             if !repo.unverified.contains(&note) {
@@ -44,7 +44,7 @@ pub fn judge_writes(intent: &mut Intent) {
             }
         } else {
             repo.block = Some(format!(
-                "`{}` writes {what} in this same call before {commit_text} commits it: that content does not exist yet, so it cannot be checked now. Run the write first, then commit in a separate call (or install codeguard's git hooks with `codeguard install --git-hooks`, so git checks the content at commit time)",
+                "`{}` writes or deletes {what} in this same call before {commit_text} commits it: that content does not exist yet, so it cannot be checked now. Run the write first, then commit in a separate call (or install codeguard's git hooks with `codeguard install --git-hooks`, so git checks the content at commit time)",
                 write.text
             ));
         }
@@ -55,6 +55,9 @@ pub fn judge_writes(intent: &mut Intent) {
 fn first_landing(repo: &RepoIntent) -> Option<(BoundWrite, Option<&BoundOp>)> {
     let mut state = State::open(&repo.root);
     for write in &repo.writes {
+        if write.delete && write.path.as_deref().is_some_and(|p| !state.tracked(p)) {
+            continue; // deleting untracked files changes nothing a commit takes
+        }
         for (i, op) in repo.ops.iter().enumerate().skip(write.before_op) {
             if !state.stages(&repo.root, op, write.path.as_deref(), &repo.ops[write.before_op..i]) {
                 continue;
@@ -80,16 +83,28 @@ impl State {
         Self { repo, index }
     }
 
+    /// Whether the index holds `path`, or files below it when it is a directory.
     fn tracked(&self, path: &str) -> bool {
         // Unreadable: assume tracked (the conservative reading).
-        self.index.as_ref().is_none_or(|i| i.entry_by_path(path.into()).is_some())
+        let Some(index) = &self.index else { return true };
+        if index.entry_by_path(path.into()).is_some() {
+            return true;
+        }
+        let below = format!("{}/", path.trim_end_matches('/'));
+        index.entries().iter().any(|e| e.path(index).starts_with(below.as_bytes()))
+    }
+
+    fn is_dir(&self, path: &str) -> bool {
+        self.repo.as_ref().and_then(|r| r.workdir()).is_some_and(|w| w.join(path).is_dir())
     }
 
     fn ignored(&self, path: &str) -> bool {
         let (Some(repo), Some(index)) = (&self.repo, &self.index) else { return false };
         let source = gix::worktree::stack::state::ignore::Source::WorktreeThenIdMappingIfNotSkipped;
         let Ok(mut stack) = repo.excludes(index, None, source) else { return false };
-        stack.at_path(path, Some(gix::index::entry::Mode::FILE)).is_ok_and(|p| p.is_excluded())
+        let mode =
+            if self.is_dir(path) { gix::index::entry::Mode::DIR } else { gix::index::entry::Mode::FILE };
+        stack.at_path(path, Some(mode)).is_ok_and(|p| p.is_excluded())
     }
 
     /// Whether `op` stages `path` (`None`: a path only known at run time) from the worktree.

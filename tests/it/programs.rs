@@ -136,7 +136,7 @@ fn content_written_before_a_commit_that_takes_it_is_denied_with_the_directive() 
     let (code, stdout, stderr) =
         gate_in(&repo, "echo 'x = 1' > new.py && git add new.py && git commit -m x", &[]);
     assert_eq!(code, Some(2), "{stdout}{stderr}");
-    assert!(stderr.contains("writes `new.py` in this same call"), "{stderr}");
+    assert!(stderr.contains("writes or deletes `new.py` in this same call"), "{stderr}");
     assert!(stderr.contains("Run the write first, then commit in a separate call"), "{stderr}");
     for cmd in [
         "echo more >> README.txt && git commit -am x",
@@ -160,8 +160,12 @@ fn content_written_before_a_commit_that_takes_it_is_denied_with_the_directive() 
 #[test]
 fn writes_that_do_not_land_are_not_denied() {
     let Some(_) = real_tool("ruff") else { return };
-    let repo = repo_with(&[(".gitignore", "*.log\n")]);
+    let repo =
+        repo_with(&[(".gitignore", "*.log\nbuild/\n"), ("build/out.txt", "x\n"), ("scratch.txt", "x\n")]);
     repo.commit_all("ignore logs");
+    repo.write("scratch.txt", "x\n");
+    repo.git(&["rm", "-q", "--cached", "scratch.txt"]);
+    repo.git(&["commit", "-q", "-m", "untrack scratch"]);
     repo.write("ok.py", "x = 1\n");
     repo.git(&["add", "ok.py"]);
     let outside = tempfile::tempdir().expect("outside");
@@ -171,6 +175,8 @@ fn writes_that_do_not_land_are_not_denied() {
         "echo x > notes.txt && git add ok.py && git commit -m x".to_owned(),
         "echo x > untracked.txt && git commit -am x".to_owned(),
         "git commit -m x && echo x > later.txt".to_owned(),
+        "rm -rf build && git add -A && git commit -m x".to_owned(),
+        "rm -f scratch.txt && git add . && git commit -m x".to_owned(),
     ] {
         let (code, _, stderr) = gate_in(&repo, &cmd, &[]);
         assert_eq!(code, Some(0), "{cmd}: {stderr}");
