@@ -208,22 +208,23 @@ impl Walker<'_> {
                 let sized: Vec<&Word> = operands_after_values(args, &["-s", "--size", "-r", "--reference"]);
                 sized.into_iter().map(|w| (w, WriteKind::Modify)).collect()
             }
-            "cp" | "install" | "ln" | "rsync" => {
-                last_operand_target(args, &operands, &["-t", "--target-directory"])
-                    .into_iter()
-                    .map(|w| (w, copied(base, &operands, w)))
-                    .collect()
-            }
-            "mv" => {
-                let mut out: Vec<(&Word, WriteKind)> =
-                    last_operand_target(args, &operands, &["-t", "--target-directory"])
-                        .into_iter()
-                        .map(|w| (w, copied(base, &operands, w)))
-                        .collect();
-                let target = out.first().map(|(w, _)| w.text.clone());
-                for w in &operands {
-                    if Some(&w.text) != target.as_ref() {
-                        out.push((*w, WriteKind::Delete));
+            "cp" | "install" | "ln" | "rsync" | "mv" => {
+                let Some(target) = last_operand_target(args, &operands, &["-t", "--target-directory"]) else {
+                    return;
+                };
+                let sources: Vec<&Word> =
+                    operands.iter().copied().filter(|w| !std::ptr::eq(*w, target)).collect();
+                let mut out = Vec::new();
+                for src in &sources {
+                    if src.literal && !has_glob(&src.text) && base != "ln" {
+                        out.push((target, WriteKind::Copy(src.text.clone())));
+                    } else if sources.len() == 1 {
+                        out.push((target, WriteKind::Content(None)));
+                    } else {
+                        self.dynamic_write(text);
+                    }
+                    if base == "mv" {
+                        out.push((*src, WriteKind::Delete));
                     }
                 }
                 out
@@ -331,16 +332,6 @@ fn is_short_cluster_with(t: &str, flag: char) -> bool {
         && t.contains(flag)
 }
 
-/// What a copy writes: the source's content when there is one literal source (`cp a b`).
-fn copied(base: &str, operands: &[&Word], target: &Word) -> WriteKind {
-    match operands {
-        [from, to] if base != "ln" && from.literal && !has_glob(&from.text) && std::ptr::eq(*to, target) => {
-            WriteKind::Copy(from.text.clone())
-        }
-        _ => WriteKind::Content(None),
-    }
-}
-
 /// Operands after skipping options that take a value.
 fn operands_after_values<'w>(args: &'w [Word], with_value: &[&str]) -> Vec<&'w Word> {
     let mut out = Vec::new();
@@ -360,14 +351,14 @@ fn operands_after_values<'w>(args: &'w [Word], with_value: &[&str]) -> Vec<&'w W
 
 /// The destination of `cp`/`mv`/`ln`/`install`: `-t DIR` or the last operand. A destination
 /// directory receives files named after the sources: recorded as a dynamic write of that name.
-fn last_operand_target<'w>(args: &'w [Word], operands: &[&'w Word], target_dir: &[&str]) -> Vec<&'w Word> {
+fn last_operand_target<'w>(args: &'w [Word], operands: &[&'w Word], target_dir: &[&str]) -> Option<&'w Word> {
     if let Some(i) = args.iter().position(|w| target_dir.contains(&w.text.as_str())) {
-        return args.get(i + 1).into_iter().collect();
+        return args.get(i + 1);
     }
     if operands.len() < 2 {
-        return Vec::new();
+        return None;
     }
-    operands.last().copied().into_iter().collect()
+    operands.last().copied()
 }
 
 /// The files `sed -i` edits: operands after the script (the first operand unless `-e`/`-f`).

@@ -158,6 +158,8 @@ struct Makefile {
     rules: HashMap<String, Rule>,
     default: Option<String>,
     vars: HashMap<String, String>,
+    /// `include`d files (literal names), read once by [`make`].
+    includes: Vec<String>,
 }
 
 /// `make [-f file] [targets…]` in `dir`: the recipe lines of the targets and their
@@ -181,6 +183,20 @@ pub(super) fn make(
     let text =
         super::read_script(&path).map_err(|why| format!("{} could not be read ({why})", path.display()))?;
     let mut mk = parse_makefile(&text);
+    // Included files, one level: their rules and variables join the Makefile's.
+    for inc in std::mem::take(&mut mk.includes) {
+        let Ok(text) = super::read_script(&dir.join(&inc)) else { continue };
+        let included = parse_makefile(&text);
+        for (k, v) in included.vars {
+            mk.vars.entry(k).or_insert(v);
+        }
+        for (k, v) in included.rules {
+            mk.rules.entry(k).or_insert(v);
+        }
+        if mk.default.is_none() {
+            mk.default = included.default;
+        }
+    }
     for (k, v) in overrides {
         mk.vars.insert(k.clone(), v.clone());
     }
@@ -340,6 +356,11 @@ fn parse_makefile(text: &str) -> Makefile {
         if first_word == "define" {
             in_define = true;
             current.clear();
+            continue;
+        }
+        if matches!(first_word, "include" | "-include" | "sinclude") {
+            mk.includes
+                .extend(trimmed.split_whitespace().skip(1).filter(|w| !w.contains('$')).map(str::to_owned));
             continue;
         }
         if matches!(

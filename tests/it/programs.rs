@@ -203,3 +203,17 @@ fn with_codeguards_pre_commit_hook_installed_the_write_passes_with_context() {
     let (code, _, stderr) = gate_in(&repo, &format!("{cmd} --no-verify"), &[]);
     assert_eq!(code, Some(2), "{stderr}");
 }
+
+#[test]
+fn the_gate_lints_what_a_package_script_or_a_make_target_would_commit() {
+    let Some(_) = real_tool("ruff") else { return };
+    let repo = project();
+    repo.write("app.py", BAD_PY);
+    for cmd in ["npm run release", "make release", "yarn release", "cd tools && make -C .. release"] {
+        let (code, stdout, stderr) = gate_in(&repo, cmd, &[]);
+        assert_eq!(code, Some(2), "{cmd}: {stdout}{stderr}");
+        assert!(stderr.contains("app.py:1:8: F401"), "{cmd}: {stderr}");
+    }
+    let (code, _, stderr) = gate_in(&repo, "npm test", &[]);
+    assert_eq!(code, Some(0), "{stderr}");
+}
