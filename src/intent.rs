@@ -394,6 +394,15 @@ impl Resolver {
                     }
                 }
             }
+            Program::Just { file, recipes, dry_run } => {
+                if !*dry_run {
+                    match programs::just(&dir, file.as_deref(), recipes) {
+                        Ok(Some(plan)) => self.run_plan(&plan.lines, &plan.dir, &plan.file),
+                        Ok(None) => {}
+                        Err(why) => self.unknown_code(unreadable(why), &dir),
+                    }
+                }
+            }
             Program::Dynamic(why) => {
                 let reason = format!("{why}: what it runs is only known at run time");
                 self.unknown_code(reason, &dir);

@@ -185,6 +185,31 @@ impl Walker<'_> {
         stdin: Option<&str>,
         text: &str,
     ) {
+        let writer = matches!(
+            base,
+            "tee"
+                | "touch"
+                | "chmod"
+                | "chown"
+                | "chgrp"
+                | "setfacl"
+                | "rm"
+                | "unlink"
+                | "shred"
+                | "truncate"
+                | "cp"
+                | "install"
+                | "ln"
+                | "rsync"
+                | "mv"
+                | "dd"
+                | "patch"
+        ) || (matches!(base, "sed" | "gsed" | "perl" | "ruby")
+            && args.iter().any(|w| w.text.starts_with("-i") || is_short_cluster_with(&w.text, 'i')));
+        if from_stdin && writer {
+            self.dynamic_write(text);
+            return;
+        }
         let operands: Vec<&Word> =
             args.iter().filter(|w| !(w.text.starts_with('-') && w.text.len() > 1)).collect();
         let writes_operands = |kind: WriteKind| -> Vec<(&Word, WriteKind)> {
@@ -258,10 +283,6 @@ impl Walker<'_> {
             }
             _ => Vec::new(),
         };
-        if from_stdin && !targets.is_empty() {
-            self.dynamic_write(text);
-            return;
-        }
         for (w, kind) in targets {
             self.record_write(w, kind, text);
         }
@@ -307,6 +328,7 @@ impl Walker<'_> {
                 None => return true,
             },
             "make" | "gmake" => make(args),
+            "just" => just(args),
             _ => return false,
         };
         let mut dir = self.dir.clone();
@@ -620,4 +642,159 @@ fn make(args: &[Word]) -> (Program, Vec<DirPart>) {
         return (Program::Dynamic(reason), dirs);
     }
     (Program::Make { file, targets, overrides, dry_run }, dirs)
+}
+
+/// `just [options] [VAR=value…] [recipe [args]…]`.
+fn just(args: &[Word]) -> (Program, Vec<DirPart>) {
+    let mut dirs = Vec::new();
+    let mut file = None;
+    let mut recipes = Vec::new();
+    let mut dry_run = false;
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        let t = w.text.as_str();
+        if !w.literal {
+            return (
+                Program::Dynamic(format!("`just` with the argument `{}` known only at run time", w.raw)),
+                dirs,
+            );
+        }
+        let (name, attached) = match t.split_once('=') {
+            Some((n, v)) if t.starts_with("--") => (n, Some(v.to_owned())),
+            _ => (t, None),
+        };
+        let value = || attached.clone().or_else(|| args.get(i + 1).map(|v| v.text.clone()));
+        match name {
+            "-f" | "--justfile" => file = value(),
+            "-d" | "--working-directory" => {
+                if let Some(v) = value() {
+                    dirs.push(DirPart::Path(v));
+                }
+            }
+            "-n" | "--dry-run" | "-l" | "--list" | "--summary" | "-s" | "--show" | "--evaluate"
+            | "--variables" | "--help" | "-h" | "--version" | "-V" | "--fmt" | "--dump" | "--edit" | "-e"
+            | "--init" | "--choose" | "--completions" | "--groups" => dry_run = true,
+            _ => {}
+        }
+        if name.starts_with('-') && name.len() > 1 {
+            let takes = matches!(
+                name,
+                "-f" | "--justfile"
+                    | "-d"
+                    | "--working-directory"
+                    | "--set"
+                    | "--shell"
+                    | "--shell-arg"
+                    | "--color"
+                    | "--dotenv-filename"
+                    | "--dotenv-path"
+                    | "--command-color"
+            );
+            let values =
+                if attached.is_some() { 0 } else { usize::from(takes) + usize::from(name == "--set") };
+            i += 1 + values;
+            continue;
+        }
+        if !is_override(t) {
+            recipes.push(t.to_owned());
+        }
+        i += 1;
+    }
+    (Program::Just { file, recipes, dry_run }, dirs)
+}
+
+/// `NAME=value` on a make or just command line.
+fn is_override(t: &str) -> bool {
+    t.split_once('=')
+        .is_some_and(|(k, _)| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Step, analyse};
+    use super::*;
+
+    fn writes(cmd: &str) -> Vec<(Option<String>, WriteKind)> {
+        analyse(cmd)
+            .steps
+            .into_iter()
+            .filter_map(|s| match s {
+                Step::Write(w) => Some((w.path, w.kind)),
+                Step::Git(_) | Step::Script(_) | Step::Program(_) => None,
+            })
+            .collect()
+    }
+
+    fn programs(cmd: &str) -> Vec<Program> {
+        analyse(cmd)
+            .steps
+            .into_iter()
+            .filter_map(|s| match s {
+                Step::Program(p) => Some(p.program),
+                Step::Git(_) | Step::Script(_) | Step::Write(_) => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn spelt_out_content_is_recorded() {
+        let known = |c: &str| WriteKind::Content(Some(c.to_owned()));
+        assert_eq!(writes("cat > s.sh <<'E'\ngit push\nE"), [(Some("s.sh".into()), known("git push\n"))]);
+        assert_eq!(writes("echo 'git push' > p.sh"), [(Some("p.sh".into()), known("git push\n"))]);
+        assert_eq!(writes("printf 'a\\nb' > c.sh"), [(Some("c.sh".into()), known("a\nb"))]);
+        assert_eq!(
+            writes("tee -a s.sh <<< 'x'"),
+            [(Some("s.sh".into()), WriteKind::Append(Some("x\n".into())))]
+        );
+        assert_eq!(writes("echo \"$X\" > f"), [(Some("f".into()), WriteKind::Content(None))]);
+        assert!(writes("git push 2>&1 >/dev/null").is_empty());
+    }
+
+    #[test]
+    fn file_commands_name_what_they_change() {
+        assert_eq!(writes("sed -i.bak -e s/a/b/ x.py y.py").len(), 2);
+        assert_eq!(writes("sed -n p x.py"), []);
+        assert_eq!(writes("perl -pi -e 's/a/b/' x.py"), [(Some("x.py".into()), WriteKind::Modify)]);
+        assert_eq!(
+            writes("mv a b"),
+            [(Some("b".into()), WriteKind::Copy("a".into())), (Some("a".into()), WriteKind::Delete)]
+        );
+        assert_eq!(writes("chmod +x s.sh"), [(Some("s.sh".into()), WriteKind::Mode)]);
+        assert_eq!(writes("dd if=/dev/zero of=x.bin"), [(Some("x.bin".into()), WriteKind::Content(None))]);
+        assert_eq!(writes("git ls-files | xargs rm"), [(None, WriteKind::Modify)]);
+        assert_eq!(writes("patch -p1 < fix.diff"), [(None, WriteKind::Modify)]);
+        assert_eq!(writes("git apply --cached fix.diff"), []);
+    }
+
+    #[test]
+    fn package_managers_and_make() {
+        let script = |m: PackageManager, s: &str| Program::PackageScript { manager: m, script: s.into() };
+        assert_eq!(programs("npm run release"), [script(PackageManager::Npm, "release")]);
+        assert_eq!(programs("npm t"), [script(PackageManager::Npm, "test")]);
+        assert_eq!(programs("yarn ship"), [script(PackageManager::Yarn, "ship")]);
+        assert_eq!(programs("pnpm -C web run build"), [script(PackageManager::Pnpm, "build")]);
+        assert!(
+            programs("npm install").is_empty()
+                && programs("yarn add x").is_empty()
+                && programs("npm version").is_empty()
+        );
+        assert_eq!(
+            programs("npm version patch --no-git-tag-version"),
+            [Program::PackageVersion {
+                manager: PackageManager::Npm,
+                git_tag: Some(false),
+                no_commit_hooks: false
+            }]
+        );
+        assert_eq!(
+            programs("make -C sub -j 4 -n release V=1"),
+            [Program::Make {
+                file: None,
+                targets: vec!["release".into()],
+                overrides: vec![("V".into(), "1".into())],
+                dry_run: true
+            }]
+        );
+        assert!(matches!(programs("npm run \"$S\"").as_slice(), [Program::Dynamic(_)]));
+    }
 }

@@ -390,6 +390,16 @@ pub enum Program {
         /// `-n` / `--dry-run`: only `+` lines and `$(MAKE)` lines run.
         dry_run: bool,
     },
+    /// `just [-f FILE] [RECIPE…]`: recipes found in the nearest justfile upward.
+    Just {
+        /// `-f FILE` / `--justfile FILE`, as written.
+        file: Option<String>,
+        /// The words after the options: recipes (and their arguments; names that are not
+        /// recipes are ignored). Empty: the first recipe.
+        recipes: Vec<String>,
+        /// `-n` / `--dry-run`: nothing runs.
+        dry_run: bool,
+    },
     /// A program whose target is only known at run time (`npm run "$X"`); the text says which.
     Dynamic(String),
 }

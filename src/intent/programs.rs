@@ -436,6 +436,138 @@ fn assignment(line: &str) -> Option<(String, String)> {
     Some((name.to_owned(), line[eq + 1..].to_owned()))
 }
 
+/// One recipe of a justfile.
+#[derive(Debug, Default, Clone)]
+struct JustRecipe {
+    before: Vec<String>,
+    after: Vec<String>,
+    body: Vec<String>,
+}
+
+/// `just [-f file] [recipes…]` from `dir`: the nearest `justfile`/`Justfile`/`.justfile` upward;
+/// dependencies first (`a: b && c` runs `c` after), each body line as its own shell (a `#!`
+/// body as one script), `@`/`-` prefixes stripped, literal `x := "v"` variables expanded in
+/// `{{x}}`. `Ok(None)`: there is no justfile.
+pub(super) fn just(dir: &Path, file: Option<&str>, words: &[String]) -> Result<Option<Plan>, String> {
+    let path = if let Some(f) = file {
+        dir.join(f)
+    } else {
+        let found = dir.ancestors().find_map(|d| {
+            ["justfile", "Justfile", ".justfile"].iter().map(|n| d.join(n)).find(|p| p.is_file())
+        });
+        let Some(p) = found else { return Ok(None) };
+        p
+    };
+    let text =
+        super::read_script(&path).map_err(|why| format!("{} could not be read ({why})", path.display()))?;
+    let (recipes, first, vars) = parse_justfile(&text);
+    let mut wanted: Vec<String> = words.iter().filter(|w| recipes.contains_key(*w)).cloned().collect();
+    if words.is_empty() {
+        wanted.extend(first);
+    }
+    let mut lines = Vec::new();
+    let mut done = HashSet::new();
+    for r in &wanted {
+        collect_just(&recipes, &vars, r, 0, &mut done, &mut lines);
+    }
+    let dir = path.parent().map_or_else(|| dir.to_path_buf(), Path::to_path_buf);
+    Ok(Some(Plan { dir, file: path, lines }))
+}
+
+fn collect_just(
+    recipes: &HashMap<String, JustRecipe>,
+    vars: &HashMap<String, String>,
+    name: &str,
+    depth: usize,
+    done: &mut HashSet<String>,
+    lines: &mut Vec<(String, String)>,
+) {
+    if depth > MAX_MAKE_DEPTH || lines.len() > MAX_MAKE_LINES || !done.insert(name.to_owned()) {
+        return;
+    }
+    let Some(r) = recipes.get(name) else { return };
+    for d in &r.before {
+        collect_just(recipes, vars, d, depth + 1, done, lines);
+    }
+    let label = format!("recipe `{name}`");
+    let expand_vars = |l: &str| {
+        let mut out = l.to_owned();
+        for (k, v) in vars {
+            out = out.replace(&format!("{{{{{k}}}}}"), v).replace(&format!("{{{{ {k} }}}}"), v);
+        }
+        out
+    };
+    if r.body.first().is_some_and(|l| l.starts_with("#!")) {
+        lines.push((label, expand_vars(&r.body.join("\n"))));
+    } else {
+        for l in &r.body {
+            let (stripped, _) = strip_prefixes(l);
+            lines.push((label.clone(), expand_vars(stripped)));
+        }
+    }
+    for d in &r.after {
+        collect_just(recipes, vars, d, depth + 1, done, lines);
+    }
+}
+
+/// Recipes, the first recipe's name, and literal string variables.
+fn parse_justfile(text: &str) -> (HashMap<String, JustRecipe>, Option<String>, HashMap<String, String>) {
+    let mut recipes: HashMap<String, JustRecipe> = HashMap::new();
+    let mut first = None;
+    let mut vars = HashMap::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        if line.starts_with([' ', '\t']) {
+            if let Some(name) = &current {
+                let body = line.trim_start();
+                if !body.is_empty() {
+                    recipes.entry(name.clone()).or_default().body.push(body.to_owned());
+                }
+            }
+            continue;
+        }
+        current = None;
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') || trimmed.starts_with('[') {
+            continue;
+        }
+        if let Some((k, v)) = trimmed.split_once(":=") {
+            let k = k.trim().trim_start_matches("export ").trim();
+            let v = v.trim();
+            let literal = v
+                .strip_prefix('"')
+                .and_then(|x| x.strip_suffix('"'))
+                .or_else(|| v.strip_prefix('\'').and_then(|x| x.strip_suffix('\'')));
+            if let Some(lit) = literal.filter(|_| !k.contains(' ')) {
+                vars.insert(k.to_owned(), lit.to_owned());
+            }
+            continue;
+        }
+        let Some((head, deps)) = trimmed.split_once(':') else { continue };
+        let mut head_words = head.split_whitespace();
+        let Some(name) = head_words.next().map(|n| n.trim_start_matches('@').to_owned()) else { continue };
+        if matches!(name.as_str(), "set" | "alias" | "import" | "mod" | "export") || name.is_empty() {
+            continue;
+        }
+        let (before, after) = match deps.split_once("&&") {
+            Some((b, a)) => (b, a),
+            None => (deps, ""),
+        };
+        let words = |s: &str| -> Vec<String> {
+            s.split_whitespace()
+                .map(|w| w.trim_matches(|c| c == '(' || c == ')').to_owned())
+                .filter(|w| !w.is_empty() && !w.starts_with(['"', '\'']))
+                .collect()
+        };
+        let recipe = recipes.entry(name.clone()).or_default();
+        recipe.before = words(before);
+        recipe.after = words(after);
+        first.get_or_insert_with(|| name.clone());
+        current = Some(name);
+    }
+    (recipes, first, vars)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

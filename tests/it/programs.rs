@@ -217,3 +217,20 @@ fn the_gate_lints_what_a_package_script_or_a_make_target_would_commit() {
     let (code, _, stderr) = gate_in(&repo, "npm test", &[]);
     assert_eq!(code, Some(0), "{stderr}");
 }
+
+#[test]
+fn just_recipes_are_followed_with_their_dependencies() {
+    let repo = project();
+    repo.write(
+        "justfile",
+        "msg := \"rel\"\n\nbuild:\n    @echo build\n\nrelease: build && push\n    git commit -am \"{{msg}}\"\n\npush:\n    git push\n",
+    );
+    let v = explain(&repo.root(), "just release");
+    assert_eq!(v["mode"], "push", "{v}");
+    assert_eq!(ops(&v), ["commit", "push"]);
+    let v = explain(&repo.path("tools"), "just push");
+    assert_eq!(v["repos"][0]["ops"][0]["cwd"], repo.root().display().to_string(), "{v}");
+    for cmd in ["just", "just build", "just -n release", "just --list"] {
+        assert_eq!(explain(&repo.root(), cmd)["guarded"], false, "{cmd}");
+    }
+}
