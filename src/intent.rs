@@ -376,6 +376,11 @@ impl Resolver {
                     self.unknown_code(unreadable(why), &dir);
                 }
             },
+            Program::PackageLifecycle { event, .. } => match programs::package_lifecycle(&dir, event) {
+                Ok(Some(plan)) => self.run_plan(&plan.lines, &plan.dir, &plan.file),
+                Ok(None) => {}
+                Err(why) => self.unknown_code(unreadable(why), &dir),
+            },
             Program::PackageVersion { manager, git_tag, no_commit_hooks } => {
                 match programs::package_version(&dir, *manager, *git_tag) {
                     Ok(Some(plan)) => self.version(run, &plan, *no_commit_hooks),

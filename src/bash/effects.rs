@@ -540,6 +540,10 @@ fn package_manager(manager: PackageManager, args: &[Word]) -> Option<(Program, V
             Program::PackageVersion { manager, git_tag, no_commit_hooks }
         }
         (_, Some("run" | "run-script" | "rum" | "urn")) => script_at(1)?,
+        (_, Some("install" | "i" | "ci" | "isntall" | "add")) | (PackageManager::Yarn, None) => {
+            Program::PackageLifecycle { manager, event: "install".into() }
+        }
+        (_, Some(event @ ("publish" | "pack"))) => Program::PackageLifecycle { manager, event: event.into() },
         (PackageManager::Npm, Some("test" | "t" | "tst" | "start" | "stop" | "restart")) => {
             let name = match first.map(|w| w.text.as_str()) {
                 Some("t" | "tst") | None => "test",
@@ -774,9 +778,13 @@ mod tests {
         assert_eq!(programs("yarn ship"), [script(PackageManager::Yarn, "ship")]);
         assert_eq!(programs("pnpm -C web run build"), [script(PackageManager::Pnpm, "build")]);
         assert!(
-            programs("npm install").is_empty()
-                && programs("yarn add x").is_empty()
+            programs("npm ls").is_empty()
+                && programs("yarn why x").is_empty()
                 && programs("npm version").is_empty()
+        );
+        assert_eq!(
+            programs("npm ci"),
+            [Program::PackageLifecycle { manager: PackageManager::Npm, event: "install".into() }]
         );
         assert_eq!(
             programs("npm version patch --no-git-tag-version"),

@@ -368,6 +368,14 @@ pub enum Program {
         /// The script name.
         script: String,
     },
+    /// `npm install`/`ci`/`publish`/`pack` (and yarn's, pnpm's): the project's lifecycle
+    /// scripts for that event (`preinstall`, `postinstall`, `prepare`, `prepack` …).
+    PackageLifecycle {
+        /// The package manager.
+        manager: PackageManager,
+        /// `install`, `publish` or `pack`.
+        event: String,
+    },
     /// `npm version …`, `yarn version`, `pnpm version`: rewrites `package.json`, runs the
     /// `preversion`/`version`/`postversion` scripts, and commits and tags unless told not to.
     PackageVersion {

@@ -68,6 +68,25 @@ pub(super) fn package_script(dir: &Path, script: &str) -> Result<Option<Plan>, S
     Ok(Some(Plan { file: root.join("package.json"), dir: root, lines }))
 }
 
+/// The lifecycle scripts an `install`, `publish` or `pack` runs, in order, from the nearest
+/// `package.json`. `Ok(None)`: there is no `package.json`.
+pub(super) fn package_lifecycle(dir: &Path, event: &str) -> Result<Option<Plan>, String> {
+    let Some(root) = package_root(dir) else { return Ok(None) };
+    let scripts = scripts(&root)?;
+    let names: &[&str] = match event {
+        "install" => {
+            &["preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare"]
+        }
+        "publish" => &["prepublishOnly", "prepack", "prepare", "postpack", "publish", "postpublish"],
+        _ => &["prepack", "prepare", "postpack"],
+    };
+    let lines = names
+        .iter()
+        .filter_map(|n| scripts.get(*n).map(|body| (format!("script `{n}`"), body.clone())))
+        .collect();
+    Ok(Some(Plan { file: root.join("package.json"), dir: root, lines }))
+}
+
 /// What `npm version` (or `yarn`/`pnpm version`) does in `dir`.
 #[derive(Debug)]
 pub(super) struct VersionPlan {
