@@ -58,6 +58,9 @@ pub struct RepoIntent {
     pub fallback: bool,
     /// The index the command names (`GIT_INDEX_FILE=`), absolute; `None`: the repository's own.
     pub index_file: Option<PathBuf>,
+    /// A construct that cannot be seen into (`$g add …`, `eval "$x"`, `env $(…) git …`) runs in
+    /// this repository: it may stage anything before the commit.
+    pub opaque: bool,
     /// Files of this repository the command writes, changes or deletes, in command order.
     pub writes: Vec<BoundWrite>,
 }
@@ -125,6 +128,7 @@ pub fn resolve(analysis: &Analysis, cwd: &Path) -> Intent {
         written: HashMap::new(),
         program_level: 0,
         unplaced_writes: Vec::new(),
+        opaque_roots: Vec::new(),
     };
     r.expand(analysis, &r.cwd.clone(), None);
     r.bind(analysis.parse_error.as_deref());
@@ -168,6 +172,8 @@ struct Resolver {
     program_level: u8,
     /// Writes whose directory is only known at run time (they may land in any repository).
     unplaced_writes: Vec<String>,
+    /// Repositories an opaque construct runs in.
+    opaque_roots: Vec<PathBuf>,
 }
 
 /// Per-repository chain state of `git config codeguard.skipGate`.
@@ -614,6 +620,9 @@ impl Resolver {
             }
         }
         self.fallback(&unbound);
+        for repo in &mut self.intent.repos {
+            repo.opaque |= self.opaque_roots.contains(&repo.root);
+        }
         self.finish(parse_error);
     }
 
@@ -799,11 +808,17 @@ impl Resolver {
             fallback,
             index_file: None,
             writes: Vec::new(),
+            opaque: false,
         });
         self.intent.repos.len() - 1
     }
 
     fn bind_opaque(&mut self, o: &Opaque, base: &Path) {
+        if let Ok(dir) = self.locate(base, &o.dir)
+            && let Ok(repo) = self.repo(&dir)
+        {
+            self.opaque_roots.push(repo.root);
+        }
         let Some(mode) = o.looks_like else {
             push_unique(&mut self.intent.unverified, o.reason.clone());
             if o.severity == Severity::Block {
