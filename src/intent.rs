@@ -9,11 +9,14 @@
 //! scripts the command runs (≤ 1 MiB, one level). A command that cannot commit or push returns
 //! at once, without opening a repository. **Never:** writes anything or runs anything.
 
+mod programs;
+
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 
 use crate::bash::{
-    self, AliasCall, Analysis, DirPart, GitCall, Interpreter, Opaque, ScriptRun, Severity, Step,
+    self, AliasCall, Analysis, DirPart, FileWrite, GitCall, Interpreter, Opaque, Program, ProgramRun,
+    ScriptRun, Severity, Step, WriteKind,
 };
 pub use crate::bash::{GitOp, Mode};
 
@@ -58,6 +61,21 @@ pub struct RepoIntent {
     /// A construct that cannot be seen into (`$g add …`, `eval "$x"`, `env $(…) git …`) runs in
     /// this repository: it may stage anything before the commit.
     pub opaque: bool,
+    /// Files of this repository the command writes, changes or deletes, in command order.
+    pub writes: Vec<BoundWrite>,
+}
+
+/// A file written by the command, bound to the repository it lies in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoundWrite {
+    /// The path relative to the repository root; `None` when only known at run time.
+    pub path: Option<String>,
+    /// How many of the repository's [`RepoIntent::ops`] come before it.
+    pub before_op: usize,
+    /// The file is deleted (only a tracked path's deletion can land).
+    pub delete: bool,
+    /// The command words, for messages.
+    pub text: String,
 }
 
 /// An operation bound to a directory.
@@ -107,6 +125,9 @@ pub fn resolve(analysis: &Analysis, cwd: &Path) -> Intent {
         repos: HashMap::new(),
         events: Vec::new(),
         intent: Intent::default(),
+        written: HashMap::new(),
+        program_level: 0,
+        unplaced_writes: Vec::new(),
         opaque_roots: Vec::new(),
     };
     r.expand(analysis, &r.cwd.clone(), None);
@@ -114,10 +135,23 @@ pub fn resolve(analysis: &Analysis, cwd: &Path) -> Intent {
     r.intent
 }
 
-/// A step after scripts are read: a git call or an opaque construct, with its base directory.
+/// A step after scripts are read: a git call, a file write or an opaque construct, with its
+/// base directory.
 enum Event {
     Git { call: GitCall, base: PathBuf, indirect: bool },
+    Write { write: FileWrite, base: PathBuf },
     Opaque { opaque: Opaque, base: PathBuf },
+}
+
+/// What the command has written to a file so far, for a script it runs later.
+#[derive(Debug, Clone)]
+enum Written {
+    /// The whole content, spelt out by the command.
+    Known(String),
+    /// Written in a way only run time knows.
+    Unknown(String),
+    /// Deleted.
+    Deleted,
 }
 
 /// What discovery found for a directory.
@@ -132,6 +166,12 @@ struct Resolver {
     repos: HashMap<PathBuf, Result<Repo, String>>,
     events: Vec<Event>,
     intent: Intent,
+    /// Files written by the command so far (absolute path), for scripts it runs later.
+    written: HashMap<PathBuf, Written>,
+    /// Program files (package.json, Makefile) being followed: how many levels deep.
+    program_level: u8,
+    /// Writes whose directory is only known at run time (they may land in any repository).
+    unplaced_writes: Vec<String>,
     /// Repositories an opaque construct runs in.
     opaque_roots: Vec<PathBuf>,
 }
@@ -156,6 +196,8 @@ impl Resolver {
                 }
                 Step::Script(run) => self.script(run, base),
                 Step::Alias(call) => self.alias(call, base, script),
+                Step::Program(run) => self.program(run, base),
+                Step::Write(write) => self.write(write, base),
             }
         }
         for o in &analysis.opaque {
@@ -186,8 +228,21 @@ impl Resolver {
                 return;
             }
         };
-        let path = dir.join(&run.path);
-        let body = match read_script(&path) {
+        let path = normalise(&dir.join(&run.path));
+        let from_command = match self.written.get(&path) {
+            Some(Written::Known(body)) => Some(Ok(body.clone())),
+            Some(Written::Unknown(how)) => {
+                let reason = format!(
+                    "script `{}` is written by this same command ({how}) with content only known at run time",
+                    path.display()
+                );
+                self.unknown_code(reason, &dir);
+                return;
+            }
+            Some(Written::Deleted) => Some(Err("deleted earlier in this command".to_owned())),
+            None => None,
+        };
+        let body = match from_command.unwrap_or_else(|| read_script(&path)) {
             Ok(body) => body,
             Err(why) => {
                 if text_looks.is_some() {
@@ -198,11 +253,16 @@ impl Resolver {
             }
         };
         let interpreter = match run.interpreter {
+            // A file without a `#!` line is run by the shell (execve fails, the shell reads it).
+            Interpreter::Shebang if !body.starts_with("#!") => Some(Interpreter::Shell),
             Interpreter::Shebang => Interpreter::from_shebang(body.lines().next().unwrap_or_default()),
             known @ (Interpreter::Shell | Interpreter::Python | Interpreter::Node) => Some(known),
         };
         let body_looks = if body.contains("git") { bash::looks_like(&body) } else { None };
-        if run.depth >= 1 {
+        // A script run by a project file's command line (`"release": "./release.sh"`) is the
+        // one level that is read; deeper ones are not.
+        let from_program = self.program_level > 0 && run.depth <= 1;
+        if run.depth >= 1 && !from_program {
             if let Some(mode) = body_looks {
                 let reason = format!(
                     "script `{}` is run from inside an indirect command and mentions git {}: more than one level of indirection is not modelled",
@@ -216,7 +276,9 @@ impl Resolver {
         match interpreter {
             Some(kind) => {
                 let inner = bash::analyse_script(&body, kind);
+                let level = std::mem::replace(&mut self.program_level, 0);
                 self.expand(&inner, &dir, Some(&path));
+                self.program_level = level;
                 if inner.parse_error.is_some() && inner.mode().is_some() {
                     let reason = format!("script `{}` could not be parsed exactly", path.display());
                     self.opaque_event(reason, inner.mode(), &[], &dir, Severity::Unverified);
@@ -252,6 +314,287 @@ impl Resolver {
         );
         let looks = bash::looks_like(&call.text);
         self.opaque_event(reason, looks, &call.config_dir, base, Severity::Unverified);
+    }
+
+    /// Code that runs in `dir` but cannot be seen (a program's script named at run time, a
+    /// script the command writes with content only known at run time): it may stage anything,
+    /// commit and push. Unverified with `reason`; in a repository, the surface takes every
+    /// change and the branch's unpushed commits.
+    fn unknown_code(&mut self, reason: String, dir: &Path) {
+        let is_repo = self.repo(dir).is_ok();
+        let text = format!("(unseen code: {})", reason.chars().take(80).collect::<String>());
+        let notes = vec![reason.clone()];
+        self.opaque_event(reason, Some(bash::Mode::Push), &[], dir, Severity::Unverified);
+        if !is_repo {
+            return;
+        }
+        let call = |op: bash::GitOp| GitCall {
+            op,
+            dir: Vec::new(),
+            chain: 0,
+            depth: 1,
+            inline_skip_gate: false,
+            notes: notes.clone(),
+            env: bash::GitEnv::default(),
+            text: text.clone(),
+        };
+        let add = bash::GitOp::Add {
+            pathspecs: Vec::new(),
+            all: true,
+            update: false,
+            force: false,
+            interactive: false,
+            pathspec_from_file: false,
+            dry_run: false,
+            intent_to_add: false,
+            dynamic: true,
+        };
+        let push = bash::GitOp::Push {
+            dry_run: false,
+            refspecs: Vec::new(),
+            remote: None,
+            no_verify: false,
+            delete: false,
+            all_refs: false,
+            tags: false,
+        };
+        let commit = bash::GitOp::Commit {
+            all: true,
+            only_paths: Vec::new(),
+            include: false,
+            amend: false,
+            no_verify: false,
+            interactive: false,
+            pathspec_from_file: false,
+            dynamic: false,
+        };
+        for op in [add, commit, push] {
+            self.events.push(Event::Git { call: call(op), base: dir.to_path_buf(), indirect: true });
+        }
+    }
+
+    /// A program that runs commands from a project file: reads the file (one level, bounded)
+    /// and follows the command lines it would run, from the directory they run in.
+    fn program(&mut self, run: &ProgramRun, base: &Path) {
+        let dir = match self.locate(base, &run.dir) {
+            Ok(d) => d,
+            Err(why) => {
+                let reason = format!("`{}` runs from a directory only known at run time ({why})", run.text);
+                self.unknown_code(reason, base);
+                return;
+            }
+        };
+        if self.program_level >= 2 {
+            let reason = format!(
+                "`{}` is run by a command of a project file run by another one: more than two levels are not followed",
+                run.text
+            );
+            self.unknown_code(reason, &dir);
+            return;
+        }
+        self.program_level += 1;
+        let unreadable = |why: String| format!("`{}` cannot be followed: {why}", run.text);
+        match &run.program {
+            Program::PackageScript { script, .. } => match programs::package_script(&dir, script) {
+                Ok(Some(plan)) => self.run_plan(&plan.lines, &plan.dir, &plan.file),
+                Ok(None) => {}
+                Err(why) => {
+                    self.unknown_code(unreadable(why), &dir);
+                }
+            },
+            Program::PackageLifecycle { event, .. } => match programs::package_lifecycle(&dir, event) {
+                Ok(Some(plan)) => self.run_plan(&plan.lines, &plan.dir, &plan.file),
+                Ok(None) => {}
+                Err(why) => self.unknown_code(unreadable(why), &dir),
+            },
+            Program::PackageVersion { manager, git_tag, no_commit_hooks } => {
+                match programs::package_version(&dir, *manager, *git_tag) {
+                    Ok(Some(plan)) => self.version(run, &plan, *no_commit_hooks),
+                    Ok(None) => {}
+                    Err(why) => {
+                        self.unknown_code(unreadable(why), &dir);
+                    }
+                }
+            }
+            Program::Make { file, targets, overrides, dry_run } => {
+                match programs::make(&dir, file.as_deref(), targets, overrides, *dry_run) {
+                    Ok(Some(plan)) => self.run_plan(&plan.lines, &plan.dir, &plan.file),
+                    Ok(None) => {}
+                    Err(why) => {
+                        self.unknown_code(unreadable(why), &dir);
+                    }
+                }
+            }
+            Program::Just { file, recipes, dry_run } => {
+                if !*dry_run {
+                    match programs::just(&dir, file.as_deref(), recipes) {
+                        Ok(Some(plan)) => self.run_plan(&plan.lines, &plan.dir, &plan.file),
+                        Ok(None) => {}
+                        Err(why) => self.unknown_code(unreadable(why), &dir),
+                    }
+                }
+            }
+            Program::Dynamic(why) => {
+                let reason = format!("{why}: what it runs is only known at run time");
+                self.unknown_code(reason, &dir);
+            }
+        }
+        self.program_level -= 1;
+    }
+
+    /// `npm version`: its `preversion`/`version` scripts, the rewrite of `package.json`, its own
+    /// `git add` + `git commit` (unless git tagging is off), then `postversion`.
+    fn version(&mut self, run: &ProgramRun, plan: &programs::VersionPlan, no_commit_hooks: bool) {
+        let root = plan.before_commit.dir.clone();
+        let file = plan.before_commit.file.clone();
+        for f in &plan.files {
+            let write = FileWrite {
+                path: Some(f.clone()),
+                dir: Vec::new(),
+                kind: WriteKind::Modify,
+                text: format!("{} (rewrites {f})", run.text),
+            };
+            self.write(&write, &root);
+        }
+        self.run_plan(&plan.before_commit.lines, &root, &file);
+        if plan.commits {
+            let call = |op: bash::GitOp, what: &str| GitCall {
+                op,
+                dir: Vec::new(),
+                chain: run.chain,
+                depth: 1,
+                inline_skip_gate: false,
+                notes: Vec::new(),
+                env: bash::GitEnv::default(),
+                text: format!("{} ({what})", run.text),
+            };
+            let add = bash::GitOp::Add {
+                pathspecs: plan.files.clone(),
+                all: false,
+                update: false,
+                force: false,
+                interactive: false,
+                pathspec_from_file: false,
+                dry_run: false,
+                intent_to_add: false,
+                dynamic: false,
+            };
+            let commit = bash::GitOp::Commit {
+                all: false,
+                only_paths: Vec::new(),
+                include: false,
+                amend: false,
+                no_verify: no_commit_hooks,
+                interactive: false,
+                pathspec_from_file: false,
+                dynamic: false,
+            };
+            for (op, what) in [(add, "its own git add"), (commit, "its own git commit and tag")] {
+                self.events.push(Event::Git { call: call(op, what), base: root.clone(), indirect: true });
+            }
+        }
+        self.run_plan(&plan.after_commit, &root, &file);
+    }
+
+    /// Follows the command lines of a project file, each as its own shell, from `dir`.
+    fn run_plan(&mut self, lines: &[(String, String)], dir: &Path, file: &Path) {
+        for (label, line) in lines {
+            let inner = bash::analyse_script(line, Interpreter::Shell);
+            self.expand(&inner, dir, Some(file));
+            if inner.parse_error.is_some() && inner.mode().is_some() {
+                let reason = format!("the {label} in {} could not be parsed exactly", file.display());
+                self.opaque_event(reason, inner.mode(), &[], dir, Severity::Unverified);
+            }
+        }
+    }
+
+    /// The absolute path a write lands on, when it is known.
+    fn write_target(&mut self, w: &FileWrite, base: &Path) -> Option<PathBuf> {
+        let dir = self.locate(base, &w.dir).ok()?;
+        let mut abs = normalise(&dir.join(w.path.as_ref()?));
+        if let WriteKind::Copy(from) = &w.kind {
+            if abs.is_dir() {
+                abs = abs.join(Path::new(from).file_name()?);
+            }
+        } else if abs.is_dir() && w.kind != WriteKind::Delete {
+            return None;
+        }
+        Some(abs)
+    }
+
+    /// Records a write in command order, and what it leaves in the file for a script the
+    /// command runs later.
+    fn write(&mut self, w: &FileWrite, base: &Path) {
+        if let Some(abs) = self.write_target(w, base) {
+            let unknown = || Written::Unknown(format!("`{}`", w.text));
+            let known_or_disk = |this: &Self, path: &Path| match this.written.get(path) {
+                Some(Written::Known(c)) => Some(c.clone()),
+                Some(Written::Unknown(_) | Written::Deleted) => None,
+                None => match read_script(path) {
+                    Ok(c) => Some(c),
+                    Err(_) if !path.exists() => Some(String::new()),
+                    Err(_) => None,
+                },
+            };
+            let now = match &w.kind {
+                WriteKind::Content(Some(c)) => Some(Written::Known(c.clone())),
+                WriteKind::Append(Some(c)) => {
+                    Some(known_or_disk(self, &abs).map_or_else(unknown, |old| Written::Known(old + c)))
+                }
+                WriteKind::Copy(from) => {
+                    let src = self.locate(base, &w.dir).map(|d| normalise(&d.join(from)));
+                    let content = src.ok().filter(|s| s.exists() || self.written.contains_key(s));
+                    Some(content.and_then(|s| known_or_disk(self, &s)).map_or_else(unknown, Written::Known))
+                }
+                WriteKind::Mode => None,
+                WriteKind::Delete => Some(Written::Deleted),
+                WriteKind::Content(None) | WriteKind::Append(None) | WriteKind::Modify => Some(unknown()),
+            };
+            if let Some(now) = now {
+                self.written.insert(abs, now);
+            }
+        }
+        self.events.push(Event::Write { write: w.clone(), base: base.to_path_buf() });
+    }
+
+    /// Binds a write to the repository its file lies in (none: it cannot land). A write whose
+    /// directory is only known at run time may land in any repository of the command.
+    fn bind_write(&mut self, w: &FileWrite, base: &Path) {
+        let Ok(dir) = self.locate(base, &w.dir) else {
+            self.unplaced_writes.push(w.text.clone());
+            return;
+        };
+        let target = if w.path.is_some() { self.write_target(w, base) } else { None };
+        if w.path.is_some() && target.is_none() && !matches!(w.kind, WriteKind::Copy(_)) {
+            return; // a directory written as a file: the write fails
+        }
+        let probe_from = target.as_deref().and_then(Path::parent).unwrap_or(&dir).to_path_buf();
+        let Some(existing) = probe_from.ancestors().find(|a| a.is_dir()).map(Path::to_path_buf) else {
+            return;
+        };
+        let Ok(repo) = self.repo(&existing) else { return };
+        let canonical = std::fs::canonicalize(&existing).unwrap_or_else(|_| existing.clone());
+        let path = match &target {
+            Some(abs) => {
+                let full = match abs.strip_prefix(&existing) {
+                    Ok(rest) => canonical.join(rest),
+                    Err(_) => abs.clone(),
+                };
+                let Ok(rel) = full.strip_prefix(&repo.root) else { return };
+                let rel = rel.to_string_lossy().into_owned();
+                if rel.is_empty() || rel == ".git" || rel.starts_with(".git/") {
+                    return;
+                }
+                Some(rel)
+            }
+            // A path only known at run time, or copies into a directory under names not known.
+            None => None,
+        };
+        let idx = self.entry(&repo.root, false);
+        let entry = &mut self.intent.repos[idx];
+        let before_op = entry.ops.len();
+        let delete = w.kind == WriteKind::Delete;
+        entry.writes.push(BoundWrite { path, before_op, delete, text: w.text.clone() });
     }
 
     /// The absolute directory `parts` lead to from `base`.
@@ -292,6 +635,7 @@ impl Resolver {
                 Event::Git { call, base, indirect } => {
                     self.bind_call(call, &base, indirect, &mut chains, &mut unbound);
                 }
+                Event::Write { write, base } => self.bind_write(&write, &base),
                 Event::Opaque { opaque, base } => self.bind_opaque(&opaque, &base),
             }
         }
@@ -483,6 +827,7 @@ impl Resolver {
             block: None,
             fallback,
             index_file: None,
+            writes: Vec::new(),
             opaque: false,
         });
         self.intent.repos.len() - 1
@@ -575,6 +920,12 @@ impl Resolver {
             .map(|r| (r.root.clone(), r.skip_gate))
             .collect();
         self.intent.repos.retain(|r| r.ops.iter().any(|o| o.op.mode().is_some()) || !r.unverified.is_empty());
+        for text in &self.unplaced_writes {
+            for r in &mut self.intent.repos {
+                r.writes
+                    .insert(0, BoundWrite { path: None, before_op: 0, delete: false, text: text.clone() });
+            }
+        }
         for r in &mut self.intent.repos {
             let guarded: Vec<_> = r.ops.iter().filter(|o| o.op.mode().is_some()).collect();
             r.bypass = if persisted.get(&r.root).copied().unwrap_or(false) {

@@ -19,6 +19,7 @@ mod model;
 mod ops;
 mod push;
 mod read;
+mod written;
 
 use std::path::{Path, PathBuf};
 
@@ -29,6 +30,7 @@ pub(crate) use push::upstream;
 pub use push::{Introduced, PushAgainst, PushBase, PushRange, PushRefs, pushed, pushed_history};
 pub use read::{Observed, head_file, observe, observe_index};
 pub(crate) use read::{fingerprint, load_index, open as open_repo};
+pub use written::judge_writes;
 
 /// What the git command chain ends with in this repository.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -202,6 +202,17 @@ fn redirect(r: &ast::IoRedirect) -> Redirect {
         ast::IoRedirect::File(_, ast::IoFileRedirectKind::Read, ast::IoFileRedirectTarget::Filename(w)) => {
             Redirect::ReadFile(unquote(&w.value))
         }
+        ast::IoRedirect::File(
+            _,
+            kind @ (ast::IoFileRedirectKind::Write
+            | ast::IoFileRedirectKind::Append
+            | ast::IoFileRedirectKind::Clobber
+            | ast::IoFileRedirectKind::ReadAndWrite),
+            ast::IoFileRedirectTarget::Filename(w),
+        ) => Redirect::Write {
+            target: unquote(&w.value),
+            append: matches!(kind, ast::IoFileRedirectKind::Append),
+        },
         ast::IoRedirect::File(_, _, target) => match target {
             ast::IoFileRedirectTarget::Filename(w) | ast::IoFileRedirectTarget::Duplicate(w) => {
                 Redirect::File(unquote(&w.value))
@@ -216,7 +227,9 @@ fn redirect(r: &ast::IoRedirect) -> Redirect {
             Redirect::HereDoc { body, expands: doc.requires_expansion, substitutions }
         }
         ast::IoRedirect::HereString(_, w) => Redirect::HereString(unquote(&w.value)),
-        ast::IoRedirect::OutputAndError(w, _) => Redirect::File(unquote(&w.value)),
+        ast::IoRedirect::OutputAndError(w, append) => {
+            Redirect::Write { target: unquote(&w.value), append: *append }
+        }
     }
 }
 

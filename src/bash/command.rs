@@ -66,6 +66,8 @@ struct Ctx {
     /// Arguments are appended from stdin (`xargs`) or substituted (`find -exec {}`).
     from_stdin: bool,
     stdin: Stdin,
+    /// The literal text on stdin (a quoted here-doc, a literal here-string), for `tee`.
+    literal_stdin: Option<String>,
     text: String,
 }
 
@@ -255,6 +257,7 @@ impl Walker<'_> {
         }
         self.words(&s.words);
         self.redirects(&s.redirects);
+        self.redirect_writes(s, &joined(&s.words));
         if s.words.is_empty() {
             // `GIT_DIR=x` alone: read as if exported (the conservative reading).
             self.exported = self.exported.overlaid(&env_of(&s.assignments));
@@ -275,6 +278,7 @@ impl Walker<'_> {
             extra_dir: Vec::new(),
             from_stdin: false,
             stdin: stdin_of(&s.redirects, input),
+            literal_stdin: super::effects::literal_stdin(&s.redirects),
             text: joined(&s.words),
         };
         if self.may_expand(&s.words) {
@@ -426,6 +430,10 @@ impl Walker<'_> {
     }
 
     fn other(&mut self, base: &str, first: &Word, args: &[Word], ctx: &Ctx) {
+        self.file_effects(base, args, ctx.from_stdin, ctx.literal_stdin.as_deref(), &ctx.text);
+        if self.program_call(base, args, &ctx.extra_dir, &ctx.text) {
+            return;
+        }
         match interpreter_of(base) {
             Some(Interpreter::Shell) => self.shell(base, args, ctx),
             Some(lang @ (Interpreter::Python | Interpreter::Node)) => self.interpreter(lang, args, ctx),
@@ -810,6 +818,7 @@ impl Walker<'_> {
         {
             self.aliases.insert(name, value);
         }
+        self.git_writes(&sub.text, &args[si + 1..], &ctx.text);
         let Some(op) = git::sub_op(&sub.text, &args[si + 1..], ctx.from_stdin) else { return };
         let mut dir = self.dir.clone();
         dir.extend(ctx.extra_dir.iter().cloned());
@@ -923,6 +932,7 @@ impl Walker<'_> {
             extra_dir: Vec::new(),
             from_stdin: call.from_stdin,
             stdin: Stdin::None,
+            literal_stdin: None,
             text: call.text.clone(),
         };
         self.expand_alias(&call.name, value, &call.words, call.sub, &ctx);
@@ -1094,6 +1104,7 @@ impl Walker<'_> {
                 match args.get(i + 1) {
                     Some(code) if code.literal => {
                         let code = code.text.clone();
+                        self.inline_code_writes(&code, &ctx.text);
                         self.inline_program(&code, lang, &format!("`{t}` code"));
                     }
                     Some(code) => self.dynamic(&format!("`{} {}`", t, code.raw)),
@@ -1241,7 +1252,7 @@ fn stdin_of(redirects: &[Redirect], input: Input<'_>) -> Stdin {
             Redirect::HereString(w) => return Stdin::Dynamic(format!("the here-string `{}`", w.raw)),
             Redirect::ReadFile(w) if w.literal => return Stdin::File(w.text.clone()),
             Redirect::ReadFile(w) => return Stdin::Dynamic(format!("the file `{}`", w.raw)),
-            Redirect::Process(_) | Redirect::File(_) => {}
+            Redirect::Process(_) | Redirect::File(_) | Redirect::Write { .. } => {}
         }
     }
     match input {

@@ -16,6 +16,7 @@
 mod bounds;
 mod brush;
 mod command;
+mod effects;
 mod expand;
 mod fallback;
 mod git;
@@ -316,6 +317,134 @@ pub enum Step {
     Script(ScriptRun),
     /// A git sub-command that is not one of git's own: an alias to look up in the git config.
     Alias(AliasCall),
+    /// A program that runs commands from a project file ([`crate::intent`] reads it).
+    Program(ProgramRun),
+    /// A file the command writes, changes or deletes before the steps after it run.
+    Write(FileWrite),
+}
+
+/// A program that runs commands written in a project file: `package.json` scripts, `npm version`,
+/// Makefile recipes. The analyser only records the call; [`crate::intent`] reads the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProgramRun {
+    /// Which program and what it is asked to run.
+    pub program: Program,
+    /// The directory it runs from (relative to the start), after `--prefix`, `-C`, `--cwd`.
+    pub dir: Vec<DirPart>,
+    /// Chain segment (see [`GitCall::chain`]).
+    pub chain: u32,
+    /// Indirection level of the caller.
+    pub depth: u8,
+    /// The command words, for messages.
+    pub text: String,
+}
+
+/// The package managers whose scripts and `version` command are followed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PackageManager {
+    /// `npm`.
+    Npm,
+    /// `yarn`.
+    Yarn,
+    /// `pnpm`.
+    Pnpm,
+}
+
+impl PackageManager {
+    /// The program name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Npm => "npm",
+            Self::Yarn => "yarn",
+            Self::Pnpm => "pnpm",
+        }
+    }
+}
+
+/// What a [`ProgramRun`] is asked to run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Program {
+    /// `npm run X`, `npm test`, `yarn X`, `pnpm run X`: the script `X` with its `preX`/`postX`.
+    PackageScript {
+        /// The package manager.
+        manager: PackageManager,
+        /// The script name.
+        script: String,
+    },
+    /// `npm install`/`ci`/`publish`/`pack` (and yarn's, pnpm's): the project's lifecycle
+    /// scripts for that event (`preinstall`, `postinstall`, `prepare`, `prepack` …).
+    PackageLifecycle {
+        /// The package manager.
+        manager: PackageManager,
+        /// `install`, `publish` or `pack`.
+        event: String,
+    },
+    /// `npm version …`, `yarn version`, `pnpm version`: rewrites `package.json`, runs the
+    /// `preversion`/`version`/`postversion` scripts, and commits and tags unless told not to.
+    PackageVersion {
+        /// The package manager.
+        manager: PackageManager,
+        /// `Some(false)` for `--no-git-tag-version` (or `--git-tag-version=false`),
+        /// `Some(true)` when asked for explicitly, `None` when the config decides.
+        git_tag: Option<bool>,
+        /// `--no-commit-hooks`: git's hooks do not run for its commit.
+        no_commit_hooks: bool,
+    },
+    /// `make [-f FILE] [TARGET…]`.
+    Make {
+        /// `-f FILE`, as written.
+        file: Option<String>,
+        /// The targets named (empty: the default target).
+        targets: Vec<String>,
+        /// `VAR=value` overrides on the command line.
+        overrides: Vec<(String, String)>,
+        /// `-n` / `--dry-run`: only `+` lines and `$(MAKE)` lines run.
+        dry_run: bool,
+    },
+    /// `just [-f FILE] [RECIPE…]`: recipes found in the nearest justfile upward.
+    Just {
+        /// `-f FILE` / `--justfile FILE`, as written.
+        file: Option<String>,
+        /// The words after the options: recipes (and their arguments; names that are not
+        /// recipes are ignored). Empty: the first recipe.
+        recipes: Vec<String>,
+        /// `-n` / `--dry-run`: nothing runs.
+        dry_run: bool,
+    },
+    /// A program whose target is only known at run time (`npm run "$X"`); the text says which.
+    Dynamic(String),
+}
+
+/// A file written, changed or deleted by the command (a redirection, `tee`, `sed -i`, `cp`,
+/// `mv`, `rm`, `touch`, `chmod` …).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileWrite {
+    /// The path as written (relative to `dir`), `None` when only known at run time.
+    pub path: Option<String>,
+    /// The directory it is written from (relative to the start).
+    pub dir: Vec<DirPart>,
+    /// What happens to the file.
+    pub kind: WriteKind,
+    /// The command words, for messages.
+    pub text: String,
+}
+
+/// What a [`FileWrite`] does to its file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WriteKind {
+    /// Replaced; the whole new content when the command spells it out (`cat > f <<'E'`).
+    Content(Option<String>),
+    /// Appended to (`>>`, `tee -a`); the appended text when literal.
+    Append(Option<String>),
+    /// A copy of another file (`cp a b`, `mv a b`): the source as written, relative to the
+    /// same directory.
+    Copy(String),
+    /// Changed in place in a way not spelt out (`sed -i`, `perl -pi`, `patch`).
+    Modify,
+    /// Only its mode or times change (`chmod`, `touch` of an existing file).
+    Mode,
+    /// Deleted (`rm`, the source of `mv`).
+    Delete,
 }
 
 /// `git NAME …` where NAME is no git command and the command itself does not define it:
@@ -396,14 +525,14 @@ impl Analysis {
     pub fn needs_resolution(&self) -> bool {
         self.mode().is_some()
             || !self.opaque.is_empty()
-            || self.steps.iter().any(|s| matches!(s, Step::Script(_) | Step::Alias(_)))
+            || self.steps.iter().any(|s| matches!(s, Step::Script(_) | Step::Alias(_) | Step::Program(_)))
     }
 
     /// The git invocations, in order.
     pub fn git_calls(&self) -> impl Iterator<Item = &GitCall> {
         self.steps.iter().filter_map(|s| match s {
             Step::Git(c) => Some(c),
-            Step::Script(_) | Step::Alias(_) => None,
+            Step::Script(_) | Step::Alias(_) | Step::Program(_) | Step::Write(_) => None,
         })
     }
 }

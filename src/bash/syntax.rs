@@ -140,8 +140,15 @@ impl Word {
 /// A redirection.
 #[derive(Debug, Clone)]
 pub enum Redirect {
-    /// `> file`, `2>&1`, `&> file` …: the target word.
+    /// `2>&1`, `>&2`, `<&0` …: a descriptor duplicated (the target word).
     File(Word),
+    /// `> file`, `>> file`, `>| file`, `<> file`, `&> file`: a file opened for writing.
+    Write {
+        /// The file.
+        target: Word,
+        /// `>>` (and `&>>`): appended to, not replaced.
+        append: bool,
+    },
     /// `< file`: the file becomes standard input.
     ReadFile(Word),
     /// `<( … )` / `>( … )` as a redirection target or a plain argument.

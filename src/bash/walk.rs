@@ -196,7 +196,8 @@ impl<'p> Walker<'p> {
         self.command(body, Input::Inherited);
         let calls = self.out.steps[steps..].iter().filter_map(|s| match s {
             super::Step::Git(c) => c.op.mode(),
-            super::Step::Script(_) | super::Step::Alias(_) => Some(Mode::Commit),
+            super::Step::Script(_) | super::Step::Alias(_) | super::Step::Program(_) => Some(Mode::Commit),
+            super::Step::Write(_) => None,
         });
         let looks = self.out.opaque[opaque..].iter().filter_map(|o| o.looks_like);
         if let Some(mode) = calls.chain(looks).max() {
@@ -468,7 +469,10 @@ impl<'p> Walker<'p> {
     pub fn redirects(&mut self, redirects: &[Redirect]) {
         for r in redirects {
             match r {
-                Redirect::File(w) | Redirect::ReadFile(w) | Redirect::HereString(w) => {
+                Redirect::File(w)
+                | Redirect::Write { target: w, .. }
+                | Redirect::ReadFile(w)
+                | Redirect::HereString(w) => {
                     self.words(std::slice::from_ref(w));
                 }
                 Redirect::Process(body) => self.scoped(|w| {

@@ -23,7 +23,8 @@ use crate::surface;
 pub fn run(args: &ExplainArgs, _env: &Env) -> anyhow::Result<u8> {
     let cwd = start_dir(args.cwd.as_deref())?;
     let command = args.command.join(" ");
-    let intent = intent::resolve(&bash::analyse(&command), &cwd);
+    let mut intent = intent::resolve(&bash::analyse(&command), &cwd);
+    surface::judge_writes(&mut intent);
     let text = match args.format {
         Format::Json => format!("{}\n", to_json(&intent)),
         // `explain` parses `--format` as human or json only; SARIF never reaches here.
@@ -36,7 +37,9 @@ pub fn run(args: &ExplainArgs, _env: &Env) -> anyhow::Result<u8> {
 /// The JSON `explain` prints for a command run in `cwd` (for the MCP server).
 pub(crate) fn explain_json(command: &str, cwd: Option<&Path>) -> anyhow::Result<Value> {
     let cwd = start_dir(cwd)?;
-    Ok(to_json(&intent::resolve(&bash::analyse(command), &cwd)))
+    let mut intent = intent::resolve(&bash::analyse(command), &cwd);
+    surface::judge_writes(&mut intent);
+    Ok(to_json(&intent))
 }
 
 /// The canonical directory the command starts in.

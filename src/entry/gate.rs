@@ -31,7 +31,8 @@ const NEXT_REPOSITORY: &str = "\n==== next repository ====\n";
 /// session `session` (used to attribute audited bypasses). The caller has already let through
 /// commands whose analysis needs no resolution.
 pub fn evaluate(analysis: &bash::Analysis, cwd: &Path, env: &Env, session: Option<&str>) -> Answer {
-    let intent = intent::resolve(analysis, cwd);
+    let mut intent = intent::resolve(analysis, cwd);
+    surface::judge_writes(&mut intent);
     if !intent.guarded {
         return Answer::Allow;
     }

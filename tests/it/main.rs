@@ -24,6 +24,7 @@ mod lifecycle;
 mod mcp;
 mod oracle;
 mod path_options;
+mod programs;
 mod properties;
 mod repo_code;
 mod sarif;

@@ -1,0 +1,808 @@
+//! Programs that commit by themselves and files the command writes.
+//!
+//! In: one simple command (after wrappers are unwrapped) and its redirections. Out:
+//! [`Step::Program`] records for `npm`/`yarn`/`pnpm` scripts and `version`, and `make`, which
+//! [`crate::intent`] follows by reading `package.json` and the Makefile; and [`Step::Write`]
+//! records for every file the command writes, changes or deletes before later steps run
+//! (redirections, `tee`, `sed -i`, `perl -i`, `cp`, `mv`, `rm`, `touch`, `chmod`, `truncate`,
+//! `dd of=`, `ln`, `install`, `patch`, `git apply`, inline programs that write). Pure: nothing is
+//! read here; the records say what the text says, and `None` where only run time knows.
+
+use super::syntax::{Redirect, Simple, Word};
+use super::walk::Walker;
+use super::{DirPart, FileWrite, PackageManager, Program, ProgramRun, Step, WriteKind};
+
+/// The yarn (classic and berry) commands that are not a `package.json` script name.
+const YARN_BUILTINS: &[&str] = &[
+    "add",
+    "audit",
+    "autoclean",
+    "bin",
+    "cache",
+    "check",
+    "config",
+    "constraints",
+    "create",
+    "dedupe",
+    "dlx",
+    "exec",
+    "explain",
+    "generate-lock-entry",
+    "global",
+    "help",
+    "import",
+    "info",
+    "init",
+    "install",
+    "licenses",
+    "link",
+    "list",
+    "login",
+    "logout",
+    "node",
+    "npm",
+    "outdated",
+    "owner",
+    "pack",
+    "patch",
+    "patch-commit",
+    "plugin",
+    "policies",
+    "publish",
+    "rebuild",
+    "remove",
+    "search",
+    "set",
+    "stage",
+    "tag",
+    "team",
+    "unlink",
+    "unplug",
+    "up",
+    "upgrade",
+    "upgrade-interactive",
+    "why",
+    "workspace",
+    "workspaces",
+];
+
+/// The pnpm commands that are not a `package.json` script name.
+const PNPM_BUILTINS: &[&str] = &[
+    "add",
+    "audit",
+    "bin",
+    "config",
+    "create",
+    "dedupe",
+    "deploy",
+    "dlx",
+    "env",
+    "exec",
+    "fetch",
+    "help",
+    "i",
+    "import",
+    "init",
+    "install",
+    "install-test",
+    "it",
+    "licenses",
+    "link",
+    "list",
+    "ln",
+    "ls",
+    "outdated",
+    "pack",
+    "patch",
+    "patch-commit",
+    "prune",
+    "publish",
+    "rb",
+    "rebuild",
+    "remove",
+    "rm",
+    "root",
+    "server",
+    "setup",
+    "store",
+    "un",
+    "uninstall",
+    "unlink",
+    "up",
+    "update",
+    "upgrade",
+    "why",
+];
+
+/// npm options that take a separate value (the ones agents use; others are read as flags).
+const NPM_WITH_VALUE: &[&str] = &[
+    "--prefix",
+    "-C",
+    "--cwd",
+    "--dir",
+    "-w",
+    "--workspace",
+    "--filter",
+    "-F",
+    "--loglevel",
+    "--registry",
+    "--userconfig",
+    "--preid",
+    "-m",
+    "--message",
+    "--tag-version-prefix",
+    "--sign-git-tag",
+    "--new-version",
+];
+
+/// Whether a word has glob characters the shell would expand.
+fn has_glob(text: &str) -> bool {
+    text.contains(['*', '?', '['])
+}
+
+impl Walker<'_> {
+    /// Records the files a simple command's redirections open for writing. `cat > f <<'E'`,
+    /// `tee f <<'E'`, `echo '…' > f` and `printf '…' > f` spell out the content.
+    pub(super) fn redirect_writes(&mut self, s: &Simple, text: &str) {
+        let literal_content = literal_output(s);
+        for r in &s.redirects {
+            let Redirect::Write { target, append } = r else { continue };
+            let content = literal_content.clone();
+            let kind = if *append { WriteKind::Append(content) } else { WriteKind::Content(content) };
+            self.record_write(target, kind, text);
+        }
+    }
+
+    /// Records one write of the file named by `target`.
+    fn record_write(&mut self, target: &Word, kind: WriteKind, text: &str) {
+        if target.literal && (target.text.starts_with("/dev/") || target.text.starts_with("/proc/")) {
+            return;
+        }
+        let path = (target.literal && !has_glob(&target.text) && !target.text.starts_with('~'))
+            .then(|| target.text.clone());
+        let dir = self.dir.clone();
+        self.out.steps.push(Step::Write(FileWrite { path, dir, kind, text: text.to_owned() }));
+    }
+
+    /// A write whose target only exists at run time (`xargs rm`, `patch < x.diff`).
+    fn dynamic_write(&mut self, text: &str) {
+        let dir = self.dir.clone();
+        self.out.steps.push(Step::Write(FileWrite {
+            path: None,
+            dir,
+            kind: WriteKind::Modify,
+            text: text.to_owned(),
+        }));
+    }
+
+    /// The files a program writes by its arguments (`tee`, `sed -i`, `cp`, `mv`, `rm`, …).
+    /// `from_stdin`: its arguments come from `xargs`/`find -exec`, so the targets are unknown.
+    pub(super) fn file_effects(
+        &mut self,
+        base: &str,
+        args: &[Word],
+        from_stdin: bool,
+        stdin: Option<&str>,
+        text: &str,
+    ) {
+        let writer = matches!(
+            base,
+            "tee"
+                | "touch"
+                | "chmod"
+                | "chown"
+                | "chgrp"
+                | "setfacl"
+                | "rm"
+                | "unlink"
+                | "shred"
+                | "truncate"
+                | "cp"
+                | "install"
+                | "ln"
+                | "rsync"
+                | "mv"
+                | "dd"
+                | "patch"
+        ) || (matches!(base, "sed" | "gsed" | "perl" | "ruby")
+            && args.iter().any(|w| w.text.starts_with("-i") || is_short_cluster_with(&w.text, 'i')));
+        if from_stdin && writer {
+            self.dynamic_write(text);
+            return;
+        }
+        let operands: Vec<&Word> =
+            args.iter().filter(|w| !(w.text.starts_with('-') && w.text.len() > 1)).collect();
+        let writes_operands = |kind: WriteKind| -> Vec<(&Word, WriteKind)> {
+            operands.iter().map(|w| (*w, kind.clone())).collect()
+        };
+        let targets: Vec<(&Word, WriteKind)> = match base {
+            "tee" => {
+                let append = args.iter().any(|w| w.text == "-a" || w.text == "--append");
+                let content = stdin.map(str::to_owned);
+                let kind = if append { WriteKind::Append(content) } else { WriteKind::Content(content) };
+                writes_operands(kind)
+            }
+            "touch" | "chmod" | "chown" | "chgrp" | "setfacl" => {
+                // The first operand of chmod/chown is the mode or owner.
+                let skip =
+                    usize::from(base != "touch" && !args.iter().any(|w| w.text.starts_with("--reference")));
+                operands.iter().skip(skip).map(|w| (*w, WriteKind::Mode)).collect()
+            }
+            "rm" | "unlink" | "shred" => writes_operands(WriteKind::Delete),
+            "truncate" => {
+                let sized: Vec<&Word> = operands_after_values(args, &["-s", "--size", "-r", "--reference"]);
+                sized.into_iter().map(|w| (w, WriteKind::Modify)).collect()
+            }
+            "cp" | "install" | "ln" | "rsync" | "mv" => {
+                let Some(target) = last_operand_target(args, &operands, &["-t", "--target-directory"]) else {
+                    return;
+                };
+                let sources: Vec<&Word> =
+                    operands.iter().copied().filter(|w| !std::ptr::eq(*w, target)).collect();
+                let mut out = Vec::new();
+                for src in &sources {
+                    if src.literal && !has_glob(&src.text) && base != "ln" {
+                        out.push((target, WriteKind::Copy(src.text.clone())));
+                    } else if sources.len() == 1 {
+                        out.push((target, WriteKind::Content(None)));
+                    } else {
+                        self.dynamic_write(text);
+                    }
+                    if base == "mv" {
+                        out.push((*src, WriteKind::Delete));
+                    }
+                }
+                out
+            }
+            "sed" | "gsed"
+                if args.iter().any(|w| {
+                    w.text.starts_with("-i")
+                        || w.text.starts_with("--in-place")
+                        || is_short_cluster_with(&w.text, 'i')
+                }) =>
+            {
+                sed_files(args).into_iter().map(|w| (w, WriteKind::Modify)).collect()
+            }
+            "perl" | "ruby"
+                if args.iter().any(|w| w.text.starts_with("-i") || is_short_cluster_with(&w.text, 'i')) =>
+            {
+                perl_files(args).into_iter().map(|w| (w, WriteKind::Modify)).collect()
+            }
+            "dd" => {
+                for w in args {
+                    if let Some(p) = w.text.strip_prefix("of=") {
+                        let word = Word { text: p.to_owned(), ..w.clone() };
+                        self.record_write(&word, WriteKind::Content(None), text);
+                    }
+                }
+                Vec::new()
+            }
+            "patch" => {
+                self.dynamic_write(text);
+                Vec::new()
+            }
+            _ => Vec::new(),
+        };
+        for (w, kind) in targets {
+            self.record_write(w, kind, text);
+        }
+    }
+
+    /// Inline code of an interpreter that may write files (`python3 -c "open('f','w')…"`).
+    pub(super) fn inline_code_writes(&mut self, code: &str, text: &str) {
+        let writes = ["open(", "write", "rename", "unlink", "remove", "copy", "move", "truncate", "mkdir"];
+        if writes.iter().any(|w| code.contains(w)) {
+            self.dynamic_write(text);
+        }
+    }
+
+    /// `git apply` without `--cached`/`--check`/`--stat`: patches worktree files.
+    pub(super) fn git_writes(&mut self, sub: &str, args: &[Word], text: &str) {
+        let reports_only = |w: &Word| {
+            matches!(w.text.as_str(), "--cached" | "--check" | "--stat" | "--numstat" | "--summary")
+        };
+        if sub == "apply" && !args.iter().any(reports_only) {
+            self.dynamic_write(text);
+        }
+    }
+
+    /// `npm`/`yarn`/`pnpm`/`make`: records what they will run. Returns false for other programs.
+    pub(super) fn program_call(
+        &mut self,
+        base: &str,
+        args: &[Word],
+        extra_dir: &[DirPart],
+        text: &str,
+    ) -> bool {
+        let (program, dirs) = match base {
+            "npm" => match package_manager(PackageManager::Npm, args) {
+                Some(found) => found,
+                None => return true,
+            },
+            "yarn" => match package_manager(PackageManager::Yarn, args) {
+                Some(found) => found,
+                None => return true,
+            },
+            "pnpm" => match package_manager(PackageManager::Pnpm, args) {
+                Some(found) => found,
+                None => return true,
+            },
+            "make" | "gmake" => make(args),
+            "just" => just(args),
+            _ => return false,
+        };
+        let mut dir = self.dir.clone();
+        dir.extend(extra_dir.iter().cloned());
+        dir.extend(dirs);
+        self.out.steps.push(Step::Program(ProgramRun {
+            program,
+            dir,
+            chain: self.chain,
+            depth: self.depth,
+            text: text.to_owned(),
+        }));
+        true
+    }
+}
+
+/// `-xyz` holding the short flag `flag` (`-ni`, `-pi`).
+fn is_short_cluster_with(t: &str, flag: char) -> bool {
+    t.len() > 1
+        && t.starts_with('-')
+        && !t.starts_with("--")
+        && t[1..].chars().all(|c| c.is_ascii_alphabetic())
+        && t.contains(flag)
+}
+
+/// Operands after skipping options that take a value.
+fn operands_after_values<'w>(args: &'w [Word], with_value: &[&str]) -> Vec<&'w Word> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        if with_value.contains(&w.text.as_str()) {
+            i += 2;
+            continue;
+        }
+        if !(w.text.starts_with('-') && w.text.len() > 1) {
+            out.push(w);
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The destination of `cp`/`mv`/`ln`/`install`: `-t DIR` or the last operand. A destination
+/// directory receives files named after the sources: recorded as a dynamic write of that name.
+fn last_operand_target<'w>(args: &'w [Word], operands: &[&'w Word], target_dir: &[&str]) -> Option<&'w Word> {
+    if let Some(i) = args.iter().position(|w| target_dir.contains(&w.text.as_str())) {
+        return args.get(i + 1);
+    }
+    if operands.len() < 2 {
+        return None;
+    }
+    operands.last().copied()
+}
+
+/// The files `sed -i` edits: operands after the script (the first operand unless `-e`/`-f`).
+fn sed_files(args: &[Word]) -> Vec<&Word> {
+    let mut files = Vec::new();
+    let mut script_given = false;
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        let t = w.text.as_str();
+        if matches!(t, "-e" | "--expression" | "-f" | "--file") {
+            script_given = true;
+            i += 2;
+            continue;
+        }
+        if t.starts_with("--expression=") || t.starts_with("--file=") {
+            script_given = true;
+        } else if !(t.starts_with('-') && t.len() > 1) {
+            if script_given {
+                files.push(w);
+            } else {
+                script_given = true;
+            }
+        }
+        i += 1;
+    }
+    files
+}
+
+/// The files `perl -pi -e CODE FILE…` edits.
+fn perl_files(args: &[Word]) -> Vec<&Word> {
+    let mut files = Vec::new();
+    let mut code_given = false;
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        let t = w.text.as_str();
+        if t == "-e" || t == "-E" || (is_short_cluster_with(t, 'e') && t.ends_with('e')) {
+            code_given = true;
+            i += 2;
+            continue;
+        }
+        if !(t.starts_with('-') && t.len() > 1) {
+            if code_given {
+                files.push(w);
+            } else {
+                code_given = true;
+            }
+        }
+        i += 1;
+    }
+    files
+}
+
+/// The literal text a command reads on stdin: a here-doc that does not expand anything, or a
+/// literal here-string.
+pub(super) fn literal_stdin(redirects: &[Redirect]) -> Option<String> {
+    redirects
+        .iter()
+        .rev()
+        .find_map(|r| match r {
+            Redirect::HereDoc { body, expands, .. } if !*expands || !body.contains(['$', '`', '\\']) => {
+                Some(Some(body.clone()))
+            }
+            Redirect::HereString(w) if w.literal => Some(Some(format!("{}\n", w.text))),
+            Redirect::HereDoc { .. } | Redirect::HereString(_) => Some(None),
+            _ => None,
+        })
+        .flatten()
+}
+
+/// What `cat`/`echo`/`printf`/`tee` write when the command spells it out.
+fn literal_output(s: &Simple) -> Option<String> {
+    let name = s.words.first().map(|w| w.text.rsplit('/').next().unwrap_or(&w.text).to_owned())?;
+    let args = &s.words[1..];
+    let heredoc = literal_stdin(&s.redirects);
+    match name.as_str() {
+        "cat" | "tee" if args.iter().all(|w| w.text.starts_with('-')) => heredoc,
+        "echo" if args.iter().all(|w| w.literal) => {
+            let mut newline = true;
+            let mut words = args.iter().map(|w| w.text.as_str()).peekable();
+            while let Some(flag) = words.peek().copied().filter(|t| matches!(*t, "-n" | "-e" | "-E")) {
+                newline &= flag != "-n";
+                words.next();
+            }
+            let mut text = words.collect::<Vec<_>>().join(" ");
+            if newline {
+                text.push('\n');
+            }
+            Some(text)
+        }
+        "printf" if args.len() == 1 && args[0].literal && !args[0].text.contains('%') => {
+            Some(args[0].text.replace("\\n", "\n").replace("\\t", "\t"))
+        }
+        _ => None,
+    }
+}
+
+/// `npm|yarn|pnpm …`: the program run (`None`: runs no project script) and the directories
+/// `--prefix`/`-C`/`--cwd`/`--dir` move it to.
+fn package_manager(manager: PackageManager, args: &[Word]) -> Option<(Program, Vec<DirPart>)> {
+    let mut dirs = Vec::new();
+    let mut positional: Vec<&Word> = Vec::new();
+    let mut git_tag: Option<bool> = None;
+    let mut no_commit_hooks = false;
+    let mut dynamic: Option<String> = None;
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        let t = w.text.as_str();
+        if t == "--" {
+            positional.extend(args[i + 1..].iter());
+            break;
+        }
+        let (name, attached) = match t.split_once('=') {
+            Some((n, v)) if t.starts_with("--") => (n, Some(v)),
+            _ => (t, None),
+        };
+        match name {
+            "--prefix" | "-C" | "--cwd" | "--dir" => match (attached, args.get(i + 1)) {
+                (Some(v), _) if w.literal => dirs.push(DirPart::Path(v.to_owned())),
+                (None, Some(v)) => dirs.push(super::git::word_dir(v)),
+                _ => dirs.push(DirPart::Unknown(format!("`{}`", w.raw))),
+            },
+            "-w" | "--workspace" | "--filter" | "-F" | "--workspaces" | "-ws" | "-r" | "--recursive" => {
+                dynamic.get_or_insert(format!("`{}` runs scripts of other packages of the workspace", w.raw));
+            }
+            "--no-git-tag-version" => git_tag = Some(false),
+            "--git-tag-version" => git_tag = Some(attached.is_none_or(|v| v != "false")),
+            "--no-commit-hooks" => no_commit_hooks = true,
+            "--commit-hooks" => no_commit_hooks = attached == Some("false"),
+            _ => {}
+        }
+        if name.starts_with('-') && name.len() > 1 {
+            i += if attached.is_none() && NPM_WITH_VALUE.contains(&name) { 2 } else { 1 };
+            continue;
+        }
+        positional.push(w);
+        i += 1;
+    }
+    let first = positional.first().copied();
+    let script_at = |idx: usize| -> Option<Program> {
+        match positional.get(idx) {
+            Some(w) if w.literal => Some(Program::PackageScript { manager, script: w.text.clone() }),
+            Some(w) => Some(Program::Dynamic(format!(
+                "`{} run {}` names its script at run time",
+                manager.as_str(),
+                w.raw
+            ))),
+            None => None,
+        }
+    };
+    let program = match (manager, first.map(|w| w.text.as_str())) {
+        (_, Some("version")) => {
+            // `npm version` alone prints versions; `yarn version` alone asks (interactive) and
+            // commits. A literal new version or bump word commits.
+            if manager == PackageManager::Npm && positional.len() < 2 {
+                return None;
+            }
+            Program::PackageVersion { manager, git_tag, no_commit_hooks }
+        }
+        (_, Some("run" | "run-script" | "rum" | "urn")) => script_at(1)?,
+        (_, Some("install" | "i" | "ci" | "isntall" | "add")) | (PackageManager::Yarn, None) => {
+            Program::PackageLifecycle { manager, event: "install".into() }
+        }
+        (_, Some(event @ ("publish" | "pack"))) => Program::PackageLifecycle { manager, event: event.into() },
+        (PackageManager::Npm, Some("test" | "t" | "tst" | "start" | "stop" | "restart")) => {
+            let name = match first.map(|w| w.text.as_str()) {
+                Some("t" | "tst") | None => "test",
+                Some(other) => other,
+            };
+            Program::PackageScript { manager, script: name.to_owned() }
+        }
+        (PackageManager::Npm, _) | (_, None) => return None,
+        (PackageManager::Yarn, Some(name)) if YARN_BUILTINS.contains(&name) => return None,
+        (PackageManager::Pnpm, Some(name)) if PNPM_BUILTINS.contains(&name) => return None,
+        (PackageManager::Yarn | PackageManager::Pnpm, Some(_)) => script_at(0)?,
+    };
+    if let Some(reason) = dynamic {
+        return Some((Program::Dynamic(reason), dirs));
+    }
+    Some((program, dirs))
+}
+
+/// `make [options] [VAR=value…] [target…]`.
+fn make(args: &[Word]) -> (Program, Vec<DirPart>) {
+    let with_value = [
+        "-C",
+        "-f",
+        "--file",
+        "--makefile",
+        "--directory",
+        "-I",
+        "--include-dir",
+        "-j",
+        "--jobs",
+        "-l",
+        "-o",
+        "-W",
+        "--what-if",
+        "--old-file",
+        "--new-file",
+    ];
+    let mut dirs = Vec::new();
+    let mut file = None;
+    let mut targets = Vec::new();
+    let mut overrides = Vec::new();
+    let mut dry_run = false;
+    let mut dynamic = None;
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        let t = w.text.as_str();
+        if !w.literal {
+            dynamic.get_or_insert(format!("`make` with the argument `{}` known only at run time", w.raw));
+            i += 1;
+            continue;
+        }
+        let (name, attached) = match t.split_once('=') {
+            Some((n, v)) if t.starts_with("--") => (n, Some(v.to_owned())),
+            _ if t.len() > 2 && (t.starts_with("-C") || t.starts_with("-f")) && !t.starts_with("--") => {
+                (&t[..2], Some(t[2..].to_owned()))
+            }
+            _ => (t, None),
+        };
+        if name.starts_with('-') && name.len() > 1 {
+            let value = attached.clone().or_else(|| args.get(i + 1).map(|v| v.text.clone()));
+            match name {
+                "-C" | "--directory" => {
+                    if let Some(v) = value {
+                        dirs.push(DirPart::Path(v));
+                    }
+                }
+                "-f" | "--file" | "--makefile" => file = value,
+                "-n" | "--dry-run" | "--just-print" | "--recon" | "-q" | "--question" => dry_run = true,
+                "-j" | "--jobs" if attached.is_none() => {
+                    // `-j` takes an optional number.
+                    if args.get(i + 1).is_some_and(|v| v.text.chars().all(|c| c.is_ascii_digit())) {
+                        i += 1;
+                    }
+                    i += 1;
+                    continue;
+                }
+                cluster
+                    if !cluster.starts_with("--")
+                        && cluster[1..].contains('n')
+                        && cluster[1..].chars().all(|c| c.is_ascii_alphabetic()) =>
+                {
+                    dry_run = true;
+                }
+                _ => {}
+            }
+            i += if attached.is_none() && with_value.contains(&name) { 2 } else { 1 };
+            continue;
+        }
+        if let Some((k, v)) = t
+            .split_once('=')
+            .filter(|(k, _)| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        {
+            overrides.push((k.to_owned(), v.to_owned()));
+        } else {
+            targets.push(t.to_owned());
+        }
+        i += 1;
+    }
+    if let Some(reason) = dynamic {
+        return (Program::Dynamic(reason), dirs);
+    }
+    (Program::Make { file, targets, overrides, dry_run }, dirs)
+}
+
+/// `just [options] [VAR=value…] [recipe [args]…]`.
+fn just(args: &[Word]) -> (Program, Vec<DirPart>) {
+    let mut dirs = Vec::new();
+    let mut file = None;
+    let mut recipes = Vec::new();
+    let mut dry_run = false;
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        let t = w.text.as_str();
+        if !w.literal {
+            return (
+                Program::Dynamic(format!("`just` with the argument `{}` known only at run time", w.raw)),
+                dirs,
+            );
+        }
+        let (name, attached) = match t.split_once('=') {
+            Some((n, v)) if t.starts_with("--") => (n, Some(v.to_owned())),
+            _ => (t, None),
+        };
+        let value = || attached.clone().or_else(|| args.get(i + 1).map(|v| v.text.clone()));
+        match name {
+            "-f" | "--justfile" => file = value(),
+            "-d" | "--working-directory" => {
+                if let Some(v) = value() {
+                    dirs.push(DirPart::Path(v));
+                }
+            }
+            "-n" | "--dry-run" | "-l" | "--list" | "--summary" | "-s" | "--show" | "--evaluate"
+            | "--variables" | "--help" | "-h" | "--version" | "-V" | "--fmt" | "--dump" | "--edit" | "-e"
+            | "--init" | "--choose" | "--completions" | "--groups" => dry_run = true,
+            _ => {}
+        }
+        if name.starts_with('-') && name.len() > 1 {
+            let takes = matches!(
+                name,
+                "-f" | "--justfile"
+                    | "-d"
+                    | "--working-directory"
+                    | "--set"
+                    | "--shell"
+                    | "--shell-arg"
+                    | "--color"
+                    | "--dotenv-filename"
+                    | "--dotenv-path"
+                    | "--command-color"
+            );
+            let values =
+                if attached.is_some() { 0 } else { usize::from(takes) + usize::from(name == "--set") };
+            i += 1 + values;
+            continue;
+        }
+        if !is_override(t) {
+            recipes.push(t.to_owned());
+        }
+        i += 1;
+    }
+    (Program::Just { file, recipes, dry_run }, dirs)
+}
+
+/// `NAME=value` on a make or just command line.
+fn is_override(t: &str) -> bool {
+    t.split_once('=')
+        .is_some_and(|(k, _)| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Step, analyse};
+    use super::*;
+
+    fn writes(cmd: &str) -> Vec<(Option<String>, WriteKind)> {
+        analyse(cmd)
+            .steps
+            .into_iter()
+            .filter_map(|s| match s {
+                Step::Write(w) => Some((w.path, w.kind)),
+                Step::Git(_) | Step::Script(_) | Step::Program(_) | Step::Alias(_) => None,
+            })
+            .collect()
+    }
+
+    fn programs(cmd: &str) -> Vec<Program> {
+        analyse(cmd)
+            .steps
+            .into_iter()
+            .filter_map(|s| match s {
+                Step::Program(p) => Some(p.program),
+                Step::Git(_) | Step::Script(_) | Step::Write(_) | Step::Alias(_) => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn spelt_out_content_is_recorded() {
+        let known = |c: &str| WriteKind::Content(Some(c.to_owned()));
+        assert_eq!(writes("cat > s.sh <<'E'\ngit push\nE"), [(Some("s.sh".into()), known("git push\n"))]);
+        assert_eq!(writes("echo 'git push' > p.sh"), [(Some("p.sh".into()), known("git push\n"))]);
+        assert_eq!(writes("printf 'a\\nb' > c.sh"), [(Some("c.sh".into()), known("a\nb"))]);
+        assert_eq!(
+            writes("tee -a s.sh <<< 'x'"),
+            [(Some("s.sh".into()), WriteKind::Append(Some("x\n".into())))]
+        );
+        assert_eq!(writes("echo \"$X\" > f"), [(Some("f".into()), WriteKind::Content(None))]);
+        assert!(writes("git push 2>&1 >/dev/null").is_empty());
+    }
+
+    #[test]
+    fn file_commands_name_what_they_change() {
+        assert_eq!(writes("sed -i.bak -e s/a/b/ x.py y.py").len(), 2);
+        assert_eq!(writes("sed -n p x.py"), []);
+        assert_eq!(writes("perl -pi -e 's/a/b/' x.py"), [(Some("x.py".into()), WriteKind::Modify)]);
+        assert_eq!(
+            writes("mv a b"),
+            [(Some("b".into()), WriteKind::Copy("a".into())), (Some("a".into()), WriteKind::Delete)]
+        );
+        assert_eq!(writes("chmod +x s.sh"), [(Some("s.sh".into()), WriteKind::Mode)]);
+        assert_eq!(writes("dd if=/dev/zero of=x.bin"), [(Some("x.bin".into()), WriteKind::Content(None))]);
+        assert_eq!(writes("git ls-files | xargs rm"), [(None, WriteKind::Modify)]);
+        assert_eq!(writes("patch -p1 < fix.diff"), [(None, WriteKind::Modify)]);
+        assert_eq!(writes("git apply --cached fix.diff"), []);
+    }
+
+    #[test]
+    fn package_managers_and_make() {
+        let script = |m: PackageManager, s: &str| Program::PackageScript { manager: m, script: s.into() };
+        assert_eq!(programs("npm run release"), [script(PackageManager::Npm, "release")]);
+        assert_eq!(programs("npm t"), [script(PackageManager::Npm, "test")]);
+        assert_eq!(programs("yarn ship"), [script(PackageManager::Yarn, "ship")]);
+        assert_eq!(programs("pnpm -C web run build"), [script(PackageManager::Pnpm, "build")]);
+        assert!(
+            programs("npm ls").is_empty()
+                && programs("yarn why x").is_empty()
+                && programs("npm version").is_empty()
+        );
+        assert_eq!(
+            programs("npm ci"),
+            [Program::PackageLifecycle { manager: PackageManager::Npm, event: "install".into() }]
+        );
+        assert_eq!(
+            programs("npm version patch --no-git-tag-version"),
+            [Program::PackageVersion {
+                manager: PackageManager::Npm,
+                git_tag: Some(false),
+                no_commit_hooks: false
+            }]
+        );
+        assert_eq!(
+            programs("make -C sub -j 4 -n release V=1"),
+            [Program::Make {
+                file: None,
+                targets: vec!["release".into()],
+                overrides: vec![("V".into(), "1".into())],
+                dry_run: true
+            }]
+        );
+        assert!(matches!(programs("npm run \"$S\"").as_slice(), [Program::Dynamic(_)]));
+    }
+}

@@ -1,0 +1,179 @@
+//! Content the command writes before it commits: it does not exist when the gate runs, so it
+//! cannot be checked now.
+//!
+//! **In:** an [`Intent`] whose repositories carry the files the command writes
+//! ([`RepoIntent::writes`]). **Out:** per repository, when a written path would land — a later
+//! step of the same repository stages it from the worktree (`git add <pathspec>` matching it,
+//! `git add -A`/`.`/a directory, `-u`/`commit -a` for a tracked path, `commit <paths>`) and a
+//! commit follows — a block with the directive to run the write first and commit in a separate
+//! call; unless codeguard's own pre-commit hook is installed in that repository (and the commit
+//! does not skip hooks), in which case git checks the real content at commit time and the note
+//! says so. A write to an ignored file, outside the repository, or outside every later add's
+//! pathspecs does not land. A write whose path is only known at run time lands when any later
+//! step stages from the worktree. **Never:** writes anything; reads the index, `.gitignore`
+//! rules and the hooks directory through gix.
+
+use std::path::Path;
+
+use crate::bash::GitOp;
+use crate::intent::{BoundOp, BoundWrite, Intent, RepoIntent};
+
+use super::Pathspecs;
+use super::model::Matcher;
+
+/// Applies the rule to every repository of `intent`.
+pub fn judge_writes(intent: &mut Intent) {
+    for repo in &mut intent.repos {
+        if repo.writes.is_empty() || repo.block.is_some() {
+            continue;
+        }
+        let Some((write, commit)) = first_landing(repo) else { continue };
+        let what = write
+            .path
+            .as_deref()
+            .map_or_else(|| "files only known at run time".to_owned(), |p| format!("`{p}`"));
+        let hooks_run = !commit.is_some_and(|c| matches!(c.op, GitOp::Commit { no_verify: true, .. }));
+        let commit_text = commit.map_or_else(|| "a later step".to_owned(), |c| format!("`{}`", c.text));
+        if hooks_run && our_pre_commit_hook(&repo.root) {
+            let note = format!(
+                "`{}` writes or deletes {what} in this same call before {commit_text} commits it; codeguard's git pre-commit hook is installed in this repository, so git checks the real content at commit time (not checked now)",
+                write.text
+            );
+            if !repo.unverified.contains(&note) {
+                repo.unverified.push(note);
+            }
+        } else {
+            repo.block = Some(format!(
+                "`{}` writes or deletes {what} in this same call before {commit_text} commits it: that content does not exist yet, so it cannot be checked now. Run the write first, then commit in a separate call (or install codeguard's git hooks with `codeguard install --git-hooks`, so git checks the content at commit time)",
+                write.text
+            ));
+        }
+    }
+}
+
+/// The first write that lands, and the commit that takes it.
+fn first_landing(repo: &RepoIntent) -> Option<(BoundWrite, Option<&BoundOp>)> {
+    let mut state = State::open(&repo.root);
+    for write in &repo.writes {
+        if write.delete && write.path.as_deref().is_some_and(|p| !state.tracked(p)) {
+            continue; // deleting untracked files changes nothing a commit takes
+        }
+        for (i, op) in repo.ops.iter().enumerate().skip(write.before_op) {
+            if !state.stages(&repo.root, op, write.path.as_deref(), &repo.ops[write.before_op..i]) {
+                continue;
+            }
+            if let Some(commit) = repo.ops[i..].iter().find(|o| matches!(o.op, GitOp::Commit { .. })) {
+                return Some((write.clone(), Some(commit)));
+            }
+        }
+    }
+    None
+}
+
+/// What is known about the repository: its index (tracked paths) and ignore rules.
+struct State {
+    repo: Option<gix::Repository>,
+    index: Option<gix::worktree::Index>,
+}
+
+impl State {
+    fn open(root: &Path) -> Self {
+        let repo = super::read::open(root).ok();
+        let index = repo.as_ref().and_then(|r| super::read::load_index(r, None).ok());
+        Self { repo, index }
+    }
+
+    /// Whether the index holds `path`, or files below it when it is a directory.
+    fn tracked(&self, path: &str) -> bool {
+        // Unreadable: assume tracked (the conservative reading).
+        let Some(index) = &self.index else { return true };
+        if index.entry_by_path(path.into()).is_some() {
+            return true;
+        }
+        let below = format!("{}/", path.trim_end_matches('/'));
+        index.entries().iter().any(|e| e.path(index).starts_with(below.as_bytes()))
+    }
+
+    fn is_dir(&self, path: &str) -> bool {
+        self.repo.as_ref().and_then(|r| r.workdir()).is_some_and(|w| w.join(path).is_dir())
+    }
+
+    fn ignored(&self, path: &str) -> bool {
+        let (Some(repo), Some(index)) = (&self.repo, &self.index) else { return false };
+        let source = gix::worktree::stack::state::ignore::Source::WorktreeThenIdMappingIfNotSkipped;
+        let Ok(mut stack) = repo.excludes(index, None, source) else { return false };
+        let mode =
+            if self.is_dir(path) { gix::index::entry::Mode::DIR } else { gix::index::entry::Mode::FILE };
+        stack.at_path(path, Some(mode)).is_ok_and(|p| p.is_excluded())
+    }
+
+    /// Whether `op` stages `path` (`None`: a path only known at run time) from the worktree.
+    /// `earlier` are the repository's operations between the write and `op`.
+    fn stages(&mut self, root: &Path, op: &BoundOp, path: Option<&str>, earlier: &[BoundOp]) -> bool {
+        let cwd_rel = op.cwd.strip_prefix(root).map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
+        let matches = |specs: &[String]| -> bool {
+            let Some(path) = path else { return true };
+            Matcher::new(&Pathspecs::new(cwd_rel.clone(), specs.to_vec()), root)
+                .map_or(true, |mut m| m.matches(path, false))
+        };
+        let tracked = |this: &Self| -> bool {
+            let Some(p) = path else { return true };
+            this.tracked(p) || earlier.iter().any(|e| matches!(&e.op, GitOp::Add { .. }))
+        };
+        match &op.op {
+            GitOp::Add {
+                pathspecs,
+                all,
+                update,
+                force,
+                interactive,
+                pathspec_from_file,
+                dry_run,
+                intent_to_add,
+                dynamic,
+            } => {
+                if *dry_run || *intent_to_add {
+                    return false;
+                }
+                if *interactive || *pathspec_from_file || *dynamic {
+                    return true;
+                }
+                let selected = if pathspecs.is_empty() { *all || *update } else { matches(pathspecs) };
+                if !selected {
+                    return false;
+                }
+                let Some(p) = path else { return true };
+                let is_tracked = self.tracked(p);
+                if *update && !is_tracked {
+                    return false;
+                }
+                is_tracked || *force || !self.ignored(p)
+            }
+            GitOp::Commit { all, only_paths, include, interactive, pathspec_from_file, dynamic, .. } => {
+                if *interactive || *pathspec_from_file || *dynamic {
+                    return true;
+                }
+                if *all {
+                    return tracked(self);
+                }
+                (!only_paths.is_empty() || *include) && matches(only_paths) && tracked(self)
+            }
+            GitOp::Push { .. }
+            | GitOp::Rm { .. }
+            | GitOp::Mv { .. }
+            | GitOp::Stash { .. }
+            | GitOp::SetSkipGate { .. } => false,
+        }
+    }
+}
+
+/// Whether codeguard's own pre-commit hook is what git runs in the repository at `root`
+/// (`core.hooksPath` honoured): our marker line in an executable `pre-commit`.
+fn our_pre_commit_hook(root: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(dir) = crate::install::git_hooks::hooks_dir(root) else { return false };
+    let hook = dir.join("pre-commit");
+    let executable =
+        std::fs::metadata(&hook).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+    executable && std::fs::read_to_string(&hook).is_ok_and(|t| crate::install::git_hooks::is_ours(&t))
+}

@@ -1,0 +1,236 @@
+//! Programs that commit by themselves (`npm run`/`yarn`/`pnpm` scripts, `npm version`, `make`),
+//! scripts written and run by the same command, and content written earlier in the same call
+//! that would land: `codeguard explain` and the real `PreToolUse` gate on real repositories.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::support::{TestRepo, codeguard, gate_in, real_tool, repo_with};
+
+const BAD_PY: &str = "import os\nimport sys\n\nprint(sys.argv)\n";
+
+fn explain(cwd: &Path, command: &str) -> Value {
+    let home = tempfile::tempdir().expect("home");
+    let out = codeguard(home.path())
+        .args(["explain", "--format", "json", "--cwd"])
+        .arg(cwd)
+        .arg("--")
+        .arg(command)
+        .output()
+        .expect("run codeguard");
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
+fn ops(v: &Value) -> Vec<String> {
+    v["repos"]
+        .as_array()
+        .expect("repos")
+        .iter()
+        .flat_map(|r| {
+            r["ops"].as_array().expect("ops").iter().map(|o| o["op"].as_str().expect("op").to_owned())
+        })
+        .collect()
+}
+
+/// A repository with a `package.json` whose scripts commit and push, and a Makefile whose
+/// `release` target commits (after its prerequisite) and pushes through a sub-make.
+fn project() -> TestRepo {
+    let repo = TestRepo::new();
+    repo.write("app.py", "x = 1\n");
+    repo.write(
+        "package.json",
+        r#"{"name": "p", "version": "1.0.0", "scripts": {
+            "prerelease": "echo about to release",
+            "release": "git add -A && git commit -m release",
+            "postship": "git push origin main",
+            "ship": "echo shipping",
+            "ci": "./tools/ci.sh",
+            "test": "echo ok",
+            "lint": "echo git push is documented in README"
+        }}"#,
+    );
+    repo.write("tools/ci.sh", "#!/bin/sh\ngit commit -am ci\n").chmod_x("tools/ci.sh");
+    repo.write(
+        "Makefile",
+        ".PHONY: all build release push\nGIT := git\nall: build\nbuild:\n\t@echo build\nrelease: build\n\t-$(GIT) commit -am \"$@\"\n\t+$(MAKE) push\npush:\n\tgit push\n",
+    );
+    repo.commit_all("init");
+    repo
+}
+
+#[test]
+fn package_scripts_that_commit_or_push_are_guarded_with_their_pre_and_post_scripts() {
+    let repo = project();
+    let v = explain(&repo.root(), "npm run release");
+    assert_eq!((v["guarded"].clone(), v["mode"].clone()), (Value::Bool(true), "commit".into()), "{v}");
+    assert_eq!(ops(&v), ["add", "commit"]);
+    assert_eq!(v["repos"][0]["root"], repo.root().display().to_string());
+    for cmd in ["npm run ship", "yarn ship", "pnpm ship", "pnpm run ship", "npm run-script ship"] {
+        let v = explain(&repo.root(), cmd);
+        assert_eq!(v["mode"], "push", "{cmd}: {v}");
+        assert_eq!(ops(&v), ["push"], "{cmd}");
+    }
+    // From a sub-directory: package.json is found upward, and the script runs at the package root.
+    std::fs::create_dir_all(repo.path("deep/er")).expect("mkdir");
+    let v = explain(&repo.path("deep/er"), "npm run release");
+    assert_eq!(v["repos"][0]["ops"][0]["cwd"], repo.root().display().to_string(), "{v}");
+    let v = explain(&repo.root(), "cd tools && npm --prefix .. run ci");
+    assert_eq!(ops(&v), ["commit"], "a script run by path from a package script: {v}");
+    for cmd in ["npm test", "npm run lint", "npm install", "yarn add left-pad", "npm run missing"] {
+        let v = explain(&repo.root(), cmd);
+        assert_eq!(v["guarded"], false, "{cmd}: {v}");
+    }
+}
+
+#[test]
+fn make_follows_the_target_its_prerequisites_and_sub_makes() {
+    let repo = project();
+    let v = explain(&repo.root(), "make release");
+    assert_eq!(v["mode"], "push", "{v}");
+    assert_eq!(ops(&v), ["commit", "push"]);
+    let v = explain(&repo.root(), "make -C . push");
+    assert_eq!(ops(&v), ["push"]);
+    for cmd in ["make", "make build", "make -n release", "make --dry-run push"] {
+        let v = explain(&repo.root(), cmd);
+        assert_eq!(v["guarded"], false, "{cmd}: {v}");
+    }
+}
+
+#[test]
+fn npm_version_commits_content_it_writes_itself_so_it_is_denied_unless_tagging_is_off() {
+    let repo = project();
+    let v = explain(&repo.root(), "npm version patch");
+    assert_eq!(v["mode"], "commit", "{v}");
+    let block = v["repos"][0]["block"].as_str().unwrap_or_default();
+    assert!(block.contains("package.json") && block.contains("Run the write first"), "{v}");
+    let v = explain(&repo.root(), "npm version patch --no-git-tag-version");
+    assert_eq!(v["guarded"], false, "{v}");
+    repo.write(".npmrc", "git-tag-version=false\n");
+    let v = explain(&repo.root(), "npm version minor");
+    assert_eq!(v["guarded"], false, "{v}");
+}
+
+#[test]
+fn a_script_written_by_the_same_command_is_analysed_from_the_command() {
+    let repo = project();
+    let v = explain(&repo.root(), "cat > s.sh <<'E'\ngit commit -am x\nE\nbash s.sh");
+    assert_eq!((v["guarded"].clone(), v["mode"].clone()), (Value::Bool(true), "commit".into()), "{v}");
+    let v = explain(&repo.root(), "echo 'git push' > p.sh; chmod +x p.sh; ./p.sh");
+    assert_eq!(v["mode"], "push", "{v}");
+    assert_eq!(ops(&v), ["push"]);
+    let v = explain(&repo.root(), "printf 'git push origin main\\n' > c.sh && sh c.sh");
+    assert_eq!(ops(&v), ["push"], "{v}");
+    // The script on disk is stale: what runs is what the command wrote.
+    repo.write("old.sh", "echo harmless\n");
+    let v = explain(&repo.root(), "echo 'git push' >> old.sh && bash old.sh");
+    assert_eq!(v["mode"], "push", "{v}");
+    let v = explain(&repo.root(), "echo 'echo hi' > s.sh && bash s.sh");
+    assert_eq!(v["guarded"], false, "{v}");
+}
+
+#[test]
+fn content_written_before_a_commit_that_takes_it_is_denied_with_the_directive() {
+    let repo = repo_with(&[]);
+    let (code, stdout, stderr) =
+        gate_in(&repo, "echo 'x = 1' > new.py && git add new.py && git commit -m x", &[]);
+    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    assert!(stderr.contains("writes or deletes `new.py` in this same call"), "{stderr}");
+    assert!(stderr.contains("Run the write first, then commit in a separate call"), "{stderr}");
+    for cmd in [
+        "echo more >> README.txt && git commit -am x",
+        "sed -i s/hello/bye/ README.txt && git add . && git commit -m x",
+        "cp README.txt copy.txt && git add -A && git commit -m x",
+        "rm README.txt && git commit -am gone",
+        "chmod +x README.txt && git add README.txt && git commit -m mode",
+        "npm version patch && git push",
+    ] {
+        let (code, _, stderr) = gate_in(&repo, cmd, &[]);
+        if cmd.starts_with("npm") {
+            // No package.json here: npm version fails without committing.
+            assert_eq!(code, Some(0), "{cmd}: {stderr}");
+            continue;
+        }
+        assert_eq!(code, Some(2), "{cmd}: {stderr}");
+        assert!(stderr.contains("Run the write first"), "{cmd}: {stderr}");
+    }
+}
+
+#[test]
+fn writes_that_do_not_land_are_not_denied() {
+    let Some(_) = real_tool("ruff") else { return };
+    let repo =
+        repo_with(&[(".gitignore", "*.log\nbuild/\n"), ("build/out.txt", "x\n"), ("scratch.txt", "x\n")]);
+    repo.commit_all("ignore logs");
+    repo.write("scratch.txt", "x\n");
+    repo.git(&["rm", "-q", "--cached", "scratch.txt"]);
+    repo.git(&["commit", "-q", "-m", "untrack scratch"]);
+    repo.write("ok.py", "x = 1\n");
+    repo.git(&["add", "ok.py"]);
+    let outside = tempfile::tempdir().expect("outside");
+    for cmd in [
+        "echo x > build.log && git add -A && git commit -m x".to_owned(),
+        format!("echo x > {}/x.txt && git add -A && git commit -m x", outside.path().display()),
+        "echo x > notes.txt && git add ok.py && git commit -m x".to_owned(),
+        "echo x > untracked.txt && git commit -am x".to_owned(),
+        "git commit -m x && echo x > later.txt".to_owned(),
+        "rm -rf build && git add -A && git commit -m x".to_owned(),
+        "rm -f scratch.txt && git add . && git commit -m x".to_owned(),
+    ] {
+        let (code, _, stderr) = gate_in(&repo, &cmd, &[]);
+        assert_eq!(code, Some(0), "{cmd}: {stderr}");
+    }
+}
+
+#[test]
+fn with_codeguards_pre_commit_hook_installed_the_write_passes_with_context() {
+    let Some(_) = real_tool("ruff") else { return };
+    let repo = repo_with(&[]);
+    let home = tempfile::tempdir().expect("home");
+    let out = codeguard(home.path())
+        .current_dir(repo.root())
+        .args(["install", "--git-hooks"])
+        .output()
+        .expect("install");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let cmd =
+        format!("printf '{}' > bad.py && git add bad.py && git commit -m x", BAD_PY.replace('\n', "\\n"));
+    let (code, stdout, stderr) = gate_in(&repo, &cmd, &[]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("pre-commit hook is installed"), "{stdout}");
+    // Skipping git's hooks takes the check away again.
+    let (code, _, stderr) = gate_in(&repo, &format!("{cmd} --no-verify"), &[]);
+    assert_eq!(code, Some(2), "{stderr}");
+}
+
+#[test]
+fn the_gate_lints_what_a_package_script_or_a_make_target_would_commit() {
+    let Some(_) = real_tool("ruff") else { return };
+    let repo = project();
+    repo.write("app.py", BAD_PY);
+    for cmd in ["npm run release", "make release", "yarn release", "cd tools && make -C .. release"] {
+        let (code, stdout, stderr) = gate_in(&repo, cmd, &[]);
+        assert_eq!(code, Some(2), "{cmd}: {stdout}{stderr}");
+        assert!(stderr.contains("app.py:1:8: F401"), "{cmd}: {stderr}");
+    }
+    let (code, _, stderr) = gate_in(&repo, "npm test", &[]);
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
+#[test]
+fn just_recipes_are_followed_with_their_dependencies() {
+    let repo = project();
+    repo.write(
+        "justfile",
+        "msg := \"rel\"\n\nbuild:\n    @echo build\n\nrelease: build && push\n    git commit -am \"{{msg}}\"\n\npush:\n    git push\n",
+    );
+    let v = explain(&repo.root(), "just release");
+    assert_eq!(v["mode"], "push", "{v}");
+    assert_eq!(ops(&v), ["commit", "push"]);
+    let v = explain(&repo.path("tools"), "just push");
+    assert_eq!(v["repos"][0]["ops"][0]["cwd"], repo.root().display().to_string(), "{v}");
+    for cmd in ["just", "just build", "just -n release", "just --list"] {
+        assert_eq!(explain(&repo.root(), cmd)["guarded"], false, "{cmd}");
+    }
+}
