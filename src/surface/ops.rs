@@ -14,7 +14,51 @@ use super::{Mode, Pathspecs, StagingAction, Surface, SurfaceError, SurfaceOption
 pub fn for_repo(repo: &RepoIntent) -> Result<Surface, SurfaceError> {
     let (mode, actions) = staging_actions(repo);
     let options = SurfaceOptions { through_last_commit: !repo.ops.iter().any(|o| o.indirect) };
-    super::predict_with_index(&repo.root, mode, &actions, options, repo.index_file.as_deref())
+    let mut pushes: Vec<super::PushCall> = Vec::new();
+    let mut switched: Option<String> = None;
+    let mut created: Vec<(String, String)> = Vec::new();
+    for bound in &repo.ops {
+        if let GitOp::Writer(w) = &bound.op {
+            if let Some(target) = switch_target(w) {
+                switched = Some(target);
+            }
+            if let Some(alias) = created_branch(w) {
+                created.push(alias);
+            }
+            continue;
+        }
+        let GitOp::Push { dry_run: false, delete: false, remote, refspecs, all_refs, tags, .. } = &bound.op
+        else {
+            continue;
+        };
+        // After `git checkout X` in the same command, `HEAD` (and a bare push) means X.
+        let refspecs = match &switched {
+            Some(x) if refspecs.is_empty() && !*all_refs && !*tags => vec![x.clone()],
+            Some(x) => refspecs
+                .iter()
+                .map(|r| match r.split_once(':') {
+                    Some(("HEAD" | "@", dst)) => format!("{x}:{dst}"),
+                    None if r == "HEAD" || r == "@" => x.clone(),
+                    Some(_) | None => r.clone(),
+                })
+                .collect(),
+            None => refspecs.clone(),
+        };
+        // A branch the command creates first (`checkout -b nb && git push origin nb`) is its start.
+        let refspecs = refspecs
+            .into_iter()
+            .map(|r| {
+                let (force, rest) = r.strip_prefix('+').map_or(("", r.as_str()), |x| ("+", x));
+                let (src, dst) = rest.split_once(':').map_or((rest, None), |(a, b)| (a, Some(b)));
+                match created.iter().rev().find(|(name, _)| name == src) {
+                    Some((name, start)) => format!("{force}{start}:{}", dst.unwrap_or(name)),
+                    None => r.clone(),
+                }
+            })
+            .collect();
+        pushes.push(super::PushCall { remote: remote.clone(), refspecs, all_refs: *all_refs, tags: *tags });
+    }
+    super::predict_with_index(&repo.root, mode, &actions, options, repo.index_file.as_deref(), &pushes)
 }
 
 /// Translates the bound operations of one repository into staging actions and a surface mode.
@@ -41,7 +85,9 @@ pub fn staging_actions(repo: &RepoIntent) -> (Mode, Vec<StagingAction>) {
                         "`{}` stages content that cannot be known before it runs",
                         bound.text
                     )));
-                } else if !*dry_run && !*intent_to_add {
+                } else if *intent_to_add && !*dry_run {
+                    actions.push(StagingAction::IntentToAdd(Pathspecs::new(cwd_rel, pathspecs.clone())));
+                } else if !*dry_run {
                     actions.push(StagingAction::Add {
                         specs: Pathspecs::new(cwd_rel, pathspecs.clone()),
                         all: *all,
@@ -50,8 +96,20 @@ pub fn staging_actions(repo: &RepoIntent) -> (Mode, Vec<StagingAction>) {
                     });
                 }
             }
-            GitOp::Commit { all, only_paths, include, interactive, pathspec_from_file, dynamic, .. } => {
+            GitOp::Commit {
+                all,
+                only_paths,
+                include,
+                interactive,
+                pathspec_from_file,
+                dynamic,
+                amend,
+                ..
+            } => {
                 committed = true;
+                if *amend {
+                    actions.push(StagingAction::Amend);
+                }
                 actions.push(if *interactive || *pathspec_from_file || *dynamic {
                     StagingAction::Unverifiable(format!(
                         "`{}` commits content that cannot be known before it runs",
@@ -104,10 +162,52 @@ pub fn staging_actions(repo: &RepoIntent) -> (Mode, Vec<StagingAction>) {
                 }
             }
             GitOp::SetSkipGate { .. } => {}
+            GitOp::Writer(w) => {
+                committed |= w.commits;
+                let call = super::writers::WriterCall {
+                    kind: w.kind,
+                    flags: &w.flags,
+                    values: &w.values,
+                    operands: &w.operands,
+                    paths: &w.paths,
+                    commits: w.commits,
+                    dynamic: w.dynamic,
+                    text: &bound.text,
+                };
+                actions.extend(super::writers::actions(&call, &repo.root, &bound.cwd, &cwd_rel));
+            }
         }
     }
     let mode = if pushes { Mode::Push { pending_commit: committed } } else { Mode::Commit };
     (mode, actions)
+}
+
+/// The revision a `git checkout X` / `git switch X` (no paths) moves `HEAD` to, if it moves.
+fn switch_target(w: &crate::bash::WriterOp) -> Option<String> {
+    if w.kind != crate::bash::Writer::Checkout || !w.paths.is_empty() {
+        return None;
+    }
+    let creates = w
+        .values
+        .iter()
+        .any(|(f, _)| matches!(f.as_str(), "-b" | "-B" | "-c" | "-C" | "--create" | "--force-create"));
+    match w.operands.as_slice() {
+        [only] if !creates => Some(only.clone()),
+        [_, start] if creates => Some(start.clone()),
+        [..] => None,
+    }
+}
+
+/// The branch a `checkout -b N [START]` / `switch -c N [START]` creates, and its start.
+fn created_branch(w: &crate::bash::WriterOp) -> Option<(String, String)> {
+    if w.kind != crate::bash::Writer::Checkout {
+        return None;
+    }
+    let (_, name) = w.values.iter().find(|(f, _)| {
+        matches!(f.as_str(), "-b" | "-B" | "-c" | "-C" | "--create" | "--force-create" | "--orphan")
+    })?;
+    let start = w.operands.first().cloned().unwrap_or_else(|| "HEAD".to_owned());
+    Some((name.clone(), start))
 }
 
 fn relative(root: &Path, dir: &Path) -> String {
