@@ -280,6 +280,18 @@ impl Lanes {
     }
 }
 
+/// What a predicted commit grows from: its parent-to-be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GrowsFrom {
+    /// `HEAD`, as usual.
+    #[default]
+    Head,
+    /// Another commit (the amended commit's parent, the target of `reset --soft`, …).
+    Commit(ObjectId),
+    /// Nothing: the new commit is a root commit.
+    Nothing,
+}
+
 /// The listing the snapshot starts from before applying overlays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Base {
@@ -342,6 +354,13 @@ pub struct Surface {
     pub push: Option<PushRange>,
     /// Why the prediction is not exact (empty when it is).
     pub unverified: Vec<String>,
+    /// Why what lands cannot be predicted at all (a patch applied to the index that cannot be
+    /// read now): the commit must be blocked as uncheckable.
+    pub block: Option<String>,
+    /// The commit the predicted commit grows from (`--amend`: `HEAD`'s parent; `reset --soft
+    /// REV`, a branch switch, a rebase: that commit; an orphan branch or an amended root commit:
+    /// nothing (an orphan branch, amending a root commit). Pre-existing findings are measured there.
+    pub grows_from: GrowsFrom,
     /// The index and `HEAD` as they were while predicting.
     pub observed: Observed,
     /// The index file read instead of the repository's own (git's `GIT_INDEX_FILE` in a
@@ -524,6 +543,8 @@ fn assemble(
     others: Option<push::OtherRefs>,
 ) -> Surface {
     let commits = commit.is_some();
+    let block = commit.as_ref().and_then(|o| o.block.clone());
+    let grows_from_commit = commit.as_ref().map_or(GrowsFrom::Head, |o| o.grows_from_commit);
     let (mut content, lanes, mut unverified, from_head, grows_from, mut carried) = match commit {
         Some(o) => (o.content, o.lanes, o.unverified, o.only, o.grows_from, o.carried),
         None => (view.head.clone(), Lanes::default(), Vec::new(), true, Vec::new(), BTreeSet::new()),
@@ -580,6 +601,8 @@ fn assemble(
         overlays,
         push,
         unverified,
+        block,
+        grows_from: grows_from_commit,
         observed: view.observed,
         index_file: None,
         non_utf8_worktree,

@@ -167,7 +167,7 @@ impl Walker<'_> {
             stdin: stdin_of(&s.redirects, input),
             text: joined(&s.words),
         };
-        self.argv(&s.words, &mut ctx);
+        self.argv(&super::expand::braces(&s.words), &mut ctx);
     }
 
     fn argv(&mut self, mut words: &[Word], ctx: &mut Ctx) {

@@ -16,6 +16,7 @@
 mod bounds;
 mod brush;
 mod command;
+mod expand;
 mod fallback;
 mod git;
 mod program;

@@ -143,6 +143,9 @@ fn check_repo(
         Ok(surface) => surface,
         Err(e) => return RepoOutcome::note(&repo.root, &format!("cannot read the repository: {e}")),
     };
+    if let Some(reason) = &surface.block {
+        return RepoOutcome::blocked(uncheckable(reason, Some(&repo.root)), notes);
+    }
     if let Err(reason) = add_pushed_history(repo, &mut surface) {
         return RepoOutcome::blocked(uncheckable(&reason, Some(&repo.root)), notes);
     }

@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::read::RepoView;
-use super::{Lanes, Overlay, OverlaySource, Pathspecs, Replay, StagingAction, revs};
+use super::{GrowsFrom, Lanes, Overlay, OverlaySource, Pathspecs, Replay, StagingAction, revs};
 
 /// Where a path's content in the virtual index or `HEAD` comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,6 +66,10 @@ pub(crate) struct Outcome {
     /// Paths that replayed commits (rebase, cherry-pick, merge …) change, whether or not the
     /// final content differs from `HEAD` there.
     pub carried: BTreeSet<String>,
+    /// Why what lands cannot be predicted at all (see `Surface::block`).
+    pub block: Option<String>,
+    /// The commit the new commit grows from when it is not `HEAD` (see `Surface::grows_from`).
+    pub grows_from_commit: GrowsFrom,
 }
 
 /// The virtual repository the actions act on.
@@ -83,6 +87,8 @@ struct Model<'a> {
     head_id: Option<gix::ObjectId>,
     grows_from: Vec<BTreeMap<String, Source>>,
     carried: BTreeSet<String>,
+    block: Option<String>,
+    grows_from_commit: GrowsFrom,
 }
 
 /// Runs `actions` against the repository view; a commit is implied after the last action.
@@ -99,6 +105,8 @@ pub(crate) fn simulate(repo: &gix::Repository, view: &RepoView, actions: &[Stagi
         head_id: view.observed.head,
         grows_from: Vec::new(),
         carried: BTreeSet::new(),
+        block: None,
+        grows_from_commit: GrowsFrom::Head,
     };
     for action in actions {
         model.apply(action);
@@ -116,6 +124,8 @@ pub(crate) fn simulate(repo: &gix::Repository, view: &RepoView, actions: &[Stagi
         only: model.only,
         grows_from: model.grows_from,
         carried: model.carried,
+        block: model.block,
+        grows_from_commit: model.grows_from_commit,
     }
 }
 
@@ -388,6 +398,21 @@ impl Model<'_> {
             return;
         };
         let Some((_, listing)) = self.rev_listing(rev, &text) else { return };
+        // Tracked paths the revision lacks: `git restore` removes them (no overlay); `git
+        // checkout` keeps them, which only makes this a superset.
+        let missing: Vec<String> = self
+            .index
+            .keys()
+            .filter(|p| !listing.contains_key(*p) && matcher.matches(p, false))
+            .cloned()
+            .collect();
+        for path in missing {
+            if index {
+                self.put(&path, None, true);
+            } else {
+                self.pending.insert(path, Pending::Deleted);
+            }
+        }
         for (path, source) in listing.into_iter().filter(|(p, _)| matcher.matches(p, false)) {
             if index {
                 self.put(&path, Some(source), true);
@@ -426,6 +451,7 @@ impl Model<'_> {
             self.reset_index(rev, &Pathspecs::default());
         }
         self.grows_from.push(listing.clone());
+        self.grows_from_commit = GrowsFrom::Commit(id);
         self.head = listing;
         self.head_id = Some(id);
     }
@@ -433,6 +459,7 @@ impl Model<'_> {
     fn switch(&mut self, rev: Option<&str>) {
         let Some(rev) = rev else {
             self.grows_from.push(BTreeMap::new());
+            self.grows_from_commit = GrowsFrom::Nothing;
             self.head = BTreeMap::new();
             self.head_id = None;
             return;
@@ -444,6 +471,7 @@ impl Model<'_> {
             }
         }
         self.grows_from.push(listing.clone());
+        self.grows_from_commit = GrowsFrom::Commit(id);
         self.head = listing;
         self.head_id = Some(id);
     }
@@ -497,7 +525,10 @@ impl Model<'_> {
             None => Some(BTreeMap::new()),
         };
         match listing {
-            Some(listing) => self.grows_from.push(listing),
+            Some(listing) => {
+                self.grows_from.push(listing);
+                self.grows_from_commit = parent.map_or(GrowsFrom::Nothing, GrowsFrom::Commit);
+            }
             None => self.unverified.push("the amended commit's parent cannot be read".to_owned()),
         }
     }
@@ -523,7 +554,7 @@ impl Model<'_> {
                 self.rebase(upstream.as_deref(), onto.as_deref(), text);
                 return;
             }
-            Replay::Patches(files) => self.patches(files, text),
+            Replay::Patches(files) => self.patches(files, commit, text),
             Replay::CommitTree => self.unverified.push(format!(
                 "`{text}` writes a commit object from a tree: predicted as the index; what lands depends on the ref later moved to it"
             )),
@@ -605,7 +636,8 @@ impl Model<'_> {
         let upstream = upstream.unwrap_or("@{upstream}");
         let Some((up, _)) = self.rev_listing(upstream, text) else { return };
         let onto_rev = onto.unwrap_or(upstream);
-        let Some((_, onto_listing)) = self.rev_listing(onto_rev, text) else { return };
+        let Some((onto_id, onto_listing)) = self.rev_listing(onto_rev, text) else { return };
+        self.grows_from_commit = GrowsFrom::Commit(onto_id);
         if let Some(paths) = revs::changed_by_commits(self.repo, head, &[up]) {
             self.carried.extend(paths);
         }
@@ -629,10 +661,20 @@ impl Model<'_> {
 
     /// Patch files: the paths their `diff --git` headers name are carried; their new content is
     /// only known once they apply.
-    fn patches(&mut self, files: &[std::path::PathBuf], text: &str) {
+    fn patches(&mut self, files: &[std::path::PathBuf], commits: bool, text: &str) {
+        // `git am` makes its own commits from a mail (replayed content, checked again on push);
+        // `git apply --index` stages content a later plain commit takes: unknown paths block.
+        let unknown = |model: &mut Self, why: String| {
+            if commits {
+                model.unverified.push(why);
+            } else if model.block.is_none() {
+                model.block = Some(format!(
+                    "{why}; apply it in a separate call first, then commit (the staged result is then checked)"
+                ));
+            }
+        };
         if files.is_empty() {
-            self.unverified
-                .push(format!("`{text}` reads a patch from stdin: the paths it touches are not known"));
+            unknown(self, format!("`{text}` reads a patch from stdin: the paths it touches are not known"));
             return;
         }
         self.unverified.push(format!(
@@ -641,10 +683,13 @@ impl Model<'_> {
         for file in files {
             let body = std::fs::metadata(file)
                 .ok()
-                .filter(|m| m.len() <= crate::intent::MAX_SCRIPT_BYTES)
+                .filter(|m| m.is_file() && m.len() <= crate::intent::MAX_SCRIPT_BYTES)
                 .and_then(|_| std::fs::read(file).ok());
             let Some(body) = body else {
-                self.unverified.push(format!("`{text}`: the patch {} cannot be read", file.display()));
+                unknown(
+                    self,
+                    format!("`{text}`: the patch {} cannot be read before it runs", file.display()),
+                );
                 continue;
             };
             for line in String::from_utf8_lossy(&body).lines() {

@@ -73,7 +73,8 @@ pub fn staging_actions(repo: &RepoIntent) -> (Mode, Vec<StagingAction>) {
     let mut pushes = false;
     for bound in &repo.ops {
         let cwd_rel = relative(&repo.root, &bound.cwd);
-        match &bound.op {
+        let op = with_pwd(&bound.op, &bound.cwd);
+        match op.as_ref() {
             GitOp::Add {
                 pathspecs,
                 all,
@@ -231,6 +232,76 @@ fn anything_staged(tracked_only: bool, force: bool) -> StagingAction {
         all: !tracked_only,
         update: tracked_only,
         force,
+    }
+}
+
+/// `op` with `$PWD/…`, `${PWD}/…`, `$(pwd)/…` and `` `pwd`/… `` path prefixes replaced by the
+/// directory the operation runs in, which the shell substitutes there; an operation whose only
+/// expansions were those prefixes is then exact.
+fn with_pwd<'a>(op: &'a GitOp, cwd: &Path) -> std::borrow::Cow<'a, GitOp> {
+    use std::borrow::Cow;
+    let resolve = |specs: &[String]| -> Option<Vec<String>> {
+        let dir = cwd.to_str()?;
+        let mut changed = false;
+        let out: Vec<String> = specs
+            .iter()
+            .map(|s| {
+                let rest = ["$PWD", "${PWD}", "$(pwd)", "`pwd`"]
+                    .iter()
+                    .find_map(|p| s.strip_prefix(p).filter(|r| r.is_empty() || r.starts_with('/')));
+                match rest {
+                    Some(rest) => {
+                        changed = true;
+                        format!("{dir}{rest}")
+                    }
+                    None => s.clone(),
+                }
+            })
+            .collect();
+        (changed && !out.iter().any(|s| s.contains(['$', '`']))).then_some(out)
+    };
+    match op {
+        GitOp::Add { pathspecs, dynamic: true, .. } => match resolve(pathspecs) {
+            Some(specs) => {
+                let mut owned = op.clone();
+                if let GitOp::Add { pathspecs, dynamic, .. } = &mut owned {
+                    *pathspecs = specs;
+                    *dynamic = false;
+                }
+                Cow::Owned(owned)
+            }
+            None => Cow::Borrowed(op),
+        },
+        GitOp::Commit { only_paths, dynamic: true, .. } => match resolve(only_paths) {
+            Some(specs) => {
+                let mut owned = op.clone();
+                if let GitOp::Commit { only_paths, dynamic, .. } = &mut owned {
+                    *only_paths = specs;
+                    *dynamic = false;
+                }
+                Cow::Owned(owned)
+            }
+            None => Cow::Borrowed(op),
+        },
+        GitOp::Rm { pathspecs, dynamic: true, .. } => match resolve(pathspecs) {
+            Some(specs) => {
+                let mut owned = op.clone();
+                if let GitOp::Rm { pathspecs, dynamic, .. } = &mut owned {
+                    *pathspecs = specs;
+                    *dynamic = false;
+                }
+                Cow::Owned(owned)
+            }
+            None => Cow::Borrowed(op),
+        },
+        GitOp::Add { .. }
+        | GitOp::Commit { .. }
+        | GitOp::Rm { .. }
+        | GitOp::Push { .. }
+        | GitOp::Mv { .. }
+        | GitOp::Stash { .. }
+        | GitOp::Writer(_)
+        | GitOp::SetSkipGate { .. } => Cow::Borrowed(op),
     }
 }
 

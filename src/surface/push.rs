@@ -163,6 +163,8 @@ pub fn pushed(
         overlays: Vec::new(),
         push: Some(PushRange { base, commits, changed, deleted, baseline, introduced }),
         unverified,
+        block: None,
+        grows_from: super::GrowsFrom::Head,
         observed: read::fingerprint(&repo, &index)?,
         index_file: None,
         non_utf8_worktree: Vec::new(),
@@ -597,7 +599,8 @@ pub(crate) fn other_refs(
                 local.iter().filter(|(n, _)| n.starts_with("refs/tags/")).map(|(n, _)| (n.clone(), None)),
             );
         }
-        if call.refspecs.is_empty() && !call.all_refs && !call.tags {
+        // `--follow-tags` pushes the current branch too (`--tags` alone does not: a superset).
+        if call.refspecs.is_empty() && !call.all_refs {
             sources.push(("HEAD".to_owned(), None));
             if push_default(repo).as_deref() == Some("matching") {
                 let prefix = format!("refs/remotes/{remote}/");

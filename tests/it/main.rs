@@ -31,4 +31,5 @@ mod state;
 mod supervision;
 mod support;
 mod surface;
+mod surface_exact;
 mod trust;
