@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 
 use gix::ObjectId;
 
-pub use ops::{for_repo, staging_actions};
+pub use ops::{for_repo, push_calls, staging_actions};
 pub(crate) use push::upstream;
 pub use push::{Introduced, PushAgainst, PushBase, PushCall, PushRange, PushRefs, pushed, pushed_history};
 pub use read::{Observed, head_file, observe, observe_index};

@@ -19,6 +19,14 @@ pub fn for_repo(repo: &RepoIntent) -> Result<Surface, SurfaceError> {
         mode = Mode::Push { pending_commit: true };
     }
     let options = SurfaceOptions { through_last_commit: !repo.ops.iter().any(|o| o.indirect) };
+    let pushes = push_calls(repo);
+    super::predict_with_index(&repo.root, mode, &actions, options, repo.index_file.as_deref(), &pushes)
+}
+
+/// The pushes of one repository's share of a command (dry runs and deletions left out), with
+/// `HEAD` and bare pushes after a `git checkout X` read as X, and a branch the command creates
+/// first (`git checkout -b nb [START]`) read as its start.
+pub fn push_calls(repo: &RepoIntent) -> Vec<super::PushCall> {
     let mut pushes: Vec<super::PushCall> = Vec::new();
     let mut switched: Option<String> = None;
     let mut created: Vec<(String, String)> = Vec::new();
@@ -61,9 +69,15 @@ pub fn for_repo(repo: &RepoIntent) -> Result<Surface, SurfaceError> {
                 }
             })
             .collect();
-        pushes.push(super::PushCall { remote: remote.clone(), refspecs, all_refs: *all_refs, tags: *tags });
+        pushes.push(super::PushCall {
+            remote: remote.clone(),
+            refspecs,
+            all_refs: *all_refs,
+            tags: *tags,
+            text: bound.text.clone(),
+        });
     }
-    super::predict_with_index(&repo.root, mode, &actions, options, repo.index_file.as_deref(), &pushes)
+    pushes
 }
 
 /// Translates the bound operations of one repository into staging actions and a surface mode.

@@ -524,6 +524,8 @@ pub struct PushCall {
     pub all_refs: bool,
     /// `--tags`/`--follow-tags`/`--mirror`.
     pub tags: bool,
+    /// The command words, for messages.
+    pub text: String,
 }
 
 /// What the pushes send besides the current branch's range: the content each other pushed ref

@@ -137,6 +137,12 @@ fn the_push_gate_lints_the_ref_that_is_pushed_not_the_current_branch() {
     assert!(stderr.contains("topic.py") && !stderr.contains("feat.py"), "{stderr}");
     let (code, _, stderr) = gate_in(&f.repo, "git push origin main", &[]);
     assert_eq!(code, Some(0), "main itself is clean: {stderr}");
+    // A branch the same command creates is its start, not an unresolvable name.
+    let (code, _, stderr) = gate_in(&f.repo, "git checkout -q -b nb && git push -u origin nb", &[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (code, _, stderr) = gate_in(&f.repo, "git checkout -q -b nb topic && git push -u origin nb", &[]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("topic.py"), "{stderr}");
 }
 
 #[test]
