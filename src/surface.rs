@@ -135,6 +135,9 @@ pub enum StagingAction {
         specs: Pathspecs,
         /// The index is written too (not only the worktree).
         index: bool,
+        /// Overlay mode (`git checkout`): tracked paths REV lacks are kept; without it
+        /// (`git restore`, `--no-overlay`) they are removed.
+        overlay: bool,
     },
     /// `git reset [REV] -- <paths>`, `git restore --staged`, `git read-tree REV`: the matching
     /// index entries (all of them when `specs` is empty) become REV's; the worktree is untouched.
@@ -175,6 +178,19 @@ pub enum StagingAction {
         id: String,
         /// The mode, in octal as written.
         mode: String,
+    },
+    /// `git stash [push|save] [-u]` without pathspecs: the index and the tracked worktree files
+    /// go back to `HEAD` (untracked files too with `-u`), remembered for a later `pop`.
+    StashPush {
+        /// `-u`/`--include-untracked`/`-a`.
+        untracked: bool,
+    },
+    /// `git stash pop|apply [--index] [stash@{0}]`: the stash (made earlier in the command, else
+    /// `refs/stash`) comes back into the worktree; new files and, with `--index`, the staged
+    /// changes come back into the index.
+    StashApply {
+        /// `--index`.
+        index: bool,
     },
     /// `git commit --amend`: the next commit replaces `HEAD`, so it also carries what `HEAD`
     /// changed against its parent.
@@ -239,6 +255,8 @@ impl StagingAction {
             | StagingAction::Chmod { .. }
             | StagingAction::CacheInfo { .. }
             | StagingAction::Amend
+            | StagingAction::StashPush { .. }
+            | StagingAction::StashApply { .. }
             | StagingAction::Unverifiable(_) => false,
         }
     }
@@ -515,6 +533,8 @@ fn worktree_scan(mode: Mode, actions: &[StagingAction]) -> read::WorktreeScan {
         | StagingAction::CacheInfo { .. }
         | StagingAction::Replay { .. } => false,
         StagingAction::IntentToAdd(_)
+        | StagingAction::StashPush { .. }
+        | StagingAction::StashApply { .. }
         | StagingAction::CheckoutPaths { .. }
         | StagingAction::ResetIndex { .. }
         | StagingAction::Reset { .. }

@@ -89,6 +89,8 @@ struct Model<'a> {
     carried: BTreeSet<String>,
     block: Option<String>,
     grows_from_commit: GrowsFrom,
+    /// Stashes made earlier in the command: the index and the pending changes they saved.
+    stashes: Vec<(BTreeMap<String, Source>, BTreeMap<String, Pending>)>,
 }
 
 /// Runs `actions` against the repository view; a commit is implied after the last action.
@@ -107,6 +109,7 @@ pub(crate) fn simulate(repo: &gix::Repository, view: &RepoView, actions: &[Stagi
         carried: BTreeSet::new(),
         block: None,
         grows_from_commit: GrowsFrom::Head,
+        stashes: Vec::new(),
     };
     for action in actions {
         model.apply(action);
@@ -150,8 +153,8 @@ impl Model<'_> {
             StagingAction::Mv { cwd_rel, from, to } => self.mv(cwd_rel, from, to),
             StagingAction::Unverifiable(reason) => self.unverified.push(reason.clone()),
             StagingAction::IntentToAdd(specs) => self.intent_to_add(specs),
-            StagingAction::CheckoutPaths { rev, specs, index } => {
-                self.checkout_paths(rev.as_deref(), specs, *index);
+            StagingAction::CheckoutPaths { rev, specs, index, overlay } => {
+                self.checkout_paths(rev.as_deref(), specs, *index, *overlay);
             }
             StagingAction::ResetIndex { rev, specs } => self.reset_index(rev, specs),
             StagingAction::Reset { rev, index, worktree } => self.reset(rev, *index, *worktree),
@@ -159,6 +162,8 @@ impl Model<'_> {
             StagingAction::Chmod { specs, executable } => self.chmod(specs, *executable),
             StagingAction::CacheInfo { path, id, mode } => self.cache_info(path, id, mode),
             StagingAction::Amend => self.amend(),
+            StagingAction::StashPush { untracked } => self.stash_push(*untracked),
+            StagingAction::StashApply { index } => self.stash_apply(*index),
             StagingAction::Replay { replay, commit, text } => self.replay(replay, *commit, text),
         }
     }
@@ -380,7 +385,7 @@ impl Model<'_> {
         }
     }
 
-    fn checkout_paths(&mut self, rev: Option<&str>, specs: &Pathspecs, index: bool) {
+    fn checkout_paths(&mut self, rev: Option<&str>, specs: &Pathspecs, index: bool, overlay: bool) {
         let text = format!("git checkout {} -- {}", rev.unwrap_or(""), specs.specs.join(" "));
         let Some(mut matcher) = self.matcher(specs) else { return };
         let Some(rev) = rev else {
@@ -399,13 +404,16 @@ impl Model<'_> {
         };
         let Some((_, listing)) = self.rev_listing(rev, &text) else { return };
         // Tracked paths the revision lacks: `git restore` removes them (no overlay); `git
-        // checkout` keeps them, which only makes this a superset.
-        let missing: Vec<String> = self
-            .index
-            .keys()
-            .filter(|p| !listing.contains_key(*p) && matcher.matches(p, false))
-            .cloned()
-            .collect();
+        // checkout` keeps them.
+        let missing: Vec<String> = if overlay {
+            Vec::new()
+        } else {
+            self.index
+                .keys()
+                .filter(|p| !listing.contains_key(*p) && matcher.matches(p, false))
+                .cloned()
+                .collect()
+        };
         for path in missing {
             if index {
                 self.put(&path, None, true);
@@ -510,6 +518,85 @@ impl Model<'_> {
                     "`git update-index --cacheinfo {mode},{id},{path}` names a blob codeguard cannot read"
                 ));
                 self.carried.insert(path.to_owned());
+            }
+        }
+    }
+
+    fn stash_push(&mut self, untracked: bool) {
+        let saved_pending: BTreeMap<String, Pending> = self
+            .pending
+            .iter()
+            .filter(|(_, p)| untracked || !matches!(p, Pending::Untracked { .. }))
+            .filter(|(_, p)| !matches!(p, Pending::Ignored { .. } | Pending::NestedRepo))
+            .map(|(k, p)| (k.clone(), p.clone()))
+            .collect();
+        if saved_pending.is_empty() && self.index == self.head {
+            return; // "No local changes to save": nothing is stashed
+        }
+        self.stashes.push((self.index.clone(), saved_pending.clone()));
+        for path in saved_pending.keys() {
+            self.pending.remove(path);
+        }
+        self.index = self.head.clone();
+    }
+
+    fn stash_apply(&mut self, with_index: bool) {
+        if let Some((index, pending)) = self.stashes.pop() {
+            // A stash of this command: its worktree changes come back as they were; staged
+            // content comes back as worktree content (staged again only with `--index`, or
+            // when the file is new).
+            for (path, source) in &index {
+                if self.head.get(path) == Some(source) {
+                    continue;
+                }
+                if with_index || !self.head.contains_key(path) {
+                    self.index.insert(path.clone(), source.clone());
+                } else if let (Source::Object { id, mode }, false) = (source, pending.contains_key(path)) {
+                    self.pending.insert(path.clone(), Pending::Blob { id: *id, mode: *mode });
+                }
+            }
+            for path in self.head.keys().filter(|p| !index.contains_key(*p)).cloned().collect::<Vec<_>>() {
+                if with_index {
+                    self.index.remove(&path);
+                }
+                self.pending.entry(path).or_insert(Pending::Deleted);
+            }
+            self.pending.extend(pending);
+            return;
+        }
+        let text = "git stash pop";
+        let Some(stash) = revs::resolve(self.repo, "refs/stash") else {
+            self.unverified.push(format!("`{text}`: there is no stash to apply"));
+            return;
+        };
+        let parents = revs::parents(self.repo, stash).unwrap_or_default();
+        let listing = |id: Option<&gix::ObjectId>| id.and_then(|c| revs::listing(self.repo, *c));
+        let (Some(base), Some(worktree)) = (listing(parents.first()), revs::listing(self.repo, stash)) else {
+            self.unverified.push(format!("`{text}`: the stash cannot be read"));
+            return;
+        };
+        let staged = listing(parents.get(1)).unwrap_or_else(|| base.clone());
+        let untracked = listing(parents.get(2)).unwrap_or_default();
+        if with_index {
+            for (path, to) in revs::diff(&base, &staged) {
+                self.put(&path, to, true);
+            }
+        }
+        for (path, to) in revs::diff(&base, &worktree) {
+            match to {
+                Some(source) if !base.contains_key(&path) => self.put(&path, Some(source), true),
+                Some(Source::Object { id, mode }) => {
+                    self.pending.insert(path, Pending::Blob { id, mode });
+                }
+                Some(_) => {}
+                None => {
+                    self.pending.insert(path, Pending::Deleted);
+                }
+            }
+        }
+        for (path, source) in untracked {
+            if let Source::Object { id, mode } = source {
+                self.pending.insert(path, Pending::Blob { id, mode });
             }
         }
     }

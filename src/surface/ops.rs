@@ -179,8 +179,21 @@ pub fn staging_actions(repo: &RepoIntent) -> (Mode, Vec<StagingAction>) {
                     }));
                 }
             }
-            GitOp::Stash { action, .. } => {
-                if !matches!(action.as_str(), "list" | "show") {
+            GitOp::Stash { action, args } => {
+                let flag = |names: &[&str]| args.iter().any(|a| names.contains(&a.as_str()));
+                let operands = args.iter().skip(1).filter(|a| !a.starts_with('-')).count();
+                let plain_push = matches!(action.as_str(), "push" | "save")
+                    && !flag(&["-p", "--patch", "--staged", "-S", "--pathspec-from-file"])
+                    && !args.iter().any(|a| a == "--")
+                    && (action == "save" || operands == 0);
+                let newest = args.iter().skip(1).filter(|a| !a.starts_with('-')).all(|a| a == "stash@{0}");
+                if plain_push {
+                    actions.push(StagingAction::StashPush {
+                        untracked: flag(&["-u", "--include-untracked", "-a", "--all"]),
+                    });
+                } else if matches!(action.as_str(), "pop" | "apply") && newest {
+                    actions.push(StagingAction::StashApply { index: flag(&["--index"]) });
+                } else if !matches!(action.as_str(), "list" | "show") {
                     actions.push(StagingAction::Unverifiable(format!(
                         "`{}` changes the index and worktree before the commit",
                         bound.text

@@ -110,19 +110,26 @@ pub(super) fn actions(call: &WriterCall<'_>, root: &Path, cwd: &Path, cwd_rel: &
             let staged = call.has(&["-S", "--staged"]);
             let worktree = call.has(&["-W", "--worktree"]) || !staged;
             let source = call.value(&["-s", "--source"]).map(str::to_owned);
+            let overlay = call.has(&["--overlay"]);
             let all: Vec<String> = call.operands.iter().chain(call.paths).cloned().collect();
             match (staged, worktree) {
                 (true, true) => vec![StagingAction::CheckoutPaths {
                     rev: Some(source.unwrap_or_else(|| "HEAD".to_owned())),
                     specs: specs(&all),
                     index: true,
+                    overlay,
                 }],
                 (true, false) => vec![StagingAction::ResetIndex {
                     rev: source.unwrap_or_else(|| "HEAD".to_owned()),
                     specs: specs(&all),
                 }],
                 (false, _) => {
-                    vec![StagingAction::CheckoutPaths { rev: source, specs: specs(&all), index: false }]
+                    vec![StagingAction::CheckoutPaths {
+                        rev: source,
+                        specs: specs(&all),
+                        index: false,
+                        overlay,
+                    }]
                 }
             }
         }
@@ -196,6 +203,7 @@ fn checkout(call: &WriterCall<'_>, root: &Path, cwd_rel: &str) -> Vec<StagingAct
         return vec![StagingAction::Switch { rev: None }];
     }
     let specs = |paths: &[String]| Pathspecs::new(cwd_rel, paths.iter().cloned());
+    let overlay = !call.has(&["--no-overlay"]);
     let creates = call.value(&["-b", "-B", "-c", "-C", "--create", "--force-create"]).is_some();
     let dashdash = !call.paths.is_empty() || call.text.split_whitespace().any(|w| w == "--");
     if dashdash {
@@ -203,15 +211,25 @@ fn checkout(call: &WriterCall<'_>, root: &Path, cwd_rel: &str) -> Vec<StagingAct
         if call.paths.is_empty() {
             return rev.map(|r| StagingAction::Switch { rev: Some(r) }).into_iter().collect();
         }
-        return vec![StagingAction::CheckoutPaths { index: rev.is_some(), rev, specs: specs(call.paths) }];
+        return vec![StagingAction::CheckoutPaths {
+            index: rev.is_some(),
+            rev,
+            specs: specs(call.paths),
+            overlay,
+        }];
     }
     match call.operands {
         [] => Vec::new(),
         [only] if creates || is_rev(root, only) => vec![StagingAction::Switch { rev: Some(only.clone()) }],
         [first, rest @ ..] if !creates && is_rev(root, first) => {
-            vec![StagingAction::CheckoutPaths { rev: Some(first.clone()), specs: specs(rest), index: true }]
+            vec![StagingAction::CheckoutPaths {
+                rev: Some(first.clone()),
+                specs: specs(rest),
+                index: true,
+                overlay,
+            }]
         }
-        all => vec![StagingAction::CheckoutPaths { rev: None, specs: specs(all), index: false }],
+        all => vec![StagingAction::CheckoutPaths { rev: None, specs: specs(all), index: false, overlay }],
     }
 }
 
