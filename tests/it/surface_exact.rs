@@ -302,3 +302,27 @@ fn a_patch_applied_to_the_index_that_cannot_be_read_yet_blocks() {
     let (p, d, _, unverified) = repo_of(&v);
     assert!((p.contains(&"topic.py".to_owned()) || d.contains(&"topic.py".to_owned())) && unverified, "{v}");
 }
+
+#[test]
+fn a_stash_applied_before_the_commit_is_part_of_it() {
+    let f = Fixture::new(false);
+    f.repo.write("stashed_new.py", GOOD_PY);
+    f.repo.git(&["add", "stashed_new.py"]);
+    f.repo.git(&["stash", "-q"]);
+    let cases: &[(&str, &[&str])] = &[
+        ("git stash pop -q && git commit -am x", &["a.py", "b.py", "stashed_new.py"]),
+        ("git stash pop -q && git commit -m x", &["stashed_new.py"]),
+        ("git stash apply -q --index && git commit -m x", &["b.py", "stashed_new.py"]),
+        ("git stash -q && git commit -m x", &[]),
+    ];
+    for (command, expected) in cases {
+        let v = f.explain(command);
+        let (p, _, _, unverified) = repo_of(&v);
+        assert_eq!(p, list(expected), "{command}: {v}");
+        assert!(!unverified, "{command}: exact, {v}");
+    }
+    // A stash made and popped by the same command restores what was there.
+    f.repo.git(&["stash", "pop", "-q", "--index"]);
+    let v = f.explain("git stash -q && git stash pop -q --index && git commit -m x");
+    assert_eq!(paths(&v), list(&["b.py", "stashed_new.py"]), "{v}");
+}
