@@ -11,10 +11,15 @@ use super::{Mode, Pathspecs, StagingAction, Surface, SurfaceError, SurfaceOption
 
 /// Predicts the surface of one repository's share of a command. Actions after the last commit
 /// are left out only for commands typed directly (through a script the order is less certain).
-/// A repository that may be pushed only by a construct that cannot be seen into (`$g push`,
-/// `eval "$cmd"`) gets the push surface too, with whatever its index holds as a pending commit.
+/// A construct that cannot be seen into may stage anything first, and a repository that may be
+/// pushed only by such a construct (`$g push`, `eval "$cmd"`) gets the push surface too, with
+/// whatever its index holds as a pending commit.
 pub fn for_repo(repo: &RepoIntent) -> Result<Surface, SurfaceError> {
-    let (mut mode, actions) = staging_actions(repo);
+    let (mut mode, mut actions) = staging_actions(repo);
+    if repo.opaque {
+        // What it stages is unknown: the most it could take comes first.
+        actions.insert(0, anything_staged(false, false));
+    }
     if repo.mode == crate::bash::Mode::Push && mode == Mode::Commit {
         mode = Mode::Push { pending_commit: true };
     }

@@ -264,3 +264,24 @@ fn an_opaque_push_checks_the_unpushed_commits() {
         assert!(stderr.contains("cred.txt"), "{command}: {stderr}");
     }
 }
+
+/// A construct that cannot be seen into may stage anything before the commit that follows it,
+/// so every change is scanned.
+#[test]
+fn an_opaque_step_before_a_commit_scans_every_change() {
+    let key = ["AKIA", "Z7Q3K9X2M4P8V6B1"].concat();
+    for command in [
+        "env $(echo GIT_TRACE=0) git commit -am x",
+        "$(echo git) add notes.txt && git commit -m x",
+        "X='git add -A'; eval \"$X\"; git commit -m x",
+    ] {
+        let repo = repo_with(&[("notes.txt", "plain\n"), ("ok.txt", "fine\n")]);
+        repo.commit_all("base");
+        repo.write("notes.txt", &format!("aws_access_key_id = {key}\n"));
+        repo.write("ok.txt", "fine, changed\n");
+        repo.git(&["add", "ok.txt"]);
+        let (code, stdout, stderr) = gate(&repo, command, &[]);
+        assert_eq!(code, Some(2), "{command}: {stdout}{stderr}");
+        assert!(stderr.contains("notes.txt"), "{command}: {stderr}");
+    }
+}
