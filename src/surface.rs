@@ -184,6 +184,8 @@ pub enum StagingAction {
     StashPush {
         /// `-u`/`--include-untracked`/`-a`.
         untracked: bool,
+        /// `-k`/`--keep-index`: the index stays as it is.
+        keep_index: bool,
     },
     /// `git stash pop|apply [--index] [stash@{0}]`: the stash (made earlier in the command, else
     /// `refs/stash`) comes back into the worktree; new files and, with `--index`, the staged

@@ -89,6 +89,10 @@ struct Model<'a> {
     carried: BTreeSet<String>,
     block: Option<String>,
     grows_from_commit: GrowsFrom,
+    /// The branch `HEAD` is on (`None`: detached or unknown).
+    branch: Option<String>,
+    /// Branches this command commits on, with their content after its last commit there.
+    committed: BTreeMap<String, BTreeMap<String, Source>>,
     /// Stashes made earlier in the command: the index and the pending changes they saved.
     stashes: Vec<(BTreeMap<String, Source>, BTreeMap<String, Pending>)>,
 }
@@ -110,6 +114,8 @@ pub(crate) fn simulate(repo: &gix::Repository, view: &RepoView, actions: &[Stagi
         block: None,
         grows_from_commit: GrowsFrom::Head,
         stashes: Vec::new(),
+        branch: repo.head_name().ok().flatten().map(|n| n.shorten().to_string()),
+        committed: BTreeMap::new(),
     };
     for action in actions {
         model.apply(action);
@@ -162,7 +168,7 @@ impl Model<'_> {
             StagingAction::Chmod { specs, executable } => self.chmod(specs, *executable),
             StagingAction::CacheInfo { path, id, mode } => self.cache_info(path, id, mode),
             StagingAction::Amend => self.amend(),
-            StagingAction::StashPush { untracked } => self.stash_push(*untracked),
+            StagingAction::StashPush { untracked, keep_index } => self.stash_push(*untracked, *keep_index),
             StagingAction::StashApply { index } => self.stash_apply(*index),
             StagingAction::Replay { replay, commit, text } => self.replay(replay, *commit, text),
         }
@@ -171,6 +177,9 @@ impl Model<'_> {
     fn commit(&mut self) {
         self.head = self.index.clone();
         self.head_id = None;
+        if let Some(branch) = &self.branch {
+            self.committed.insert(branch.clone(), self.head.clone());
+        }
     }
 
     fn add(&mut self, specs: &Pathspecs, all: bool, update: bool, force: bool) {
@@ -472,6 +481,9 @@ impl Model<'_> {
             self.head_id = None;
             return;
         };
+        let is_branch =
+            self.repo.try_find_reference(format!("refs/heads/{rev}").as_str()).ok().flatten().is_some();
+        self.branch = is_branch.then(|| rev.to_owned());
         let Some((id, listing)) = self.rev_listing(rev, &format!("git checkout {rev}")) else { return };
         for (path, source) in revs::diff(&self.head, &listing) {
             if self.index.get(&path) == self.head.get(&path) {
@@ -522,7 +534,7 @@ impl Model<'_> {
         }
     }
 
-    fn stash_push(&mut self, untracked: bool) {
+    fn stash_push(&mut self, untracked: bool, keep_index: bool) {
         let saved_pending: BTreeMap<String, Pending> = self
             .pending
             .iter()
@@ -536,6 +548,10 @@ impl Model<'_> {
         self.stashes.push((self.index.clone(), saved_pending.clone()));
         for path in saved_pending.keys() {
             self.pending.remove(path);
+        }
+        if keep_index {
+            // The worktree becomes the index: what was staged is still staged.
+            return;
         }
         self.index = self.head.clone();
     }
@@ -667,7 +683,13 @@ impl Model<'_> {
             self.unverified.push(format!("`{text}` merges into a commit this command makes first"));
             return;
         };
-        let Some((tip, theirs)) = self.rev_listing(rev, text) else { return };
+        let Some((tip, mut theirs)) = self.rev_listing(rev, text) else { return };
+        // A branch this command committed on carries those commits too.
+        if let Some(listing) = self.committed.get(rev.trim_start_matches("refs/heads/")) {
+            let made: Vec<String> = revs::diff(&theirs, listing).into_iter().map(|(p, _)| p).collect();
+            self.carried.extend(made);
+            theirs = listing.clone();
+        }
         let base = revs::merge_base(self.repo, head, tip);
         let base_listing = match base {
             Some(b) => revs::listing(self.repo, b).unwrap_or_default(),

@@ -195,6 +195,7 @@ pub fn staging_actions(repo: &RepoIntent) -> (Mode, Vec<StagingAction>) {
                 if plain_push {
                     actions.push(StagingAction::StashPush {
                         untracked: flag(&["-u", "--include-untracked", "-a", "--all"]),
+                        keep_index: flag(&["-k", "--keep-index"]),
                     });
                 } else if matches!(action.as_str(), "pop" | "apply") && newest {
                     actions.push(StagingAction::StashApply { index: flag(&["--index"]) });

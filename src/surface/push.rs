@@ -626,17 +626,21 @@ pub(crate) fn other_refs(
                 }
                 continue;
             }
-            match super::revs::resolve(repo, &src) {
-                Some(tip) => {
-                    let dst = dst.or_else(|| {
-                        (!src.starts_with("refs/tags/") && !src.contains(['~', '^']))
-                            .then(|| src.trim_start_matches("refs/heads/").to_owned())
-                    });
-                    let dst = if is_current && dst.is_none() { current_short.clone() } else { dst };
-                    sent.push(Sent { tip, remote: remote.clone(), dst });
-                }
-                None => {
-                    out.unverified.push(format!("`git push`: `{src}` cannot be resolved to a commit here"));
+            if let Some(tip) = super::revs::resolve(repo, &src) {
+                let dst = dst.or_else(|| {
+                    (!src.starts_with("refs/tags/") && !src.contains(['~', '^']))
+                        .then(|| src.trim_start_matches("refs/heads/").to_owned())
+                });
+                let dst = if is_current && dst.is_none() { current_short.clone() } else { dst };
+                sent.push(Sent { tip, remote: remote.clone(), dst });
+            } else {
+                // Most likely a ref an earlier step creates (`git tag v1 && git push origin v1`,
+                // `git branch b && …`): measured as `HEAD`, which it most often is.
+                out.unverified.push(format!(
+                    "`git push`: `{src}` does not exist yet; its commits are predicted as `HEAD`'s"
+                ));
+                if let Some(tip) = view.observed.head {
+                    sent.push(Sent { tip, remote: remote.clone(), dst: Some(src.clone()) });
                 }
             }
         }

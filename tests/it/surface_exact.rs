@@ -326,3 +326,24 @@ fn a_stash_applied_before_the_commit_is_part_of_it() {
     let v = f.explain("git stash -q && git stash pop -q --index && git commit -m x");
     assert_eq!(paths(&v), list(&["b.py", "stashed_new.py"]), "{v}");
 }
+
+#[test]
+fn refs_made_and_branches_committed_earlier_in_the_command_are_followed() {
+    let f = Fixture::new(false);
+    // A tag or branch the command creates first points at `HEAD` (UNVERIFIED, never empty).
+    for command in ["git tag v1.0 && git push origin v1.0", "git branch newb && git push origin newb"] {
+        let (p, _, _, unverified) = repo_of(&f.explain(command));
+        assert_eq!(p, list(&["ahead.py"]), "{command}");
+        assert!(unverified, "{command}");
+    }
+    // `stash -k` keeps the index: the staged b.py is still committed.
+    let v = f.explain("git stash -k && git commit -m x");
+    let (p, _, _, unverified) = repo_of(&v);
+    assert_eq!((p, unverified), (list(&["b.py"]), false), "{v}");
+    // A branch committed on, then merged into another one that is pushed: both commits land.
+    let v = f.explain("git commit -am x && git checkout feature && git merge main -m merged && git push");
+    let p = paths(&v);
+    for file in ["a.py", "ahead.py", "b.py", "feat.py"] {
+        assert!(p.contains(&file.to_owned()), "{file} missing: {v}");
+    }
+}
