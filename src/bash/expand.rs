@@ -1,150 +1,248 @@
-//! Shell expansions the analyser can perform statically: brace expansion (`{a,b}`, `{1..3}`) of
-//! unquoted words, as bash does before anything else, so `git add {app,util}.py` reaches the
-//! git model as the two paths git really receives. Pure; words with quotes, escapes or
-//! parameter expansions are left alone (they stay as written, and dynamic ones stay dynamic).
-
-use std::borrow::Cow;
+//! Words whose expansions are known from the command itself: literal assignments made earlier
+//! (`G=git; $G commit`, `C=commit; git "$C"`, `cmd="git push"; eval "$cmd"`), a `for` loop's
+//! current value, a function's positional parameters (`run(){ "$@"; }; run git push`) and
+//! `$(which git)` / `$(command -v git)` / `$(type -P git)` naming git.
+//!
+//! In: one [`Word`] and the walker's variables. Out: the literal words the shell would pass, or
+//! `None` when any part is only known at run time (the word then stays dynamic and is treated
+//! as before: never silently). Pure; unquoted expansions are field-split on blanks, and a
+//! result that would be globbed (`*`, `?`, `[`) is left unknown.
 
 use super::syntax::Word;
+use super::walk::Walker;
 
-/// Most words one word may expand into; beyond it the word is kept as written.
-const MAX_EXPANSION: usize = 256;
-
-/// `words` with every plain word that holds a brace expression replaced by its expansion.
-pub(super) fn braces(words: &[Word]) -> Cow<'_, [Word]> {
-    if !words.iter().any(|w| w.literal && w.raw.contains('{')) {
-        return Cow::Borrowed(words);
-    }
-    let mut out = Vec::with_capacity(words.len());
-    for w in words {
-        match expandable(w).then(|| expand(&w.raw)).flatten() {
-            Some(many) if many.len() > 1 => out.extend(many.iter().map(|t| Word::literal(t))),
-            Some(_) | None => out.push(w.clone()),
-        }
-    }
-    Cow::Owned(out)
+/// `$(which git)`, `` `command -v git` ``, `"$(type -P git)"`: the whole word names git.
+fn names_git(w: &Word) -> bool {
+    let [sub] = w.substitutions.as_slice() else { return false };
+    let words: Vec<&str> = sub.split_whitespace().collect();
+    let finds_git = matches!(
+        words.as_slice(),
+        ["which", "git"] | ["command", "-v" | "-V", "git"] | ["type", "-P" | "-p", "git"]
+    );
+    let raw = w.raw.trim_matches('"');
+    finds_git && (raw == format!("$({sub})") || raw == format!("`{sub}`"))
 }
 
-/// A literal word written without quotes or escapes (brace expansion happens on the raw text).
-fn expandable(w: &Word) -> bool {
-    w.literal && w.raw == w.text && !w.raw.bytes().any(|b| matches!(b, b'\'' | b'"' | b'\\' | b'$' | b'`'))
-}
+impl Walker<'_> {
+    /// Whether any word of `words` may expand to something known.
+    pub(super) fn may_expand(&self, words: &[Word]) -> bool {
+        words.iter().any(|w| {
+            !w.literal && (!w.substitutions.is_empty() || !self.vars.is_empty() || self.positional.is_some())
+        })
+    }
 
-/// The brace expansion of `s`, or `None` when it would be too large.
-fn expand(s: &str) -> Option<Vec<String>> {
-    let Some((open, close, alternatives)) = first_brace(s) else { return Some(vec![s.to_owned()]) };
-    let (prefix, suffix) = (&s[..open], &s[close + 1..]);
-    let mut out = Vec::new();
-    for alt in alternatives {
-        for tail in expand(&format!("{alt}{suffix}"))? {
-            out.push(format!("{prefix}{tail}"));
-            if out.len() > MAX_EXPANSION {
-                return None;
+    /// `words` with every expandable word replaced by what it expands to.
+    pub(super) fn expand_words(&self, words: &[Word]) -> Vec<Word> {
+        let mut out = Vec::with_capacity(words.len());
+        for w in words {
+            match (!w.literal).then(|| self.expand_word(w, true)).flatten() {
+                Some(expanded) => out.extend(expanded),
+                None => out.push(w.clone()),
             }
         }
+        out
     }
-    Some(out)
-}
 
-/// The first brace expression of `s`: where it opens and closes, and its alternatives (a
-/// comma list at its own nesting level, or a `{a..b}` sequence). `None` when there is none.
-fn first_brace(s: &str) -> Option<(usize, usize, Vec<String>)> {
-    let bytes = s.as_bytes();
-    let mut start = 0;
-    while let Some(rel) = s[start..].find('{') {
-        let open = start + rel;
-        let mut depth = 0;
-        let mut commas = Vec::new();
-        let mut close = None;
-        for (i, b) in bytes.iter().enumerate().skip(open) {
-            match b {
-                b'{' => depth += 1,
-                b'}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        close = Some(i);
-                        break;
-                    }
-                }
-                b',' if depth == 1 => commas.push(i),
-                _ => {}
-            }
+    /// The words `w` expands to (`split`: unquoted expansions are field-split, as for command
+    /// words; not for an assignment's value), or `None` when part of it is unknown.
+    pub(super) fn expand_word(&self, w: &Word, split: bool) -> Option<Vec<Word>> {
+        if w.literal {
+            return Some(vec![w.clone()]);
         }
-        let close = close?;
-        let inner = &s[open + 1..close];
-        if !commas.is_empty() {
-            let mut alts = Vec::new();
-            let mut from = open + 1;
-            for c in commas.iter().copied().chain([close]) {
-                alts.push(s[from..c].to_owned());
-                from = c + 1;
-            }
-            return Some((open, close, alts));
+        if names_git(w) {
+            return Some(vec![Word::literal("git")]);
         }
-        if let Some(seq) = sequence(inner) {
-            return Some((open, close, seq));
-        }
-        start = open + 1;
-    }
-    None
-}
-
-/// `a..e` or `1..10` (optionally `..step`) as bash expands it.
-fn sequence(inner: &str) -> Option<Vec<String>> {
-    let parts: Vec<&str> = inner.split("..").collect();
-    let (from, to, step) = match parts.as_slice() {
-        [a, b] => (*a, *b, 1_i64),
-        [a, b, c] => (*a, *b, c.parse::<i64>().ok()?.abs().max(1)),
-        _ => return None,
-    };
-    if let (Ok(a), Ok(b)) = (from.parse::<i64>(), to.parse::<i64>()) {
-        let n = usize::try_from((a - b).abs() / step + 1).ok()?;
-        if n > MAX_EXPANSION {
+        if !w.substitutions.is_empty() || w.raw.starts_with('~') {
             return None;
         }
-        let dir = if a <= b { step } else { -step };
-        return Some((0..n).map(|i| (a + dir * i64::try_from(i).unwrap_or(0)).to_string()).collect());
+        if matches!(w.raw.as_str(), "\"$@\"" | "\"${@}\"") {
+            return self.positional.clone();
+        }
+        if let Some(name) = w.raw.strip_prefix("\"${").and_then(|r| r.strip_suffix("[@]}\"")) {
+            let value = self.vars.get(name)?.as_ref()?;
+            return Some(value.split_whitespace().map(Word::literal).collect());
+        }
+        let raw = w.raw.as_str();
+        let mut fields = Fields::default();
+        let mut quoted = false;
+        let mut i = 0;
+        while let Some(c) = raw[i..].chars().next() {
+            i += c.len_utf8();
+            match c {
+                '\'' if !quoted => {
+                    let end = raw[i..].find('\'')?;
+                    fields.push_str(&raw[i..i + end]);
+                    i += end + 1;
+                }
+                '"' => {
+                    quoted = !quoted;
+                    fields.touch();
+                }
+                '\\' => {
+                    let next = raw[i..].chars().next()?;
+                    i += next.len_utf8();
+                    if quoted && !matches!(next, '$' | '`' | '"' | '\\' | '\n') {
+                        fields.push('\\');
+                    }
+                    if next != '\n' {
+                        fields.push(next);
+                    }
+                }
+                '$' => {
+                    let (value, used) = self.parameter(&raw[i..])?;
+                    i += used;
+                    if quoted || !split {
+                        fields.push_str(&value);
+                    } else {
+                        if value.contains(['*', '?', '[']) {
+                            return None;
+                        }
+                        fields.split_in(&value);
+                    }
+                }
+                '`' => return None,
+                '*' | '?' | '[' if !quoted => return None,
+                c => fields.push(c),
+            }
+        }
+        if quoted {
+            return None;
+        }
+        Some(fields.finish().iter().map(|t| Word::literal(t)).collect())
     }
-    let (mut fc, mut tc) = (from.chars(), to.chars());
-    let (Some(a), None, Some(b), None) = (fc.next(), fc.next(), tc.next(), tc.next()) else { return None };
-    if !(a.is_ascii_alphabetic() && b.is_ascii_alphabetic()) {
+
+    /// The value of the parameter expansion at the start of `rest` (just after `$`) and the
+    /// bytes it spans: `NAME`, `{NAME}`, `1`…`9`, `{1}`, `@`/`*` joined by spaces.
+    fn parameter(&self, rest: &str) -> Option<(String, usize)> {
+        let (name, used) = if let Some(inner) = rest.strip_prefix('{') {
+            let end = inner.find('}')?;
+            (&inner[..end], end + 2)
+        } else if rest.starts_with(|c: char| c.is_ascii_digit() || c == '@' || c == '*') {
+            (&rest[..1], 1)
+        } else {
+            let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
+            (&rest[..end], end)
+        };
+        if name.is_empty() {
+            return None;
+        }
+        let positional = |n: usize| -> Option<String> {
+            let args = self.positional.as_ref()?;
+            match args.get(n) {
+                Some(w) => w.value().map(str::to_owned),
+                None => Some(String::new()),
+            }
+        };
+        let value = match name {
+            "@" | "*" => {
+                let args = self.positional.as_ref()?;
+                let texts: Option<Vec<&str>> = args.iter().map(Word::value).collect();
+                texts?.join(" ")
+            }
+            n if n.chars().all(|c| c.is_ascii_digit()) => {
+                let index: usize = n.parse().ok()?;
+                positional(index.checked_sub(1)?)?
+            }
+            n if n.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+            {
+                self.vars.get(n)?.clone()?
+            }
+            _ => return None,
+        };
+        Some((value, used))
+    }
+}
+
+/// Words being built by expansion.
+#[derive(Default)]
+struct Fields {
+    done: Vec<String>,
+    current: String,
+    /// The current word exists even if empty (`""`).
+    started: bool,
+}
+
+impl Fields {
+    fn touch(&mut self) {
+        self.started = true;
+    }
+
+    fn push(&mut self, c: char) {
+        self.current.push(c);
+        self.started = true;
+    }
+
+    fn push_str(&mut self, s: &str) {
+        self.current.push_str(s);
+        self.started = true;
+    }
+
+    fn end(&mut self) {
+        if self.started {
+            self.done.push(std::mem::take(&mut self.current));
+            self.started = false;
+        }
+    }
+
+    /// An unquoted expansion: blanks separate words.
+    fn split_in(&mut self, value: &str) {
+        if value.starts_with(char::is_whitespace) {
+            self.end();
+        }
+        for (n, piece) in value.split_whitespace().enumerate() {
+            if n > 0 {
+                self.end();
+            }
+            self.push_str(piece);
+        }
+        if value.ends_with(char::is_whitespace) {
+            self.end();
+        }
+    }
+
+    fn finish(mut self) -> Vec<String> {
+        self.end();
+        self.done
+    }
+}
+
+/// git's own splitting of an alias value into words (`split_cmdline`): blanks separate words,
+/// `'…'` and `"…"` quote, a backslash escapes the next character. `None` for an unclosed quote
+/// (git refuses to run the alias).
+pub(super) fn split_cmdline(value: &str) -> Option<Vec<String>> {
+    let mut fields = Fields::default();
+    let mut quote = None;
+    let mut chars = value.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (None, c) if c.is_whitespace() => fields.end(),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                fields.touch();
+            }
+            (Some(q), c) if c == q => quote = None,
+            (None | Some('"'), '\\') => fields.push(chars.next()?),
+            (_, c) => fields.push(c),
+        }
+    }
+    if quote.is_some() {
         return None;
     }
-    let (lo, hi) = (a.min(b) as u8, a.max(b) as u8);
-    let mut seq: Vec<String> =
-        (lo..=hi).step_by(usize::try_from(step).ok()?).map(|c| char::from(c).to_string()).collect();
-    if a > b {
-        seq.reverse();
-    }
-    Some(seq)
+    Some(fields.finish())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn ex(s: &str) -> Vec<String> {
-        expand(s).expect("small")
-    }
-
     #[test]
-    fn lists_sequences_and_nesting_expand_like_bash() {
-        assert_eq!(ex("{app,util}.py"), ["app.py", "util.py"]);
-        assert_eq!(ex("lib/{a,b}/*.py"), ["lib/a/*.py", "lib/b/*.py"]);
-        assert_eq!(ex("x{1..3}"), ["x1", "x2", "x3"]);
-        assert_eq!(ex("{a,b{c,d}}"), ["a", "bc", "bd"]);
-        assert_eq!(ex("{a..c}"), ["a", "b", "c"]);
-        assert_eq!(ex("{x}"), ["{x}"]);
-        assert_eq!(ex("a{,.bak}"), ["a", "a.bak"]);
-        assert_eq!(ex("HEAD@{1}"), ["HEAD@{1}"]);
-    }
-
-    #[test]
-    fn quoted_words_are_left_alone() {
-        let quoted = Word { raw: "'{a,b}'".into(), text: "{a,b}".into(), literal: true, ..Word::default() };
-        let words = [quoted];
-        assert_eq!(braces(&words).len(), 1);
-        let plain = [Word::literal("{a,b}.py")];
-        assert_eq!(braces(&plain).iter().map(|w| w.text.clone()).collect::<Vec<_>>(), ["a.py", "b.py"]);
+    fn alias_values_split_like_git() {
+        assert_eq!(split_cmdline("commit -m 'a b'"), Some(vec!["commit".into(), "-m".into(), "a b".into()]));
+        assert_eq!(
+            split_cmdline(r#"log "--format=%h %s""#),
+            Some(vec!["log".into(), "--format=%h %s".into()])
+        );
+        assert_eq!(split_cmdline("commit 'oops"), None);
     }
 }
