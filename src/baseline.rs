@@ -93,7 +93,11 @@ fn key(finding: &LintFinding, root: &Path, cache: &mut HashMap<String, Vec<Strin
 /// The commit whose content is the baseline for `surface`.
 fn baseline_commit(surface: &Surface) -> Option<gix::ObjectId> {
     match surface.mode {
-        Mode::Commit => surface.observed.head,
+        Mode::Commit => match surface.grows_from {
+            crate::surface::GrowsFrom::Head => surface.observed.head,
+            crate::surface::GrowsFrom::Commit(c) => Some(c),
+            crate::surface::GrowsFrom::Nothing => None,
+        },
         Mode::Push { .. } => surface.push.as_ref().and_then(|p| p.baseline),
     }
 }

@@ -19,15 +19,18 @@ mod model;
 mod ops;
 mod push;
 mod read;
+mod revs;
+mod writers;
 mod written;
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use gix::ObjectId;
 
-pub use ops::{for_repo, staging_actions};
+pub use ops::{for_repo, push_calls, staging_actions};
 pub(crate) use push::upstream;
-pub use push::{Introduced, PushAgainst, PushBase, PushRange, PushRefs, pushed, pushed_history};
+pub use push::{Introduced, PushAgainst, PushBase, PushCall, PushRange, PushRefs, pushed, pushed_history};
 pub use read::{Observed, head_file, observe, observe_index};
 pub(crate) use read::{fingerprint, load_index, open as open_repo};
 pub use written::judge_writes;
@@ -121,9 +124,119 @@ pub enum StagingAction {
         /// The destination path (moved *into* it when it is an existing directory).
         to: String,
     },
+    /// `git add -N <pathspec>…`: matching untracked files become intent-to-add entries, which a
+    /// later `commit -a` commits with their worktree content.
+    IntentToAdd(Pathspecs),
+    /// `git checkout [REV] -- <paths>`, `git restore --source=REV --staged --worktree`: the
+    /// matching entries of REV (of the index when `rev` is `None`) are written to the worktree,
+    /// and to the index when `index` is true.
+    CheckoutPaths {
+        /// The revision the content comes from; `None`: the index.
+        rev: Option<String>,
+        /// The paths, relative to their directory.
+        specs: Pathspecs,
+        /// The index is written too (not only the worktree).
+        index: bool,
+        /// Overlay mode (`git checkout`): tracked paths REV lacks are kept; without it
+        /// (`git restore`, `--no-overlay`) they are removed.
+        overlay: bool,
+    },
+    /// `git reset [REV] -- <paths>`, `git restore --staged`, `git read-tree REV`: the matching
+    /// index entries (all of them when `specs` is empty) become REV's; the worktree is untouched.
+    ResetIndex {
+        /// The revision the entries come from.
+        rev: String,
+        /// The paths (none: the whole index).
+        specs: Pathspecs,
+    },
+    /// `git reset --soft|--mixed|--hard REV`: `HEAD` moves to REV; the index follows unless soft,
+    /// the worktree follows when hard. The next commit grows from REV.
+    Reset {
+        /// The revision `HEAD` moves to.
+        rev: String,
+        /// The index becomes REV's tree (`--mixed`, `--hard`).
+        index: bool,
+        /// The tracked worktree files become REV's too (`--hard`).
+        worktree: bool,
+    },
+    /// `git checkout REV` / `git switch REV` (`--orphan`: `rev` is `None`): `HEAD` moves to REV,
+    /// index entries that match the old `HEAD` follow, staged changes are carried over.
+    Switch {
+        /// The revision switched to; `None` for an orphan branch (an empty `HEAD`).
+        rev: Option<String>,
+    },
+    /// `git update-index --chmod=±x <paths>`: the index entries' executable bit.
+    Chmod {
+        /// The paths (literal).
+        specs: Pathspecs,
+        /// `+x` (true) or `-x`.
+        executable: bool,
+    },
+    /// `git update-index --cacheinfo MODE,ID,PATH`: an index entry set to a blob by id.
+    CacheInfo {
+        /// Repo-relative path.
+        path: String,
+        /// The blob id, in hex.
+        id: String,
+        /// The mode, in octal as written.
+        mode: String,
+    },
+    /// `git stash [push|save] [-u]` without pathspecs: the index and the tracked worktree files
+    /// go back to `HEAD` (untracked files too with `-u`), remembered for a later `pop`.
+    StashPush {
+        /// `-u`/`--include-untracked`/`-a`.
+        untracked: bool,
+        /// `-k`/`--keep-index`: the index stays as it is.
+        keep_index: bool,
+    },
+    /// `git stash pop|apply [--index] [stash@{0}]`: the stash (made earlier in the command, else
+    /// `refs/stash`) comes back into the worktree; new files and, with `--index`, the staged
+    /// changes come back into the index.
+    StashApply {
+        /// `--index`.
+        index: bool,
+    },
+    /// `git commit --amend`: the next commit replaces `HEAD`, so it also carries what `HEAD`
+    /// changed against its parent.
+    Amend,
+    /// Commits (or staged changes, when `commit` is false) made from content committed elsewhere:
+    /// merge, cherry-pick, revert, rebase, am, apply, commit-tree, pull.
+    Replay {
+        /// What is replayed.
+        replay: Replay,
+        /// It commits (false: `--no-commit`, `--squash`, `apply --index`).
+        commit: bool,
+        /// The command words, for reasons.
+        text: String,
+    },
     /// Staging whose content cannot be known statically (`git add -p`, `--pathspec-from-file`,
     /// `$var` paths…): the reason ends up in [`Surface::unverified`].
     Unverifiable(String),
+}
+
+/// What a [`StagingAction::Replay`] replays.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Replay {
+    /// `git merge REV…`, `git pull` (the upstream as fetched so far): each REV's changes since
+    /// its merge base with `HEAD`.
+    Merge(Vec<String>),
+    /// `git cherry-pick REV…`: each commit's own changes (`A..B`: the commits of the range).
+    Pick(Vec<String>),
+    /// `git revert REV…`: each commit's changes, undone.
+    Revert(Vec<String>),
+    /// `git rebase [--onto ONTO] [UPSTREAM]`: the current branch's commits that UPSTREAM (the
+    /// configured upstream by default) does not have, replayed on ONTO (UPSTREAM by default).
+    Rebase {
+        /// The upstream operand.
+        upstream: Option<String>,
+        /// `--onto`.
+        onto: Option<String>,
+    },
+    /// `git am` / `git apply --index|--cached` patch files (absolute paths): the paths they
+    /// touch are read from them; their new content is not known before they apply.
+    Patches(Vec<PathBuf>),
+    /// `git commit-tree`: a commit object written from a tree (predicted as the index).
+    CommitTree,
 }
 
 impl StagingAction {
@@ -134,9 +247,20 @@ impl StagingAction {
             | StagingAction::CommitAll
             | StagingAction::CommitOnly(_)
             | StagingAction::CommitInclude(_) => true,
+            StagingAction::Replay { commit, .. } => *commit,
             StagingAction::Add { .. }
             | StagingAction::Rm { .. }
             | StagingAction::Mv { .. }
+            | StagingAction::IntentToAdd(_)
+            | StagingAction::CheckoutPaths { .. }
+            | StagingAction::ResetIndex { .. }
+            | StagingAction::Reset { .. }
+            | StagingAction::Switch { .. }
+            | StagingAction::Chmod { .. }
+            | StagingAction::CacheInfo { .. }
+            | StagingAction::Amend
+            | StagingAction::StashPush { .. }
+            | StagingAction::StashApply { .. }
             | StagingAction::Unverifiable(_) => false,
         }
     }
@@ -176,6 +300,18 @@ impl Lanes {
             .filter_map(|(on, name)| on.then_some(name))
             .collect()
     }
+}
+
+/// What a predicted commit grows from: its parent-to-be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GrowsFrom {
+    /// `HEAD`, as usual.
+    #[default]
+    Head,
+    /// Another commit (the amended commit's parent, the target of `reset --soft`, …).
+    Commit(ObjectId),
+    /// Nothing: the new commit is a root commit.
+    Nothing,
 }
 
 /// The listing the snapshot starts from before applying overlays.
@@ -240,6 +376,13 @@ pub struct Surface {
     pub push: Option<PushRange>,
     /// Why the prediction is not exact (empty when it is).
     pub unverified: Vec<String>,
+    /// Why what lands cannot be predicted at all (a patch applied to the index that cannot be
+    /// read now): the commit must be blocked as uncheckable.
+    pub block: Option<String>,
+    /// The commit the predicted commit grows from (`--amend`: `HEAD`'s parent; `reset --soft
+    /// REV`, a branch switch, a rebase: that commit; an orphan branch or an amended root commit:
+    /// nothing (an orphan branch, amending a root commit). Pre-existing findings are measured there.
+    pub grows_from: GrowsFrom,
     /// The index and `HEAD` as they were while predicting.
     pub observed: Observed,
     /// The index file read instead of the repository's own (git's `GIT_INDEX_FILE` in a
@@ -289,7 +432,19 @@ pub fn predict(
     actions: &[StagingAction],
     options: &SurfaceOptions,
 ) -> Result<Surface, SurfaceError> {
-    predict_with_index(repo_root, mode, actions, *options, None)
+    predict_with_index(repo_root, mode, actions, *options, None, &[])
+}
+
+/// [`predict`] for a push that names what it sends: the lint surface follows each pushed ref
+/// (its own unpushed commits against what the target remote has), not the current branch.
+pub fn predict_pushes(
+    repo_root: &Path,
+    mode: Mode,
+    actions: &[StagingAction],
+    options: &SurfaceOptions,
+    pushes: &[PushCall],
+) -> Result<Surface, SurfaceError> {
+    predict_with_index(repo_root, mode, actions, *options, None, pushes)
 }
 
 fn predict_with_index(
@@ -298,16 +453,32 @@ fn predict_with_index(
     actions: &[StagingAction],
     options: SurfaceOptions,
     index_file: Option<&Path>,
+    pushes: &[PushCall],
 ) -> Result<Surface, SurfaceError> {
     let repo = read::open(repo_root)?;
     let actions = trimmed(actions, options);
     let view = read::RepoView::load(&repo, worktree_scan(mode, actions), index_file)?;
-    let commit = mode.commits().then(|| model::simulate(&view, actions));
-    let push = match mode {
-        Mode::Commit => None,
-        Mode::Push { .. } => Some(push::range(&repo, &view)?),
+    let commit = mode.commits().then(|| model::simulate(&repo, &view, actions));
+    let (push, others) = match mode {
+        Mode::Commit => (None, None),
+        Mode::Push { .. } => {
+            let others = push::other_refs(&repo, &view, pushes)?;
+            let range = if others.current {
+                push::range_to(&repo, &view, others.current_remote.as_deref())?
+            } else {
+                PushRange {
+                    base: PushBase::RemoteTracking { refs: 0 },
+                    commits: 0,
+                    changed: Vec::new(),
+                    deleted: Vec::new(),
+                    baseline: None,
+                    introduced: Vec::new(),
+                }
+            };
+            (Some(range), Some(others))
+        }
     };
-    let mut surface = assemble(view, mode, commit, push);
+    let mut surface = assemble(view, mode, commit, push, others);
     surface.index_file = index_file.map(Path::to_path_buf);
     Ok(surface)
 }
@@ -321,7 +492,7 @@ pub fn staged_only(repo_root: &Path) -> Result<Surface, SurfaceError> {
 /// pre-commit hook is asked about. `git commit -a` and `git commit <paths>` point the hook at a
 /// temporary index through `GIT_INDEX_FILE`; the caller passes that path here.
 pub fn staged_from(repo_root: &Path, index_file: Option<&Path>) -> Result<Surface, SurfaceError> {
-    predict_with_index(repo_root, Mode::Commit, &[], SurfaceOptions::default(), index_file)
+    predict_with_index(repo_root, Mode::Commit, &[], SurfaceOptions::default(), index_file, &[])
 }
 
 /// Tracked changes plus untracked, not-ignored files compared with `HEAD` (for `check --changed`):
@@ -358,8 +529,20 @@ fn trimmed(actions: &[StagingAction], options: SurfaceOptions) -> &[StagingActio
 /// index and `HEAD` suffice), ignored files only when some `add -f` could take them.
 fn worktree_scan(mode: Mode, actions: &[StagingAction]) -> read::WorktreeScan {
     let reads_worktree = |a: &StagingAction| match a {
-        StagingAction::Commit | StagingAction::Unverifiable(_) => false,
-        StagingAction::Add { .. }
+        StagingAction::Commit
+        | StagingAction::Unverifiable(_)
+        | StagingAction::Amend
+        | StagingAction::Switch { .. }
+        | StagingAction::Chmod { .. }
+        | StagingAction::CacheInfo { .. }
+        | StagingAction::Replay { .. } => false,
+        StagingAction::IntentToAdd(_)
+        | StagingAction::StashPush { .. }
+        | StagingAction::StashApply { .. }
+        | StagingAction::CheckoutPaths { .. }
+        | StagingAction::ResetIndex { .. }
+        | StagingAction::Reset { .. }
+        | StagingAction::Add { .. }
         | StagingAction::CommitAll
         | StagingAction::CommitOnly(_)
         | StagingAction::CommitInclude(_)
@@ -381,16 +564,47 @@ fn assemble(
     mode: Mode,
     commit: Option<model::Outcome>,
     push: Option<PushRange>,
+    others: Option<push::OtherRefs>,
 ) -> Surface {
     let commits = commit.is_some();
-    let (content, lanes, mut unverified, from_head) = match commit {
-        Some(outcome) => (outcome.content, outcome.lanes, outcome.unverified, outcome.only),
-        None => (view.head.clone(), Lanes::default(), Vec::new(), true),
+    let block = commit.as_ref().and_then(|o| o.block.clone());
+    let grows_from_commit = commit.as_ref().map_or(GrowsFrom::Head, |o| o.grows_from_commit);
+    let (mut content, lanes, mut unverified, from_head, grows_from, mut carried) = match commit {
+        Some(o) => (o.content, o.lanes, o.unverified, o.only, o.grows_from, o.carried),
+        None => (view.head.clone(), Lanes::default(), Vec::new(), true, Vec::new(), BTreeSet::new()),
     };
     let (base, base_listing) =
         if from_head { (Base::HeadTree, &view.head) } else { (Base::Index, &view.index) };
+    if let Some(others) = others {
+        for (path, source) in others.files {
+            match content.get(&path) {
+                Some(now) if *now == source => {}
+                Some(now) if view.head.get(&path) != Some(now) => unverified.push(format!(
+                    "{path} is changed both by this command and by another pushed ref; it is checked as committed here"
+                )),
+                Some(_) | None => {
+                    content.insert(path.clone(), source);
+                }
+            }
+            carried.insert(path);
+        }
+        carried.extend(others.deleted.into_iter().filter(|p| !model::present(&content, p)));
+        unverified.extend(others.unverified);
+    }
     let overlays = model::overlays(base_listing, &content, &mut unverified);
     let (mut paths, mut deleted) = model::changes(&view.head, &content);
+    for listing in &grows_from {
+        let (changed, removed) = model::changes(listing, &content);
+        paths.extend(changed);
+        deleted.extend(removed);
+    }
+    for path in carried {
+        if model::present(&content, &path) {
+            paths.push(path);
+        } else {
+            deleted.push(path);
+        }
+    }
     if let Some(range) = &push {
         paths.extend(range.changed.iter().filter(|p| model::present(&content, p)).cloned());
         deleted.extend(range.deleted.iter().filter(|p| !model::present(&content, p)).cloned());
@@ -411,6 +625,8 @@ fn assemble(
         overlays,
         push,
         unverified,
+        block,
+        grows_from: grows_from_commit,
         observed: view.observed,
         index_file: None,
         non_utf8_worktree,

@@ -281,11 +281,12 @@ impl Walker<'_> {
             literal_stdin: super::effects::literal_stdin(&s.redirects),
             text: joined(&s.words),
         };
-        if self.may_expand(&s.words) {
-            let words = self.expand_words(&s.words);
+        let braced = super::braces::braces(&s.words);
+        if self.may_expand(&braced) {
+            let words = self.expand_words(&braced);
             self.argv(&words, &mut ctx);
         } else {
-            self.argv(&s.words, &mut ctx);
+            self.argv(&braced, &mut ctx);
         }
     }
 

@@ -8,7 +8,7 @@
 //! git config. Every git command that cannot commit, push or stage is ignored.
 
 use super::syntax::Word;
-use super::{DirPart, GitOp};
+use super::{DirPart, GitOp, Writer, WriterOp};
 
 /// What the global-option area of one `git` invocation says.
 #[derive(Debug, Default)]
@@ -456,8 +456,136 @@ pub(super) fn sub_op(sub: &str, args: &[Word], from_stdin: bool) -> Option<GitOp
         "mv" => mv(args, from_stdin),
         "stash" => stash(args),
         "config" => config(args),
-        _ => None,
+        _ => writer(sub, args, from_stdin),
     }
+}
+
+/// The sub-commands beyond add/commit/push that write commits or the index, with their
+/// value-taking options (short letters, `/` then attached-only letters; long names) and the
+/// flags that make a run commit nothing.
+fn writer_table(
+    sub: &str,
+) -> Option<(Writer, &'static str, &'static [&'static str], &'static [&'static str])> {
+    Some(match sub {
+        "merge" => (
+            Writer::Merge,
+            "mFsX/S",
+            &["message", "file", "strategy", "strategy-option", "cleanup", "into-name"],
+            &["--no-commit", "--squash", "--abort", "--quit"],
+        ),
+        "rebase" => (
+            Writer::Rebase,
+            "sXx/S",
+            &["onto", "strategy", "strategy-option", "exec", "whitespace", "empty"],
+            &["--abort", "--quit", "--edit-todo", "--show-current-patch"],
+        ),
+        "cherry-pick" => (
+            Writer::CherryPick,
+            "mX/S",
+            &["mainline", "strategy", "strategy-option", "cleanup"],
+            &["-n", "--no-commit", "--abort", "--quit"],
+        ),
+        "revert" => (
+            Writer::Revert,
+            "mX/S",
+            &["mainline", "strategy", "strategy-option", "cleanup"],
+            &["-n", "--no-commit", "--abort", "--quit"],
+        ),
+        "am" => (
+            Writer::Am,
+            "/pCS",
+            &[
+                "whitespace",
+                "directory",
+                "exclude",
+                "include",
+                "patch-format",
+                "resolvemsg",
+                "quoted-cr",
+                "empty",
+            ],
+            &["--abort", "--quit", "--show-current-patch"],
+        ),
+        "commit-tree" => (Writer::CommitTree, "pmF/S", &[], &[]),
+        "pull" => (
+            Writer::Pull,
+            "sX",
+            &[
+                "strategy",
+                "strategy-option",
+                "depth",
+                "deepen",
+                "shallow-since",
+                "shallow-exclude",
+                "upload-pack",
+                "refmap",
+            ],
+            &["--dry-run"],
+        ),
+        "checkout" | "switch" => (
+            Writer::Checkout,
+            "bBcC",
+            &["orphan", "conflict", "pathspec-from-file", "create", "force-create"],
+            &[],
+        ),
+        "restore" => (Writer::Restore, "s", &["source", "pathspec-from-file", "conflict"], &[]),
+        "reset" => (Writer::Reset, "", &["pathspec-from-file"], &[]),
+        "apply" => (
+            Writer::Apply,
+            "/pC",
+            &["exclude", "include", "directory", "whitespace", "build-fake-ancestor"],
+            &[],
+        ),
+        "read-tree" => (Writer::ReadTree, "", &["prefix", "index-output", "exclude-per-directory"], &[]),
+        "update-index" => (Writer::UpdateIndex, "", &["cacheinfo", "chmod", "index-version"], &[]),
+        _ => return None,
+    })
+}
+
+/// A [`GitOp::Writer`] for the sub-commands of [`writer_table`]; `None` for every other one and
+/// for `--help`.
+fn writer(sub: &str, args: &[Word], from_stdin: bool) -> Option<GitOp> {
+    let (kind, short, long, no_commit) = writer_table(sub)?;
+    let split = args.iter().position(|w| w.literal && w.text == "--");
+    let (before, after) = match split {
+        Some(i) => (&args[..i], &args[i + 1..]),
+        None => (args, &[][..]),
+    };
+    let p = parse(before, short, long);
+    if p.help {
+        return None;
+    }
+    let commits = matches!(
+        kind,
+        Writer::Merge
+            | Writer::Rebase
+            | Writer::CherryPick
+            | Writer::Revert
+            | Writer::Am
+            | Writer::CommitTree
+            | Writer::Pull
+    ) && !p.has(no_commit);
+    let after: Vec<&Word> = after.iter().collect();
+    let value_words: Vec<&Word> = p.values.iter().map(|(_, w)| *w).collect();
+    let dynamic = from_stdin || any_dynamic(&p.operands) || any_dynamic(&after) || any_dynamic(&value_words);
+    Some(GitOp::Writer(Box::new(WriterOp {
+        kind,
+        values: p
+            .values
+            .iter()
+            .map(|(f, w)| {
+                let attached = w.text.strip_prefix(f.as_str()).and_then(|v| v.strip_prefix('=').or(Some(v)));
+                let value =
+                    if w.text.starts_with(f.as_str()) { attached.unwrap_or_default() } else { &w.text };
+                (f.clone(), value.to_owned())
+            })
+            .collect(),
+        flags: p.flags,
+        operands: texts(&p.operands),
+        paths: texts(&after),
+        commits,
+        dynamic,
+    })))
 }
 
 fn commit(args: &[Word], from_stdin: bool) -> Option<GitOp> {

@@ -14,6 +14,7 @@
 //! our own small syntax tree in [`syntax`].
 
 mod bounds;
+mod braces;
 mod brush;
 mod command;
 mod effects;
@@ -150,6 +151,10 @@ pub enum GitOp {
         /// All words after `stash`.
         args: Vec<String>,
     },
+    /// Another sub-command that writes commits or the index (merge, rebase, cherry-pick, revert,
+    /// am, commit-tree, pull; checkout/switch, restore, reset, apply, read-tree, update-index).
+    /// What it does to the content is decided by the surface stage, which can read revisions.
+    Writer(Box<WriterOp>),
     /// `git config codeguard.skipGate VALUE` (or `--unset`) in the repository's own config.
     SetSkipGate {
         /// Whether the gate is now skipped.
@@ -157,10 +162,84 @@ pub enum GitOp {
     },
 }
 
+/// The parsed words of a [`GitOp::Writer`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriterOp {
+    /// Which sub-command.
+    pub kind: Writer,
+    /// Flags as written (long names; short letters one by one).
+    pub flags: Vec<String>,
+    /// Values of value-taking options, keyed by the flag as written.
+    pub values: Vec<(String, String)>,
+    /// Operands before `--`, as written.
+    pub operands: Vec<String>,
+    /// Operands after `--` (paths), as written.
+    pub paths: Vec<String>,
+    /// It makes commits (false for `--no-commit`, `--squash`, `-n`, `--abort`, and for the
+    /// sub-commands that only write the index or move `HEAD`).
+    pub commits: bool,
+    /// Some operand or value is known only at run time (or comes from stdin).
+    pub dynamic: bool,
+}
+
+/// The sub-commands [`GitOp::Writer`] stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Writer {
+    /// `git merge`.
+    Merge,
+    /// `git rebase`.
+    Rebase,
+    /// `git cherry-pick`.
+    CherryPick,
+    /// `git revert`.
+    Revert,
+    /// `git am`.
+    Am,
+    /// `git commit-tree`.
+    CommitTree,
+    /// `git pull`.
+    Pull,
+    /// `git checkout` / `git switch`.
+    Checkout,
+    /// `git restore`.
+    Restore,
+    /// `git reset`.
+    Reset,
+    /// `git apply`.
+    Apply,
+    /// `git read-tree`.
+    ReadTree,
+    /// `git update-index`.
+    UpdateIndex,
+}
+
+impl Writer {
+    /// The sub-command name, as printed by `explain`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Merge => "merge",
+            Self::Rebase => "rebase",
+            Self::CherryPick => "cherry-pick",
+            Self::Revert => "revert",
+            Self::Am => "am",
+            Self::CommitTree => "commit-tree",
+            Self::Pull => "pull",
+            Self::Checkout => "checkout",
+            Self::Restore => "restore",
+            Self::Reset => "reset",
+            Self::Apply => "apply",
+            Self::ReadTree => "read-tree",
+            Self::UpdateIndex => "update-index",
+        }
+    }
+}
+
 impl GitOp {
-    /// The sub-command name: `add`, `commit`, `push`, `rm`, `mv`, `stash` or `config`.
+    /// The sub-command name: `add`, `commit`, `push`, `rm`, `mv`, `stash`, `config`, or a
+    /// [`Writer`]'s name (`merge`, `rebase`, `cherry-pick`, …).
     pub fn kind(&self) -> &'static str {
         match self {
+            Self::Writer(w) => w.kind.as_str(),
             Self::Add { .. } => "add",
             Self::Commit { .. } => "commit",
             Self::Push { .. } => "push",
@@ -176,6 +255,7 @@ impl GitOp {
         match self {
             Self::Commit { .. } => Some(Mode::Commit),
             Self::Push { dry_run: false, .. } => Some(Mode::Push),
+            Self::Writer(w) => w.commits.then_some(Mode::Commit),
             Self::Push { dry_run: true, .. }
             | Self::Add { .. }
             | Self::Rm { .. }

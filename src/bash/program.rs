@@ -135,7 +135,7 @@ fn argv_effects(argv: &[Option<String>]) -> Vec<Effect> {
     }
     let rest = &words[g.sub.unwrap_or_default() + 1..];
     match git::sub_op(&sub.text, rest, false) {
-        Some(op @ (GitOp::Commit { .. } | GitOp::Push { .. })) => {
+        Some(op @ (GitOp::Commit { .. } | GitOp::Push { .. } | GitOp::Writer(_))) => {
             op.mode().map(Effect::Runs).into_iter().collect()
         }
         Some(GitOp::SetSkipGate { .. }) => vec![Effect::SkipGate],

@@ -79,7 +79,7 @@ fn repo_json(r: &RepoIntent) -> Value {
         "fallback": r.fallback,
         "ops": r.ops.iter().map(op_json).collect::<Vec<_>>(),
         "unverified": unverified,
-        "block": r.block,
+        "block": r.block.clone().or(content.block),
     })
 }
 
@@ -90,6 +90,8 @@ struct Content {
     paths: Vec<String>,
     deleted: Vec<String>,
     unverified: Vec<String>,
+    /// Why the surface stage found the content uncheckable (see `Surface::block`).
+    block: Option<String>,
 }
 
 impl Content {
@@ -110,7 +112,7 @@ impl Content {
                 deleted.sort();
                 deleted.dedup();
                 deleted.retain(|d| !paths.contains(d));
-                Self { lanes: s.lanes.names(), paths, deleted, unverified: s.unverified }
+                Self { lanes: s.lanes.names(), paths, deleted, unverified: s.unverified, block: s.block }
             }
             Err(e) => {
                 Self { unverified: vec![format!("cannot read the repository: {e}")], ..Self::default() }
@@ -176,7 +178,7 @@ fn human(intent: &Intent, command: &str) -> String {
         for u in r.unverified.iter().filter(|u| r.block.as_ref() != Some(*u)) {
             let _ = writeln!(out, "  UNVERIFIED: {u}");
         }
-        if let Some(b) = &r.block {
+        if let Some(b) = r.block.as_ref().or(content.block.as_ref()) {
             let _ = writeln!(out, "  BLOCK: {b}");
         }
     }

@@ -144,6 +144,9 @@ fn check_repo(
         Ok(surface) => surface,
         Err(e) => return RepoOutcome::note(&repo.root, &format!("cannot read the repository: {e}")),
     };
+    if let Some(reason) = &surface.block {
+        return RepoOutcome::blocked(uncheckable(reason, Some(&repo.root)), notes);
+    }
     if let Err(reason) = add_pushed_history(repo, &mut surface) {
         return RepoOutcome::blocked(uncheckable(&reason, Some(&repo.root)), notes);
     }
@@ -214,22 +217,18 @@ fn finish(
 /// safety scan reads them. A refspec source that cannot be resolved is a reason to block.
 fn add_pushed_history(repo: &RepoIntent, surface: &mut surface::Surface) -> Result<(), String> {
     let Some(range) = surface.push.as_mut() else { return Ok(()) };
-    for bound in &repo.ops {
-        let GitOp::Push { dry_run: false, delete: false, remote, refspecs, all_refs, tags, .. } = &bound.op
-        else {
-            continue;
-        };
+    for call in surface::push_calls(repo) {
+        let surface::PushCall { remote, refspecs, all_refs, tags, text } = &call;
         if refspecs.is_empty() && !*all_refs && !*tags && pushes_to_upstream(range, remote.as_deref()) {
             continue; // the range already holds exactly this push's history
         }
         let refs =
             surface::PushRefs { remote: remote.as_deref(), refspecs, all_refs: *all_refs, tags: *tags };
         let (introduced, unresolved) = surface::pushed_history(&repo.root, refs)
-            .map_err(|e| format!("`{}`: what it pushes cannot be read ({e})", bound.text))?;
+            .map_err(|e| format!("`{text}`: what it pushes cannot be read ({e})"))?;
         if !unresolved.is_empty() {
             return Err(format!(
-                "`{}` pushes {}, which codeguard cannot resolve to a commit; push a branch, a tag or a full commit id",
-                bound.text,
+                "`{text}` pushes {}, which codeguard cannot resolve to a commit; push a branch, a tag or a full commit id",
                 unresolved.join(", ")
             ));
         }

@@ -24,7 +24,65 @@ pub fn for_repo(repo: &RepoIntent) -> Result<Surface, SurfaceError> {
         mode = Mode::Push { pending_commit: true };
     }
     let options = SurfaceOptions { through_last_commit: !repo.ops.iter().any(|o| o.indirect) };
-    super::predict_with_index(&repo.root, mode, &actions, options, repo.index_file.as_deref())
+    let pushes = push_calls(repo);
+    super::predict_with_index(&repo.root, mode, &actions, options, repo.index_file.as_deref(), &pushes)
+}
+
+/// The pushes of one repository's share of a command (dry runs and deletions left out), with
+/// `HEAD` and bare pushes after a `git checkout X` read as X, and a branch the command creates
+/// first (`git checkout -b nb [START]`) read as its start.
+pub fn push_calls(repo: &RepoIntent) -> Vec<super::PushCall> {
+    let mut pushes: Vec<super::PushCall> = Vec::new();
+    let mut switched: Option<String> = None;
+    let mut created: Vec<(String, String)> = Vec::new();
+    for bound in &repo.ops {
+        if let GitOp::Writer(w) = &bound.op {
+            if let Some(target) = switch_target(w) {
+                switched = Some(target);
+            }
+            if let Some(alias) = created_branch(w) {
+                created.push(alias);
+            }
+            continue;
+        }
+        let GitOp::Push { dry_run: false, delete: false, remote, refspecs, all_refs, tags, .. } = &bound.op
+        else {
+            continue;
+        };
+        // After `git checkout X` in the same command, `HEAD` (and a bare push) means X.
+        let refspecs = match &switched {
+            Some(x) if refspecs.is_empty() && !*all_refs && !*tags => vec![x.clone()],
+            Some(x) => refspecs
+                .iter()
+                .map(|r| match r.split_once(':') {
+                    Some(("HEAD" | "@", dst)) => format!("{x}:{dst}"),
+                    None if r == "HEAD" || r == "@" => x.clone(),
+                    Some(_) | None => r.clone(),
+                })
+                .collect(),
+            None => refspecs.clone(),
+        };
+        // A branch the command creates first (`checkout -b nb && git push origin nb`) is its start.
+        let refspecs = refspecs
+            .into_iter()
+            .map(|r| {
+                let (force, rest) = r.strip_prefix('+').map_or(("", r.as_str()), |x| ("+", x));
+                let (src, dst) = rest.split_once(':').map_or((rest, None), |(a, b)| (a, Some(b)));
+                match created.iter().rev().find(|(name, _)| name == src) {
+                    Some((name, start)) => format!("{force}{start}:{}", dst.unwrap_or(name)),
+                    None => r.clone(),
+                }
+            })
+            .collect();
+        pushes.push(super::PushCall {
+            remote: remote.clone(),
+            refspecs,
+            all_refs: *all_refs,
+            tags: *tags,
+            text: bound.text.clone(),
+        });
+    }
+    pushes
 }
 
 /// Translates the bound operations of one repository into staging actions and a surface mode.
@@ -34,7 +92,8 @@ pub fn staging_actions(repo: &RepoIntent) -> (Mode, Vec<StagingAction>) {
     let mut pushes = false;
     for bound in &repo.ops {
         let cwd_rel = relative(&repo.root, &bound.cwd);
-        match &bound.op {
+        let op = with_pwd(&bound.op, &bound.cwd);
+        match op.as_ref() {
             GitOp::Add {
                 pathspecs,
                 all,
@@ -52,7 +111,9 @@ pub fn staging_actions(repo: &RepoIntent) -> (Mode, Vec<StagingAction>) {
                         bound.text
                     )));
                     actions.push(anything_staged(*interactive && !*pathspec_from_file && !*dynamic, *force));
-                } else if !*dry_run && !*intent_to_add {
+                } else if *intent_to_add && !*dry_run {
+                    actions.push(StagingAction::IntentToAdd(Pathspecs::new(cwd_rel, pathspecs.clone())));
+                } else if !*dry_run {
                     actions.push(StagingAction::Add {
                         specs: Pathspecs::new(cwd_rel, pathspecs.clone()),
                         all: *all,
@@ -61,8 +122,20 @@ pub fn staging_actions(repo: &RepoIntent) -> (Mode, Vec<StagingAction>) {
                     });
                 }
             }
-            GitOp::Commit { all, only_paths, include, interactive, pathspec_from_file, dynamic, .. } => {
+            GitOp::Commit {
+                all,
+                only_paths,
+                include,
+                interactive,
+                pathspec_from_file,
+                dynamic,
+                amend,
+                ..
+            } => {
                 committed = true;
+                if *amend {
+                    actions.push(StagingAction::Amend);
+                }
                 if *interactive || *pathspec_from_file || *dynamic {
                     actions.push(StagingAction::Unverifiable(format!(
                         "`{}` commits content that cannot be known before it runs",
@@ -111,8 +184,22 @@ pub fn staging_actions(repo: &RepoIntent) -> (Mode, Vec<StagingAction>) {
                     }));
                 }
             }
-            GitOp::Stash { action, .. } => {
-                if !matches!(action.as_str(), "list" | "show") {
+            GitOp::Stash { action, args } => {
+                let flag = |names: &[&str]| args.iter().any(|a| names.contains(&a.as_str()));
+                let operands = args.iter().skip(1).filter(|a| !a.starts_with('-')).count();
+                let plain_push = matches!(action.as_str(), "push" | "save")
+                    && !flag(&["-p", "--patch", "--staged", "-S", "--pathspec-from-file"])
+                    && !args.iter().any(|a| a == "--")
+                    && (action == "save" || operands == 0);
+                let newest = args.iter().skip(1).filter(|a| !a.starts_with('-')).all(|a| a == "stash@{0}");
+                if plain_push {
+                    actions.push(StagingAction::StashPush {
+                        untracked: flag(&["-u", "--include-untracked", "-a", "--all"]),
+                        keep_index: flag(&["-k", "--keep-index"]),
+                    });
+                } else if matches!(action.as_str(), "pop" | "apply") && newest {
+                    actions.push(StagingAction::StashApply { index: flag(&["--index"]) });
+                } else if !matches!(action.as_str(), "list" | "show") {
                     actions.push(StagingAction::Unverifiable(format!(
                         "`{}` changes the index and worktree before the commit",
                         bound.text
@@ -120,10 +207,52 @@ pub fn staging_actions(repo: &RepoIntent) -> (Mode, Vec<StagingAction>) {
                 }
             }
             GitOp::SetSkipGate { .. } => {}
+            GitOp::Writer(w) => {
+                committed |= w.commits;
+                let call = super::writers::WriterCall {
+                    kind: w.kind,
+                    flags: &w.flags,
+                    values: &w.values,
+                    operands: &w.operands,
+                    paths: &w.paths,
+                    commits: w.commits,
+                    dynamic: w.dynamic,
+                    text: &bound.text,
+                };
+                actions.extend(super::writers::actions(&call, &repo.root, &bound.cwd, &cwd_rel));
+            }
         }
     }
     let mode = if pushes { Mode::Push { pending_commit: committed } } else { Mode::Commit };
     (mode, actions)
+}
+
+/// The revision a `git checkout X` / `git switch X` (no paths) moves `HEAD` to, if it moves.
+fn switch_target(w: &crate::bash::WriterOp) -> Option<String> {
+    if w.kind != crate::bash::Writer::Checkout || !w.paths.is_empty() {
+        return None;
+    }
+    let creates = w
+        .values
+        .iter()
+        .any(|(f, _)| matches!(f.as_str(), "-b" | "-B" | "-c" | "-C" | "--create" | "--force-create"));
+    match w.operands.as_slice() {
+        [only] if !creates => Some(only.clone()),
+        [_, start] if creates => Some(start.clone()),
+        [..] => None,
+    }
+}
+
+/// The branch a `checkout -b N [START]` / `switch -c N [START]` creates, and its start.
+fn created_branch(w: &crate::bash::WriterOp) -> Option<(String, String)> {
+    if w.kind != crate::bash::Writer::Checkout {
+        return None;
+    }
+    let (_, name) = w.values.iter().find(|(f, _)| {
+        matches!(f.as_str(), "-b" | "-B" | "-c" | "-C" | "--create" | "--force-create" | "--orphan")
+    })?;
+    let start = w.operands.first().cloned().unwrap_or_else(|| "HEAD".to_owned());
+    Some((name.clone(), start))
 }
 
 /// The most a `git add` whose paths are unknown can stage, so that the surface is a superset of
@@ -136,6 +265,76 @@ fn anything_staged(tracked_only: bool, force: bool) -> StagingAction {
         all: !tracked_only,
         update: tracked_only,
         force,
+    }
+}
+
+/// `op` with `$PWD/…`, `${PWD}/…`, `$(pwd)/…` and `` `pwd`/… `` path prefixes replaced by the
+/// directory the operation runs in, which the shell substitutes there; an operation whose only
+/// expansions were those prefixes is then exact.
+fn with_pwd<'a>(op: &'a GitOp, cwd: &Path) -> std::borrow::Cow<'a, GitOp> {
+    use std::borrow::Cow;
+    let resolve = |specs: &[String]| -> Option<Vec<String>> {
+        let dir = cwd.to_str()?;
+        let mut changed = false;
+        let out: Vec<String> = specs
+            .iter()
+            .map(|s| {
+                let rest = ["$PWD", "${PWD}", "$(pwd)", "`pwd`"]
+                    .iter()
+                    .find_map(|p| s.strip_prefix(p).filter(|r| r.is_empty() || r.starts_with('/')));
+                match rest {
+                    Some(rest) => {
+                        changed = true;
+                        format!("{dir}{rest}")
+                    }
+                    None => s.clone(),
+                }
+            })
+            .collect();
+        (changed && !out.iter().any(|s| s.contains(['$', '`']))).then_some(out)
+    };
+    match op {
+        GitOp::Add { pathspecs, dynamic: true, .. } => match resolve(pathspecs) {
+            Some(specs) => {
+                let mut owned = op.clone();
+                if let GitOp::Add { pathspecs, dynamic, .. } = &mut owned {
+                    *pathspecs = specs;
+                    *dynamic = false;
+                }
+                Cow::Owned(owned)
+            }
+            None => Cow::Borrowed(op),
+        },
+        GitOp::Commit { only_paths, dynamic: true, .. } => match resolve(only_paths) {
+            Some(specs) => {
+                let mut owned = op.clone();
+                if let GitOp::Commit { only_paths, dynamic, .. } = &mut owned {
+                    *only_paths = specs;
+                    *dynamic = false;
+                }
+                Cow::Owned(owned)
+            }
+            None => Cow::Borrowed(op),
+        },
+        GitOp::Rm { pathspecs, dynamic: true, .. } => match resolve(pathspecs) {
+            Some(specs) => {
+                let mut owned = op.clone();
+                if let GitOp::Rm { pathspecs, dynamic, .. } = &mut owned {
+                    *pathspecs = specs;
+                    *dynamic = false;
+                }
+                Cow::Owned(owned)
+            }
+            None => Cow::Borrowed(op),
+        },
+        GitOp::Add { .. }
+        | GitOp::Commit { .. }
+        | GitOp::Rm { .. }
+        | GitOp::Push { .. }
+        | GitOp::Mv { .. }
+        | GitOp::Stash { .. }
+        | GitOp::Writer(_)
+        | GitOp::SetSkipGate { .. } => Cow::Borrowed(op),
     }
 }
 

@@ -96,15 +96,20 @@ pub(crate) fn range(repo: &gix::Repository, view: &RepoView) -> Result<PushRange
         });
     };
     let Some((reference, upstream)) = upstream(repo)? else {
-        let changed = view.head.keys().cloned().collect();
+        // A new branch: the commits no remote-tracking ref reaches (every file without any).
         let (hidden, _) = already_on_remote(repo, PushAgainst::NewRef, None)?;
         let walked = unpushed(repo, head, &hidden)?;
+        let (changed, deleted) = if hidden.is_empty() {
+            (view.head.keys().cloned().collect(), Vec::new())
+        } else {
+            files_between(repo, &walked.boundary, head_tree, &view.head)?
+        };
         let introduced = introduced(repo, &walked.commits)?;
         return Ok(PushRange {
             base: PushBase::NoUpstream,
             commits: 0,
             changed,
-            deleted: Vec::new(),
+            deleted,
             baseline: None,
             introduced,
         });
@@ -158,6 +163,8 @@ pub fn pushed(
         overlays: Vec::new(),
         push: Some(PushRange { base, commits, changed, deleted, baseline, introduced }),
         unverified,
+        block: None,
+        grows_from: super::GrowsFrom::Head,
         observed: read::fingerprint(&repo, &index)?,
         index_file: None,
         non_utf8_worktree: Vec::new(),
@@ -458,7 +465,7 @@ fn introduced(
 }
 
 /// Adds the blob paths that differ between `old` (or the empty tree) and `new`.
-fn diff_trees(
+pub(crate) fn diff_trees(
     repo: &gix::Repository,
     old: Option<gix::ObjectId>,
     new: gix::ObjectId,
@@ -504,4 +511,233 @@ fn tree_changes(
     )
     .map_err(|e| SurfaceError::Git { context: "diffing trees", message: e.to_string() })?;
     Ok(recorder.records)
+}
+
+/// One `git push` of a command, owned (the surface's view of [`crate::bash::GitOp::Push`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PushCall {
+    /// The remote operand (a configured name, or a URL/path), if given.
+    pub remote: Option<String>,
+    /// The refspecs as written.
+    pub refspecs: Vec<String>,
+    /// `--all`/`--branches`/`--mirror`.
+    pub all_refs: bool,
+    /// `--tags`/`--follow-tags`/`--mirror`.
+    pub tags: bool,
+    /// The command words, for messages.
+    pub text: String,
+}
+
+/// What the pushes send besides the current branch's range: the content each other pushed ref
+/// carries for the files its own unpushed commits change.
+#[derive(Debug, Default)]
+pub(crate) struct OtherRefs {
+    /// Some push sends the current branch (its range is measured by [`range_to`]).
+    pub current: bool,
+    /// The remote the current branch is pushed to, when a push names one.
+    pub current_remote: Option<String>,
+    /// Changed files of the other refs with their content there.
+    pub files: BTreeMap<String, Source>,
+    /// Files the other refs' ranges delete.
+    pub deleted: BTreeSet<String>,
+    /// Why the prediction is not exact.
+    pub unverified: Vec<String>,
+}
+
+/// A local commit one push sends: its tip, the remote, and the branch it updates there.
+struct Sent {
+    tip: gix::ObjectId,
+    remote: String,
+    dst: Option<String>,
+}
+
+/// Splits the pushes of a command into the current branch (measured as before: its upstream
+/// range) and the other refs, whose changed files are read from their own tips.
+pub(crate) fn other_refs(
+    repo: &gix::Repository,
+    view: &RepoView,
+    calls: &[PushCall],
+) -> Result<OtherRefs, SurfaceError> {
+    let mut out = OtherRefs::default();
+    if calls.is_empty() {
+        out.current = true;
+        return Ok(out);
+    }
+    let head_name = repo.head_name().ok().flatten();
+    let current_short = head_name.as_ref().map(|n| n.shorten().to_string());
+    let local = local_refs(repo)?;
+    let mut sent = Vec::new();
+    for call in calls {
+        let remote = call.remote.clone().unwrap_or_else(|| default_remote(repo));
+        let mut sources: Vec<(String, Option<String>)> = Vec::new();
+        for spec in &call.refspecs {
+            let spec = spec.trim_start_matches('+');
+            let (src, dst) = match spec.split_once(':') {
+                Some((s, d)) => (s, Some(d)),
+                None => (spec, None),
+            };
+            if src.is_empty() {
+                continue; // a deletion carries no content
+            }
+            if src.contains('*') {
+                for (name, _) in local.iter().filter(|(n, _)| ref_glob(src, n)) {
+                    let short = name.trim_start_matches("refs/heads/").trim_start_matches("refs/tags/");
+                    sources.push((name.clone(), Some(short.to_owned())));
+                }
+                continue;
+            }
+            let dst = dst.map(|d| d.trim_start_matches("refs/heads/").to_owned());
+            sources.push((src.to_owned(), dst));
+        }
+        if call.all_refs {
+            sources.extend(
+                local.iter().filter_map(|(n, _)| {
+                    n.strip_prefix("refs/heads/").map(|s| (n.clone(), Some(s.to_owned())))
+                }),
+            );
+        }
+        if call.tags {
+            sources.extend(
+                local.iter().filter(|(n, _)| n.starts_with("refs/tags/")).map(|(n, _)| (n.clone(), None)),
+            );
+        }
+        // `--follow-tags` pushes the current branch too (`--tags` alone does not: a superset).
+        if call.refspecs.is_empty() && !call.all_refs {
+            sources.push(("HEAD".to_owned(), None));
+            if push_default(repo).as_deref() == Some("matching") {
+                let prefix = format!("refs/remotes/{remote}/");
+                for (name, _) in &local {
+                    let Some(short) = name.strip_prefix("refs/heads/") else { continue };
+                    if repo.try_find_reference(format!("{prefix}{short}").as_str()).ok().flatten().is_some() {
+                        sources.push((name.clone(), Some(short.to_owned())));
+                    }
+                }
+            }
+        }
+        for (src, dst) in sources {
+            let is_current = src == "HEAD"
+                || src == "@"
+                || current_short.as_deref().is_some_and(|c| src == c || src == format!("refs/heads/{c}"));
+            let dst_is_current = dst.is_none() || dst.as_deref() == current_short.as_deref();
+            if is_current && dst_is_current {
+                out.current = true;
+                if call.remote.is_some() || out.current_remote.is_none() {
+                    out.current_remote = Some(remote.clone());
+                }
+                continue;
+            }
+            if let Some(tip) = super::revs::resolve(repo, &src) {
+                let dst = dst.or_else(|| {
+                    (!src.starts_with("refs/tags/") && !src.contains(['~', '^']))
+                        .then(|| src.trim_start_matches("refs/heads/").to_owned())
+                });
+                let dst = if is_current && dst.is_none() { current_short.clone() } else { dst };
+                sent.push(Sent { tip, remote: remote.clone(), dst });
+            } else {
+                // Most likely a ref an earlier step creates (`git tag v1 && git push origin v1`,
+                // `git branch b && …`): measured as `HEAD`, which it most often is.
+                out.unverified.push(format!(
+                    "`git push`: `{src}` does not exist yet; its commits are predicted as `HEAD`'s"
+                ));
+                if let Some(tip) = view.observed.head {
+                    sent.push(Sent { tip, remote: remote.clone(), dst: Some(src.clone()) });
+                }
+            }
+        }
+    }
+    for one in sent {
+        if Some(one.tip) == view.observed.head
+            && out.current
+            && one.dst.as_deref() == current_short.as_deref()
+        {
+            continue;
+        }
+        add_sent(repo, &one, &mut out)?;
+    }
+    Ok(out)
+}
+
+/// Adds one sent ref's changed files (against the remote branch it updates when that is known
+/// here, else against every tracking ref of that remote) with their content at its tip.
+fn add_sent(repo: &gix::Repository, one: &Sent, out: &mut OtherRefs) -> Result<(), SurfaceError> {
+    let tracking = one
+        .dst
+        .as_ref()
+        .filter(|_| !one.remote.contains(['/', ':']))
+        .and_then(|d| super::revs::resolve(repo, &format!("refs/remotes/{}/{d}", one.remote)));
+    let hidden = match tracking {
+        Some(id) => vec![id],
+        None => remote_tips(repo, Some(&one.remote))?,
+    };
+    let tree = read::commit_tree(repo, one.tip)?;
+    let listing = read::tree_listing(repo, tree, &mut out.unverified)?;
+    let walked = unpushed(repo, one.tip, &hidden)?;
+    let mut boundary = walked.boundary.clone();
+    if let Some(old) = tracking
+        && !boundary.contains(&Some(old))
+        && !walked.commits.is_empty()
+    {
+        boundary.push(Some(old)); // a forced update: what the remote loses counts too
+    }
+    let (changed, deleted) = files_between(repo, &boundary, tree, &listing)?;
+    for path in changed {
+        let Some(source) = listing.get(&path) else { continue };
+        match out.files.get(&path) {
+            Some(existing) if existing != source => out
+                .unverified
+                .push(format!("{path} differs between the refs pushed; it is checked as in one of them")),
+            Some(_) => {}
+            None => {
+                out.files.insert(path, source.clone());
+            }
+        }
+    }
+    out.deleted.extend(deleted);
+    Ok(())
+}
+
+/// The remote a push without a remote operand goes to: the current branch's push remote
+/// (`branch.<name>.pushRemote`, `remote.pushDefault`, `branch.<name>.remote`), else `origin`.
+fn default_remote(repo: &gix::Repository) -> String {
+    repo.head_name()
+        .ok()
+        .flatten()
+        .and_then(|h| repo.branch_remote_name(h.shorten(), gix::remote::Direction::Push))
+        .map_or_else(|| "origin".to_owned(), |n| n.as_bstr().to_string())
+}
+
+/// `push.default`, lower-cased.
+fn push_default(repo: &gix::Repository) -> Option<String> {
+    repo.config_snapshot().string("push.default").map(|v| v.to_string().to_ascii_lowercase())
+}
+
+/// The range of the current branch when it is pushed to `remote`: the upstream range when the
+/// upstream lives on that remote (or no remote is named), else the commits that remote's
+/// tracking refs do not reach.
+pub(crate) fn range_to(
+    repo: &gix::Repository,
+    view: &RepoView,
+    remote: Option<&str>,
+) -> Result<PushRange, SurfaceError> {
+    let upstream_remote = upstream(repo)?.and_then(|(r, _)| {
+        r.strip_prefix("refs/remotes/").and_then(|r| r.split('/').next()).map(str::to_owned)
+    });
+    let (Some(remote), Some(head), Some(head_tree)) = (remote, view.observed.head, view.head_tree) else {
+        return range(repo, view);
+    };
+    if upstream_remote.as_deref() == Some(remote) {
+        return range(repo, view);
+    }
+    let hidden = remote_tips(repo, Some(remote))?;
+    let walked = unpushed(repo, head, &hidden)?;
+    let (changed, deleted) = files_between(repo, &walked.boundary, head_tree, &view.head)?;
+    let introduced = introduced(repo, &walked.commits)?;
+    Ok(PushRange {
+        base: PushBase::RemoteTracking { refs: hidden.len() },
+        commits: walked.commits.len(),
+        changed,
+        deleted,
+        baseline: walked.single_boundary(),
+        introduced,
+    })
 }

@@ -158,6 +158,12 @@ impl State {
                 }
                 (!only_paths.is_empty() || *include) && matches(only_paths) && tracked(self)
             }
+            // `update-index --add path` stages the worktree's content; the other writers take
+            // content from revisions, patches or stashes, not from the worktree.
+            GitOp::Writer(w) => {
+                w.kind == crate::bash::Writer::UpdateIndex
+                    && (w.dynamic || matches(&w.operands.iter().chain(&w.paths).cloned().collect::<Vec<_>>()))
+            }
             GitOp::Push { .. }
             | GitOp::Rm { .. }
             | GitOp::Mv { .. }

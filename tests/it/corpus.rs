@@ -25,6 +25,7 @@ fn is_dynamic(op: &GitOp) -> Option<bool> {
         GitOp::Add { dynamic, .. } | GitOp::Commit { dynamic, .. } | GitOp::Rm { dynamic, .. } => {
             Some(*dynamic)
         }
+        GitOp::Writer(w) => Some(w.dynamic),
         GitOp::Push { .. } | GitOp::Mv { .. } | GitOp::Stash { .. } | GitOp::SetSkipGate { .. } => None,
     }
 }
@@ -36,6 +37,7 @@ fn no_verify(op: &GitOp) -> bool {
         | GitOp::Rm { .. }
         | GitOp::Mv { .. }
         | GitOp::Stash { .. }
+        | GitOp::Writer(_)
         | GitOp::SetSkipGate { .. } => false,
     }
 }

@@ -33,4 +33,5 @@ mod state;
 mod supervision;
 mod support;
 mod surface;
+mod surface_exact;
 mod trust;

@@ -325,7 +325,11 @@ fn commit_files(slot: &Slot, dir: &Path, commit: &str) -> BTreeSet<String> {
     let first_parent = parents.split_whitespace().nth(1).map(str::to_owned);
     let out = match first_parent {
         Some(p) => git(slot, dir, &["diff-tree", "-r", "--name-only", "--no-renames", "-z", &p, commit]),
-        None => git(slot, dir, &["diff-tree", "-r", "--root", "--name-only", "--no-renames", "-z", commit]),
+        None => git(
+            slot,
+            dir,
+            &["diff-tree", "-r", "--root", "--no-commit-id", "--name-only", "--no-renames", "-z", commit],
+        ),
     };
     nul_list(&out.unwrap_or_default())
 }
