@@ -311,6 +311,10 @@ pub struct InstallArgs {
     /// gemini).
     #[arg(long, requires = "host")]
     pub mcp: bool,
+    /// Gemini with `--project`: also add the folder to Gemini's trusted folders
+    /// (`~/.gemini/trustedFolders.json`); Gemini ignores an untrusted folder's hooks.
+    #[arg(long, requires = "host")]
+    pub trust_folder: bool,
     /// Show what would change, write nothing.
     #[arg(long)]
     pub dry_run: bool,

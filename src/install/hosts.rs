@@ -89,8 +89,8 @@ fn entries(host: Host) -> Result<Vec<Entry>, HostInstallError> {
         Host::OpenHands => vec![
             entry(SessionStart, "SessionStart", None, 30),
             entry(UserPromptSubmit, "UserPromptSubmit", None, 120),
-            entry(PreToolUse, "PreToolUse", Some("terminal"), 120),
-            entry(PostToolUse, "PostToolUse", Some("file_editor"), 60),
+            entry(PreToolUse, "PreToolUse", Some("terminal|execute_bash|bash"), 120),
+            entry(PostToolUse, "PostToolUse", Some("file_editor|str_replace_editor"), 60),
             entry(Stop, "Stop", None, 15),
         ],
         Host::Zcode => {
@@ -282,7 +282,7 @@ fn kimi_stripped(text: &str) -> String {
 
 /// `old` without any earlier copy of our marked block, with the block (holding `body`) appended
 /// after a blank line.
-fn block_merged(old: &str, begin: &str, end: &str, body: &str) -> String {
+pub(crate) fn block_merged(old: &str, begin: &str, end: &str, body: &str) -> String {
     let mut text = block_stripped(old, begin, end);
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
@@ -295,7 +295,7 @@ fn block_merged(old: &str, begin: &str, end: &str, body: &str) -> String {
 }
 
 /// The text without our marked block (and the blank line install put before it).
-fn block_stripped(text: &str, begin_marker: &str, end_marker: &str) -> String {
+pub(crate) fn block_stripped(text: &str, begin_marker: &str, end_marker: &str) -> String {
     let (Some(begin), Some(end)) = (text.find(begin_marker), text.find(end_marker)) else {
         return text.to_owned();
     };
@@ -406,7 +406,8 @@ fn is_our_server(server: &Value) -> bool {
     name.starts_with("codeguard") && server.get("args") == Some(&json!(["mcp"]))
 }
 
-fn toml_string(text: &str) -> String {
+/// A TOML basic string.
+pub(crate) fn toml_string(text: &str) -> String {
     format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
 }
 

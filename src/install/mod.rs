@@ -5,6 +5,8 @@
 //! clobbers what others put there (it chains or merges, and keeps what it replaced), running it
 //! twice changes nothing, and `uninstall` restores what was there before.
 
+pub mod codex;
+pub mod gemini;
 pub mod git_hooks;
 pub mod hosts;
 pub mod settings;
