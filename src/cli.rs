@@ -147,7 +147,8 @@ pub enum StateAction {
 #[derive(Debug, Args)]
 pub struct HookArgs {
     /// The hook event: session-start, user-prompt-submit, pre-tool-use, post-tool-use or stop (a
-    /// host's own names such as `BeforeTool` are accepted too; unknown events are ignored).
+    /// host's own names such as `BeforeTool` are accepted too; unknown events are ignored), or
+    /// `capabilities` (what the neutral contract offers, as JSON; reads nothing).
     pub event: String,
     /// The host whose payload and answer format to use: claude, codex, gemini, kimi, copilot,
     /// cursor, openhands, zcode or neutral.

@@ -8,48 +8,15 @@ use serde_json::{Map, Value};
 
 use super::{DecodeError, Event, HookEvent, Host, ToolCall, patch};
 
-/// How a host names its tools.
+/// How a host names its tools (from its [`super::HostSpec`]).
 struct Tools {
     shell: &'static [&'static str],
     edit: &'static [&'static str],
 }
 
 fn tools(host: Host) -> Tools {
-    match host {
-        Host::Claude | Host::Zcode => {
-            Tools { shell: &["Bash", "PowerShell"], edit: &["Write", "Edit", "MultiEdit", "NotebookEdit"] }
-        }
-        Host::Codex => {
-            Tools { shell: &["Bash", "shell", "exec_command"], edit: &["apply_patch", "Edit", "Write"] }
-        }
-        Host::Gemini => Tools { shell: &["run_shell_command"], edit: &["write_file", "replace"] },
-        Host::Kimi => {
-            Tools { shell: &["Bash", "Shell"], edit: &["Write", "Edit", "WriteFile", "StrReplaceFile"] }
-        }
-        Host::Copilot => Tools { shell: &["bash", "powershell"], edit: &["create", "edit"] },
-        Host::Cursor => Tools { shell: &["Shell"], edit: &["Write", "Edit", "StrReplace"] },
-        Host::OpenHands => Tools {
-            shell: &["terminal", "execute_bash", "bash"],
-            edit: &["file_editor", "str_replace_editor"],
-        },
-        Host::Neutral => Tools {
-            shell: &["Bash", "PowerShell", "Shell", "shell", "run_shell_command", "bash", "terminal"],
-            edit: &[
-                "Write",
-                "Edit",
-                "MultiEdit",
-                "NotebookEdit",
-                "apply_patch",
-                "write_file",
-                "replace",
-                "WriteFile",
-                "StrReplaceFile",
-                "create",
-                "edit",
-                "file_editor",
-            ],
-        },
-    }
+    let spec = super::spec(host);
+    Tools { shell: spec.shell_tools, edit: spec.edit_tools }
 }
 
 pub(super) fn decode(host: Host, event: Event, payload: &[u8]) -> Result<HookEvent, DecodeError> {
@@ -81,6 +48,7 @@ pub(super) fn from_map(host: Host, event: Event, map: &Map<String, Value>) -> Re
         },
         stop_hook_active: map.get("stop_hook_active").and_then(Value::as_bool).unwrap_or(false),
         correlation_id: None,
+        provider: None,
     })
 }
 

@@ -43,56 +43,9 @@ const fn entry(event: Event, key: &'static str, matcher: Option<&'static str>, t
     Entry { event, key, matcher, timeout }
 }
 
-/// The entries of a host (its own event names and tool matchers).
+/// The entries of a host: its own event names and tool matchers, from its [`crate::host::HostSpec`].
 fn entries(host: Host) -> Result<Vec<Entry>, HostInstallError> {
-    use Event::{PostToolUse, PreToolUse, SessionStart, Stop, UserPromptSubmit};
-    let claude_like = |edit: &'static str| {
-        vec![
-            entry(SessionStart, "SessionStart", None, 30),
-            entry(UserPromptSubmit, "UserPromptSubmit", None, 120),
-            entry(PreToolUse, "PreToolUse", Some("Bash"), 120),
-            entry(PostToolUse, "PostToolUse", Some(edit), 60),
-            entry(Stop, "Stop", None, 15),
-        ]
-    };
-    Ok(match host {
-        Host::Claude => claude_like("Write|Edit|MultiEdit|NotebookEdit"),
-        Host::Codex => claude_like("apply_patch|Edit|Write"),
-        Host::Gemini => vec![
-            entry(SessionStart, "SessionStart", None, 30),
-            entry(UserPromptSubmit, "BeforeAgent", None, 120),
-            entry(PreToolUse, "BeforeTool", Some("run_shell_command"), 120),
-            entry(PostToolUse, "AfterTool", Some("write_file|replace"), 60),
-            entry(Stop, "AfterAgent", None, 15),
-        ],
-        Host::Kimi => vec![
-            entry(SessionStart, "SessionStart", None, 30),
-            entry(UserPromptSubmit, "UserPromptSubmit", None, 120),
-            entry(PreToolUse, "PreToolUse", Some("Bash|Shell"), 120),
-            entry(PostToolUse, "PostToolUse", Some("Write|Edit|WriteFile|StrReplaceFile"), 60),
-            entry(Stop, "Stop", None, 15),
-        ],
-        Host::Copilot => vec![
-            entry(SessionStart, "sessionStart", None, 30),
-            entry(UserPromptSubmit, "userPromptSubmitted", None, 120),
-            entry(PreToolUse, "preToolUse", None, 120),
-            entry(PostToolUse, "postToolUse", None, 60),
-            entry(Stop, "agentStop", None, 15),
-        ],
-        Host::Cursor => vec![
-            entry(SessionStart, "sessionStart", None, 30),
-            entry(UserPromptSubmit, "beforeSubmitPrompt", None, 120),
-            entry(PreToolUse, "beforeShellExecution", None, 120),
-            entry(PostToolUse, "afterFileEdit", None, 60),
-            entry(Stop, "stop", None, 15),
-        ],
-        Host::OpenHands => vec![
-            entry(SessionStart, "SessionStart", None, 30),
-            entry(UserPromptSubmit, "UserPromptSubmit", None, 120),
-            entry(PreToolUse, "PreToolUse", Some("terminal|execute_bash|bash"), 120),
-            entry(PostToolUse, "PostToolUse", Some("file_editor|str_replace_editor"), 60),
-            entry(Stop, "Stop", None, 15),
-        ],
+    match host {
         Host::Zcode => {
             return Err(HostInstallError::Unsupported(
                 "ZCode has no documented hook settings; it runs Claude Code, Codex or Gemini CLI, whose own hooks apply: install for those hosts".into(),
@@ -103,7 +56,31 @@ fn entries(host: Host) -> Result<Vec<Entry>, HostInstallError> {
                 "the neutral contract is called by a supervisor, not installed: run `codeguard hook <event> --host neutral` from it".into(),
             ));
         }
-    })
+        Host::Claude
+        | Host::Codex
+        | Host::Gemini
+        | Host::Kimi
+        | Host::Copilot
+        | Host::Cursor
+        | Host::OpenHands => {}
+    }
+    let spec = crate::host::spec(host);
+    Event::ALL
+        .iter()
+        .map(|&event| {
+            let key = spec.event_name(event).ok_or_else(|| {
+                HostInstallError::Unsupported(format!("{} has no {} event", spec.label, event.name()))
+            })?;
+            let (matcher, timeout) = match event {
+                Event::SessionStart => (None, 30),
+                Event::UserPromptSubmit => (None, 120),
+                Event::PreToolUse => (spec.shell_matcher, 120),
+                Event::PostToolUse => (spec.edit_matcher, 60),
+                Event::Stop => (None, 15),
+            };
+            Ok(entry(event, key, matcher, timeout))
+        })
+        .collect()
 }
 
 /// The shell command a host runs for an event.

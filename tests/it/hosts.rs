@@ -61,7 +61,8 @@ fn expected(host: &str, event: &str) -> Shape {
         ("neutral", _) => NeutralAllow,
         ("codex" | "copilot" | "cursor", "pre-tool-use") => JsonDeny,
         (_, "pre-tool-use") => BlockOnStderr,
-        ("copilot" | "cursor", _) | ("openhands", "stop") => Silent,
+        ("cursor", _) | ("openhands" | "copilot", "stop") => Silent,
+        ("copilot", _) => JsonContext("/additionalContext"),
         ("codex", "session-start" | "user-prompt-submit") => PlainContext,
         ("kimi", "session-start" | "stop") => JsonContext("/message"),
         (_, "stop") => JsonContext("/systemMessage"),
@@ -97,6 +98,7 @@ fn check_shape(host: &str, event: &str, out: &std::process::Output) {
                 (Some("deny"), Some("block"), Some("lane-01-turn-42")),
                 "{what}"
             );
+            assert_eq!(v["event"]["provider"], "claude", "the response names the request's provider: {what}");
         }
         Shape::JsonContext(pointer) => {
             assert_eq!(code, Some(0), "{what}");
@@ -290,4 +292,45 @@ fn shipped_manifests_register_all_five_events() {
             assert!(text.contains(&format!("hook {event} --host {host}")), "{file} lacks {event}");
         }
     }
+}
+
+#[test]
+fn copilot_pre_tool_use_context_reaches_the_model_without_an_allow() {
+    let repo = scenario();
+    let home = tempfile::tempdir().expect("home");
+    let payload = serde_json::json!({"sessionId": "c", "cwd": repo.root(), "toolName": "bash",
+        "toolArgs": {"command": "git commit -m x", "description": "commit"}});
+    let out = crate::support::assert_untouched(&repo.root(), || {
+        codeguard(home.path())
+            .env("CODEGUARD_SKIP_GATE", "1")
+            .args(["hook", "pre-tool-use", "--host", "copilot"])
+            .write_stdin(payload.to_string())
+            .output()
+            .expect("run")
+    });
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    assert!(v["additionalContext"].as_str().is_some_and(|t| t.contains("bypassed")), "{v}");
+    assert!(v.get("permissionDecision").is_none(), "an allow would skip Copilot's own approval: {v}");
+}
+
+#[test]
+fn capabilities_describe_the_contract_without_reading_stdin() {
+    let home = tempfile::tempdir().expect("home");
+    let out = codeguard(home.path()).args(["hook", "capabilities"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    assert_eq!(v["contract_version"], "coding-ethos.hook/v1");
+    assert_eq!(v["max_input_bytes"], 1024 * 1024);
+    let events: Vec<&str> =
+        v["events"].as_array().expect("events").iter().filter_map(Value::as_str).collect();
+    assert_eq!(events, ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"]);
+    let effects: Vec<&str> =
+        v["effects"].as_array().expect("effects").iter().filter_map(Value::as_str).collect();
+    assert_eq!(effects, ["allow", "block"]);
+    let providers = v["providers"].as_array().expect("providers");
+    for host in HOSTS.iter().filter(|h| **h != "neutral") {
+        assert!(providers.iter().any(|p| p["name"] == *host), "{host} missing: {v}");
+    }
+    assert_eq!(v["exit_codes"]["deny"], 1);
 }
