@@ -176,6 +176,80 @@ pub fn our_programs(host: Host, text: &str) -> Vec<String> {
     out
 }
 
+/// One of codeguard's handlers as a settings text declares it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Declared {
+    /// The event.
+    pub event: Event,
+    /// The group's tool matcher, if any.
+    pub matcher: Option<String>,
+    /// The command the host runs.
+    pub command: String,
+}
+
+/// codeguard's handlers in a settings text (JSON settings, or Kimi's `[[hooks]]` TOML).
+pub fn declared(host: Host, text: &str) -> Vec<Declared> {
+    if host == Host::Kimi {
+        return kimi_declared(text);
+    }
+    let Ok(root) = parse_object(Some(text)) else { return Vec::new() };
+    let Some(Value::Object(events)) = root.get("hooks") else { return Vec::new() };
+    let mut out = Vec::new();
+    for (key, groups) in events {
+        let (Some(event), Some(groups)) = (Event::from_name(key), groups.as_array()) else { continue };
+        for group in groups {
+            let matcher = group.get("matcher").and_then(Value::as_str).map(str::to_owned);
+            let direct = std::iter::once(group);
+            let nested = group.get("hooks").and_then(Value::as_array).into_iter().flatten();
+            for handler in direct.chain(nested) {
+                let command =
+                    ["command", "bash"].iter().find_map(|k| handler.get(*k).and_then(Value::as_str));
+                if let Some(command) = command.filter(|c| is_ours(c, host)) {
+                    out.push(Declared { event, matcher: matcher.clone(), command: command.to_owned() });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// codeguard's `[[hooks]]` tables in a Kimi config (read line by line: `event`, `matcher`,
+/// `command` as TOML basic strings).
+fn kimi_declared(text: &str) -> Vec<Declared> {
+    let mut out = Vec::new();
+    let mut current: (Option<String>, Option<String>, Option<String>) = (None, None, None);
+    let flush = |current: &mut (Option<String>, Option<String>, Option<String>), out: &mut Vec<Declared>| {
+        if let (Some(event), matcher, Some(command)) = std::mem::take(current)
+            && let Some(event) = Event::from_name(&event)
+            && is_ours(&command, Host::Kimi)
+        {
+            out.push(Declared { event, matcher, command });
+        }
+    };
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            flush(&mut current, &mut out);
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else { continue };
+        let value = toml_unquote(value.trim());
+        match key.trim() {
+            "event" => current.0 = Some(value),
+            "matcher" => current.1 = Some(value),
+            "command" => current.2 = Some(value),
+            _ => {}
+        }
+    }
+    flush(&mut current, &mut out);
+    out
+}
+
+/// The value of a TOML basic string written by [`toml_string`].
+fn toml_unquote(value: &str) -> String {
+    let inner = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')).unwrap_or(value);
+    inner.replace("\\\"", "\"").replace("\\\\", "\\")
+}
+
 fn handler(host: Host, e: &Entry, command: &str) -> Value {
     match host {
         Host::Copilot => json!({"type": "command", "bash": command, "timeoutSec": e.timeout}),

@@ -354,3 +354,124 @@ fn openhands_matcher_covers_every_shell_tool_name_the_decoder_accepts() {
         assert!(covers(name), "`{name}` is a shell tool the decoder accepts but `{matcher}` misses it");
     }
 }
+
+/// `codeguard doctor --host H --format json` in `cwd` with extra environment: exit code and the
+/// problems (name: detail).
+fn doctor_problems(
+    home: &std::path::Path,
+    host: &str,
+    cwd: &std::path::Path,
+    env: &[(&str, &std::ffi::OsStr)],
+) -> (Option<i32>, Vec<String>) {
+    let mut cmd = codeguard(home);
+    cmd.args(["doctor", "--host", host, "--format", "json"]).current_dir(cwd);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("run");
+    let json = crate::support::json_stdout(&out);
+    let problems = json["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .filter(|c| c["status"] == "problem")
+        .map(|c| format!("{}: {}", c["name"].as_str().unwrap_or(""), c["detail"].as_str().unwrap_or("")))
+        .collect();
+    (out.status.code(), problems)
+}
+
+#[test]
+fn doctor_is_healthy_after_install_and_names_codex_hooks_codex_will_not_run() {
+    let home = tempfile::tempdir().expect("home");
+    let cwd = tempfile::tempdir().expect("cwd");
+    assert_eq!(run(home.path(), &["install", "--host", "codex"]).0, Some(0));
+    let (code, problems) = doctor_problems(home.path(), "codex", cwd.path(), &[]);
+    assert_eq!((code, &problems), (Some(0), &Vec::new()), "a fresh install is healthy");
+
+    // The hooks without their trust records (an older install, or a review Codex never saw).
+    let config = home.path().join(".codex/config.toml");
+    std::fs::remove_file(&config).expect("drop the trust records");
+    let (code, problems) = doctor_problems(home.path(), "codex", cwd.path(), &[]);
+    assert_eq!(code, Some(1), "{problems:?}");
+    assert!(
+        problems.iter().any(|p| p.contains("not trusted") && p.contains("codeguard install --host codex")),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn doctor_names_a_gemini_project_install_in_an_untrusted_folder() {
+    let home = tempfile::tempdir().expect("home");
+    let repo = crate::support::TestRepo::new();
+    let root = repo.root().canonicalize().expect("canon");
+    let dir = root.to_str().expect("utf8");
+    assert_eq!(run(home.path(), &["install", "--host", "gemini", "--user"]).0, Some(0));
+    assert_eq!(run(home.path(), &["install", "--host", "gemini", "--project", dir]).0, Some(0));
+    let (code, problems) = doctor_problems(home.path(), "gemini", &root, &[]);
+    assert_eq!(code, Some(1), "{problems:?}");
+    assert!(problems.iter().any(|p| p.contains("not trust") && p.contains("--trust-folder")), "{problems:?}");
+    assert_eq!(
+        run(home.path(), &["install", "--host", "gemini", "--project", dir, "--trust-folder"]).0,
+        Some(0)
+    );
+    let (code, problems) = doctor_problems(home.path(), "gemini", &root, &[]);
+    assert_eq!((code, &problems), (Some(0), &Vec::new()));
+}
+
+#[test]
+fn doctor_names_a_kimi_file_the_host_does_not_read() {
+    let home = tempfile::tempdir().expect("home");
+    let cwd = tempfile::tempdir().expect("cwd");
+    assert_eq!(run(home.path(), &["install", "--host", "kimi"]).0, Some(0));
+    let (code, problems) = doctor_problems(home.path(), "kimi", cwd.path(), &[]);
+    assert_eq!((code, &problems), (Some(0), &Vec::new()));
+    let share = home.path().join("elsewhere");
+    let (code, problems) =
+        doctor_problems(home.path(), "kimi", cwd.path(), &[("KIMI_SHARE_DIR", share.as_os_str())]);
+    assert_eq!(code, Some(1), "{problems:?}");
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("Kimi CLI") && p.contains(&share.join("config.toml").display().to_string())),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn doctor_names_a_matcher_missing_a_shell_tool_name() {
+    let home = tempfile::tempdir().expect("home");
+    let cwd = tempfile::tempdir().expect("cwd");
+    assert_eq!(run(home.path(), &["install", "--host", "openhands"]).0, Some(0));
+    let file = home.path().join(".openhands/hooks.json");
+    let text = std::fs::read_to_string(&file).expect("read");
+    std::fs::write(&file, text.replace("terminal|execute_bash|bash", "terminal")).expect("write");
+    let (code, problems) = doctor_problems(home.path(), "openhands", cwd.path(), &[]);
+    assert_eq!(code, Some(1), "{problems:?}");
+    assert!(problems.iter().any(|p| p.contains("execute_bash") && p.contains("matcher")), "{problems:?}");
+}
+
+#[test]
+fn doctor_runs_the_installed_command_and_names_one_that_does_not_answer() {
+    let home = tempfile::tempdir().expect("home");
+    let cwd = tempfile::tempdir().expect("cwd");
+    assert_eq!(run(home.path(), &["install", "--host", "claude"]).0, Some(0));
+    let (code, problems) = doctor_problems(home.path(), "claude", cwd.path(), &[]);
+    assert_eq!((code, &problems), (Some(0), &Vec::new()));
+    // An executable called codeguard that answers nothing: it would let every commit through.
+    let fake = home.path().join("bin/codeguard");
+    std::fs::create_dir_all(fake.parent().expect("dir")).expect("mkdir");
+    std::fs::write(&fake, "#!/bin/sh\nexit 0\n").expect("write");
+    std::os::unix::fs::PermissionsExt::set_mode(
+        &mut std::fs::metadata(&fake).expect("meta").permissions(),
+        0o755,
+    );
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    let settings = home.path().join(".claude/settings.json");
+    let text = std::fs::read_to_string(&settings).expect("read");
+    let exe = assert_cmd::cargo::cargo_bin("codeguard");
+    std::fs::write(&settings, text.replace(exe.to_str().expect("utf8"), fake.to_str().expect("utf8")))
+        .expect("write");
+    let (code, problems) = doctor_problems(home.path(), "claude", cwd.path(), &[]);
+    assert_eq!(code, Some(1), "{problems:?}");
+    assert!(problems.iter().any(|p| p.contains("did not block")), "{problems:?}");
+}
