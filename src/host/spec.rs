@@ -318,4 +318,37 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn the_encoder_answers_through_the_channels_the_spec_names() {
+        use super::super::{Answer, HookEvent, encode};
+        for host in Host::ALL {
+            let s = spec(host);
+            let block =
+                encode(&HookEvent::bare(host, Event::PreToolUse), &Answer::Block("codeguard: no".into()), 0);
+            match s.deny {
+                DenyChannel::ExitTwo => {
+                    assert_eq!((block.exit, block.stderr.as_str()), (2, "codeguard: no"), "{host:?}")
+                }
+                DenyChannel::JsonDeny => {
+                    assert!(block.exit == 0 && block.stdout.contains("deny"), "{host:?}: {block:?}");
+                }
+                DenyChannel::Neutral => {
+                    assert!(block.exit == 1 && block.stdout.contains("\"deny\""), "{host:?}")
+                }
+            }
+            for event in Event::ALL {
+                let said = encode(&HookEvent::bare(host, event), &Answer::context("codeguard: note"), 0);
+                match s.delivery(event) {
+                    Delivery::Model | Delivery::User => {
+                        assert!(
+                            said.stdout.contains("codeguard: note"),
+                            "{host:?} {event:?} drops what the host delivers"
+                        );
+                    }
+                    Delivery::Ignored => {}
+                }
+            }
+        }
+    }
 }

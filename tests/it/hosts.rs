@@ -334,3 +334,49 @@ fn capabilities_describe_the_contract_without_reading_stdin() {
     }
     assert_eq!(v["exit_codes"]["deny"], 1);
 }
+
+#[test]
+fn install_capabilities_and_the_protocol_sheet_agree_with_the_host_specs() {
+    let home = tempfile::tempdir().expect("home");
+    let caps = codeguard(home.path()).args(["hook", "capabilities"]).output().expect("run");
+    let caps: Value = serde_json::from_slice(&caps.stdout).expect("json");
+    let protocol =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("hooks/__protocol__.md"))
+            .expect("protocol sheet");
+    for provider in caps["providers"].as_array().expect("providers") {
+        let host = provider["name"].as_str().expect("name");
+        // The sheet's section for the host names every shell and edit tool of its spec.
+        let section = protocol
+            .split("\n## ")
+            .find(|s| s.starts_with(&format!("{host} ")))
+            .unwrap_or_else(|| panic!("no section for {host}"));
+        for tool in provider["shell_tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .chain(provider["edit_tools"].as_array().expect("tools").iter())
+        {
+            let tool = tool.as_str().expect("tool");
+            assert!(section.contains(&format!("`{tool}`")), "the {host} section does not name `{tool}`");
+        }
+        if host == "zcode" {
+            continue;
+        }
+        // Installing writes the spec's own event names.
+        let out = codeguard(home.path()).args(["install", "--host", host]).output().expect("install");
+        assert_eq!(out.status.code(), Some(0), "{host}: {}", String::from_utf8_lossy(&out.stderr));
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let file = stdout
+            .lines()
+            .find_map(|l| l.split(" settings ").nth(1).and_then(|r| r.split(": ").next()))
+            .unwrap_or_else(|| panic!("{host}: {stdout}"));
+        let text = std::fs::read_to_string(file).expect("settings");
+        for (_, name) in provider["events"].as_object().expect("events") {
+            let name = name.as_str().expect("name");
+            assert!(
+                text.contains(&format!("\"{name}\"")),
+                "{host}: {file} does not register the spec's event `{name}`"
+            );
+        }
+    }
+}
