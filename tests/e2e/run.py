@@ -193,10 +193,20 @@ def run_codex(env, repo, server):
     return subprocess.run(cmd, cwd=repo, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT, check=False)
 
 
+def run_copilot(env, repo, server):
+    # Copilot's own bring-your-own-key provider settings point it at the scripted model.
+    env = dict(env, COPILOT_PROVIDER_BASE_URL=f"{server.url}/v1", COPILOT_PROVIDER_API_KEY="sk-e2e-fake",
+               COPILOT_MODEL="gpt-4o", COPILOT_OFFLINE="1", COPILOT_AUTO_UPDATE="false")
+    cmd = [bin_of("npm-copilot", "copilot"), "-p", "Commit the staged change.", "--allow-all-tools", "--no-ask-user"]
+    return subprocess.run(cmd, cwd=repo, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=TIMEOUT, check=False)
+
+
 LOOP_HOSTS = {
     "claude": ("npm-claude-code", run_claude, []),
     "gemini": ("npm-gemini-cli", run_gemini, []),
     "codex": ("npm-codex", run_codex, []),
+    "copilot": ("npm-copilot", run_copilot, []),
 }
 
 
