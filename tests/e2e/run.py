@@ -251,9 +251,54 @@ def loop_scenario(host, secret, extra_install=(), project=False, control=False):
         shutil.rmtree(root, ignore_errors=True)
 
 
+# Hosts run through their own loader ---------------------------------------------------------
+
+LOADER_HOSTS = {
+    # host: (venv, shell tool names the host's agent uses)
+    "kimi": ("py-kimi", ["Shell"]),
+    "openhands": ("py-openhands", ["terminal", "execute_bash", "bash"]),
+}
+
+
+def loader_scenario(host, secret):
+    venv, tools = LOADER_HOSTS[host]
+    python = os.path.join(HOSTS_DIR, venv, "bin", "python")
+    root = tempfile.mkdtemp(prefix=f"cg-e2e-{host}-")
+    try:
+        home = os.path.join(root, "home")
+        os.makedirs(home)
+        repo = make_repo(root, secret)
+        env = base_env(home)
+        out = install(env, host)
+        before = commits(repo)
+        for tool in tools:
+            label = f"{host} {tool} {'secret' if secret else 'clean'}"
+            result = subprocess.run([python, os.path.join(HERE, "host_loader.py"), host, tool, "git commit -m 'add settings'"],
+                                    cwd=repo, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False)
+            try:
+                seen = json.loads(result.stdout.strip().splitlines()[-1])
+            except (ValueError, IndexError):
+                check(False, f"{label}: the host's loader ran ({result.stderr[-800:]})")
+                continue
+            EVIDENCE[label] = {"install": out, **seen}
+            check(seen["loaded"] >= 1 and seen["ran"] >= 1, f"{label}: the host loaded and ran codeguard's pre-tool-use hook")
+            if secret:
+                check(seen["blocked"] and "codeguard" in seen["reason"], f"{label}: the hook denies the commit, with codeguard's message")
+                check(SECRET not in seen["reason"], f"{label}: the secret appears in no output")
+            else:
+                check(not seen["blocked"], f"{label}: the clean commit is allowed")
+        check(commits(repo) == before, f"{host}: the repository is unchanged by the hook")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def main():
-    hosts = SELECTED or list(LOOP_HOSTS)
+    hosts = SELECTED or [*LOOP_HOSTS, *LOADER_HOSTS]
     for host in hosts:
+        if host in LOADER_HOSTS:
+            loader_scenario(host, secret=True)
+            loader_scenario(host, secret=False)
+            continue
         package = LOOP_HOSTS[host][0] if host in LOOP_HOSTS else None
         if package and not os.path.exists(bin_of(package, host if host != "claude" else "claude")):
             check(False, f"{host}: not installed in {HOSTS_DIR}")
