@@ -2,9 +2,9 @@
 venv). For hosts with no runnable agent loop here: kimi-cli (its `kimi` entry point is only a
 deprecation notice) and openhands-sdk (a library; the embedding app drives the loop).
 
-Usage: host_loader.py HOST TOOL_NAME COMMAND   (cwd: the repository)
-Prints one JSON object: {"loaded": <hooks the host loaded for PreToolUse>, "blocked": bool,
-"reason": <what the agent would be told>}.
+Usage: host_loader.py HOST TOOL_NAMES COMMAND   (cwd: the repository; names comma-separated)
+Prints one JSON object per tool name: {"tool", "loaded": <hooks the host loaded for PreToolUse>,
+"ran", "blocked": bool, "reason": <what the agent would be told>}.
 """
 
 import asyncio
@@ -12,11 +12,11 @@ import json
 import os
 import sys
 
-HOST, TOOL, COMMAND = sys.argv[1], sys.argv[2], sys.argv[3]
+HOST, TOOLS, COMMAND = sys.argv[1], sys.argv[2].split(","), sys.argv[3]
 CWD = os.getcwd()
 
 
-def kimi():
+def kimi(tool):
     from kimi_cli.config import load_config
     from kimi_cli.hooks import events
     from kimi_cli.hooks.engine import HookEngine
@@ -24,25 +24,26 @@ def kimi():
     config = load_config()  # $KIMI_SHARE_DIR/config.toml or ~/.kimi/config.toml, as kimi-cli does
     engine = HookEngine(config.hooks, cwd=CWD)
     loaded = sum(1 for h in config.hooks if h.event == "PreToolUse")
-    payload = events.pre_tool_use(session_id="e2e", cwd=CWD, tool_name=TOOL, tool_input={"command": COMMAND},
+    payload = events.pre_tool_use(session_id="e2e", cwd=CWD, tool_name=tool, tool_input={"command": COMMAND},
                                   tool_call_id="e2e-1")
-    results = asyncio.run(engine.trigger("PreToolUse", matcher_value=TOOL, input_data=payload))
+    results = asyncio.run(engine.trigger("PreToolUse", matcher_value=tool, input_data=payload))
     blocked = [r for r in results if r.action == "block"]
-    return {"loaded": loaded, "ran": len(results), "blocked": bool(blocked),
+    return {"tool": tool, "loaded": loaded, "ran": len(results), "blocked": bool(blocked),
             "reason": blocked[0].reason if blocked else ""}
 
 
-def openhands():
+def openhands(tool):
     from openhands.sdk.hooks.config import HookConfig
     from openhands.sdk.hooks.manager import HookManager
     from openhands.sdk.hooks.types import HookEventType
 
     config = HookConfig.load(working_dir=CWD)  # .openhands/hooks.json, else ~/.openhands/hooks.json
     manager = HookManager(config=config, working_dir=CWD, session_id="e2e")
-    loaded = len(config.get_hooks_for_event(HookEventType.PRE_TOOL_USE, TOOL))
-    should_continue, results = manager.run_pre_tool_use(TOOL, {"command": COMMAND})
-    return {"loaded": loaded, "ran": len(results), "blocked": not should_continue,
+    loaded = len(config.get_hooks_for_event(HookEventType.PRE_TOOL_USE, tool))
+    should_continue, results = manager.run_pre_tool_use(tool, {"command": COMMAND})
+    return {"tool": tool, "loaded": loaded, "ran": len(results), "blocked": not should_continue,
             "reason": manager.get_blocking_reason(results) or ""}
 
 
-print(json.dumps({"kimi": kimi, "openhands": openhands}[HOST]()))
+for name in TOOLS:
+    print(json.dumps({"kimi": kimi, "openhands": openhands}[HOST](name)), flush=True)

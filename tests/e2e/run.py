@@ -270,15 +270,24 @@ def loader_scenario(host, secret):
         repo = make_repo(root, secret)
         env = base_env(home)
         out = install(env, host)
+        # openhands-sdk's LiteLLM would fetch a price list from the network on import.
+        env.update(LITELLM_LOCAL_MODEL_COST_MAP="True", OPENHANDS_SUPPRESS_BANNER="1")
         before = commits(repo)
+        result = subprocess.run([python, os.path.join(HERE, "host_loader.py"), host, ",".join(tools), "git commit -m 'add settings'"],
+                                cwd=repo, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False)
+        seen_all = {}
+        for line in result.stdout.splitlines():
+            try:
+                item = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(item, dict) and "tool" in item:
+                seen_all[item["tool"]] = item
         for tool in tools:
             label = f"{host} {tool} {'secret' if secret else 'clean'}"
-            result = subprocess.run([python, os.path.join(HERE, "host_loader.py"), host, tool, "git commit -m 'add settings'"],
-                                    cwd=repo, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False)
-            try:
-                seen = json.loads(result.stdout.strip().splitlines()[-1])
-            except (ValueError, IndexError):
-                check(False, f"{label}: the host's loader ran ({result.stderr[-800:]})")
+            seen = seen_all.get(tool)
+            if not check(seen is not None, f"{label}: the host's loader ran"):
+                say(f"  stderr: {result.stderr[-800:]}")
                 continue
             EVIDENCE[label] = {"install": out, **seen}
             check(seen["loaded"] >= 1 and seen["ran"] >= 1, f"{label}: the host loaded and ran codeguard's pre-tool-use hook")
