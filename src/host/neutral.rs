@@ -64,6 +64,8 @@ pub fn capabilities() -> Value {
                 "events": events,
                 "shell_tools": spec.shell_tools,
                 "edit_tools": spec.edit_tools,
+                "shell_matcher": spec.shell_matcher,
+                "edit_matcher": spec.edit_matcher,
                 "deny": match spec.deny {
                     super::spec::DenyChannel::ExitTwo => "exit 2 + stderr",
                     super::spec::DenyChannel::JsonDeny => "JSON deny on stdout, exit 0",

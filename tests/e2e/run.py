@@ -301,9 +301,38 @@ def loader_scenario(host, secret):
         shutil.rmtree(root, ignore_errors=True)
 
 
+# Packaging, validated by the hosts' own loaders ------------------------------------------------
+
+def packaging():
+    repo = os.path.dirname(os.path.dirname(HERE))
+    home = tempfile.mkdtemp(prefix="cg-e2e-pack-")
+    env = base_env(home)
+    try:
+        for target in (".claude-plugin/plugin.json", "."):
+            out = subprocess.run([bin_of("npm-claude-code", "claude"), "plugin", "validate", "--strict", target], cwd=repo,
+                                 env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False)
+            check(out.returncode == 0 and "Validation passed" in out.stdout,
+                  f"packaging: `claude plugin validate --strict {target}` accepts codeguard's plugin/marketplace")
+        out = subprocess.run([bin_of("npm-gemini-cli", "gemini"), "extensions", "validate", "hooks/gemini"], cwd=repo, env=env,
+                             capture_output=True, text=True, timeout=TIMEOUT, check=False)
+        check(out.returncode == 0 and "successfully validated" in out.stdout + out.stderr,
+              "packaging: `gemini extensions validate hooks/gemini` accepts codeguard's extension")
+        probe = ("import json, pathlib; from kimi_cli.config import load_config; "
+                 "c = load_config(pathlib.Path('hooks/kimi.toml')); print(json.dumps([h.event for h in c.hooks]))")
+        out = subprocess.run([os.path.join(HOSTS_DIR, "py-kimi", "bin", "python"), "-c", probe], cwd=repo, env=env,
+                             capture_output=True, text=True, timeout=TIMEOUT, check=False)
+        events = json.loads(out.stdout.strip() or "[]") if out.returncode == 0 else []
+        check(len(events) == 5, f"packaging: kimi-cli's config loader reads hooks/kimi.toml ({events})")
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
 def main():
-    hosts = SELECTED or [*LOOP_HOSTS, *LOADER_HOSTS]
+    hosts = SELECTED or [*LOOP_HOSTS, *LOADER_HOSTS, "packaging"]
     for host in hosts:
+        if host == "packaging":
+            packaging()
+            continue
         if host in LOADER_HOSTS:
             loader_scenario(host, secret=True)
             loader_scenario(host, secret=False)

@@ -283,7 +283,12 @@ fn unknown_events_and_hosts_are_ignored_with_a_note() {
 #[test]
 fn shipped_manifests_register_all_five_events() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("hooks");
-    for (file, host) in [("hooks.json", "claude"), ("codex/hooks.json", "codex"), ("kimi.toml", "kimi")] {
+    for (file, host) in [
+        ("hooks.json", "claude"),
+        ("codex/hooks.json", "codex"),
+        ("gemini/hooks/hooks.json", "gemini"),
+        ("kimi.toml", "kimi"),
+    ] {
         let text = std::fs::read_to_string(dir.join(file)).expect("manifest");
         if Path::new(file).extension().is_some_and(|e| e == "json") {
             serde_json::from_str::<Value>(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
@@ -378,5 +383,50 @@ fn install_capabilities_and_the_protocol_sheet_agree_with_the_host_specs() {
                 "{host}: {file} does not register the spec's event `{name}`"
             );
         }
+    }
+}
+
+#[test]
+fn shipped_manifests_use_the_host_specs_event_names_and_matchers() {
+    let home = tempfile::tempdir().expect("home");
+    let caps = codeguard(home.path()).args(["hook", "capabilities"]).output().expect("run");
+    let caps: Value = serde_json::from_slice(&caps.stdout).expect("json");
+    let provider = |host: &str| {
+        caps["providers"]
+            .as_array()
+            .expect("providers")
+            .iter()
+            .find(|p| p["name"] == host)
+            .expect("provider")
+            .clone()
+    };
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("hooks");
+    for (file, host) in
+        [("hooks.json", "claude"), ("codex/hooks.json", "codex"), ("gemini/hooks/hooks.json", "gemini")]
+    {
+        let manifest: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join(file)).expect("manifest")).expect("json");
+        let spec = provider(host);
+        for (event, matcher) in [("PreToolUse", "shell_matcher"), ("PostToolUse", "edit_matcher")] {
+            let name = spec["events"][event].as_str().expect("event name");
+            let group = &manifest["hooks"][name][0];
+            let shipped = group["matcher"].as_str().filter(|m| *m != "*");
+            assert_eq!(
+                shipped,
+                spec[matcher].as_str(),
+                "{file}: {name} matcher differs from the {host} spec"
+            );
+            let command = group["hooks"][0]["command"].as_str().expect("command");
+            assert!(command.ends_with(&format!("--host {host}")), "{file}: {command}");
+        }
+    }
+    let kimi = std::fs::read_to_string(dir.join("kimi.toml")).expect("kimi.toml");
+    let spec = provider("kimi");
+    for key in ["shell_matcher", "edit_matcher"] {
+        let matcher = spec[key].as_str().expect("matcher");
+        assert!(
+            kimi.contains(&format!("matcher = \"{matcher}\"")),
+            "kimi.toml lacks the spec's {key} `{matcher}`"
+        );
     }
 }
