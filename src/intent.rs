@@ -53,6 +53,9 @@ pub struct RepoIntent {
     pub fallback: bool,
     /// The index the command names (`GIT_INDEX_FILE=`), absolute; `None`: the repository's own.
     pub index_file: Option<PathBuf>,
+    /// A construct that cannot be seen into (`$g add …`, `eval "$x"`, `env $(…) git …`) runs in
+    /// this repository: it may stage anything before the commit.
+    pub opaque: bool,
 }
 
 /// An operation bound to a directory.
@@ -102,6 +105,7 @@ pub fn resolve(analysis: &Analysis, cwd: &Path) -> Intent {
         repos: HashMap::new(),
         events: Vec::new(),
         intent: Intent::default(),
+        opaque_roots: Vec::new(),
     };
     r.expand(analysis, &r.cwd.clone(), None);
     r.bind(analysis.parse_error.as_deref());
@@ -126,6 +130,8 @@ struct Resolver {
     repos: HashMap<PathBuf, Result<Repo, String>>,
     events: Vec<Event>,
     intent: Intent,
+    /// Repositories an opaque construct runs in.
+    opaque_roots: Vec<PathBuf>,
 }
 
 /// Per-repository chain state of `git config codeguard.skipGate`.
@@ -268,6 +274,9 @@ impl Resolver {
             }
         }
         self.fallback(&unbound);
+        for repo in &mut self.intent.repos {
+            repo.opaque |= self.opaque_roots.contains(&repo.root);
+        }
         self.finish(parse_error);
     }
 
@@ -452,11 +461,17 @@ impl Resolver {
             block: None,
             fallback,
             index_file: None,
+            opaque: false,
         });
         self.intent.repos.len() - 1
     }
 
     fn bind_opaque(&mut self, o: &Opaque, base: &Path) {
+        if let Ok(dir) = self.locate(base, &o.dir)
+            && let Ok(repo) = self.repo(&dir)
+        {
+            self.opaque_roots.push(repo.root);
+        }
         let Some(mode) = o.looks_like else {
             push_unique(&mut self.intent.unverified, o.reason.clone());
             if o.severity == Severity::Block {

@@ -14,6 +14,27 @@ use super::{
     looks_like,
 };
 
+/// Git sub-commands that change the index a later commit takes.
+const STAGING_SUBCOMMANDS: &[&str] = &[
+    "add",
+    "rm",
+    "mv",
+    "stash",
+    "checkout",
+    "restore",
+    "reset",
+    "apply",
+    "update-index",
+    "read-tree",
+    "merge",
+    "cherry-pick",
+    "revert",
+    "switch",
+    "am",
+    "pull",
+    "rebase",
+];
+
 /// Longest command text kept for messages.
 const TEXT_LIMIT: usize = 200;
 
@@ -252,14 +273,22 @@ impl Walker<'_> {
         }
     }
 
-    /// `$g push`, `${GIT:-git} commit`, `$(which git) push`: only a commit/push-looking word
-    /// makes it worth a note, and then it is never silent.
+    /// `$g push`, `${GIT:-git} commit`, `$(which git) push`: only a commit/push-looking word, or
+    /// a git sub-command that writes the index as the second word, makes it worth a note, and
+    /// then it is never silent.
     fn variable_command(&mut self, words: &[Word]) {
         let text = joined(words);
         if let Some(mode) = looks_like(&text) {
             self.opaque(
                 format!("`{text}` runs a command named by a variable; it may be a git {}", mode.as_str()),
                 Some(mode),
+                Severity::Unverified,
+            );
+        } else if words.get(1).is_some_and(|w| STAGING_SUBCOMMANDS.contains(&w.text.as_str())) {
+            // `$(echo git) add x`: it may stage what a later commit takes.
+            self.opaque(
+                format!("`{text}` runs a command named by a variable; it may be a git {}", words[1].text),
+                None,
                 Severity::Unverified,
             );
         }

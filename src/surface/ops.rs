@@ -11,8 +11,18 @@ use super::{Mode, Pathspecs, StagingAction, Surface, SurfaceError, SurfaceOption
 
 /// Predicts the surface of one repository's share of a command. Actions after the last commit
 /// are left out only for commands typed directly (through a script the order is less certain).
+/// A construct that cannot be seen into may stage anything first, and a repository that may be
+/// pushed only by such a construct (`$g push`, `eval "$cmd"`) gets the push surface too, with
+/// whatever its index holds as a pending commit.
 pub fn for_repo(repo: &RepoIntent) -> Result<Surface, SurfaceError> {
-    let (mode, actions) = staging_actions(repo);
+    let (mut mode, mut actions) = staging_actions(repo);
+    if repo.opaque {
+        // What it stages is unknown: the most it could take comes first.
+        actions.insert(0, anything_staged(false, false));
+    }
+    if repo.mode == crate::bash::Mode::Push && mode == Mode::Commit {
+        mode = Mode::Push { pending_commit: true };
+    }
     let options = SurfaceOptions { through_last_commit: !repo.ops.iter().any(|o| o.indirect) };
     super::predict_with_index(&repo.root, mode, &actions, options, repo.index_file.as_deref())
 }
@@ -41,6 +51,7 @@ pub fn staging_actions(repo: &RepoIntent) -> (Mode, Vec<StagingAction>) {
                         "`{}` stages content that cannot be known before it runs",
                         bound.text
                     )));
+                    actions.push(anything_staged(*interactive && !*pathspec_from_file && !*dynamic, *force));
                 } else if !*dry_run && !*intent_to_add {
                     actions.push(StagingAction::Add {
                         specs: Pathspecs::new(cwd_rel, pathspecs.clone()),
@@ -52,11 +63,15 @@ pub fn staging_actions(repo: &RepoIntent) -> (Mode, Vec<StagingAction>) {
             }
             GitOp::Commit { all, only_paths, include, interactive, pathspec_from_file, dynamic, .. } => {
                 committed = true;
-                actions.push(if *interactive || *pathspec_from_file || *dynamic {
-                    StagingAction::Unverifiable(format!(
+                if *interactive || *pathspec_from_file || *dynamic {
+                    actions.push(StagingAction::Unverifiable(format!(
                         "`{}` commits content that cannot be known before it runs",
                         bound.text
-                    ))
+                    )));
+                }
+                actions.push(if *interactive || *pathspec_from_file || *dynamic {
+                    // What it picks is unknown; every tracked change is the most it can take.
+                    StagingAction::CommitAll
                 } else if *all {
                     StagingAction::CommitAll
                 } else if only_paths.is_empty() {
@@ -87,6 +102,7 @@ pub fn staging_actions(repo: &RepoIntent) -> (Mode, Vec<StagingAction>) {
                         "`{}` moves paths known only at run time",
                         bound.text
                     )));
+                    actions.push(anything_staged(false, false));
                 } else if !*dry_run {
                     actions.extend(from.iter().map(|f| StagingAction::Mv {
                         cwd_rel: cwd_rel.clone(),
@@ -108,6 +124,19 @@ pub fn staging_actions(repo: &RepoIntent) -> (Mode, Vec<StagingAction>) {
     }
     let mode = if pushes { Mode::Push { pending_commit: committed } } else { Mode::Commit };
     (mode, actions)
+}
+
+/// The most a `git add` whose paths are unknown can stage, so that the surface is a superset of
+/// what lands: every tracked change for `-p`/`-i` (they pick hunks of tracked files), else every
+/// change, untracked files included (ignored ones too under `-f`). Paths are the repository's
+/// own, whatever directory the add runs in (`../` reaches anywhere).
+fn anything_staged(tracked_only: bool, force: bool) -> StagingAction {
+    StagingAction::Add {
+        specs: Pathspecs::new(String::new(), Vec::<String>::new()),
+        all: !tracked_only,
+        update: tracked_only,
+        force,
+    }
 }
 
 fn relative(root: &Path, dir: &Path) -> String {

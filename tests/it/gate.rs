@@ -220,3 +220,68 @@ fn a_pass_through_never_touches_the_state_directory() {
     assert_eq!((out.status.code(), out.stdout.is_empty(), out.stderr.is_empty()), (Some(0), true, true));
     assert!(!home.path().join(".codeguard").exists(), "the pass-through path created state");
 }
+
+/// Staging whose paths are only known at run time (`xargs git add`, `git add $(…)`, a loop
+/// variable, `git add -p`) may take any change: every one of them is scanned, so a key in a
+/// modified file the prediction cannot name still blocks.
+#[test]
+fn staging_known_only_at_run_time_scans_every_change_it_could_take() {
+    let key = ["AKIA", "Z7Q3K9X2M4P8V6B1"].concat();
+    for command in [
+        "git ls-files -m | xargs git add && git commit -m x",
+        "git add $(git diff --name-only) && git commit -m x",
+        "for f in *.txt; do git add \"$f\"; done; git commit -m x",
+        "git add -p && git commit -m partial",
+        "git commit -m x -- $(git diff --name-only)",
+    ] {
+        let repo = repo_with(&[("notes.txt", "plain\n"), ("ok.txt", "fine\n")]);
+        repo.commit_all("base");
+        repo.write("notes.txt", &format!("aws_access_key_id = {key}\n"));
+        repo.write("ok.txt", "fine, changed\n");
+        let (code, stdout, stderr) = gate(&repo, command, &[]);
+        assert_eq!(code, Some(2), "{command}: {stdout}{stderr}");
+        assert!(stderr.contains("notes.txt"), "{command}: {stderr}");
+        assert!(!stderr.contains(&key) && !stdout.contains(&key), "{command}: the key is never echoed");
+    }
+}
+
+/// A push made by a construct that cannot be seen into still checks what the push would
+/// publish: the current branch's unpushed commits, not only the index.
+#[test]
+fn an_opaque_push_checks_the_unpushed_commits() {
+    let key = ["AKIA", "Z7Q3K9X2M4P8V6B1"].concat();
+    let remote = tempfile::tempdir().expect("remote");
+    crate::support::git_in(remote.path(), &["init", "-q", "--bare"]);
+    let repo = repo_with(&[("ok.txt", "fine\n")]);
+    repo.commit_all("base");
+    repo.git(&["remote", "add", "origin", &remote.path().display().to_string()]);
+    repo.git(&["push", "-q", "-u", "origin", "main"]);
+    repo.write("cred.txt", &format!("aws_access_key_id = {key}\n"));
+    repo.commit_all("add credentials");
+    for command in ["${GIT:-git} push", "CMD='git push'; eval \"$CMD\""] {
+        let (code, stdout, stderr) = gate(&repo, command, &[]);
+        assert_eq!(code, Some(2), "{command}: {stdout}{stderr}");
+        assert!(stderr.contains("cred.txt"), "{command}: {stderr}");
+    }
+}
+
+/// A construct that cannot be seen into may stage anything before the commit that follows it,
+/// so every change is scanned.
+#[test]
+fn an_opaque_step_before_a_commit_scans_every_change() {
+    let key = ["AKIA", "Z7Q3K9X2M4P8V6B1"].concat();
+    for command in [
+        "env $(echo GIT_TRACE=0) git commit -am x",
+        "$(echo git) add notes.txt && git commit -m x",
+        "X='git add -A'; eval \"$X\"; git commit -m x",
+    ] {
+        let repo = repo_with(&[("notes.txt", "plain\n"), ("ok.txt", "fine\n")]);
+        repo.commit_all("base");
+        repo.write("notes.txt", &format!("aws_access_key_id = {key}\n"));
+        repo.write("ok.txt", "fine, changed\n");
+        repo.git(&["add", "ok.txt"]);
+        let (code, stdout, stderr) = gate(&repo, command, &[]);
+        assert_eq!(code, Some(2), "{command}: {stdout}{stderr}");
+        assert!(stderr.contains("notes.txt"), "{command}: {stderr}");
+    }
+}

@@ -21,6 +21,7 @@ mod init;
 mod install;
 mod lifecycle;
 mod mcp;
+mod oracle;
 mod path_options;
 mod properties;
 mod repo_code;
