@@ -76,7 +76,9 @@ def make_repo(root, secret):
     git(repo, "config", "commit.gpgsign", "false")
     with open(os.path.join(repo, "README.txt"), "w") as f:
         f.write("hello\n")
-    git(repo, "add", "README.txt")
+    with open(os.path.join(repo, "app.py"), "w") as f:
+        f.write("print(1)\n")  # a Python project, so session-start has a summary to give
+    git(repo, "add", "README.txt", "app.py")
     git(repo, "commit", "-q", "-m", "init")
     name = "settings.txt"
     with open(os.path.join(repo, name), "w") as f:
@@ -111,6 +113,11 @@ class ModelServer:
     def model_saw(self, needle):
         """Whether a request after the tool call carried `needle` back to the model."""
         return any(r.get("step") == "final" and needle in json.dumps(r.get("body")) for r in self.requests())
+
+    def first_saw(self, needle):
+        """Whether the first request offering the agent's tools carried `needle` (session context)."""
+        first = next((r for r in self.requests() if r.get("shell")), None)
+        return bool(first) and needle in json.dumps(first.get("body"))
 
     def tool_called(self):
         return any(r.get("step") == "call" for r in self.requests())
@@ -238,6 +245,10 @@ def loop_scenario(host, secret, extra_install=(), project=False, control=False):
             say(f"  stderr: {result.stderr[-1500:]}")
             return
         after = commits(repo)
+        if not control:
+            seen = server.first_saw("codeguard")
+            EVIDENCE[label]["session_context_reached_model"] = seen
+            check(seen, f"{label}: codeguard's session-start/prompt context reached the model")
         if control:
             check(after == before + 1, f"{label}: without codeguard the same commit lands (the harness sees a bad commit)")
         elif secret:
