@@ -79,7 +79,9 @@ pub fn uninstall(args: &UninstallArgs, env: &Env) -> anyhow::Result<u8> {
         if host == Host::Codex
             && let Some(config) = codex::config_path(env)
         {
-            let outcome = settings::remove_change(&config, true, |c| Ok(codex::stripped(c)))?;
+            let outcome = settings::remove_change(&config, true, |c| {
+                Ok(paths.iter().fold(Some(c.to_owned()), |text, file| codex::stripped(&text?, file)))
+            })?;
             print_settings(host, &config, &outcome, "hook trust")?;
         }
         return Ok(exit::PASS);
@@ -103,7 +105,8 @@ fn codex_trust(
     let config = codex::config_path(env).ok_or(settings::SettingsError::NoHome)?;
     let hooks_text = hosts::merged(Host::Codex, settings::read(hooks_file)?.as_deref(), exe)?;
     let records = codex::records(hooks_file, &hooks_text);
-    let outcome = settings::write_change(&config, dry_run, |old| Ok(codex::merged(old, &records)))?;
+    let outcome =
+        settings::write_change(&config, dry_run, |old| Ok(codex::merged(old, hooks_file, &records)))?;
     print_settings(Host::Codex, &config, &outcome, "hook trust")?;
     let mut text = format!(
         "codeguard: codex runs only hooks the user has reviewed; codeguard's {} hooks are recorded as trusted ([hooks.state] trusted_hash) because running `codeguard install --host codex` is your consent, given in place of Codex's own review. `codeguard uninstall --host codex` removes the records.\n",

@@ -127,21 +127,44 @@ fn header(key: &str) -> String {
     format!("[hooks.state.{}]", hosts::toml_string(key))
 }
 
-/// `config` with our block holding `records` (replacing an earlier block). A key the text
-/// already records outside the block is left to that record (a duplicate table would make
-/// Codex refuse the whole file).
-pub fn merged(config: Option<&str>, records: &[Record]) -> String {
+/// The records in our block.
+fn block_records(config: &str) -> Vec<Record> {
+    let (Some(begin), Some(end)) = (config.find(BEGIN), config.find(END)) else { return Vec::new() };
+    if begin >= end {
+        return Vec::new();
+    }
+    let mut out: Vec<Record> = Vec::new();
+    for line in config[begin..end].lines().map(str::trim) {
+        if let Some(quoted) = line.strip_prefix("[hooks.state.").and_then(|l| l.strip_suffix(']')) {
+            out.push(Record { key: hosts::toml_unquote(quoted), hash: String::new() });
+        } else if let (Some(("trusted_hash", value)), Some(last)) =
+            (line.split_once('=').map(|(k, v)| (k.trim(), v.trim())), out.last_mut())
+        {
+            last.hash = hosts::toml_unquote(value);
+        }
+    }
+    out
+}
+
+/// `config` with our block holding `records` for the hooks declared in `file`, beside the
+/// records our block already holds for other files (a user and a project install), replacing an
+/// earlier block where it stands. A key the text already records outside the block is left to
+/// that record (a duplicate table would make Codex refuse the whole file).
+pub fn merged(config: Option<&str>, file: &Path, records: &[Record]) -> String {
     let old = config.unwrap_or("");
+    let prefix = format!("{}:", file.display());
+    let mut all: Vec<Record> =
+        block_records(old).into_iter().filter(|r| !r.key.starts_with(&prefix)).collect();
+    all.extend(records.iter().cloned());
     let theirs = hosts::block_stripped(old, BEGIN, END);
     let mut body = String::new();
-    for record in records.iter().filter(|r| !theirs.contains(&header(&r.key))) {
+    for record in all.iter().filter(|r| !theirs.contains(&header(&r.key))) {
         let _ =
             write!(body, "{}\ntrusted_hash = {}\n", header(&record.key), hosts::toml_string(&record.hash));
     }
     if body.is_empty() {
         return theirs;
     }
-    // An earlier block is replaced where it stands (other blocks may follow it).
     if let (Some(begin), Some(end)) = (old.find(BEGIN), old.find(END))
         && begin < end
     {
@@ -150,9 +173,10 @@ pub fn merged(config: Option<&str>, records: &[Record]) -> String {
     hosts::block_merged(old, BEGIN, END, &body)
 }
 
-/// `config` without our block; `None` when nothing else is left.
-pub fn stripped(config: &str) -> Option<String> {
-    let text = hosts::block_stripped(config, BEGIN, END);
+/// `config` without our records for the hooks declared in `file` (the block goes when it is
+/// left empty); `None` when nothing else is left.
+pub fn stripped(config: &str, file: &Path) -> Option<String> {
+    let text = merged(Some(config), file, &[]);
     (!text.trim().is_empty()).then_some(text)
 }
 
@@ -217,12 +241,23 @@ mod tests {
     fn the_block_round_trips_and_respects_foreign_records() {
         let records = records(Path::new("/h/hooks.json"), HOOKS);
         let theirs = "model = \"o4\"\n";
-        let once = merged(Some(theirs), &records);
-        assert_eq!(merged(Some(&once), &records), once);
+        let file = Path::new("/h/hooks.json");
+        let once = merged(Some(theirs), file, &records);
+        assert_eq!(merged(Some(&once), file, &records), once);
         assert_eq!(recorded(&once, &records[0].key).map(|r| r.0), Some(records[0].hash.clone()));
-        assert_eq!(stripped(&once).as_deref(), Some(theirs));
+        assert_eq!(block_records(&once), records);
+        let project = Path::new("/p/.codex/hooks.json");
+        let theirs_too = super::records(project, HOOKS);
+        let both = merged(Some(&once), project, &theirs_too);
+        assert!(recorded(&both, &records[0].key).is_some() && recorded(&both, &theirs_too[0].key).is_some());
+        assert_eq!(
+            stripped(&both, project).as_deref(),
+            Some(once.as_str()),
+            "the user install's record stays"
+        );
+        assert_eq!(stripped(&once, file).as_deref(), Some(theirs));
         let foreign = format!("{}\ntrusted_hash = \"sha256:00\"\n", header(&records[0].key));
-        assert_eq!(merged(Some(&foreign), &records), foreign, "no duplicate table");
+        assert_eq!(merged(Some(&foreign), file, &records), foreign, "no duplicate table");
         assert!(project_trusted("[projects.\"/p\"]\ntrust_level = \"trusted\"\n", Path::new("/p")));
         assert!(!project_trusted("[projects.\"/p\"]\ntrust_level = \"untrusted\"\n", Path::new("/p")));
     }

@@ -245,7 +245,7 @@ fn kimi_declared(text: &str) -> Vec<Declared> {
 }
 
 /// The value of a TOML basic string written by [`toml_string`].
-fn toml_unquote(value: &str) -> String {
+pub(crate) fn toml_unquote(value: &str) -> String {
     let inner = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')).unwrap_or(value);
     inner.replace("\\\"", "\"").replace("\\\\", "\\")
 }

@@ -475,3 +475,32 @@ fn doctor_runs_the_installed_command_and_names_one_that_does_not_answer() {
     assert_eq!(code, Some(1), "{problems:?}");
     assert!(problems.iter().any(|p| p.contains("did not block")), "{problems:?}");
 }
+
+#[test]
+fn codex_user_and_project_installs_keep_each_others_trust_records() {
+    let home = tempfile::tempdir().expect("home");
+    let project = tempfile::tempdir().expect("project");
+    let dir = project.path().canonicalize().expect("canon");
+    let dir_text = dir.to_str().expect("utf8");
+    let config = home.path().join(".codex/config.toml");
+    assert_eq!(run(home.path(), &["install", "--host", "codex"]).0, Some(0));
+    let user_only = std::fs::read_to_string(&config).expect("config");
+    let (code, stdout, _) = run(home.path(), &["install", "--host", "codex", "--project", dir_text]);
+    assert_eq!(code, Some(0));
+    assert!(
+        stdout.contains("inactive") && stdout.contains("trust_level"),
+        "an untrusted project says so: {stdout}"
+    );
+    let both = std::fs::read_to_string(&config).expect("config");
+    let user_key = format!("{}:pre_tool_use:0:0", home.path().join(".codex/hooks.json").display());
+    let project_key = format!("{}:pre_tool_use:0:0", dir.join(".codex/hooks.json").display());
+    assert!(both.contains(&user_key) && both.contains(&project_key), "{both}");
+    assert_eq!(run(home.path(), &["uninstall", "--host", "codex", "--project", dir_text]).0, Some(0));
+    assert_eq!(
+        std::fs::read_to_string(&config).expect("config"),
+        user_only,
+        "the user install's trust stays"
+    );
+    assert_eq!(run(home.path(), &["uninstall", "--host", "codex"]).0, Some(0));
+    assert!(!config.exists(), "nothing of ours is left");
+}
