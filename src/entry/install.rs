@@ -80,7 +80,7 @@ pub fn uninstall(args: &UninstallArgs, env: &Env) -> anyhow::Result<u8> {
             && let Some(config) = codex::config_path(env)
         {
             let outcome = settings::remove_change(&config, true, |c| {
-                Ok(paths.iter().fold(Some(c.to_owned()), |text, file| codex::stripped(&text?, file)))
+                Ok(paths.iter().try_fold(c.to_owned(), |text, file| codex::stripped(&text, file)))
             })?;
             print_settings(host, &config, &outcome, "hook trust")?;
         }
