@@ -95,6 +95,14 @@ fn tool_input(map: &Map<String, Value>) -> Result<Option<Map<String, Value>>, De
             Some(Value::String(s)) => {
                 return match serde_json::from_str::<Value>(s) {
                     Ok(Value::Object(o)) => Ok(Some(o)),
+                    // A freeform `apply_patch` (Copilot CLI with GPT models) passes the patch
+                    // itself as its arguments.
+                    _ if ["tool_name", "toolName"]
+                        .iter()
+                        .any(|k| map.get(*k).and_then(Value::as_str) == Some("apply_patch")) =>
+                    {
+                        Ok(Some(Map::from_iter([("input".to_owned(), Value::from(s.as_str()))])))
+                    }
                     _ => Err(DecodeError::BadField("tool_input")),
                 };
             }
@@ -216,6 +224,10 @@ mod tests {
             (Host::Kimi, r#"{"tool_name":"StrReplaceFile","tool_input":{"path":"/r/a.py"}}"#),
             (Host::Copilot, r#"{"toolName":"edit","toolArgs":"{\"path\":\"/r/a.py\"}"}"#),
             (Host::Cursor, r#"{"hook_event_name":"afterFileEdit","file_path":"/r/a.py","edits":[]}"#),
+            (
+                Host::Copilot,
+                r#"{"toolName":"apply_patch","toolArgs":"*** Begin Patch\n*** Add File: /r/a.py\n+import os\n*** End Patch\n"}"#,
+            ),
             (Host::Gemini, r#"{"tool_name":"write_file","tool_input":{"file_path":"/r/a.py"}}"#),
         ];
         for (host, json) in cases {

@@ -199,7 +199,7 @@ pub fn spec(host: Host) -> HostSpec {
             host,
             label: "GitHub Copilot CLI",
             shell_tools: &["bash", "powershell"],
-            edit_tools: &["create", "edit"],
+            edit_tools: &["create", "edit", "apply_patch"],
             events: [
                 Some("sessionStart"),
                 Some("userPromptSubmitted"),

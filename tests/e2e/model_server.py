@@ -11,6 +11,7 @@ Usage: model_server.py PORT_FILE LOG_FILE COMMAND  (prints nothing; writes the p
 """
 
 import json
+import os
 import sys
 import threading
 import uuid
@@ -19,6 +20,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 PORT_FILE, LOG_FILE, COMMAND = sys.argv[1], sys.argv[2], sys.argv[3]
 LOCK = threading.Lock()
 SHELL_NAMES = ("Bash", "run_shell_command", "shell", "exec_command", "bash", "Shell", "terminal")
+# COMMAND "write:<relative path>:<content>" makes the call a file write with the host's edit tool.
+EDIT_TOOLS = {"Write": ("file_path", "content"), "write_file": ("file_path", "content"), "create": ("path", "file_text")}
+WRITE = COMMAND.split(":", 2)[1:] if COMMAND.startswith("write:") else None
 
 
 def log(entry):
@@ -31,6 +35,8 @@ def tool_names(body):
     for tool in body.get("tools") or []:
         if "name" in tool:
             names.append(tool["name"])
+        if isinstance(tool.get("custom"), dict):
+            names.append(tool["custom"].get("name"))
         if "function" in tool and isinstance(tool["function"], dict):
             names.append(tool["function"].get("name"))
         for decl in tool.get("functionDeclarations") or tool.get("function_declarations") or []:
@@ -40,6 +46,8 @@ def tool_names(body):
 
 def shell_tool(body):
     names = tool_names(body)
+    if WRITE:
+        return next((n for n in (*EDIT_TOOLS, "apply_patch") if n in names), None)
     for name in SHELL_NAMES:
         if name in names:
             return name
@@ -53,6 +61,10 @@ def already_called(body):
 
 
 def shell_args(name, body):
+    if WRITE:
+        path_key, content_key = EDIT_TOOLS[name]
+        return {path_key: os.path.join(os.getcwd(), WRITE[0]) if not WRITE[0].startswith("/") else WRITE[0],
+                content_key: WRITE[1]}
     if name == "exec_command":
         return {"cmd": COMMAND}
     if name == "shell":
@@ -155,7 +167,8 @@ class Handler(BaseHTTPRequestHandler):
     # Gemini generateContent -----------------------------------------------------------------
     def gemini(self, shell, step, stream):
         if step == "call":
-            part = {"functionCall": {"name": shell, "args": {"command": COMMAND, "description": "commit"}}}
+            args = shell_args(shell, {}) if WRITE else {"command": COMMAND, "description": "commit"}
+            part = {"functionCall": {"name": shell, "args": args}}
         else:
             part = {"text": "Done."}
         chunk = {"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}],
@@ -192,7 +205,14 @@ class Handler(BaseHTTPRequestHandler):
     # OpenAI chat completions ------------------------------------------------------------------
     def chat(self, body, shell, step):
         cid = "chatcmpl-" + uuid.uuid4().hex[:12]
-        if step == "call":
+        if step == "call" and shell == "apply_patch":
+            # Copilot offers GPT models a freeform apply_patch: the call's input is the patch.
+            lines = "".join(f"+{line}\n" for line in WRITE[1].splitlines())
+            patch = f"*** Begin Patch\n*** Add File: {os.path.join(os.getcwd(), WRITE[0])}\n{lines}*** End Patch\n"
+            call = {"id": "call_" + uuid.uuid4().hex[:8], "type": "custom", "custom": {"name": "apply_patch", "input": patch}}
+            message = {"role": "assistant", "content": None, "tool_calls": [call]}
+            finish = "tool_calls"
+        elif step == "call":
             call = {"id": "call_" + uuid.uuid4().hex[:8], "type": "function",
                     "function": {"name": shell, "arguments": json.dumps(shell_args(shell, body))}}
             message = {"role": "assistant", "content": None, "tool_calls": [call]}
@@ -221,8 +241,6 @@ def main():
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     with open(PORT_FILE + ".tmp", "w", encoding="utf-8") as f:
         f.write(str(server.server_address[1]))
-    import os
-
     os.replace(PORT_FILE + ".tmp", PORT_FILE)
     server.serve_forever()
 

@@ -92,10 +92,11 @@ def commits(repo):
 
 
 class ModelServer:
-    def __init__(self, root, command):
+    def __init__(self, root, command, cwd=None):
         self.log = os.path.join(root, "model-log.jsonl")
         port_file = os.path.join(root, "model-port")
-        self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "model_server.py"), port_file, self.log, command])
+        self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "model_server.py"), port_file, self.log, command],
+                                     cwd=cwd)
         for _ in range(100):
             if os.path.exists(port_file):
                 break
@@ -163,7 +164,7 @@ def bin_of(package_dir, name):
 def run_claude(env, repo, server):
     env = dict(env, ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY="sk-ant-e2e-fake",
                CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_AUTOUPDATER="1", DISABLE_TELEMETRY="1")
-    cmd = [bin_of("npm-claude-code", "claude"), "-p", "Commit the staged change.", "--allowedTools", "Bash",
+    cmd = [bin_of("npm-claude-code", "claude"), "-p", "Commit the staged change.", "--allowedTools", "Bash,Write,Edit",
            "--output-format", "json", "--model", "claude-sonnet-4-5"]
     return subprocess.run(cmd, cwd=repo, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT, check=False)
 
@@ -208,6 +209,9 @@ def run_copilot(env, repo, server):
     return subprocess.run(cmd, cwd=repo, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                           timeout=TIMEOUT, check=False)
 
+
+# Hosts that send PostToolUse for their file-writing tool and deliver its context to the model.
+EDIT_HOSTS = ("claude", "gemini", "copilot")
 
 LOOP_HOSTS = {
     "claude": ("npm-claude-code", run_claude, []),
@@ -258,6 +262,32 @@ def loop_scenario(host, secret, extra_install=(), project=False, control=False):
                   f"{label}: the secret appears in no output")
         else:
             check(after == before + 1, f"{label}: the clean commit landed")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def edit_scenario(host):
+    """The agent writes a Python file with an unused import; the lint result must reach it."""
+    runner = LOOP_HOSTS[host][1]
+    label = f"{host} edit"
+    root = tempfile.mkdtemp(prefix=f"cg-e2e-{host}-")
+    try:
+        home = os.path.join(root, "home")
+        os.makedirs(home)
+        repo = make_repo(root, secret=False)
+        env = base_env(home)
+        install(env, host)
+        server = ModelServer(root, "write:bad.py:import os\n", cwd=repo)
+        try:
+            result = runner(env, repo, server)
+        finally:
+            server.stop()
+        EVIDENCE[label] = {"exit": result.returncode, "stderr": result.stderr[-2000:]}
+        if check(server.tool_called() and os.path.exists(os.path.join(repo, "bad.py")),
+                 f"{label}: the agent loop wrote bad.py (exit {result.returncode})"):
+            check(server.model_saw("F401"), f"{label}: codeguard's lint result for the edited file reached the model")
+        else:
+            say(f"  stderr: {result.stderr[-1500:]}")
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -357,6 +387,8 @@ def main():
         if host in LOOP_HOSTS:
             loop_scenario(host, secret=True)
             loop_scenario(host, secret=False)
+        if host in EDIT_HOSTS:
+            edit_scenario(host)
         if host == "gemini":
             loop_scenario(host, secret=True, extra_install=["--trust-folder"], project=True)
             loop_scenario(host, secret=False, extra_install=["--trust-folder"], project=True)
