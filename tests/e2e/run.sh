@@ -55,12 +55,18 @@ done
 [ -n "$python" ] || skip "no Python >= 3.12 for kimi-cli and openhands-sdk"
 
 pids=()
-npm_host claude-code @anthropic-ai/claude-code "$CLAUDE_CODE" claude & pids+=($!)
-npm_host gemini-cli @google/gemini-cli "$GEMINI_CLI" gemini & pids+=($!)
-npm_host codex @openai/codex "$CODEX" codex & pids+=($!)
-npm_host copilot @github/copilot "$COPILOT" copilot & pids+=($!)
-py_host kimi "kimi-cli==$KIMI_CLI" kimi_cli & pids+=($!)
-py_host openhands "openhands-sdk==$OPENHANDS_SDK" openhands.sdk & pids+=($!)
+npm_host claude-code @anthropic-ai/claude-code "$CLAUDE_CODE" claude &
+pids+=($!)
+npm_host gemini-cli @google/gemini-cli "$GEMINI_CLI" gemini &
+pids+=($!)
+npm_host codex @openai/codex "$CODEX" codex &
+pids+=($!)
+npm_host copilot @github/copilot "$COPILOT" copilot &
+pids+=($!)
+py_host kimi "kimi-cli==$KIMI_CLI" kimi_cli &
+pids+=($!)
+py_host openhands "openhands-sdk==$OPENHANDS_SDK" openhands.sdk &
+pids+=($!)
 failed=0
 for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
 if [ "$failed" = 1 ]; then
