@@ -179,7 +179,7 @@ def run_gemini(env, repo, server):
                GEMINI_CLI_NO_RELAUNCH="true")
     cmd = [bin_of("npm-gemini-cli", "gemini"), "-p", "Commit the staged change.", "--yolo",
            "--model", "gemini-2.5-flash", "--output-format", "json"]
-    if not env.get("E2E_PROJECT"):
+    if not env.get("E2E_PROJECT") or env.get("E2E_INACTIVE"):
         # A user install applies in any folder; headless Gemini still wants the folder vouched for.
         cmd.append("--skip-trust")
     return subprocess.run(cmd, cwd=repo, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT, check=False)
@@ -221,10 +221,12 @@ LOOP_HOSTS = {
 }
 
 
-def loop_scenario(host, secret, extra_install=(), project=False, control=False):
-    """One agent run; `control`: without codeguard installed (the harness must see it land)."""
+def loop_scenario(host, secret, extra_install=(), project=False, control=False, inactive=False):
+    """One agent run; `control`: without codeguard installed (the harness must see it land);
+    `inactive`: an install the host will not load — the commit lands, and doctor must say so."""
     runner = LOOP_HOSTS[host][1]
-    label = f"{host}{' project' if project else ''}{' control' if control else ''} {'secret' if secret else 'clean'}"
+    label = (f"{host}{' project' if project else ''}{' control' if control else ''}{' inactive' if inactive else ''}"
+             f" {'secret' if secret else 'clean'}")
     root = tempfile.mkdtemp(prefix=f"cg-e2e-{host}-")
     try:
         home = os.path.join(root, "home")
@@ -235,7 +237,20 @@ def loop_scenario(host, secret, extra_install=(), project=False, control=False):
         if project:
             args += ["--project", repo]
             env["E2E_PROJECT"] = "1"
+        if inactive:
+            env["E2E_INACTIVE"] = "1"
         out = "" if control else install(env, host, *args)
+        if not control:
+            doctor = subprocess.run([CODEGUARD, "doctor", "--host", host, "--format", "json"], cwd=repo, env=env,
+                                    capture_output=True, text=True, timeout=TIMEOUT, check=False)
+            problems = [c for c in json.loads(doctor.stdout or "{}").get("checks", []) if c.get("status") == "problem"]
+            if inactive:
+                check("inactive" in out and "--trust-folder" in out, f"{label}: the install says its hooks are inactive")
+                check(doctor.returncode == 1 and any("trust" in c.get("detail", "") for c in problems),
+                      f"{label}: codeguard doctor --host {host} names the install the host will not load")
+            else:
+                check(doctor.returncode == 0 and not problems,
+                      f"{label}: codeguard doctor --host {host} is healthy ({problems})")
         before = commits(repo)
         server = ModelServer(root, "git commit -m 'add settings'")
         try:
@@ -249,12 +264,12 @@ def loop_scenario(host, secret, extra_install=(), project=False, control=False):
             say(f"  stderr: {result.stderr[-1500:]}")
             return
         after = commits(repo)
-        if not control:
+        if not control and not inactive:
             seen = server.first_saw("codeguard")
             EVIDENCE[label]["session_context_reached_model"] = seen
             check(seen, f"{label}: codeguard's session-start/prompt context reached the model")
-        if control:
-            check(after == before + 1, f"{label}: without codeguard the same commit lands (the harness sees a bad commit)")
+        if control or inactive:
+            check(after == before + 1, f"{label}: the same commit lands (the host runs no codeguard hook)")
         elif secret:
             check(after == before, f"{label}: the commit of a staged secret did not land")
             check(server.model_saw("codeguard"), f"{label}: the model received codeguard's message")
@@ -390,6 +405,7 @@ def main():
         if host in EDIT_HOSTS:
             edit_scenario(host)
         if host == "gemini":
+            loop_scenario(host, secret=True, project=True, inactive=True)
             loop_scenario(host, secret=True, extra_install=["--trust-folder"], project=True)
             loop_scenario(host, secret=False, extra_install=["--trust-folder"], project=True)
     evidence = os.environ.get("CODEGUARD_E2E_EVIDENCE")
