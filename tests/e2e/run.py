@@ -240,12 +240,17 @@ def loop_scenario(host, secret, extra_install=(), project=False, control=False, 
         if inactive:
             env["E2E_INACTIVE"] = "1"
         out = "" if control else install(env, host, *args)
+        if inactive and host == "codex":
+            # The hooks as an install without trust records leaves them (codeguard before it wrote them).
+            config = os.path.join(home, ".codex", "config.toml")
+            os.remove(config)
         if not control:
             doctor = subprocess.run([CODEGUARD, "doctor", "--host", host, "--format", "json"], cwd=repo, env=env,
                                     capture_output=True, text=True, timeout=TIMEOUT, check=False)
             problems = [c for c in json.loads(doctor.stdout or "{}").get("checks", []) if c.get("status") == "problem"]
-            if inactive:
+            if inactive and host == "gemini":
                 check("inactive" in out and "--trust-folder" in out, f"{label}: the install says its hooks are inactive")
+            if inactive:
                 check(doctor.returncode == 1 and any("trust" in c.get("detail", "") for c in problems),
                       f"{label}: codeguard doctor --host {host} names the install the host will not load")
             else:
@@ -404,6 +409,8 @@ def main():
             loop_scenario(host, secret=False)
         if host in EDIT_HOSTS:
             edit_scenario(host)
+        if host == "codex":
+            loop_scenario(host, secret=True, inactive=True)
         if host == "gemini":
             loop_scenario(host, secret=True, project=True, inactive=True)
             loop_scenario(host, secret=True, extra_install=["--trust-folder"], project=True)
