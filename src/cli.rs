@@ -147,7 +147,8 @@ pub enum StateAction {
 #[derive(Debug, Args)]
 pub struct HookArgs {
     /// The hook event: session-start, user-prompt-submit, pre-tool-use, post-tool-use or stop (a
-    /// host's own names such as `BeforeTool` are accepted too; unknown events are ignored).
+    /// host's own names such as `BeforeTool` are accepted too; unknown events are ignored), or
+    /// `capabilities` (what the neutral contract offers, as JSON; reads nothing).
     pub event: String,
     /// The host whose payload and answer format to use: claude, codex, gemini, kimi, copilot,
     /// cursor, openhands, zcode or neutral.
@@ -311,6 +312,10 @@ pub struct InstallArgs {
     /// gemini).
     #[arg(long, requires = "host")]
     pub mcp: bool,
+    /// Gemini with `--project`: also add the folder to Gemini's trusted folders
+    /// (`~/.gemini/trustedFolders.json`); Gemini ignores an untrusted folder's hooks.
+    #[arg(long, requires = "host")]
+    pub trust_folder: bool,
     /// Show what would change, write nothing.
     #[arg(long)]
     pub dry_run: bool,

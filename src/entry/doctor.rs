@@ -1,12 +1,16 @@
 //! `codeguard doctor [--host H] [--format json]`: is this machine set up so the gate really runs?
-//! Checks that the binary each host would run resolves, that the host settings contain
-//! codeguard's hooks for every event, that the linters of the current project are on the PATH
-//! a GUI-launched host would see (not just the shell's), that every trusted workspace is still
-//! the repository and the commands that were trusted, and that the state directory is writable.
+//! For each installed host (user settings and the current project's): codeguard's hooks for
+//! every event, a shell matcher that covers every shell tool name of the host, the exact
+//! installed command blocking a smoke commit through the host's deny channel (run as the host
+//! runs it, `sh -c`), and the host willing to load the file (Codex hook and project trust,
+//! Gemini folder trust, the file each Kimi really reads); anything else is a named problem with
+//! its fix. Also that the linters of the current project are on the PATH a GUI-launched host
+//! would see (not just the shell's), that every trusted workspace is still the repository and the
+//! commands that were trusted, and that the state directory is writable.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use serde::Serialize;
@@ -14,7 +18,7 @@ use serde::Serialize;
 use crate::cli::{DoctorArgs, Format};
 use crate::env::Env;
 use crate::host::{Event, Host};
-use crate::install::{hosts, settings};
+use crate::install::{codex, gemini, hosts, settings};
 use crate::registry::Registry;
 use crate::trust::Standing;
 
@@ -69,63 +73,314 @@ fn check(name: impl Into<String>, status: Level, detail: impl Into<String>) -> C
     Check { name: name.into(), status, detail: detail.into() }
 }
 
-/// The host's user settings: our hooks present for every event, and their program runnable.
-/// Hosts that were not asked about and have no settings file are not reported.
+/// Every settings file of a host that could hold our hooks: the user file(s) (for Kimi, each
+/// Kimi's real file and its default) and the current project's, with the project it belongs to.
+fn locations(host: Host, env: &Env) -> Vec<(PathBuf, Option<PathBuf>)> {
+    let mut out: Vec<(PathBuf, Option<PathBuf>)> = Vec::new();
+    let mut add = |path: PathBuf, project: Option<PathBuf>| {
+        if !out.iter().any(|(p, _)| *p == path) {
+            out.push((path, project));
+        }
+    };
+    if host == Host::Kimi {
+        for kimi in settings::Kimi::ALL {
+            if let Some(path) = settings::kimi_path(kimi, env) {
+                add(path, None);
+            }
+            if let Some(home) = env.home() {
+                add(home.join(kimi.location().1).join("config.toml"), None);
+            }
+        }
+    } else if let Ok(path) = settings::path(host, None, env) {
+        add(path, None);
+    }
+    if let Some(project) = project_root()
+        && let Ok(path) = settings::path(host, Some(&project), env)
+    {
+        add(path, Some(project));
+    }
+    out
+}
+
+/// The current repository's root (else the current directory), where project settings live.
+fn project_root() -> Option<PathBuf> {
+    let cwd = std::env::current_dir().ok()?;
+    let root = crate::intent::repository_at(&cwd).map_or(cwd, |(root, _)| root);
+    Some(root.canonicalize().unwrap_or(root))
+}
+
+/// A host's installs, each checked for what the host really does with it: every event has a
+/// hook, the shell matcher covers every shell tool name, the exact installed command blocks a
+/// smoke commit through the host's deny channel, and the host will load the file (Codex hook
+/// trust and project trust, Gemini folder trust, the Kimi file each Kimi really reads). Hosts
+/// that were not asked about and have nothing installed are not reported.
 fn host_checks(host: Host, env: &Env, asked: bool) -> Vec<Check> {
     let name = format!("host {}", host.name());
-    let Ok(path) = settings::path(host, None, env) else {
-        return if asked {
-            vec![check(name, Level::Warning, "no installable settings for this host")]
-        } else {
-            Vec::new()
+    let mut out = Vec::new();
+    let mut found = false;
+    for (path, project) in locations(host, env) {
+        let text = match settings::read(&path) {
+            Ok(Some(text)) => text,
+            Ok(None) => continue,
+            Err(e) => {
+                out.push(check(&name, Level::Problem, e.to_string()));
+                continue;
+            }
         };
-    };
-    let text = match settings::read(&path) {
-        Ok(Some(text)) => text,
-        Ok(None) if asked => {
-            return vec![check(
-                name,
-                Level::Problem,
-                format!("{} does not exist: run `codeguard install --host {}`", path.display(), host.name()),
-            )];
+        let declared = hosts::declared(host, &text);
+        if declared.is_empty() {
+            continue;
         }
-        Ok(None) => return Vec::new(),
-        Err(e) => return vec![check(name, Level::Problem, e.to_string())],
-    };
-    let installed = hosts::installed_events(host, &text);
-    if installed.is_empty() && !asked {
-        return Vec::new();
+        found = true;
+        out.extend(file_checks(host, &path, project.as_deref(), &text, &declared, env));
     }
-    let missing: Vec<&str> = Event::ALL.iter().filter(|e| !installed.contains(e)).map(|e| e.name()).collect();
-    let mut out = vec![if missing.is_empty() {
+    if host == Host::Kimi {
+        out.extend(kimi_reach(env));
+    }
+    if !found && asked {
+        let path = settings::path(host, None, env)
+            .map_or_else(|_| "its settings".to_owned(), |p| p.display().to_string());
+        out.push(check(
+            name,
+            Level::Problem,
+            format!(
+                "{path} does not exist or has no codeguard hooks: run `codeguard install --host {}`",
+                host.name()
+            ),
+        ));
+    }
+    out
+}
+
+fn file_checks(
+    host: Host,
+    path: &Path,
+    project: Option<&Path>,
+    text: &str,
+    declared: &[hosts::Declared],
+    env: &Env,
+) -> Vec<Check> {
+    let name = format!("host {}", host.name());
+    let spec = crate::host::spec(host);
+    let fix = format!("run `codeguard install --host {}`", host.name());
+    let mut out = Vec::new();
+    let missing: Vec<&str> =
+        Event::ALL.iter().filter(|e| !declared.iter().any(|d| d.event == **e)).map(|e| e.name()).collect();
+    out.push(if missing.is_empty() {
         check(&name, Level::Ok, format!("{}: hooks for all five events", path.display()))
     } else {
         check(
             &name,
             Level::Problem,
-            format!(
-                "{}: no codeguard hook for {} — run `codeguard install --host {}`",
-                path.display(),
-                missing.join(", "),
-                host.name()
-            ),
+            format!("{}: no codeguard hook for {} — {fix}", path.display(), missing.join(", ")),
         )
-    }];
-    for program in hosts::our_programs(host, &text) {
+    });
+    let pre: Vec<&hosts::Declared> = declared.iter().filter(|d| d.event == Event::PreToolUse).collect();
+    for tool in spec.shell_tools {
+        if !pre.is_empty() && !pre.iter().any(|d| spec.matcher.covers(d.matcher.as_deref(), tool)) {
+            let matchers: Vec<&str> = pre.iter().filter_map(|d| d.matcher.as_deref()).collect();
+            out.push(check(
+                format!("{name} matcher"),
+                Level::Problem,
+                format!(
+                    "{}: the pre-tool-use matcher `{}` does not cover `{tool}`, a shell tool of {}: its commands pass unchecked — {fix}",
+                    path.display(),
+                    matchers.join("`, `"),
+                    spec.label
+                ),
+            ));
+        }
+    }
+    let mut commands: Vec<&str> = pre.iter().map(|d| d.command.as_str()).collect();
+    commands.dedup();
+    for command in commands {
+        out.push(match smoke(host, command, env) {
+            Ok(()) => {
+                check(format!("{name} smoke"), Level::Ok, format!("`{command}` blocks an uncheckable commit"))
+            }
+            Err(why) => check(format!("{name} smoke"), Level::Problem, format!("`{command}` {why} — {fix}")),
+        });
+    }
+    for program in hosts::our_programs(host, text) {
         let runnable = std::fs::metadata(&program).is_ok_and(|m| {
             m.is_file() && std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0
         });
-        out.push(if runnable {
-            check(format!("{name} binary"), Level::Ok, program)
-        } else {
-            check(
+        if !runnable {
+            out.push(check(
                 format!("{name} binary"),
                 Level::Problem,
                 format!("{program} is not an executable file: the host's hooks would fail open — reinstall"),
-            )
-        });
+            ));
+        }
+    }
+    out.extend(load_checks(host, path, project, text, env));
+    out
+}
+
+/// Whether the host will load this file at all (its trust rules).
+fn load_checks(host: Host, path: &Path, project: Option<&Path>, text: &str, env: &Env) -> Vec<Check> {
+    let name = format!("host {} trust", host.name());
+    let mut out = Vec::new();
+    match crate::host::spec(host).trust {
+        crate::host::spec::Trust::None => {}
+        crate::host::spec::Trust::CodexHookState => {
+            let config_path = codex::config_path(env);
+            let config =
+                config_path.as_deref().and_then(|p| settings::read(p).ok().flatten()).unwrap_or_default();
+            let shown = config_path.map_or_else(|| "config.toml".to_owned(), |p| p.display().to_string());
+            let records = codex::records(path, text);
+            let untrusted: Vec<String> = records
+                .iter()
+                .filter_map(|r| match codex::recorded(&config, &r.key) {
+                    None => Some(format!("{} (not trusted)", r.key)),
+                    Some((_, true)) => Some(format!("{} (disabled: enabled = false)", r.key)),
+                    Some((hash, false)) if hash != r.hash => {
+                        Some(format!("{} (modified since it was trusted)", r.key))
+                    }
+                    Some(_) => None,
+                })
+                .collect();
+            out.push(if untrusted.is_empty() {
+                check(&name, Level::Ok, format!("{} hooks recorded as reviewed in {shown}", records.len()))
+            } else {
+                check(
+                    &name,
+                    Level::Problem,
+                    format!(
+                        "Codex skips these hooks without a message, they are not trusted in {shown}: {} — run `codeguard install --host codex{}` (it records them as reviewed), or review them in Codex",
+                        untrusted.join(", "),
+                        project.map_or_else(String::new, |p| format!(" --project {}", p.display()))
+                    ),
+                )
+            });
+            if let Some(dir) = project
+                && !codex::project_trusted(&config, dir)
+            {
+                out.push(check(
+                    &name,
+                    Level::Problem,
+                    format!(
+                        "Codex loads nothing from {}/.codex: the project is not trusted in {shown} — trust it in Codex, or install user-wide with `codeguard install --host codex --user`",
+                        dir.display()
+                    ),
+                ));
+            }
+        }
+        crate::host::spec::Trust::GeminiFolder => {
+            if let Some(dir) = project {
+                out.push(match gemini::folder_trust(env, dir) {
+                    gemini::FolderTrust::Trusted(why) => check(&name, Level::Ok, why),
+                    gemini::FolderTrust::Untrusted(why) => check(
+                        &name,
+                        Level::Problem,
+                        format!(
+                            "Gemini CLI does not trust {} ({why}), so it ignores {}: run `codeguard install --host gemini --project {} --trust-folder`, or install with --user",
+                            dir.display(),
+                            path.display(),
+                            dir.display()
+                        ),
+                    ),
+                });
+            }
+        }
     }
     out
+}
+
+/// Each Kimi reads one file (its variable, else its default): hooks in the other one do nothing.
+fn kimi_reach(env: &Env) -> Vec<Check> {
+    let Some(home) = env.home() else { return Vec::new() };
+    let has_hooks = |p: &Path| {
+        settings::read(p).ok().flatten().is_some_and(|t| !hosts::declared(Host::Kimi, &t).is_empty())
+    };
+    settings::Kimi::ALL
+        .iter()
+        .filter_map(|&kimi| {
+            let real = settings::kimi_path(kimi, env)?;
+            let default = home.join(kimi.location().1).join("config.toml");
+            (real != default && !has_hooks(&real) && has_hooks(&default)).then(|| {
+                check(
+                    "host kimi reach",
+                    Level::Problem,
+                    format!(
+                        "{} reads {} (${}), which has no codeguard hooks; the hooks in {} are not read — run `codeguard install --host kimi` with {} set as the host sees it",
+                        kimi.label(),
+                        real.display(),
+                        kimi.location().0,
+                        default.display(),
+                        kimi.location().0
+                    ),
+                )
+            })
+        })
+        .collect()
+}
+
+/// Runs an installed command as the host does (`sh -c`, payload on stdin) with this host's
+/// pre-tool-use payload for `git commit` in an empty directory — a commit that cannot be
+/// checked, which codeguard must block through the host's deny channel.
+fn smoke(host: Host, command: &str, env: &Env) -> Result<(), String> {
+    let dir = tempfile::tempdir().map_err(|e| format!("could not be tried: {e}"))?;
+    let cwd = dir.path().canonicalize().unwrap_or_else(|_| dir.path().to_path_buf());
+    let payload = smoke_payload(host, &cwd);
+    let file = cwd.join("payload.json");
+    std::fs::write(&file, payload.to_string()).map_err(|e| format!("could not be tried: {e}"))?;
+    let vars: Vec<(String, std::ffi::OsString)> = env.vars().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let argv = vec![
+        "/bin/sh".to_owned(),
+        "-c".to_owned(),
+        format!("{command} < \"$1\""),
+        "sh".to_owned(),
+        file.display().to_string(),
+    ];
+    let finished = crate::process::Cmd::new(argv, cwd, vars, std::time::Duration::from_secs(30)).run();
+    let output = finished.text();
+    let first = output.lines().next().unwrap_or("").chars().take(160).collect::<String>();
+    let blocked = match (crate::host::spec(host).deny, &finished.ending) {
+        (crate::host::spec::DenyChannel::ExitTwo, crate::process::Ending::Exited(2)) => {
+            output.contains("codeguard")
+        }
+        (crate::host::spec::DenyChannel::JsonDeny, crate::process::Ending::Exited(0)) => {
+            output.contains("deny") && output.contains("codeguard")
+        }
+        (crate::host::spec::DenyChannel::Neutral, crate::process::Ending::Exited(1)) => {
+            output.contains("\"deny\"")
+        }
+        _ => false,
+    };
+    if blocked {
+        Ok(())
+    } else {
+        Err(format!(
+            "did not block a commit it must block ({:?}, output: {})",
+            finished.ending,
+            if first.is_empty() { "nothing" } else { &first }
+        ))
+    }
+}
+
+/// The host's own pre-tool-use payload shape for `git commit -m smoke` in `cwd`.
+fn smoke_payload(host: Host, cwd: &Path) -> serde_json::Value {
+    let spec = crate::host::spec(host);
+    let tool = spec.shell_tools.first().copied().unwrap_or("Bash");
+    let command = "git commit -m codeguard-doctor-smoke";
+    let id = format!("codeguard-doctor-{}", std::process::id());
+    match host {
+        Host::Copilot => {
+            serde_json::json!({"sessionId": id, "cwd": cwd, "toolName": tool, "toolArgs": {"command": command}})
+        }
+        Host::Cursor => {
+            serde_json::json!({"hook_event_name": "beforeShellExecution", "conversation_id": id, "command": command, "cwd": cwd})
+        }
+        Host::OpenHands => {
+            serde_json::json!({"event_type": "PreToolUse", "session_id": id, "tool_name": tool, "tool_input": {"command": command}, "working_dir": cwd})
+        }
+        Host::Claude | Host::Codex | Host::Gemini | Host::Kimi | Host::Zcode | Host::Neutral => {
+            serde_json::json!({
+            "hook_event_name": spec.event_name(Event::PreToolUse).unwrap_or("PreToolUse"),
+            "session_id": id, "tool_use_id": id, "tool_name": tool, "tool_input": {"command": command}, "cwd": cwd})
+        }
+    }
 }
 
 /// The current project's linters: on the shell's PATH, and on the PATH a GUI host sees.

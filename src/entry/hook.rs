@@ -7,6 +7,7 @@
 //! with one line on stderr. So does a SIGTERM/SIGINT/SIGHUP while checks run
 //! ([`crate::process::arm`]): every child is killed first. A second copy of the hook firing for
 //! the same tool call replays the first copy's delivered block (`super::replay`).
+//! `codeguard hook capabilities` prints what the neutral contract offers (JSON) and reads nothing.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -24,6 +25,10 @@ const HARD_PAYLOAD_BYTES: usize = 16 * 1024 * 1024;
 /// Runs a hook and returns the exit code. Never fails: every error is encoded fail-open.
 pub fn run(args: &HookArgs, env: &Env) -> u8 {
     let started = Instant::now();
+    if args.event == "capabilities" {
+        // Read-only discovery for supervisors: no stdin, no repository.
+        return emit(&Encoded { stdout: format!("{}\n", host::capabilities()), ..Encoded::default() });
+    }
     let (Some(host), Some(event)) = (Host::from_name(&args.host), Event::from_name(&args.event)) else {
         return emit(&note(&format!(
             "unknown hook `{}` for host `{}`; nothing to do",

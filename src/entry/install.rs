@@ -14,16 +14,32 @@ use crate::exit;
 use crate::host::Host;
 use crate::install::git_hooks::{self, Action, Change};
 use crate::install::settings::{self, Kind, Outcome};
+use crate::install::{codex, gemini, hosts};
 
 /// Runs `install`.
 pub fn install(args: &InstallArgs, env: &Env) -> anyhow::Result<u8> {
     if let Some(name) = &args.host {
         let project = project_dir(args.scope.project.as_deref())?;
-        let (host, path) = host_settings(name, project.as_deref(), env)?;
+        let (host, _) = host_settings(name, project.as_deref(), env)?;
+        if args.trust_folder && (host != Host::Gemini || project.is_none()) {
+            return Err(
+                super::UsageError("--trust-folder goes with --host gemini --project DIR".into()).into()
+            );
+        }
+        let paths =
+            settings::paths(host, project.as_deref(), env).map_err(|e| super::UsageError(e.to_string()))?;
         let mcp_path = args.mcp.then(|| mcp_settings(host, project.as_deref(), env)).transpose()?;
         let exe = current_exe()?;
-        let outcome = settings::install(Kind::Hooks, host, &path, &exe, args.dry_run)?;
-        print_settings(host, &path, &outcome, "settings")?;
+        for path in &paths {
+            let outcome = settings::install(Kind::Hooks, host, path, &exe, args.dry_run)?;
+            print_settings(host, path, &outcome, "settings")?;
+            if host == Host::Codex {
+                codex_trust(path, &exe, project.as_deref(), env, args.dry_run)?;
+            }
+        }
+        if let (Host::Gemini, Some(dir)) = (host, project.as_deref()) {
+            gemini_folder(dir, env, args.trust_folder, args.dry_run)?;
+        }
         if let Some(mcp_path) = mcp_path {
             let outcome = settings::install(Kind::Mcp, host, &mcp_path, &exe, args.dry_run)?;
             print_settings(host, &mcp_path, &outcome, "MCP server registration")?;
@@ -50,13 +66,86 @@ pub fn uninstall(args: &UninstallArgs, env: &Env) -> anyhow::Result<u8> {
             let outcome = settings::uninstall(Kind::Mcp, host, &mcp_path)?;
             print_settings(host, &mcp_path, &outcome, "MCP server registration")?;
         }
-        let outcome = settings::uninstall(Kind::Hooks, host, &path)?;
-        print_settings(host, &path, &outcome, "settings")?;
+        let paths = match (host, project.as_deref()) {
+            (Host::Kimi, None) => {
+                settings::Kimi::ALL.iter().filter_map(|k| settings::kimi_path(*k, env)).collect()
+            }
+            _ => vec![path],
+        };
+        for path in &paths {
+            let outcome = settings::uninstall(Kind::Hooks, host, path)?;
+            print_settings(host, path, &outcome, "settings")?;
+        }
+        if host == Host::Codex
+            && let Some(config) = codex::config_path(env)
+        {
+            let outcome = settings::remove_change(&config, true, |c| {
+                Ok(paths.iter().try_fold(c.to_owned(), |text, file| codex::stripped(&text, file)))
+            })?;
+            print_settings(host, &config, &outcome, "hook trust")?;
+        }
         return Ok(exit::PASS);
     }
     let dir = git_hooks::hooks_dir(&current_dir()?)?;
     let changes = git_hooks::uninstall(&dir)?;
     print(&dir, &changes)
+}
+
+/// Records codeguard's Codex hooks (declared in `hooks_file`) as reviewed in the user's
+/// `config.toml`, the way Codex persists a hook the user trusted; Codex skips unreviewed hooks
+/// silently. Says that the install is the consent, and when a project install stays inactive
+/// because Codex does not trust the project.
+fn codex_trust(
+    hooks_file: &Path,
+    exe: &Path,
+    project: Option<&Path>,
+    env: &Env,
+    dry_run: bool,
+) -> anyhow::Result<()> {
+    let config = codex::config_path(env).ok_or(settings::SettingsError::NoHome)?;
+    let hooks_text = hosts::merged(Host::Codex, settings::read(hooks_file)?.as_deref(), exe)?;
+    let records = codex::records(hooks_file, &hooks_text);
+    let outcome =
+        settings::write_change(&config, dry_run, |old| Ok(codex::merged(old, hooks_file, &records)))?;
+    print_settings(Host::Codex, &config, &outcome, "hook trust")?;
+    let mut text = format!(
+        "codeguard: codex runs only hooks the user has reviewed; codeguard's {} hooks are recorded as trusted ([hooks.state] trusted_hash) because running `codeguard install --host codex` is your consent, given in place of Codex's own review. `codeguard uninstall --host codex` removes the records.\n",
+        records.len()
+    );
+    if let Some(dir) = project {
+        let trusted = settings::read(&config)?.is_some_and(|c| codex::project_trusted(&c, dir));
+        if !trusted {
+            let _ = writeln!(
+                text,
+                "codeguard: WARNING: these hooks are inactive: Codex loads nothing from {}/.codex until the project is trusted (`[projects.\"{}\"] trust_level = \"trusted\"` in {}, or accept Codex's trust prompt); or install user-wide with `codeguard install --host codex --user`.",
+                dir.display(),
+                dir.display(),
+                config.display()
+            );
+        }
+    }
+    std::io::stdout().write_all(text.as_bytes()).context("writing to stdout")
+}
+
+/// A Gemini project install: trusts the folder when asked (`--trust-folder`), else says that an
+/// untrusted folder's hooks stay inactive and how to fix that.
+fn gemini_folder(dir: &Path, env: &Env, trust: bool, dry_run: bool) -> anyhow::Result<()> {
+    if trust {
+        let file = gemini::trusted_folders_path(env).ok_or(settings::SettingsError::NoHome)?;
+        let outcome = settings::write_change(&file, dry_run, |old| Ok(gemini::trusted_merged(old, dir)?))?;
+        print_settings(Host::Gemini, &file, &outcome, "trusted folders")?;
+        if dry_run {
+            return Ok(());
+        }
+    }
+    if let gemini::FolderTrust::Untrusted(why) = gemini::folder_trust(env, dir) {
+        let text = format!(
+            "codeguard: WARNING: these hooks are inactive: Gemini CLI ignores the hooks of a folder it does not trust ({why}). Install user-wide with `codeguard install --host gemini --user`, or trust the folder with `codeguard install --host gemini --project {} --trust-folder`.\n",
+            dir.display()
+        );
+        std::io::stdout().write_all(text.as_bytes()).context("writing to stdout")?;
+    }
+    Ok(())
 }
 
 /// The `--project` directory, canonical; a missing one is a usage error.

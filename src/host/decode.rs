@@ -8,48 +8,15 @@ use serde_json::{Map, Value};
 
 use super::{DecodeError, Event, HookEvent, Host, ToolCall, patch};
 
-/// How a host names its tools.
+/// How a host names its tools (from its [`super::HostSpec`]).
 struct Tools {
     shell: &'static [&'static str],
     edit: &'static [&'static str],
 }
 
 fn tools(host: Host) -> Tools {
-    match host {
-        Host::Claude | Host::Zcode => {
-            Tools { shell: &["Bash", "PowerShell"], edit: &["Write", "Edit", "MultiEdit", "NotebookEdit"] }
-        }
-        Host::Codex => {
-            Tools { shell: &["Bash", "shell", "exec_command"], edit: &["apply_patch", "Edit", "Write"] }
-        }
-        Host::Gemini => Tools { shell: &["run_shell_command"], edit: &["write_file", "replace"] },
-        Host::Kimi => {
-            Tools { shell: &["Bash", "Shell"], edit: &["Write", "Edit", "WriteFile", "StrReplaceFile"] }
-        }
-        Host::Copilot => Tools { shell: &["bash", "powershell"], edit: &["create", "edit"] },
-        Host::Cursor => Tools { shell: &["Shell"], edit: &["Write", "Edit", "StrReplace"] },
-        Host::OpenHands => Tools {
-            shell: &["terminal", "execute_bash", "bash"],
-            edit: &["file_editor", "str_replace_editor"],
-        },
-        Host::Neutral => Tools {
-            shell: &["Bash", "PowerShell", "Shell", "shell", "run_shell_command", "bash", "terminal"],
-            edit: &[
-                "Write",
-                "Edit",
-                "MultiEdit",
-                "NotebookEdit",
-                "apply_patch",
-                "write_file",
-                "replace",
-                "WriteFile",
-                "StrReplaceFile",
-                "create",
-                "edit",
-                "file_editor",
-            ],
-        },
-    }
+    let spec = super::spec(host);
+    Tools { shell: spec.shell_tools, edit: spec.edit_tools }
 }
 
 pub(super) fn decode(host: Host, event: Event, payload: &[u8]) -> Result<HookEvent, DecodeError> {
@@ -81,6 +48,7 @@ pub(super) fn from_map(host: Host, event: Event, map: &Map<String, Value>) -> Re
         },
         stop_hook_active: map.get("stop_hook_active").and_then(Value::as_bool).unwrap_or(false),
         correlation_id: None,
+        provider: None,
     })
 }
 
@@ -127,6 +95,14 @@ fn tool_input(map: &Map<String, Value>) -> Result<Option<Map<String, Value>>, De
             Some(Value::String(s)) => {
                 return match serde_json::from_str::<Value>(s) {
                     Ok(Value::Object(o)) => Ok(Some(o)),
+                    // A freeform `apply_patch` (Copilot CLI with GPT models) passes the patch
+                    // itself as its arguments.
+                    _ if ["tool_name", "toolName"]
+                        .iter()
+                        .any(|k| map.get(*k).and_then(Value::as_str) == Some("apply_patch")) =>
+                    {
+                        Ok(Some(Map::from_iter([("input".to_owned(), Value::from(s.as_str()))])))
+                    }
                     _ => Err(DecodeError::BadField("tool_input")),
                 };
             }
@@ -248,6 +224,10 @@ mod tests {
             (Host::Kimi, r#"{"tool_name":"StrReplaceFile","tool_input":{"path":"/r/a.py"}}"#),
             (Host::Copilot, r#"{"toolName":"edit","toolArgs":"{\"path\":\"/r/a.py\"}"}"#),
             (Host::Cursor, r#"{"hook_event_name":"afterFileEdit","file_path":"/r/a.py","edits":[]}"#),
+            (
+                Host::Copilot,
+                r#"{"toolName":"apply_patch","toolArgs":"*** Begin Patch\n*** Add File: /r/a.py\n+import os\n*** End Patch\n"}"#,
+            ),
             (Host::Gemini, r#"{"tool_name":"write_file","tool_input":{"file_path":"/r/a.py"}}"#),
         ];
         for (host, json) in cases {

@@ -128,14 +128,21 @@ fn kimi(event: Event, answer: &Answer) -> Encoded {
     }
 }
 
-/// Copilot: exit codes never block pre-tool-use, so a block is a JSON deny with exit 0; the
-/// other events' outputs are ignored by the CLI, so nothing is printed for them.
+/// Copilot: exit codes never block pre-tool-use, so a block is a JSON deny with exit 0. Context
+/// is `additionalContext`, which Copilot injects for sessionStart, userPromptSubmitted, preToolUse
+/// and postToolUse — never with a `permissionDecision` of allow, which would skip Copilot's own
+/// approval. agentStop output could only force another turn, so nothing is printed there.
 fn copilot(event: Event, answer: &Answer) -> Encoded {
-    deny_only(
-        event,
-        answer,
-        |report| json!({"permissionDecision": "deny", "permissionDecisionReason": report}),
-    )
+    match (event, answer) {
+        (_, Answer::Allow) | (Event::Stop, _) => Encoded::default(),
+        (Event::PreToolUse, Answer::Block(report)) => {
+            stdout_json(&json!({"permissionDecision": "deny", "permissionDecisionReason": report}))
+        }
+        (Event::SessionStart | Event::UserPromptSubmit | Event::PreToolUse | Event::PostToolUse, _) => {
+            context_of(answer)
+                .map_or_else(Encoded::default, |(t, _)| stdout_json(&json!({"additionalContext": t})))
+        }
+    }
 }
 
 /// Cursor: `beforeShellExecution` reads `{"permission": "deny", …}`; its after-events are
@@ -195,7 +202,7 @@ fn neutral(event: &HookEvent, answer: &Answer, runtime_ms: u64) -> Encoded {
     let mut value = json!({
         "contract_version": CONTRACT_VERSION,
         "correlation_id": event.correlation_id.clone().unwrap_or_else(|| format!("codeguard-{}", std::process::id())),
-        "event": {"name": event.event.claude_name(), "provider": "codeguard", "tool": event.tool_name},
+        "event": {"name": event.event.claude_name(), "provider": event.provider.as_deref().unwrap_or("neutral"), "tool": event.tool_name},
         "decision": decision,
         "effect": effect,
         "status": status,

@@ -11,10 +11,13 @@ mod decode;
 mod encode;
 mod neutral;
 mod patch;
+pub mod spec;
 
 use std::path::PathBuf;
 
 pub use encode::encode;
+pub use neutral::capabilities;
+pub use spec::{HostSpec, spec};
 
 /// Payloads larger than this are ignored (fail-open).
 pub const MAX_PAYLOAD_BYTES: usize = 1024 * 1024;
@@ -180,6 +183,8 @@ pub struct HookEvent {
     pub stop_hook_active: bool,
     /// The neutral contract's correlation id.
     pub correlation_id: Option<String>,
+    /// The provider a neutral request names (its response names it back).
+    pub provider: Option<String>,
 }
 
 impl HookEvent {
@@ -196,6 +201,7 @@ impl HookEvent {
             prompt: None,
             stop_hook_active: false,
             correlation_id: None,
+            provider: None,
         }
     }
 }

@@ -38,7 +38,52 @@ pub(super) fn decode(event: Event, payload: &[u8]) -> Result<HookEvent, DecodeEr
     let mut decoded = super::decode::from_map(provider, event, &map)?;
     decoded.host = Host::Neutral;
     decoded.correlation_id = map.get("correlation_id").and_then(Value::as_str).map(str::to_owned);
+    decoded.provider = map
+        .get("provider")
+        .and_then(Value::as_str)
+        .map(|p| p.chars().filter(|c| !c.is_control()).take(MAX_ID_BYTES).collect());
     Ok(decoded)
+}
+
+/// What `codeguard hook capabilities` reports, so a supervisor discovers codeguard instead of
+/// guessing: the contract version, the input limit, the events, the effects, the exit codes and
+/// every provider adapter (its event names, tool names and how it is answered).
+pub fn capabilities() -> Value {
+    let providers: Vec<Value> = Host::ALL
+        .iter()
+        .filter(|h| **h != Host::Neutral)
+        .map(|&host| {
+            let spec = super::spec(host);
+            let events: Map<String, Value> = Event::ALL
+                .iter()
+                .map(|e| (e.claude_name().to_owned(), Value::from(spec.event_name(*e).unwrap_or(""))))
+                .collect();
+            serde_json::json!({
+                "name": host.name(),
+                "label": spec.label,
+                "events": events,
+                "shell_tools": spec.shell_tools,
+                "edit_tools": spec.edit_tools,
+                "shell_matcher": spec.shell_matcher,
+                "edit_matcher": spec.edit_matcher,
+                "deny": match spec.deny {
+                    super::spec::DenyChannel::ExitTwo => "exit 2 + stderr",
+                    super::spec::DenyChannel::JsonDeny => "JSON deny on stdout, exit 0",
+                    super::spec::DenyChannel::Neutral => "neutral response, exit 1",
+                },
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "contract_version": CONTRACT_VERSION,
+        "max_input_bytes": super::MAX_PAYLOAD_BYTES,
+        "events": Event::ALL.iter().map(|e| e.claude_name()).collect::<Vec<_>>(),
+        "effects": ["allow", "block"],
+        "decisions": ["allow", "deny"],
+        "exit_codes": {"allow": crate::exit::PASS, "deny": crate::exit::FAIL},
+        "strict_fields": FIELDS,
+        "providers": providers,
+    })
 }
 
 fn validate(map: &Map<String, Value>, event: Event) -> Result<(), DecodeError> {

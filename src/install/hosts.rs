@@ -43,56 +43,9 @@ const fn entry(event: Event, key: &'static str, matcher: Option<&'static str>, t
     Entry { event, key, matcher, timeout }
 }
 
-/// The entries of a host (its own event names and tool matchers).
+/// The entries of a host: its own event names and tool matchers, from its [`crate::host::HostSpec`].
 fn entries(host: Host) -> Result<Vec<Entry>, HostInstallError> {
-    use Event::{PostToolUse, PreToolUse, SessionStart, Stop, UserPromptSubmit};
-    let claude_like = |edit: &'static str| {
-        vec![
-            entry(SessionStart, "SessionStart", None, 30),
-            entry(UserPromptSubmit, "UserPromptSubmit", None, 120),
-            entry(PreToolUse, "PreToolUse", Some("Bash"), 120),
-            entry(PostToolUse, "PostToolUse", Some(edit), 60),
-            entry(Stop, "Stop", None, 15),
-        ]
-    };
-    Ok(match host {
-        Host::Claude => claude_like("Write|Edit|MultiEdit|NotebookEdit"),
-        Host::Codex => claude_like("apply_patch|Edit|Write"),
-        Host::Gemini => vec![
-            entry(SessionStart, "SessionStart", None, 30),
-            entry(UserPromptSubmit, "BeforeAgent", None, 120),
-            entry(PreToolUse, "BeforeTool", Some("run_shell_command"), 120),
-            entry(PostToolUse, "AfterTool", Some("write_file|replace"), 60),
-            entry(Stop, "AfterAgent", None, 15),
-        ],
-        Host::Kimi => vec![
-            entry(SessionStart, "SessionStart", None, 30),
-            entry(UserPromptSubmit, "UserPromptSubmit", None, 120),
-            entry(PreToolUse, "PreToolUse", Some("Bash|Shell"), 120),
-            entry(PostToolUse, "PostToolUse", Some("Write|Edit|WriteFile|StrReplaceFile"), 60),
-            entry(Stop, "Stop", None, 15),
-        ],
-        Host::Copilot => vec![
-            entry(SessionStart, "sessionStart", None, 30),
-            entry(UserPromptSubmit, "userPromptSubmitted", None, 120),
-            entry(PreToolUse, "preToolUse", None, 120),
-            entry(PostToolUse, "postToolUse", None, 60),
-            entry(Stop, "agentStop", None, 15),
-        ],
-        Host::Cursor => vec![
-            entry(SessionStart, "sessionStart", None, 30),
-            entry(UserPromptSubmit, "beforeSubmitPrompt", None, 120),
-            entry(PreToolUse, "beforeShellExecution", None, 120),
-            entry(PostToolUse, "afterFileEdit", None, 60),
-            entry(Stop, "stop", None, 15),
-        ],
-        Host::OpenHands => vec![
-            entry(SessionStart, "SessionStart", None, 30),
-            entry(UserPromptSubmit, "UserPromptSubmit", None, 120),
-            entry(PreToolUse, "PreToolUse", Some("terminal"), 120),
-            entry(PostToolUse, "PostToolUse", Some("file_editor"), 60),
-            entry(Stop, "Stop", None, 15),
-        ],
+    match host {
         Host::Zcode => {
             return Err(HostInstallError::Unsupported(
                 "ZCode has no documented hook settings; it runs Claude Code, Codex or Gemini CLI, whose own hooks apply: install for those hosts".into(),
@@ -103,7 +56,31 @@ fn entries(host: Host) -> Result<Vec<Entry>, HostInstallError> {
                 "the neutral contract is called by a supervisor, not installed: run `codeguard hook <event> --host neutral` from it".into(),
             ));
         }
-    })
+        Host::Claude
+        | Host::Codex
+        | Host::Gemini
+        | Host::Kimi
+        | Host::Copilot
+        | Host::Cursor
+        | Host::OpenHands => {}
+    }
+    let spec = crate::host::spec(host);
+    Event::ALL
+        .iter()
+        .map(|&event| {
+            let key = spec.event_name(event).ok_or_else(|| {
+                HostInstallError::Unsupported(format!("{} has no {} event", spec.label, event.name()))
+            })?;
+            let (matcher, timeout) = match event {
+                Event::SessionStart => (None, 30),
+                Event::UserPromptSubmit => (None, 120),
+                Event::PreToolUse => (spec.shell_matcher, 120),
+                Event::PostToolUse => (spec.edit_matcher, 60),
+                Event::Stop => (None, 15),
+            };
+            Ok(entry(event, key, matcher, timeout))
+        })
+        .collect()
 }
 
 /// The shell command a host runs for an event.
@@ -199,6 +176,80 @@ pub fn our_programs(host: Host, text: &str) -> Vec<String> {
     out
 }
 
+/// One of codeguard's handlers as a settings text declares it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Declared {
+    /// The event.
+    pub event: Event,
+    /// The group's tool matcher, if any.
+    pub matcher: Option<String>,
+    /// The command the host runs.
+    pub command: String,
+}
+
+/// codeguard's handlers in a settings text (JSON settings, or Kimi's `[[hooks]]` TOML).
+pub fn declared(host: Host, text: &str) -> Vec<Declared> {
+    if host == Host::Kimi {
+        return kimi_declared(text);
+    }
+    let Ok(root) = parse_object(Some(text)) else { return Vec::new() };
+    let Some(Value::Object(events)) = root.get("hooks") else { return Vec::new() };
+    let mut out = Vec::new();
+    for (key, groups) in events {
+        let (Some(event), Some(groups)) = (Event::from_name(key), groups.as_array()) else { continue };
+        for group in groups {
+            let matcher = group.get("matcher").and_then(Value::as_str).map(str::to_owned);
+            let direct = std::iter::once(group);
+            let nested = group.get("hooks").and_then(Value::as_array).into_iter().flatten();
+            for handler in direct.chain(nested) {
+                let command =
+                    ["command", "bash"].iter().find_map(|k| handler.get(*k).and_then(Value::as_str));
+                if let Some(command) = command.filter(|c| is_ours(c, host)) {
+                    out.push(Declared { event, matcher: matcher.clone(), command: command.to_owned() });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// codeguard's `[[hooks]]` tables in a Kimi config (read line by line: `event`, `matcher`,
+/// `command` as TOML basic strings).
+fn kimi_declared(text: &str) -> Vec<Declared> {
+    let mut out = Vec::new();
+    let mut current: (Option<String>, Option<String>, Option<String>) = (None, None, None);
+    let flush = |current: &mut (Option<String>, Option<String>, Option<String>), out: &mut Vec<Declared>| {
+        if let (Some(event), matcher, Some(command)) = std::mem::take(current)
+            && let Some(event) = Event::from_name(&event)
+            && is_ours(&command, Host::Kimi)
+        {
+            out.push(Declared { event, matcher, command });
+        }
+    };
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            flush(&mut current, &mut out);
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else { continue };
+        let value = toml_unquote(value.trim());
+        match key.trim() {
+            "event" => current.0 = Some(value),
+            "matcher" => current.1 = Some(value),
+            "command" => current.2 = Some(value),
+            _ => {}
+        }
+    }
+    flush(&mut current, &mut out);
+    out
+}
+
+/// The value of a TOML basic string written by [`toml_string`].
+pub(crate) fn toml_unquote(value: &str) -> String {
+    let inner = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')).unwrap_or(value);
+    inner.replace("\\\"", "\"").replace("\\\\", "\\")
+}
+
 fn handler(host: Host, e: &Entry, command: &str) -> Value {
     match host {
         Host::Copilot => json!({"type": "command", "bash": command, "timeoutSec": e.timeout}),
@@ -282,7 +333,7 @@ fn kimi_stripped(text: &str) -> String {
 
 /// `old` without any earlier copy of our marked block, with the block (holding `body`) appended
 /// after a blank line.
-fn block_merged(old: &str, begin: &str, end: &str, body: &str) -> String {
+pub(crate) fn block_merged(old: &str, begin: &str, end: &str, body: &str) -> String {
     let mut text = block_stripped(old, begin, end);
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
@@ -295,7 +346,7 @@ fn block_merged(old: &str, begin: &str, end: &str, body: &str) -> String {
 }
 
 /// The text without our marked block (and the blank line install put before it).
-fn block_stripped(text: &str, begin_marker: &str, end_marker: &str) -> String {
+pub(crate) fn block_stripped(text: &str, begin_marker: &str, end_marker: &str) -> String {
     let (Some(begin), Some(end)) = (text.find(begin_marker), text.find(end_marker)) else {
         return text.to_owned();
     };
@@ -406,7 +457,8 @@ fn is_our_server(server: &Value) -> bool {
     name.starts_with("codeguard") && server.get("args") == Some(&json!(["mcp"]))
 }
 
-fn toml_string(text: &str) -> String {
+/// A TOML basic string.
+pub(crate) fn toml_string(text: &str) -> String {
     format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
 }
 

@@ -1,10 +1,13 @@
-//! Installing codeguard where it is called from: git's own hooks now (`install --git-hooks`),
-//! agent hosts' settings beside it later (`install --host H`).
+//! Installing codeguard where it is called from: git's own hooks (`install --git-hooks`) and
+//! agent hosts' settings (`install --host H`), with what a host needs before it runs them
+//! (`codex`: hook trust records; `gemini`: folder trust, on request).
 //!
 //! Every target follows the same rules: it is written only because the user asked, it never
 //! clobbers what others put there (it chains or merges, and keeps what it replaced), running it
 //! twice changes nothing, and `uninstall` restores what was there before.
 
+pub mod codex;
+pub mod gemini;
 pub mod git_hooks;
 pub mod hosts;
 pub mod settings;

@@ -66,18 +66,79 @@ pub fn path(host: Host, project: Option<&Path>, env: &Env) -> Result<PathBuf, Se
     let home = env.home().ok_or(SettingsError::NoHome)?;
     Ok(match host {
         Host::Claude => home.join(".claude/settings.json"),
-        Host::Codex => home.join(".codex/hooks.json"),
+        Host::Codex => super::codex::home(env).unwrap_or_else(|| home.join(".codex")).join("hooks.json"),
         Host::Gemini => home.join(".gemini/settings.json"),
-        Host::Kimi => env
-            .get("KIMI_CODE_HOME")
-            .filter(|v| !v.is_empty())
-            .map_or_else(|| home.join(".kimi-code"), PathBuf::from)
-            .join("config.toml"),
+        Host::Kimi => kimi_path(Kimi::Code, env).ok_or(SettingsError::NoHome)?,
         Host::Copilot => home.join(".copilot/hooks/codeguard.json"),
         Host::Cursor => home.join(".cursor/hooks.json"),
         Host::OpenHands => home.join(".openhands/hooks.json"),
         Host::Zcode | Host::Neutral => return Err(unsupported(host)),
     })
+}
+
+/// The two Kimi hosts: the same `[[hooks]]` format in different files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kimi {
+    /// Kimi CLI (the `kimi-cli` package on `PyPI`): `$KIMI_SHARE_DIR/config.toml`, default `~/.kimi/config.toml`.
+    Cli,
+    /// Kimi Code CLI, its successor: `$KIMI_CODE_HOME/config.toml`, default
+    /// `~/.kimi-code/config.toml`.
+    Code,
+}
+
+impl Kimi {
+    /// Both.
+    pub const ALL: [Self; 2] = [Self::Cli, Self::Code];
+
+    /// The variable that moves its data directory, and the default directory under `$HOME`.
+    pub fn location(self) -> (&'static str, &'static str) {
+        match self {
+            Self::Cli => ("KIMI_SHARE_DIR", ".kimi"),
+            Self::Code => ("KIMI_CODE_HOME", ".kimi-code"),
+        }
+    }
+
+    /// Its name for people.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Cli => "Kimi CLI",
+            Self::Code => "Kimi Code",
+        }
+    }
+}
+
+/// The config file a Kimi host really reads (its variable, else its default under `$HOME`).
+pub fn kimi_path(kimi: Kimi, env: &Env) -> Option<PathBuf> {
+    let (var, default) = kimi.location();
+    match env.get(var).filter(|v| !v.is_empty()) {
+        Some(dir) => Some(PathBuf::from(dir).join("config.toml")),
+        None => env.home().map(|h| h.join(default).join("config.toml")),
+    }
+}
+
+/// Every settings file an install for `host` writes: for Kimi (user scope) the config of each
+/// Kimi whose data directory exists or whose variable is set, both when neither is there yet;
+/// for every other host its one file.
+pub fn paths(host: Host, project: Option<&Path>, env: &Env) -> Result<Vec<PathBuf>, SettingsError> {
+    if host != Host::Kimi || project.is_some() {
+        return Ok(vec![path(host, project, env)?]);
+    }
+    let all: Vec<PathBuf> = Kimi::ALL.iter().filter_map(|k| kimi_path(*k, env)).collect();
+    if all.is_empty() {
+        return Err(SettingsError::NoHome);
+    }
+    let present: Vec<PathBuf> = Kimi::ALL
+        .iter()
+        .filter(|k| env.get(k.location().0).is_some_and(|v| !v.is_empty()))
+        .filter_map(|k| kimi_path(*k, env))
+        .chain(all.iter().filter(|p| p.parent().is_some_and(Path::is_dir)).cloned())
+        .fold(Vec::new(), |mut acc, p| {
+            if !acc.contains(&p) {
+                acc.push(p);
+            }
+            acc
+        });
+    Ok(if present.is_empty() { all } else { present })
 }
 
 fn project_path(host: Host, dir: &Path) -> Result<PathBuf, SettingsError> {
@@ -90,7 +151,7 @@ fn project_path(host: Host, dir: &Path) -> Result<PathBuf, SettingsError> {
         Host::OpenHands => dir.join(".openhands/hooks.json"),
         Host::Kimi => {
             return Err(SettingsError::Host(HostInstallError::Unsupported(
-                "Kimi Code reads hooks from its user config only (~/.kimi-code/config.toml or $KIMI_CODE_HOME): install with --user".into(),
+                "Kimi CLI and Kimi Code read hooks from their user config only (~/.kimi/config.toml or $KIMI_SHARE_DIR; ~/.kimi-code/config.toml or $KIMI_CODE_HOME): install with --user".into(),
             )));
         }
         Host::Zcode | Host::Neutral => return Err(unsupported(host)),
@@ -135,12 +196,24 @@ pub fn install(
     exe: &Path,
     dry_run: bool,
 ) -> Result<Outcome, SettingsError> {
+    write_change(path, dry_run, |old| {
+        Ok(match kind {
+            Kind::Hooks => hosts::merged(host, old, exe)?,
+            Kind::Mcp => hosts::mcp_merged(host, old, exe)?,
+        })
+    })
+}
+
+/// Writes `new(old text)` to `path` (or, with `dry_run`, shows the diff), keeping a byte-exact
+/// backup of the file as it was before codeguard first changed it.
+pub fn write_change(
+    path: &Path,
+    dry_run: bool,
+    new: impl FnOnce(Option<&str>) -> Result<String, SettingsError>,
+) -> Result<Outcome, SettingsError> {
     let old = read(path)?;
-    let new = match kind {
-        Kind::Hooks => hosts::merged(host, old.as_deref(), exe)?,
-        Kind::Mcp => hosts::mcp_merged(host, old.as_deref(), exe)?,
-    };
-    if old.as_deref() == Some(new.as_str()) {
+    let new = new(old.as_deref())?;
+    if old.as_deref() == Some(new.as_str()) || (old.is_none() && new.is_empty()) {
         return Ok(Outcome::Unchanged);
     }
     if dry_run {
@@ -158,14 +231,27 @@ pub fn install(
 /// backup is kept until it is restored (or the file removed), so that taking out hooks and the
 /// MCP server from one file in two steps still ends with the original bytes.
 pub fn uninstall(kind: Kind, host: Host, path: &Path) -> Result<Outcome, SettingsError> {
+    let toml = host == Host::Kimi || (kind == Kind::Mcp && host == Host::Codex);
+    remove_change(path, toml, |current| {
+        Ok(match kind {
+            Kind::Hooks => hosts::stripped(host, current)?,
+            Kind::Mcp => hosts::mcp_stripped(host, current)?,
+        })
+    })
+}
+
+/// Writes `stripped(current text)` to `path` (`None`: nothing but ours was there, the file
+/// goes), restoring the backup instead when that is what the result says (`toml`: compared byte
+/// for byte, else as JSON values).
+pub fn remove_change(
+    path: &Path,
+    toml: bool,
+    stripped: impl FnOnce(&str) -> Result<Option<String>, SettingsError>,
+) -> Result<Outcome, SettingsError> {
     let Some(current) = read(path)? else { return Ok(Outcome::Unchanged) };
     let backup_file = backup_path(path);
     let backup = read(&backup_file)?;
-    let stripped = match kind {
-        Kind::Hooks => hosts::stripped(host, &current)?,
-        Kind::Mcp => hosts::mcp_stripped(host, &current)?,
-    };
-    let toml = host == Host::Kimi || (kind == Kind::Mcp && host == Host::Codex);
+    let stripped = stripped(&current)?;
     let outcome = match (&stripped, &backup) {
         (_, Some(original)) if same_content(toml, stripped.as_deref().unwrap_or(""), original) => {
             write_atomic(path, original.as_bytes(), path)?;

@@ -61,7 +61,8 @@ fn expected(host: &str, event: &str) -> Shape {
         ("neutral", _) => NeutralAllow,
         ("codex" | "copilot" | "cursor", "pre-tool-use") => JsonDeny,
         (_, "pre-tool-use") => BlockOnStderr,
-        ("copilot" | "cursor", _) | ("openhands", "stop") => Silent,
+        ("cursor", _) | ("openhands" | "copilot", "stop") => Silent,
+        ("copilot", _) => JsonContext("/additionalContext"),
         ("codex", "session-start" | "user-prompt-submit") => PlainContext,
         ("kimi", "session-start" | "stop") => JsonContext("/message"),
         (_, "stop") => JsonContext("/systemMessage"),
@@ -97,6 +98,7 @@ fn check_shape(host: &str, event: &str, out: &std::process::Output) {
                 (Some("deny"), Some("block"), Some("lane-01-turn-42")),
                 "{what}"
             );
+            assert_eq!(v["event"]["provider"], "claude", "the response names the request's provider: {what}");
         }
         Shape::JsonContext(pointer) => {
             assert_eq!(code, Some(0), "{what}");
@@ -281,7 +283,12 @@ fn unknown_events_and_hosts_are_ignored_with_a_note() {
 #[test]
 fn shipped_manifests_register_all_five_events() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("hooks");
-    for (file, host) in [("hooks.json", "claude"), ("codex/hooks.json", "codex"), ("kimi.toml", "kimi")] {
+    for (file, host) in [
+        ("hooks.json", "claude"),
+        ("codex/hooks.json", "codex"),
+        ("gemini/hooks/hooks.json", "gemini"),
+        ("kimi.toml", "kimi"),
+    ] {
         let text = std::fs::read_to_string(dir.join(file)).expect("manifest");
         if Path::new(file).extension().is_some_and(|e| e == "json") {
             serde_json::from_str::<Value>(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
@@ -289,5 +296,137 @@ fn shipped_manifests_register_all_five_events() {
         for event in EVENTS {
             assert!(text.contains(&format!("hook {event} --host {host}")), "{file} lacks {event}");
         }
+    }
+}
+
+#[test]
+fn copilot_pre_tool_use_context_reaches_the_model_without_an_allow() {
+    let repo = scenario();
+    let home = tempfile::tempdir().expect("home");
+    let payload = serde_json::json!({"sessionId": "c", "cwd": repo.root(), "toolName": "bash",
+        "toolArgs": {"command": "git commit -m x", "description": "commit"}});
+    let out = crate::support::assert_untouched(&repo.root(), || {
+        codeguard(home.path())
+            .env("CODEGUARD_SKIP_GATE", "1")
+            .args(["hook", "pre-tool-use", "--host", "copilot"])
+            .write_stdin(payload.to_string())
+            .output()
+            .expect("run")
+    });
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    assert!(v["additionalContext"].as_str().is_some_and(|t| t.contains("bypassed")), "{v}");
+    assert!(v.get("permissionDecision").is_none(), "an allow would skip Copilot's own approval: {v}");
+}
+
+#[test]
+fn capabilities_describe_the_contract_without_reading_stdin() {
+    let home = tempfile::tempdir().expect("home");
+    let out = codeguard(home.path()).args(["hook", "capabilities"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    assert_eq!(v["contract_version"], "coding-ethos.hook/v1");
+    assert_eq!(v["max_input_bytes"], 1024 * 1024);
+    let events: Vec<&str> =
+        v["events"].as_array().expect("events").iter().filter_map(Value::as_str).collect();
+    assert_eq!(events, ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"]);
+    let effects: Vec<&str> =
+        v["effects"].as_array().expect("effects").iter().filter_map(Value::as_str).collect();
+    assert_eq!(effects, ["allow", "block"]);
+    let providers = v["providers"].as_array().expect("providers");
+    for host in HOSTS.iter().filter(|h| **h != "neutral") {
+        assert!(providers.iter().any(|p| p["name"] == *host), "{host} missing: {v}");
+    }
+    assert_eq!(v["exit_codes"]["deny"], 1);
+}
+
+#[test]
+fn install_capabilities_and_the_protocol_sheet_agree_with_the_host_specs() {
+    let home = tempfile::tempdir().expect("home");
+    let caps = codeguard(home.path()).args(["hook", "capabilities"]).output().expect("run");
+    let caps: Value = serde_json::from_slice(&caps.stdout).expect("json");
+    let protocol =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("hooks/__protocol__.md"))
+            .expect("protocol sheet");
+    for provider in caps["providers"].as_array().expect("providers") {
+        let host = provider["name"].as_str().expect("name");
+        // The sheet's section for the host names every shell and edit tool of its spec.
+        let section = protocol
+            .split("\n## ")
+            .find(|s| s.starts_with(&format!("{host} ")))
+            .unwrap_or_else(|| panic!("no section for {host}"));
+        for tool in provider["shell_tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .chain(provider["edit_tools"].as_array().expect("tools").iter())
+        {
+            let tool = tool.as_str().expect("tool");
+            assert!(section.contains(&format!("`{tool}`")), "the {host} section does not name `{tool}`");
+        }
+        if host == "zcode" {
+            continue;
+        }
+        // Installing writes the spec's own event names.
+        let out = codeguard(home.path()).args(["install", "--host", host]).output().expect("install");
+        assert_eq!(out.status.code(), Some(0), "{host}: {}", String::from_utf8_lossy(&out.stderr));
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let file = stdout
+            .lines()
+            .find_map(|l| l.split(" settings ").nth(1).and_then(|r| r.split(": ").next()))
+            .unwrap_or_else(|| panic!("{host}: {stdout}"));
+        let text = std::fs::read_to_string(file).expect("settings");
+        for (_, name) in provider["events"].as_object().expect("events") {
+            let name = name.as_str().expect("name");
+            assert!(
+                text.contains(&format!("\"{name}\"")),
+                "{host}: {file} does not register the spec's event `{name}`"
+            );
+        }
+    }
+}
+
+#[test]
+fn shipped_manifests_use_the_host_specs_event_names_and_matchers() {
+    let home = tempfile::tempdir().expect("home");
+    let caps = codeguard(home.path()).args(["hook", "capabilities"]).output().expect("run");
+    let caps: Value = serde_json::from_slice(&caps.stdout).expect("json");
+    let provider = |host: &str| {
+        caps["providers"]
+            .as_array()
+            .expect("providers")
+            .iter()
+            .find(|p| p["name"] == host)
+            .expect("provider")
+            .clone()
+    };
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("hooks");
+    for (file, host) in
+        [("hooks.json", "claude"), ("codex/hooks.json", "codex"), ("gemini/hooks/hooks.json", "gemini")]
+    {
+        let manifest: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join(file)).expect("manifest")).expect("json");
+        let spec = provider(host);
+        for (event, matcher) in [("PreToolUse", "shell_matcher"), ("PostToolUse", "edit_matcher")] {
+            let name = spec["events"][event].as_str().expect("event name");
+            let group = &manifest["hooks"][name][0];
+            let shipped = group["matcher"].as_str().filter(|m| *m != "*");
+            assert_eq!(
+                shipped,
+                spec[matcher].as_str(),
+                "{file}: {name} matcher differs from the {host} spec"
+            );
+            let command = group["hooks"][0]["command"].as_str().expect("command");
+            assert!(command.ends_with(&format!("--host {host}")), "{file}: {command}");
+        }
+    }
+    let kimi = std::fs::read_to_string(dir.join("kimi.toml")).expect("kimi.toml");
+    let spec = provider("kimi");
+    for key in ["shell_matcher", "edit_matcher"] {
+        let matcher = spec[key].as_str().expect("matcher");
+        assert!(
+            kimi.contains(&format!("matcher = \"{matcher}\"")),
+            "kimi.toml lacks the spec's {key} `{matcher}`"
+        );
     }
 }

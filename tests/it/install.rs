@@ -184,7 +184,7 @@ fn mcp_registration_round_trips_for_claude_gemini_and_codex() {
     assert!(home.path().join(".codex/hooks.json").is_file(), "codex hooks are installed too");
 
     let (_, again, _) = run(home.path(), &["install", "--host", "codex", "--mcp"]);
-    assert!(again.matches("nothing changed").count() == 2, "idempotent: {again}");
+    assert!(again.matches("nothing changed").count() == 3, "idempotent: {again}");
 
     for host in ["claude", "gemini", "codex"] {
         let (code, _, stderr) = run(home.path(), &["uninstall", "--host", host, "--mcp"]);
@@ -201,4 +201,306 @@ fn mcp_registration_round_trips_for_claude_gemini_and_codex() {
     let (code, _, stderr) = run(home.path(), &["install", "--host", "cursor", "--mcp"]);
     assert_eq!(code, Some(2), "no MCP registration for cursor: {stderr}");
     assert!(stderr.contains("claude, codex and gemini"), "{stderr}");
+}
+
+/// SHA-256 of the canonical JSON Codex hashes for one handler (keys sorted, no whitespace),
+/// written the way Codex writes `trusted_hash` — computed here independently of codeguard.
+fn codex_hash(event: &str, matcher: Option<&str>, command: &str, timeout: u64) -> String {
+    use sha2::Digest as _;
+    let matcher = matcher.map(|m| format!(",\"matcher\":{}", serde_json::json!(m))).unwrap_or_default();
+    let text = format!(
+        "{{\"event_name\":\"{event}\",\"hooks\":[{{\"async\":false,\"command\":{},\"timeout\":{timeout},\"type\":\"command\"}}]{matcher}}}",
+        serde_json::json!(command)
+    );
+    let digest = sha2::Sha256::digest(text.as_bytes());
+    let hex: Vec<String> = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{}", hex.concat())
+}
+
+#[test]
+fn codex_install_records_hook_trust_as_codex_does_and_uninstall_removes_it() {
+    let home = tempfile::tempdir().expect("home");
+    let codex_home = home.path().join("codex-home");
+    std::fs::create_dir_all(&codex_home).expect("mkdir");
+    let config = codex_home.join("config.toml");
+    let original = "model = \"o4\"\n\n[projects.\"/elsewhere\"]\ntrust_level = \"trusted\"\n";
+    std::fs::write(&config, original).expect("write");
+    let with_home = |args: &[&str]| {
+        let out = codeguard(home.path()).env("CODEX_HOME", &codex_home).args(args).output().expect("run");
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let (code, stdout) = with_home(&["install", "--host", "codex"]);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(stdout.contains("consent"), "the output says the install is the consent: {stdout}");
+    let hooks_path = codex_home.join("hooks.json");
+    let hooks: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&hooks_path).expect("hooks.json in CODEX_HOME"))
+            .expect("json");
+    let text = std::fs::read_to_string(&config).expect("config");
+    assert!(text.starts_with(original), "the user's config is kept: {text}");
+    for (event, snake) in [
+        ("SessionStart", "session_start"),
+        ("UserPromptSubmit", "user_prompt_submit"),
+        ("PreToolUse", "pre_tool_use"),
+        ("PostToolUse", "post_tool_use"),
+        ("Stop", "stop"),
+    ] {
+        let group = &hooks["hooks"][event][0];
+        let handler = &group["hooks"][0];
+        let hash = codex_hash(
+            snake,
+            group["matcher"].as_str(),
+            handler["command"].as_str().expect("command"),
+            handler["timeout"].as_u64().expect("timeout"),
+        );
+        let record =
+            format!("[hooks.state.\"{}:{snake}:0:0\"]\ntrusted_hash = \"{hash}\"\n", hooks_path.display());
+        assert!(text.contains(&record), "{event}: no trust record {record} in\n{text}");
+    }
+    let (_, again) = with_home(&["install", "--host", "codex"]);
+    assert_eq!(again.matches("nothing changed").count(), 2, "idempotent: {again}");
+    let (code, _) = with_home(&["uninstall", "--host", "codex"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(std::fs::read_to_string(&config).expect("config"), original, "trust removed byte for byte");
+    assert!(!hooks_path.exists());
+}
+
+/// Gemini's trusted-folders file in an isolated home.
+fn gemini_trusted(home: &std::path::Path) -> std::path::PathBuf {
+    home.join(".gemini/trustedFolders.json")
+}
+
+#[test]
+fn gemini_project_install_in_an_untrusted_folder_says_so_and_can_trust_it() {
+    let home = tempfile::tempdir().expect("home");
+    let project = tempfile::tempdir().expect("project");
+    let dir = project.path().canonicalize().expect("canon");
+    let dir_text = dir.to_str().expect("utf8");
+    let (code, stdout, stderr) = run(home.path(), &["install", "--host", "gemini", "--project", dir_text]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.contains("inactive") && stdout.contains("--user") && stdout.contains("--trust-folder"),
+        "an untrusted folder's hooks are never loaded by Gemini; say so: {stdout}"
+    );
+    assert!(!gemini_trusted(home.path()).exists(), "nothing trusted without asking");
+
+    let (code, stdout, stderr) =
+        run(home.path(), &["install", "--host", "gemini", "--project", dir_text, "--trust-folder"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!stdout.contains("inactive"), "{stdout}");
+    let trusted: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(gemini_trusted(home.path())).expect("written"))
+            .expect("json");
+    assert_eq!(trusted[dir_text], "TRUST_FOLDER", "{trusted}");
+
+    // A parent folder trusted by the user counts, through Gemini's own rules.
+    let nested = dir.join("sub");
+    std::fs::create_dir_all(&nested).expect("mkdir");
+    let (_, stdout, _) =
+        run(home.path(), &["install", "--host", "gemini", "--project", nested.to_str().expect("utf8")]);
+    assert!(!stdout.contains("inactive"), "a subfolder of a trusted folder is trusted: {stdout}");
+}
+
+#[test]
+fn kimi_install_reaches_both_kimi_cli_and_kimi_code() {
+    let home = tempfile::tempdir().expect("home");
+    let (code, stdout, stderr) = run(home.path(), &["install", "--host", "kimi"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    for file in [".kimi/config.toml", ".kimi-code/config.toml"] {
+        let text = std::fs::read_to_string(home.path().join(file))
+            .unwrap_or_else(|e| panic!("{file} not written ({e}): {stdout}"));
+        assert!(text.contains("hook pre-tool-use --host kimi"), "{file}: {text}");
+    }
+    let (code, _, _) = run(home.path(), &["uninstall", "--host", "kimi"]);
+    assert_eq!(code, Some(0));
+    assert!(
+        !home.path().join(".kimi/config.toml").exists()
+            && !home.path().join(".kimi-code/config.toml").exists()
+    );
+
+    let share = home.path().join("share");
+    let out = codeguard(home.path())
+        .env("KIMI_SHARE_DIR", &share)
+        .env("KIMI_CODE_HOME", home.path().join("code-home"))
+        .args(["install", "--host", "kimi"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        std::fs::read_to_string(share.join("config.toml")).expect("KIMI_SHARE_DIR").contains("--host kimi")
+    );
+    assert!(home.path().join("code-home/config.toml").is_file(), "KIMI_CODE_HOME");
+    assert!(!home.path().join(".kimi/config.toml").exists(), "the env var replaces the default");
+}
+
+#[test]
+fn openhands_matcher_covers_every_shell_tool_name_the_decoder_accepts() {
+    let home = tempfile::tempdir().expect("home");
+    assert_eq!(run(home.path(), &["install", "--host", "openhands"]).0, Some(0));
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(home.path().join(".openhands/hooks.json")).expect("read"),
+    )
+    .expect("json");
+    let matcher = json["hooks"]["PreToolUse"][0]["matcher"].as_str().expect("matcher");
+    // OpenHands treats a matcher holding regex characters as an anchored regex, else exact.
+    let covers = |name: &str| {
+        if matcher.chars().any(|c| "|.*+?[]()^$\\".contains(c)) {
+            regex::Regex::new(&format!("^(?:{matcher})$")).expect("regex").is_match(name)
+        } else {
+            matcher == name
+        }
+    };
+    for name in ["terminal", "execute_bash", "bash"] {
+        assert!(covers(name), "`{name}` is a shell tool the decoder accepts but `{matcher}` misses it");
+    }
+}
+
+/// `codeguard doctor --host H --format json` in `cwd` with extra environment: exit code and the
+/// problems (name: detail).
+fn doctor_problems(
+    home: &std::path::Path,
+    host: &str,
+    cwd: &std::path::Path,
+    env: &[(&str, &std::ffi::OsStr)],
+) -> (Option<i32>, Vec<String>) {
+    let mut cmd = codeguard(home);
+    cmd.args(["doctor", "--host", host, "--format", "json"]).current_dir(cwd);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("run");
+    let json = crate::support::json_stdout(&out);
+    let problems = json["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .filter(|c| c["status"] == "problem")
+        .map(|c| format!("{}: {}", c["name"].as_str().unwrap_or(""), c["detail"].as_str().unwrap_or("")))
+        .collect();
+    (out.status.code(), problems)
+}
+
+#[test]
+fn doctor_is_healthy_after_install_and_names_codex_hooks_codex_will_not_run() {
+    let home = tempfile::tempdir().expect("home");
+    let cwd = tempfile::tempdir().expect("cwd");
+    assert_eq!(run(home.path(), &["install", "--host", "codex"]).0, Some(0));
+    let (code, problems) = doctor_problems(home.path(), "codex", cwd.path(), &[]);
+    assert_eq!((code, &problems), (Some(0), &Vec::new()), "a fresh install is healthy");
+
+    // The hooks without their trust records (an older install, or a review Codex never saw).
+    let config = home.path().join(".codex/config.toml");
+    std::fs::remove_file(&config).expect("drop the trust records");
+    let (code, problems) = doctor_problems(home.path(), "codex", cwd.path(), &[]);
+    assert_eq!(code, Some(1), "{problems:?}");
+    assert!(
+        problems.iter().any(|p| p.contains("not trusted") && p.contains("codeguard install --host codex")),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn doctor_names_a_gemini_project_install_in_an_untrusted_folder() {
+    let home = tempfile::tempdir().expect("home");
+    let repo = crate::support::TestRepo::new();
+    let root = repo.root().canonicalize().expect("canon");
+    let dir = root.to_str().expect("utf8");
+    assert_eq!(run(home.path(), &["install", "--host", "gemini", "--user"]).0, Some(0));
+    assert_eq!(run(home.path(), &["install", "--host", "gemini", "--project", dir]).0, Some(0));
+    let (code, problems) = doctor_problems(home.path(), "gemini", &root, &[]);
+    assert_eq!(code, Some(1), "{problems:?}");
+    assert!(problems.iter().any(|p| p.contains("not trust") && p.contains("--trust-folder")), "{problems:?}");
+    assert_eq!(
+        run(home.path(), &["install", "--host", "gemini", "--project", dir, "--trust-folder"]).0,
+        Some(0)
+    );
+    let (code, problems) = doctor_problems(home.path(), "gemini", &root, &[]);
+    assert_eq!((code, &problems), (Some(0), &Vec::new()));
+}
+
+#[test]
+fn doctor_names_a_kimi_file_the_host_does_not_read() {
+    let home = tempfile::tempdir().expect("home");
+    let cwd = tempfile::tempdir().expect("cwd");
+    assert_eq!(run(home.path(), &["install", "--host", "kimi"]).0, Some(0));
+    let (code, problems) = doctor_problems(home.path(), "kimi", cwd.path(), &[]);
+    assert_eq!((code, &problems), (Some(0), &Vec::new()));
+    let share = home.path().join("elsewhere");
+    let (code, problems) =
+        doctor_problems(home.path(), "kimi", cwd.path(), &[("KIMI_SHARE_DIR", share.as_os_str())]);
+    assert_eq!(code, Some(1), "{problems:?}");
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("Kimi CLI") && p.contains(&share.join("config.toml").display().to_string())),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn doctor_names_a_matcher_missing_a_shell_tool_name() {
+    let home = tempfile::tempdir().expect("home");
+    let cwd = tempfile::tempdir().expect("cwd");
+    assert_eq!(run(home.path(), &["install", "--host", "openhands"]).0, Some(0));
+    let file = home.path().join(".openhands/hooks.json");
+    let text = std::fs::read_to_string(&file).expect("read");
+    std::fs::write(&file, text.replace("terminal|execute_bash|bash", "terminal")).expect("write");
+    let (code, problems) = doctor_problems(home.path(), "openhands", cwd.path(), &[]);
+    assert_eq!(code, Some(1), "{problems:?}");
+    assert!(problems.iter().any(|p| p.contains("execute_bash") && p.contains("matcher")), "{problems:?}");
+}
+
+#[test]
+fn doctor_runs_the_installed_command_and_names_one_that_does_not_answer() {
+    let home = tempfile::tempdir().expect("home");
+    let cwd = tempfile::tempdir().expect("cwd");
+    assert_eq!(run(home.path(), &["install", "--host", "claude"]).0, Some(0));
+    let (code, problems) = doctor_problems(home.path(), "claude", cwd.path(), &[]);
+    assert_eq!((code, &problems), (Some(0), &Vec::new()));
+    // An executable called codeguard that answers nothing: it would let every commit through.
+    let fake = home.path().join("bin/codeguard");
+    std::fs::create_dir_all(fake.parent().expect("dir")).expect("mkdir");
+    std::fs::write(&fake, "#!/bin/sh\nexit 0\n").expect("write");
+    std::os::unix::fs::PermissionsExt::set_mode(
+        &mut std::fs::metadata(&fake).expect("meta").permissions(),
+        0o755,
+    );
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    let settings = home.path().join(".claude/settings.json");
+    let text = std::fs::read_to_string(&settings).expect("read");
+    let exe = assert_cmd::cargo::cargo_bin("codeguard");
+    std::fs::write(&settings, text.replace(exe.to_str().expect("utf8"), fake.to_str().expect("utf8")))
+        .expect("write");
+    let (code, problems) = doctor_problems(home.path(), "claude", cwd.path(), &[]);
+    assert_eq!(code, Some(1), "{problems:?}");
+    assert!(problems.iter().any(|p| p.contains("did not block")), "{problems:?}");
+}
+
+#[test]
+fn codex_user_and_project_installs_keep_each_others_trust_records() {
+    let home = tempfile::tempdir().expect("home");
+    let project = tempfile::tempdir().expect("project");
+    let dir = project.path().canonicalize().expect("canon");
+    let dir_text = dir.to_str().expect("utf8");
+    let config = home.path().join(".codex/config.toml");
+    assert_eq!(run(home.path(), &["install", "--host", "codex"]).0, Some(0));
+    let user_only = std::fs::read_to_string(&config).expect("config");
+    let (code, stdout, _) = run(home.path(), &["install", "--host", "codex", "--project", dir_text]);
+    assert_eq!(code, Some(0));
+    assert!(
+        stdout.contains("inactive") && stdout.contains("trust_level"),
+        "an untrusted project says so: {stdout}"
+    );
+    let both = std::fs::read_to_string(&config).expect("config");
+    let user_key = format!("{}:pre_tool_use:0:0", home.path().join(".codex/hooks.json").display());
+    let project_key = format!("{}:pre_tool_use:0:0", dir.join(".codex/hooks.json").display());
+    assert!(both.contains(&user_key) && both.contains(&project_key), "{both}");
+    assert_eq!(run(home.path(), &["uninstall", "--host", "codex", "--project", dir_text]).0, Some(0));
+    assert_eq!(
+        std::fs::read_to_string(&config).expect("config"),
+        user_only,
+        "the user install's trust stays"
+    );
+    assert_eq!(run(home.path(), &["uninstall", "--host", "codex"]).0, Some(0));
+    assert!(!config.exists(), "nothing of ours is left");
 }

@@ -1,0 +1,354 @@
+//! One [`HostSpec`] per host: every fact about a host that codeguard relies on, in one table.
+//! Decoding (tool names), encoding (deny channel), the install matchers and event keys, `doctor`
+//! (matcher coverage, settings location, trust mechanism) and `hook capabilities` read it;
+//! tests check that they agree with it and with `hooks/__protocol__.md`.
+//!
+//! Facts come from the hosts' shipped code and from the e2e suite (`tests/e2e/`), which runs the
+//! real host binaries against a scripted model.
+
+use super::{Event, Host};
+
+/// How a host compares a hook's `matcher` with a tool name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatcherRule {
+    /// The host has no matchers: every hook sees every tool.
+    None,
+    /// A regex that must match the whole name (Claude Code, Codex, Gemini CLI); `*` or empty
+    /// matches all.
+    Anchored,
+    /// A regex found anywhere in the name (`re.search`: Kimi CLI, Kimi Code).
+    Search,
+    /// Exact unless it holds a regex character, then an anchored regex (`OpenHands`).
+    ExactOrAnchored,
+}
+
+impl MatcherRule {
+    /// Whether `matcher` (absent: `None`) selects the tool `name` under this rule.
+    pub fn covers(self, matcher: Option<&str>, name: &str) -> bool {
+        let Some(matcher) = matcher.filter(|m| !m.is_empty() && *m != "*") else { return true };
+        let anchored = || regex::Regex::new(&format!("^(?:{matcher})$")).is_ok_and(|r| r.is_match(name));
+        match self {
+            Self::None => true,
+            Self::Anchored => anchored(),
+            Self::Search => regex::Regex::new(matcher).is_ok_and(|r| r.is_match(name)),
+            Self::ExactOrAnchored => {
+                if matcher.chars().any(|c| "|.*+?[]()^$\\".contains(c)) {
+                    anchored()
+                } else {
+                    matcher == name
+                }
+            }
+        }
+    }
+}
+
+/// How a pre-tool-use block reaches the host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DenyChannel {
+    /// Exit 2, the report on stderr.
+    ExitTwo,
+    /// Exit 0 with a JSON deny on stdout (exit codes do not block, or fail open).
+    JsonDeny,
+    /// The neutral contract's response with exit 1.
+    Neutral,
+}
+
+/// What the host does with context codeguard prints for an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivery {
+    /// It reaches the model.
+    Model,
+    /// It is shown to the user only.
+    User,
+    /// The host ignores it (or could only use it to continue the turn): codeguard prints nothing.
+    Ignored,
+}
+
+/// What must be true, besides the settings file, for the host to run the hooks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trust {
+    /// Nothing.
+    None,
+    /// Each hook must be recorded as reviewed in the user config (`[hooks.state]`), and a
+    /// project's hooks need the project trusted.
+    CodexHookState,
+    /// A project's hooks load only in a trusted folder.
+    GeminiFolder,
+}
+
+/// Everything codeguard relies on about one host.
+#[derive(Debug, Clone, Copy)]
+pub struct HostSpec {
+    /// The host.
+    pub host: Host,
+    /// Its name for people.
+    pub label: &'static str,
+    /// Tool names of its shell tool(s), as the hook payload spells them.
+    pub shell_tools: &'static [&'static str],
+    /// Tool names of its file-writing tools.
+    pub edit_tools: &'static [&'static str],
+    /// Its own event names, in [`Event::ALL`] order (`None`: it has no such event).
+    pub events: [Option<&'static str>; 5],
+    /// How its matchers select tools.
+    pub matcher: MatcherRule,
+    /// The pre-tool-use matcher codeguard installs (`None`: no matcher, every tool).
+    pub shell_matcher: Option<&'static str>,
+    /// The post-tool-use matcher codeguard installs.
+    pub edit_matcher: Option<&'static str>,
+    /// How a block reaches it.
+    pub deny: DenyChannel,
+    /// What it does with context, per event in [`Event::ALL`] order.
+    pub delivers: [Delivery; 5],
+    /// Where its user settings are (for people; `install::settings` resolves them).
+    pub user_settings: &'static str,
+    /// Where a project's settings are, if it reads any.
+    pub project_settings: Option<&'static str>,
+    /// What else decides whether it runs the hooks.
+    pub trust: Trust,
+}
+
+impl HostSpec {
+    /// The host's name for an event.
+    pub fn event_name(&self, event: Event) -> Option<&'static str> {
+        let index = Event::ALL.iter().position(|e| *e == event)?;
+        self.events[index]
+    }
+
+    /// What the host does with context for an event.
+    pub fn delivery(&self, event: Event) -> Delivery {
+        let index = Event::ALL.iter().position(|e| *e == event).unwrap_or(0);
+        self.delivers[index]
+    }
+}
+
+const CLAUDE_EVENTS: [Option<&str>; 5] =
+    [Some("SessionStart"), Some("UserPromptSubmit"), Some("PreToolUse"), Some("PostToolUse"), Some("Stop")];
+const CLAUDE_EDITS: &[&str] = &["Write", "Edit", "MultiEdit", "NotebookEdit"];
+use Delivery::{Ignored, Model, User};
+
+/// The spec of a host.
+pub fn spec(host: Host) -> HostSpec {
+    match host {
+        Host::Claude | Host::Zcode => HostSpec {
+            host,
+            label: if host == Host::Claude { "Claude Code" } else { "ZCode" },
+            shell_tools: &["Bash", "PowerShell"],
+            edit_tools: CLAUDE_EDITS,
+            events: CLAUDE_EVENTS,
+            matcher: MatcherRule::Anchored,
+            shell_matcher: Some("Bash|PowerShell"),
+            edit_matcher: Some("Write|Edit|MultiEdit|NotebookEdit"),
+            deny: DenyChannel::ExitTwo,
+            delivers: [Model, Model, Model, Model, User],
+            user_settings: "~/.claude/settings.json",
+            project_settings: Some(".claude/settings.json"),
+            trust: Trust::None,
+        },
+        Host::Codex => HostSpec {
+            host,
+            label: "Codex CLI",
+            shell_tools: &["Bash", "shell", "exec_command"],
+            edit_tools: &["apply_patch", "Edit", "Write"],
+            events: CLAUDE_EVENTS,
+            matcher: MatcherRule::Anchored,
+            shell_matcher: None,
+            edit_matcher: Some("apply_patch|Edit|Write"),
+            deny: DenyChannel::JsonDeny,
+            delivers: [Model, Model, Model, Model, User],
+            user_settings: "$CODEX_HOME/hooks.json (default ~/.codex)",
+            project_settings: Some(".codex/hooks.json"),
+            trust: Trust::CodexHookState,
+        },
+        Host::Gemini => HostSpec {
+            host,
+            label: "Gemini CLI",
+            shell_tools: &["run_shell_command"],
+            edit_tools: &["write_file", "replace"],
+            events: [
+                Some("SessionStart"),
+                Some("BeforeAgent"),
+                Some("BeforeTool"),
+                Some("AfterTool"),
+                Some("AfterAgent"),
+            ],
+            matcher: MatcherRule::Anchored,
+            shell_matcher: Some("run_shell_command"),
+            edit_matcher: Some("write_file|replace"),
+            deny: DenyChannel::ExitTwo,
+            delivers: [Model, Model, Model, Model, User],
+            user_settings: "~/.gemini/settings.json",
+            project_settings: Some(".gemini/settings.json"),
+            trust: Trust::GeminiFolder,
+        },
+        Host::Kimi => HostSpec {
+            host,
+            label: "Kimi CLI / Kimi Code",
+            shell_tools: &["Bash", "Shell"],
+            edit_tools: &["Write", "Edit", "WriteFile", "StrReplaceFile"],
+            events: CLAUDE_EVENTS,
+            matcher: MatcherRule::Search,
+            shell_matcher: Some("Bash|Shell"),
+            edit_matcher: Some("Write|Edit|WriteFile|StrReplaceFile"),
+            deny: DenyChannel::ExitTwo,
+            delivers: [Ignored, Ignored, Model, Ignored, User],
+            user_settings: "$KIMI_SHARE_DIR/config.toml (~/.kimi) and $KIMI_CODE_HOME/config.toml (~/.kimi-code)",
+            project_settings: None,
+            trust: Trust::None,
+        },
+        Host::Copilot => HostSpec {
+            host,
+            label: "GitHub Copilot CLI",
+            shell_tools: &["bash", "powershell"],
+            edit_tools: &["create", "edit", "apply_patch"],
+            events: [
+                Some("sessionStart"),
+                Some("userPromptSubmitted"),
+                Some("preToolUse"),
+                Some("postToolUse"),
+                Some("agentStop"),
+            ],
+            matcher: MatcherRule::None,
+            shell_matcher: None,
+            edit_matcher: None,
+            deny: DenyChannel::JsonDeny,
+            delivers: [Model, Model, Model, Model, Ignored],
+            user_settings: "~/.copilot/hooks/codeguard.json",
+            project_settings: Some(".github/hooks/codeguard.json"),
+            trust: Trust::None,
+        },
+        Host::Cursor => HostSpec {
+            host,
+            label: "Cursor",
+            shell_tools: &["Shell"],
+            edit_tools: &["Write", "Edit", "StrReplace"],
+            events: [
+                Some("sessionStart"),
+                Some("beforeSubmitPrompt"),
+                Some("beforeShellExecution"),
+                Some("afterFileEdit"),
+                Some("stop"),
+            ],
+            matcher: MatcherRule::None,
+            shell_matcher: None,
+            edit_matcher: None,
+            deny: DenyChannel::JsonDeny,
+            delivers: [Ignored; 5],
+            user_settings: "~/.cursor/hooks.json",
+            project_settings: Some(".cursor/hooks.json"),
+            trust: Trust::None,
+        },
+        Host::OpenHands => HostSpec {
+            host,
+            label: "OpenHands",
+            shell_tools: &["terminal", "execute_bash", "bash"],
+            edit_tools: &["file_editor", "str_replace_editor"],
+            events: CLAUDE_EVENTS,
+            matcher: MatcherRule::ExactOrAnchored,
+            shell_matcher: Some("terminal|execute_bash|bash"),
+            edit_matcher: Some("file_editor|str_replace_editor"),
+            deny: DenyChannel::ExitTwo,
+            delivers: [Model, Model, Model, User, Ignored],
+            user_settings: "$OH_PERSISTENCE_DIR/hooks.json (default ~/.openhands)",
+            project_settings: Some(".openhands/hooks.json"),
+            trust: Trust::None,
+        },
+        Host::Neutral => HostSpec {
+            host,
+            label: "neutral contract (coding-ethos.hook/v1)",
+            shell_tools: &["Bash", "PowerShell", "Shell", "shell", "run_shell_command", "bash", "terminal"],
+            edit_tools: &[
+                "Write",
+                "Edit",
+                "MultiEdit",
+                "NotebookEdit",
+                "apply_patch",
+                "write_file",
+                "replace",
+                "WriteFile",
+                "StrReplaceFile",
+                "create",
+                "edit",
+                "file_editor",
+            ],
+            events: CLAUDE_EVENTS,
+            matcher: MatcherRule::None,
+            shell_matcher: None,
+            edit_matcher: None,
+            deny: DenyChannel::Neutral,
+            delivers: [Model; 5],
+            user_settings: "(called by a supervisor; nothing to install)",
+            project_settings: None,
+            trust: Trust::None,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn installed_matchers_cover_every_tool_the_decoder_accepts() {
+        for host in Host::ALL {
+            let s = spec(host);
+            for name in s.shell_tools {
+                assert!(s.matcher.covers(s.shell_matcher, name), "{host:?} shell matcher misses {name}");
+            }
+            for name in s.edit_tools {
+                assert!(s.matcher.covers(s.edit_matcher, name), "{host:?} edit matcher misses {name}");
+            }
+        }
+    }
+
+    #[test]
+    fn matcher_rules_follow_the_hosts() {
+        assert!(!MatcherRule::ExactOrAnchored.covers(Some("terminal"), "execute_bash"));
+        assert!(MatcherRule::ExactOrAnchored.covers(Some("terminal|execute_bash"), "execute_bash"));
+        assert!(!MatcherRule::Anchored.covers(Some("Bash"), "BashOutput"));
+        assert!(MatcherRule::Search.covers(Some("Shell"), "Shell"));
+        assert!(MatcherRule::Anchored.covers(None, "anything"));
+    }
+
+    #[test]
+    fn every_event_has_a_name_where_the_host_has_it() {
+        for host in Host::ALL {
+            for event in Event::ALL {
+                assert!(spec(host).event_name(event).is_some(), "{host:?} {event:?}");
+                assert_eq!(Event::from_name(spec(host).event_name(event).unwrap_or("")), Some(event));
+            }
+        }
+    }
+
+    #[test]
+    fn the_encoder_answers_through_the_channels_the_spec_names() {
+        use super::super::{Answer, HookEvent, encode};
+        for host in Host::ALL {
+            let s = spec(host);
+            let block =
+                encode(&HookEvent::bare(host, Event::PreToolUse), &Answer::Block("codeguard: no".into()), 0);
+            match s.deny {
+                DenyChannel::ExitTwo => {
+                    assert_eq!((block.exit, block.stderr.as_str()), (2, "codeguard: no"), "{host:?}");
+                }
+                DenyChannel::JsonDeny => {
+                    assert!(block.exit == 0 && block.stdout.contains("deny"), "{host:?}: {block:?}");
+                }
+                DenyChannel::Neutral => {
+                    assert!(block.exit == 1 && block.stdout.contains("\"deny\""), "{host:?}");
+                }
+            }
+            for event in Event::ALL {
+                let said = encode(&HookEvent::bare(host, event), &Answer::context("codeguard: note"), 0);
+                match s.delivery(event) {
+                    Delivery::Model | Delivery::User => {
+                        assert!(
+                            said.stdout.contains("codeguard: note"),
+                            "{host:?} {event:?} drops what the host delivers"
+                        );
+                    }
+                    Delivery::Ignored => {}
+                }
+            }
+        }
+    }
+}

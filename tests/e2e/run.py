@@ -1,0 +1,430 @@
+"""codeguard end to end against the real host binaries.
+
+For each host: an isolated HOME, `codeguard install --host H` and nothing else, a scripted model
+server on 127.0.0.1 that makes the agent run `git commit`, and the host's own agent loop. A commit
+of a staged secret must not land and the model must receive codeguard's message; a clean commit
+must land. Hosts without a runnable agent loop (kimi-cli, openhands-sdk) load codeguard's hooks
+through their own config loader and hook runner, and the pre-tool-use hook must deny.
+
+Usage: run.py CODEGUARD HOSTS_DIR [HOST ...]   (HOSTS_DIR holds the installs made by run.sh)
+Exit 0 when every selected host passed; prints one line per check.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CODEGUARD = os.path.abspath(sys.argv[1])
+HOSTS_DIR = os.path.abspath(sys.argv[2])
+SELECTED = sys.argv[3:]
+SECRET = "".join(["AKIA", "Z7Q3K9X2M4P8V6B1"])  # noqa: FLY002 - never a whole key in the source
+GIT_ENV = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "E2E",
+    "GIT_AUTHOR_EMAIL": "e2e@example.invalid",
+    "GIT_COMMITTER_NAME": "E2E",
+    "GIT_COMMITTER_EMAIL": "e2e@example.invalid",
+}
+TIMEOUT = 120
+FAILURES = []
+EVIDENCE = {}
+
+
+def say(text):
+    print(f"e2e: {text}", flush=True)
+
+
+def check(ok, what):
+    say(("ok    " if ok else "FAIL  ") + what)
+    if not ok:
+        FAILURES.append(what)
+    return ok
+
+
+def read_text(path):
+    if not os.path.exists(path):
+        return ""
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def read_json(path):
+    text = read_text(path)
+    return json.loads(text) if text.strip() else {}
+
+
+def write_json(path, value):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(value, f, indent=2)
+
+
+def git(repo, *args):
+    return subprocess.run(["git", *args], cwd=repo, env={**os.environ, **GIT_ENV}, check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+def make_repo(root, secret):
+    repo = os.path.join(root, "repo")
+    os.makedirs(repo)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "commit.gpgsign", "false")
+    with open(os.path.join(repo, "README.txt"), "w") as f:
+        f.write("hello\n")
+    with open(os.path.join(repo, "app.py"), "w") as f:
+        f.write("print(1)\n")  # a Python project, so session-start has a summary to give
+    git(repo, "add", "README.txt", "app.py")
+    git(repo, "commit", "-q", "-m", "init")
+    name = "settings.txt"
+    with open(os.path.join(repo, name), "w") as f:
+        f.write(f"aws_access_key_id = {SECRET}\n" if secret else "nothing secret here\n")
+    git(repo, "add", name)
+    return os.path.realpath(repo)
+
+
+def commits(repo):
+    return int(git(repo, "rev-list", "--count", "HEAD"))
+
+
+class ModelServer:
+    def __init__(self, root, command, cwd=None):
+        self.log = os.path.join(root, "model-log.jsonl")
+        port_file = os.path.join(root, "model-port")
+        self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "model_server.py"), port_file, self.log, command],
+                                     cwd=cwd)
+        for _ in range(100):
+            if os.path.exists(port_file):
+                break
+            time.sleep(0.05)
+        with open(port_file) as f:
+            self.port = int(f.read())
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def requests(self):
+        if not os.path.exists(self.log):
+            return []
+        with open(self.log) as f:
+            return [json.loads(line) for line in f if line.strip()]
+
+    def model_saw(self, needle):
+        """Whether a request after the tool call carried `needle` back to the model."""
+        return any(r.get("step") == "final" and needle in json.dumps(r.get("body")) for r in self.requests())
+
+    def first_saw(self, needle):
+        """Whether the first request offering the agent's tools carried `needle` (session context)."""
+        first = next((r for r in self.requests() if r.get("shell")), None)
+        return bool(first) and needle in json.dumps(first.get("body"))
+
+    def tool_called(self):
+        return any(r.get("step") == "call" for r in self.requests())
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+
+def base_env(home):
+    env = {
+        "HOME": home,
+        "PATH": os.environ.get("PATH", ""),
+        "LANG": "C.UTF-8",
+        "XDG_CONFIG_HOME": os.path.join(home, ".config"),
+        "XDG_CACHE_HOME": os.path.join(home, ".cache"),
+        "XDG_DATA_HOME": os.path.join(home, ".local/share"),
+        "CODEGUARD_HOME": os.path.join(home, ".codeguard"),
+        "TERM": "dumb",
+        "NO_COLOR": "1",
+        "CI": "1",
+        **GIT_ENV,
+    }
+    for key in ("CODEGUARD_REQUIRE_REAL_LINTERS",):
+        if key in os.environ:
+            env[key] = os.environ[key]
+    return env
+
+
+def install(env, host, *extra):
+    out = subprocess.run([CODEGUARD, "install", "--host", host, *extra], env=env, capture_output=True, text=True,
+                         check=False)
+    check(out.returncode == 0, f"{host}: codeguard install --host {host} {' '.join(extra)}".rstrip())
+    return out.stdout
+
+
+def bin_of(package_dir, name):
+    return os.path.join(HOSTS_DIR, package_dir, "node_modules", ".bin", name)
+
+
+# Hosts with an agent loop ---------------------------------------------------------------------
+
+def run_claude(env, repo, server):
+    env = dict(env, ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY="sk-ant-e2e-fake",
+               CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_AUTOUPDATER="1", DISABLE_TELEMETRY="1")
+    cmd = [bin_of("npm-claude-code", "claude"), "-p", "Commit the staged change.", "--allowedTools", "Bash,Write,Edit",
+           "--output-format", "json", "--model", "claude-sonnet-4-5"]
+    return subprocess.run(cmd, cwd=repo, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT, check=False)
+
+
+def run_gemini(env, repo, server):
+    # The host's own auth choice for an API key (hooks are codeguard's install, not this).
+    settings = os.path.join(env["HOME"], ".gemini", "settings.json")
+    current = read_json(settings)
+    current.setdefault("security", {}).setdefault("auth", {})["selectedType"] = "gemini-api-key"
+    write_json(settings, current)
+    env = dict(env, GOOGLE_GEMINI_BASE_URL=server.url, GEMINI_API_KEY="e2e-fake-key",
+               GEMINI_CLI_NO_RELAUNCH="true")
+    cmd = [bin_of("npm-gemini-cli", "gemini"), "-p", "Commit the staged change.", "--yolo",
+           "--model", "gemini-2.5-flash", "--output-format", "json"]
+    if not env.get("E2E_PROJECT") or env.get("E2E_INACTIVE"):
+        # A user install applies in any folder; headless Gemini still wants the folder vouched for.
+        cmd.append("--skip-trust")
+    return subprocess.run(cmd, cwd=repo, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT, check=False)
+
+
+def run_codex(env, repo, server):
+    codex_home = os.path.join(env["HOME"], ".codex")
+    config = os.path.join(codex_home, "config.toml")
+    text = read_text(config)
+    # The host's own model provider, ahead of codeguard's block (root keys must precede tables).
+    provider = (f'model = "gpt-5"\nmodel_provider = "e2e"\n\n[model_providers.e2e]\nname = "e2e"\n'
+                f'base_url = "{server.url}/v1"\nenv_key = "E2E_API_KEY"\nwire_api = "responses"\n'
+                f'supports_websockets = false\n\n')
+    with open(config, "w") as f:
+        f.write(provider + text)
+    env = dict(env, E2E_API_KEY="sk-e2e-fake", CODEX_HOME=codex_home)
+    cmd = [bin_of("npm-codex", "codex"), "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox",
+           "Commit the staged change."]
+    return subprocess.run(cmd, cwd=repo, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT, check=False)
+
+
+def run_copilot(env, repo, server):
+    # Copilot's own bring-your-own-key provider settings point it at the scripted model.
+    env = dict(env, COPILOT_PROVIDER_BASE_URL=f"{server.url}/v1", COPILOT_PROVIDER_API_KEY="sk-e2e-fake",
+               COPILOT_MODEL="gpt-4o", COPILOT_OFFLINE="1", COPILOT_AUTO_UPDATE="false")
+    cmd = [bin_of("npm-copilot", "copilot"), "-p", "Commit the staged change.", "--allow-all-tools", "--no-ask-user"]
+    return subprocess.run(cmd, cwd=repo, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=TIMEOUT, check=False)
+
+
+# Hosts that send PostToolUse for their file-writing tool and deliver its context to the model.
+EDIT_HOSTS = ("claude", "gemini", "copilot")
+
+LOOP_HOSTS = {
+    "claude": ("npm-claude-code", run_claude, []),
+    "gemini": ("npm-gemini-cli", run_gemini, []),
+    "codex": ("npm-codex", run_codex, []),
+    "copilot": ("npm-copilot", run_copilot, []),
+}
+
+
+def loop_scenario(host, secret, extra_install=(), project=False, control=False, inactive=False):
+    """One agent run; `control`: without codeguard installed (the harness must see it land);
+    `inactive`: an install the host will not load — the commit lands, and doctor must say so."""
+    runner = LOOP_HOSTS[host][1]
+    label = (f"{host}{' project' if project else ''}{' control' if control else ''}{' inactive' if inactive else ''}"
+             f" {'secret' if secret else 'clean'}")
+    root = tempfile.mkdtemp(prefix=f"cg-e2e-{host}-")
+    try:
+        home = os.path.join(root, "home")
+        os.makedirs(home)
+        repo = make_repo(root, secret)
+        env = base_env(home)
+        args = list(extra_install)
+        if project:
+            args += ["--project", repo]
+            env["E2E_PROJECT"] = "1"
+        if inactive:
+            env["E2E_INACTIVE"] = "1"
+        out = "" if control else install(env, host, *args)
+        if inactive and host == "codex":
+            # The hooks as an install without trust records leaves them (codeguard before it wrote them).
+            config = os.path.join(home, ".codex", "config.toml")
+            os.remove(config)
+        if not control:
+            doctor = subprocess.run([CODEGUARD, "doctor", "--host", host, "--format", "json"], cwd=repo, env=env,
+                                    capture_output=True, text=True, timeout=TIMEOUT, check=False)
+            problems = [c for c in json.loads(doctor.stdout or "{}").get("checks", []) if c.get("status") == "problem"]
+            if inactive and host == "gemini":
+                check("inactive" in out and "--trust-folder" in out, f"{label}: the install says its hooks are inactive")
+            if inactive:
+                check(doctor.returncode == 1 and any("trust" in c.get("detail", "") for c in problems),
+                      f"{label}: codeguard doctor --host {host} names the install the host will not load")
+            else:
+                check(doctor.returncode == 0 and not problems,
+                      f"{label}: codeguard doctor --host {host} is healthy ({problems})")
+        before = commits(repo)
+        server = ModelServer(root, "git commit -m 'add settings'")
+        try:
+            result = runner(env, repo, server)
+        finally:
+            server.stop()
+        EVIDENCE[label] = {"exit": result.returncode, "stdout": result.stdout[-2000:], "stderr": result.stderr[-2000:],
+                           "install": out}
+        called = check(server.tool_called(), f"{label}: the agent loop ran the scripted git commit (exit {result.returncode})")
+        if not called:
+            say(f"  stderr: {result.stderr[-1500:]}")
+            return
+        after = commits(repo)
+        if not control and not inactive:
+            seen = server.first_saw("codeguard")
+            EVIDENCE[label]["session_context_reached_model"] = seen
+            check(seen, f"{label}: codeguard's session-start/prompt context reached the model")
+        if control or inactive:
+            check(after == before + 1, f"{label}: the same commit lands (the host runs no codeguard hook)")
+        elif secret:
+            check(after == before, f"{label}: the commit of a staged secret did not land")
+            check(server.model_saw("codeguard"), f"{label}: the model received codeguard's message")
+            check(SECRET not in result.stdout + result.stderr and not server.model_saw(SECRET),
+                  f"{label}: the secret appears in no output")
+        else:
+            check(after == before + 1, f"{label}: the clean commit landed")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def edit_scenario(host):
+    """The agent writes a Python file with an unused import; the lint result must reach it."""
+    runner = LOOP_HOSTS[host][1]
+    label = f"{host} edit"
+    root = tempfile.mkdtemp(prefix=f"cg-e2e-{host}-")
+    try:
+        home = os.path.join(root, "home")
+        os.makedirs(home)
+        repo = make_repo(root, secret=False)
+        env = base_env(home)
+        install(env, host)
+        server = ModelServer(root, "write:bad.py:import os\n", cwd=repo)
+        try:
+            result = runner(env, repo, server)
+        finally:
+            server.stop()
+        EVIDENCE[label] = {"exit": result.returncode, "stderr": result.stderr[-2000:]}
+        if check(server.tool_called() and os.path.exists(os.path.join(repo, "bad.py")),
+                 f"{label}: the agent loop wrote bad.py (exit {result.returncode})"):
+            check(server.model_saw("F401"), f"{label}: codeguard's lint result for the edited file reached the model")
+        else:
+            say(f"  stderr: {result.stderr[-1500:]}")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+# Hosts run through their own loader ---------------------------------------------------------
+
+LOADER_HOSTS = {
+    # host: (venv, shell tool names the host's agent uses)
+    "kimi": ("py-kimi", ["Shell"]),
+    "openhands": ("py-openhands", ["terminal", "execute_bash", "bash"]),
+}
+
+
+def loader_scenario(host, secret):
+    venv, tools = LOADER_HOSTS[host]
+    python = os.path.join(HOSTS_DIR, venv, "bin", "python")
+    root = tempfile.mkdtemp(prefix=f"cg-e2e-{host}-")
+    try:
+        home = os.path.join(root, "home")
+        os.makedirs(home)
+        repo = make_repo(root, secret)
+        env = base_env(home)
+        out = install(env, host)
+        # openhands-sdk's LiteLLM would fetch a price list from the network on import.
+        env.update(LITELLM_LOCAL_MODEL_COST_MAP="True", OPENHANDS_SUPPRESS_BANNER="1")
+        before = commits(repo)
+        result = subprocess.run([python, os.path.join(HERE, "host_loader.py"), host, ",".join(tools), "git commit -m 'add settings'"],
+                                cwd=repo, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False)
+        seen_all = {}
+        for line in result.stdout.splitlines():
+            try:
+                item = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(item, dict) and "tool" in item:
+                seen_all[item["tool"]] = item
+        for tool in tools:
+            label = f"{host} {tool} {'secret' if secret else 'clean'}"
+            seen = seen_all.get(tool)
+            if not check(seen is not None, f"{label}: the host's loader ran"):
+                say(f"  stderr: {result.stderr[-800:]}")
+                continue
+            EVIDENCE[label] = {"install": out, **seen}
+            check(seen["loaded"] >= 1 and seen["ran"] >= 1, f"{label}: the host loaded and ran codeguard's pre-tool-use hook")
+            if secret:
+                check(seen["blocked"] and "codeguard" in seen["reason"], f"{label}: the hook denies the commit, with codeguard's message")
+                check(SECRET not in seen["reason"], f"{label}: the secret appears in no output")
+            else:
+                check(not seen["blocked"], f"{label}: the clean commit is allowed")
+        check(commits(repo) == before, f"{host}: the repository is unchanged by the hook")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+# Packaging, validated by the hosts' own loaders ------------------------------------------------
+
+def packaging():
+    repo = os.path.dirname(os.path.dirname(HERE))
+    home = tempfile.mkdtemp(prefix="cg-e2e-pack-")
+    env = base_env(home)
+    try:
+        for target in (".claude-plugin/plugin.json", "."):
+            out = subprocess.run([bin_of("npm-claude-code", "claude"), "plugin", "validate", "--strict", target], cwd=repo,
+                                 env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False)
+            check(out.returncode == 0 and "Validation passed" in out.stdout,
+                  f"packaging: `claude plugin validate --strict {target}` accepts codeguard's plugin/marketplace")
+        out = subprocess.run([bin_of("npm-gemini-cli", "gemini"), "extensions", "validate", "hooks/gemini"], cwd=repo, env=env,
+                             capture_output=True, text=True, timeout=TIMEOUT, check=False)
+        check(out.returncode == 0 and "successfully validated" in out.stdout + out.stderr,
+              "packaging: `gemini extensions validate hooks/gemini` accepts codeguard's extension")
+        probe = ("import json, pathlib; from kimi_cli.config import load_config; "
+                 "c = load_config(pathlib.Path('hooks/kimi.toml')); print(json.dumps([h.event for h in c.hooks]))")
+        out = subprocess.run([os.path.join(HOSTS_DIR, "py-kimi", "bin", "python"), "-c", probe], cwd=repo, env=env,
+                             capture_output=True, text=True, timeout=TIMEOUT, check=False)
+        events = json.loads(out.stdout.strip() or "[]") if out.returncode == 0 else []
+        check(len(events) == 5, f"packaging: kimi-cli's config loader reads hooks/kimi.toml ({events})")
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def main():
+    hosts = SELECTED or [*LOOP_HOSTS, *LOADER_HOSTS, "packaging"]
+    for host in hosts:
+        if host == "packaging":
+            packaging()
+            continue
+        if host in LOADER_HOSTS:
+            loader_scenario(host, secret=True)
+            loader_scenario(host, secret=False)
+            continue
+        package = LOOP_HOSTS[host][0] if host in LOOP_HOSTS else None
+        if package and not os.path.exists(bin_of(package, host if host != "claude" else "claude")):
+            check(False, f"{host}: not installed in {HOSTS_DIR}")
+            continue
+        if host == "claude":
+            loop_scenario(host, secret=True, control=True)
+        if host in LOOP_HOSTS:
+            loop_scenario(host, secret=True)
+            loop_scenario(host, secret=False)
+        if host in EDIT_HOSTS:
+            edit_scenario(host)
+        if host == "codex":
+            loop_scenario(host, secret=True, inactive=True)
+        if host == "gemini":
+            loop_scenario(host, secret=True, project=True, inactive=True)
+            loop_scenario(host, secret=True, extra_install=["--trust-folder"], project=True)
+            loop_scenario(host, secret=False, extra_install=["--trust-folder"], project=True)
+    evidence = os.environ.get("CODEGUARD_E2E_EVIDENCE")
+    if evidence:
+        with open(evidence, "w") as f:
+            json.dump(EVIDENCE, f, indent=1)
+    if FAILURES:
+        say(f"{len(FAILURES)} check(s) failed")
+        return 1
+    say("all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

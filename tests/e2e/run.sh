@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# codeguard end to end against the real host binaries (see tests/e2e/run.py).
+# Installs pinned host versions once into a cache directory (npm --prefix, pip venvs), then runs
+# every host's scenarios against target/debug/codeguard. When a registry cannot be reached the
+# suite is skipped with a loud notice — and fails instead under CODEGUARD_REQUIRE_E2E=1.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+CLAUDE_CODE=2.1.197
+GEMINI_CLI=0.61.0
+CODEX=0.171.0
+COPILOT=1.0.102
+KIMI_CLI=1.52.0
+OPENHANDS_SDK=1.58.2
+pins="claude-code@$CLAUDE_CODE gemini-cli@$GEMINI_CLI codex@$CODEX copilot@$COPILOT kimi-cli@$KIMI_CLI openhands-sdk@$OPENHANDS_SDK"
+cache="${CODEGUARD_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/codeguard-e2e}"
+hosts="$cache/hosts-$(printf '%s' "$pins" | sha256sum | cut -c1-12)"
+mkdir -p "$hosts"
+
+skip() {
+  if [ "${CODEGUARD_REQUIRE_E2E:-}" = 1 ]; then
+    echo "error: e2e suite cannot run: $1 (CODEGUARD_REQUIRE_E2E=1)" >&2
+    exit 1
+  fi
+  echo "==================================================================" >&2
+  echo "  e2e SKIPPED: $1" >&2
+  echo "  (the real-host suite did not run; set CODEGUARD_REQUIRE_E2E=1 to fail)" >&2
+  echo "==================================================================" >&2
+  exit 0
+}
+
+npm_host() { # dir package version binary
+  local dir="$hosts/npm-$1"
+  [ -x "$dir/node_modules/.bin/$4" ] && return 0
+  rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+  npm install --prefix "$dir.tmp" --no-audit --no-fund --loglevel=error "$2@$3" >"$dir.log" 2>&1 &&
+    rm -rf "$dir" && mv "$dir.tmp" "$dir"
+}
+
+py_host() { # dir requirement module
+  local dir="$hosts/py-$1"
+  [ -x "$dir/bin/python" ] && "$dir/bin/python" -c "import $3" 2>/dev/null && return 0
+  rm -rf "$dir" && "$python" -m venv "$dir" &&
+    "$dir/bin/pip" install --quiet --disable-pip-version-check "$2" >"$dir.log" 2>&1
+}
+
+command -v npm >/dev/null || skip "npm is not installed"
+python=""
+for candidate in ${CODEGUARD_E2E_PYTHON:-} python3.13 python3.12 python3 "$HOME"/.pyenv/versions/3.1[2-9]*/bin/python3; do
+  if command -v "$candidate" >/dev/null 2>&1 && "$candidate" -c 'import sys; assert sys.version_info >= (3, 12)' 2>/dev/null; then
+    python=$candidate
+    break
+  fi
+done
+[ -n "$python" ] || skip "no Python >= 3.12 for kimi-cli and openhands-sdk"
+
+pids=()
+npm_host claude-code @anthropic-ai/claude-code "$CLAUDE_CODE" claude &
+pids+=($!)
+npm_host gemini-cli @google/gemini-cli "$GEMINI_CLI" gemini &
+pids+=($!)
+npm_host codex @openai/codex "$CODEX" codex &
+pids+=($!)
+npm_host copilot @github/copilot "$COPILOT" copilot &
+pids+=($!)
+py_host kimi "kimi-cli==$KIMI_CLI" kimi_cli &
+pids+=($!)
+py_host openhands "openhands-sdk==$OPENHANDS_SDK" openhands.sdk &
+pids+=($!)
+failed=0
+for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+if [ "$failed" = 1 ]; then
+  if ! npm ping >/dev/null 2>&1 || ! "$python" -m pip download --no-deps --quiet -d "$hosts/.probe" "kimi-cli==$KIMI_CLI" >/dev/null 2>&1; then
+    skip "a package registry cannot be reached"
+  fi
+  cat "$hosts"/*.log >&2 || true
+  echo "error: installing the pinned hosts failed (see above)" >&2
+  exit 1
+fi
+
+cargo build --locked --quiet --bin codeguard
+exec timeout 900 python3 tests/e2e/run.py target/debug/codeguard "$hosts" "$@"
