@@ -1,9 +1,14 @@
-//! Simple commands: unwrap wrappers, then recognise git, shells, `eval`, interpreters, scripts,
-//! `cd`/`pushd`/`popd`, `find -exec`, `xargs` and calls of functions defined in the command.
+//! Simple commands: expand the words the command itself makes literal ([`super::expand`]),
+//! unwrap wrappers (`env`, `sudo`, `flock`, `timeout`, … and the shell code of `flock -c`,
+//! `script -c`, `su -c`, `watch`, `trap`), then recognise git (with its aliases), shells, `eval`,
+//! interpreters (inline code of the ones we do not model follows one rule), scripts,
+//! `cd`/`pushd`/`popd`, `find -exec`, `xargs`, shell aliases and calls of functions defined in
+//! the command (their words become the positional parameters).
 //!
 //! In: one simple command and where its stdin comes from. Out: steps and opaque records pushed
 //! onto the walker. Programs we do not know are ignored: they are not git and run no shell code
-//! we can see.
+//! we can see. A git sub-command that is none of git's own becomes a [`Step::Alias`] unless the
+//! command defines it.
 
 use super::expand;
 use super::git;

@@ -5,7 +5,9 @@
 //! (`add`, `commit`, `push`, `rm`, `mv`, `stash`, skipGate `config`) in command order, each with
 //! the directory it runs in *relative to where the command starts* ([`DirPart`]s from `cd`,
 //! `pushd`, `git -C`, `env -C`), the scripts the command runs ([`ScriptRun`], for
-//! [`crate::intent`] to read), and the constructs that cannot be seen into ([`Opaque`]).
+//! [`crate::intent`] to read), the git aliases to look up in the git config ([`AliasCall`]: a
+//! sub-command that is none of git's own and that the command does not define), and the
+//! constructs that cannot be seen into ([`Opaque`]).
 //! **Never:** reads files, the environment or the clock, runs anything, or fails: [`analyse`] is
 //! total. Input brush-parser rejects goes through a conservative tokenizer and is flagged in
 //! [`Analysis::parse_error`]. Leaf module: imports nothing else from this crate.

@@ -105,8 +105,10 @@ proptest! {
         prop_assume!(!(template.contains('`') && g_cmd.contains('`')));
         // `nohup C=commit; git $C`: a wrapper turns G's leading assignment into a command name.
         prop_assume!(!g_cmd.split_whitespace().next().is_some_and(|w| w.contains('=')) || !template.contains("G "));
-        // A literal `true`/`false`/`:` in X decides branches: `false && G` never runs G.
+        // A literal `true`/`false`/`:` in X or G decides branches: `false && G` never runs G, and
+        // `! G` with G = `false || git push` never pushes.
         prop_assume!(!x_cmd.split(|c: char| c.is_whitespace() || ";&|()!".contains(c)).any(|w| matches!(w, "true" | "false" | ":")));
+        prop_assume!(!g_cmd.split(|c: char| c.is_whitespace() || ";&|()!".contains(c)).any(|w| matches!(w, "true" | "false" | ":")));
         let composed = template.replace('X', "\u{0}").replace('G', g_cmd).replace('\u{0}', x_cmd);
         let mode = bash::analyse(&composed).mode();
         prop_assert!(mode >= *g_mode, "`{}` lost its mode {:?}: now {:?}", composed, g_mode, mode);
