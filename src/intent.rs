@@ -15,8 +15,8 @@ use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 
 use crate::bash::{
-    self, Analysis, DirPart, FileWrite, GitCall, Interpreter, Opaque, Program, ProgramRun, ScriptRun,
-    Severity, Step, WriteKind,
+    self, AliasCall, Analysis, DirPart, FileWrite, GitCall, Interpreter, Opaque, Program, ProgramRun,
+    ScriptRun, Severity, Step, WriteKind,
 };
 pub use crate::bash::{GitOp, Mode};
 
@@ -197,6 +197,7 @@ impl Resolver {
                 Step::Script(run) => self.script(run, base),
                 Step::Program(run) => self.program(run, base),
                 Step::Write(write) => self.write(write, base),
+                Step::Alias(call) => self.alias(call, base, script),
             }
         }
         for o in &analysis.opaque {
@@ -575,6 +576,25 @@ impl Resolver {
         let before_op = entry.ops.len();
         let delete = w.kind == WriteKind::Delete;
         entry.writes.push(BoundWrite { path, before_op, delete, text: w.text.clone() });
+    }
+
+    /// `git NAME` where NAME is no git command: the alias `alias.NAME` from the git config git
+    /// would read there (the repository's, the user's, the system's), expanded and followed;
+    /// without one it is an external `git-NAME` program or a typo, which may commit or push:
+    /// UNVERIFIED, never a silent pass.
+    fn alias(&mut self, call: &AliasCall, base: &Path, script: Option<&Path>) {
+        let value = self.locate(base, &call.config_dir).ok().and_then(|dir| alias_value(&dir, &call.name));
+        if let Some(value) = value {
+            let inner = bash::expand_alias(call, &value);
+            self.expand(&inner, base, script);
+            return;
+        }
+        let reason = format!(
+            "`{}`: `{}` is neither a git command nor an alias in the git config; it may run a program that commits or pushes",
+            call.text, call.name
+        );
+        let looks = bash::looks_like(&call.text);
+        self.opaque_event(reason, looks, &call.config_dir, base, Severity::Unverified);
     }
 
     /// The absolute directory `parts` lead to from `base`.
@@ -977,6 +997,16 @@ fn discover(dir: &Path) -> Result<Repo, String> {
     let root = std::fs::canonicalize(workdir).unwrap_or_else(|_| workdir.to_path_buf());
     let skip_gate = repo.config_snapshot().boolean("codeguard.skipGate").unwrap_or(false);
     Ok(Repo { root, skip_gate })
+}
+
+/// The value of `alias.NAME` as git would read it in `dir`: the repository's config with the
+/// user's and the system config under it, or only those two outside a repository.
+fn alias_value(dir: &Path, name: &str) -> Option<String> {
+    let value = match gix::discover(dir) {
+        Ok(repo) => repo.config_snapshot().plumbing().string_by("alias", None, name),
+        Err(_) => gix::config::File::from_globals().ok()?.string_by("alias", None, name),
+    };
+    value.map(|v| v.to_string())
 }
 
 /// Immediate children of `dir` that have their own `.git` entry, sorted.

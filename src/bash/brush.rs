@@ -61,7 +61,7 @@ fn and_or_list(l: &ast::AndOrList) -> AndOr {
 }
 
 fn pipeline(p: &ast::Pipeline) -> Pipeline {
-    Pipeline(p.seq.iter().map(command).collect())
+    Pipeline(p.seq.iter().map(command).collect(), p.bang)
 }
 
 fn command(c: &ast::Command) -> Command {
@@ -100,12 +100,20 @@ fn test_words(e: &ast::ExtendedTestExpr, out: &mut Vec<Word>) {
 fn compound(c: &ast::CompoundCommand, redirects: Vec<Redirect>) -> Command {
     match c {
         ast::CompoundCommand::Arithmetic(a) => Command::Arithmetic(a.expr.value.clone()),
-        ast::CompoundCommand::ArithmeticForClause(f) => {
-            Command::Loop { words: Vec::new(), condition: None, body: list(&f.body.list), redirects }
-        }
+        ast::CompoundCommand::ArithmeticForClause(f) => Command::Loop {
+            var: None,
+            until: false,
+            words: Vec::new(),
+            condition: None,
+            body: list(&f.body.list),
+            redirects,
+        },
         ast::CompoundCommand::BraceGroup(g) => Command::Group(list(&g.list), redirects),
         ast::CompoundCommand::Subshell(s) => Command::Subshell(list(&s.list), redirects),
         ast::CompoundCommand::ForClause(f) => Command::Loop {
+            // `for x; do` iterates the positional parameters: no literal list to follow.
+            var: f.values.is_some().then(|| f.variable_name.clone()),
+            until: false,
             words: f.values.iter().flatten().map(|w| unquote(&w.value)).collect(),
             condition: None,
             body: list(&f.body.list),
@@ -123,9 +131,14 @@ fn compound(c: &ast::CompoundCommand, redirects: Vec<Redirect>) -> Command {
             }
             Command::If(branches, redirects)
         }
-        ast::CompoundCommand::WhileClause(w) | ast::CompoundCommand::UntilClause(w) => {
-            Command::Loop { words: Vec::new(), condition: Some(list(&w.0)), body: list(&w.1.list), redirects }
-        }
+        ast::CompoundCommand::WhileClause(w) | ast::CompoundCommand::UntilClause(w) => Command::Loop {
+            var: None,
+            until: matches!(c, ast::CompoundCommand::UntilClause(_)),
+            words: Vec::new(),
+            condition: Some(list(&w.0)),
+            body: list(&w.1.list),
+            redirects,
+        },
         ast::CompoundCommand::Coprocess(c) => {
             Command::Subshell(Script(vec![single(command(&c.body))]), redirects)
         }
@@ -133,7 +146,7 @@ fn compound(c: &ast::CompoundCommand, redirects: Vec<Redirect>) -> Command {
 }
 
 fn single(c: Command) -> Item {
-    Item { list: AndOr { first: Pipeline(vec![c]), rest: Vec::new() }, background: false }
+    Item { list: AndOr { first: Pipeline(vec![c], false), rest: Vec::new() }, background: false }
 }
 
 fn simple(s: &ast::SimpleCommand) -> Simple {

@@ -5,13 +5,14 @@
 //! onto the walker. Programs we do not know are ignored: they are not git and run no shell code
 //! we can see.
 
+use super::expand;
 use super::git;
 use super::program::{self, Effect};
 use super::syntax::{Assignment, Command, Redirect, Simple, Word};
 use super::walk::{Input, Walker};
 use super::{
-    DirPart, EnvValue, GitCall, GitEnv, Interpreter, Mode, ScriptRun, Severity, Step, analyse_with,
-    looks_like,
+    AliasCall, DirPart, EnvValue, GitCall, GitEnv, Interpreter, Mode, ScriptRun, Severity, Step,
+    analyse_with, looks_like,
 };
 
 /// Git sub-commands that change the index a later commit takes.
@@ -80,6 +81,86 @@ pub(super) fn interpreter_of(base: &str) -> Option<Interpreter> {
         }
         _ => None,
     }
+}
+
+/// The flags that introduce inline code for interpreters we do not model (`awk`: its first
+/// operand is the program).
+fn foreign_code_flags(base: &str) -> Option<&'static [&'static str]> {
+    Some(match base {
+        "perl" => &["-e", "-E"],
+        "ruby" | "lua" | "luajit" | "Rscript" | "julia" | "osascript" | "bun" | "tclsh" => &["-e", "--eval"],
+        "php" => &["-r", "-R", "-B", "-E"],
+        "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => &["-e", "--source"],
+        "deno" => &[],
+        _ => return None,
+    })
+}
+
+/// bash's builtins (`builtin NAME` runs only these).
+fn is_shell_builtin(name: &str) -> bool {
+    matches!(
+        name,
+        "." | ":"
+            | "["
+            | "alias"
+            | "bg"
+            | "bind"
+            | "break"
+            | "builtin"
+            | "caller"
+            | "cd"
+            | "command"
+            | "compgen"
+            | "complete"
+            | "compopt"
+            | "continue"
+            | "declare"
+            | "dirs"
+            | "disown"
+            | "echo"
+            | "enable"
+            | "eval"
+            | "exec"
+            | "exit"
+            | "export"
+            | "false"
+            | "fc"
+            | "fg"
+            | "getopts"
+            | "hash"
+            | "help"
+            | "history"
+            | "jobs"
+            | "kill"
+            | "let"
+            | "local"
+            | "logout"
+            | "mapfile"
+            | "popd"
+            | "printf"
+            | "pushd"
+            | "pwd"
+            | "read"
+            | "readarray"
+            | "readonly"
+            | "return"
+            | "set"
+            | "shift"
+            | "shopt"
+            | "source"
+            | "suspend"
+            | "test"
+            | "times"
+            | "trap"
+            | "true"
+            | "type"
+            | "typeset"
+            | "ulimit"
+            | "umask"
+            | "unalias"
+            | "unset"
+            | "wait"
+    )
 }
 
 fn basename(path: &str) -> &str {
@@ -180,6 +261,14 @@ impl Walker<'_> {
         if s.words.is_empty() {
             // `GIT_DIR=x` alone: read as if exported (the conservative reading).
             self.exported = self.exported.overlaid(&env_of(&s.assignments));
+            for a in &s.assignments {
+                let value = match a.values.as_slice() {
+                    [one] => self.expand_word(one, false).and_then(|w| w.into_iter().next()).map(|w| w.text),
+                    // `a=(git push)`: the elements, blank-separated (for `"${a[@]}"`).
+                    many => many.iter().map(Word::value).collect::<Option<Vec<_>>>().map(|v| v.join(" ")),
+                };
+                self.assign(&a.name, value);
+            }
             return;
         }
         let mut ctx = Ctx {
@@ -192,7 +281,12 @@ impl Walker<'_> {
             literal_stdin: super::effects::literal_stdin(&s.redirects),
             text: joined(&s.words),
         };
-        self.argv(&s.words, &mut ctx);
+        if self.may_expand(&s.words) {
+            let words = self.expand_words(&s.words);
+            self.argv(&words, &mut ctx);
+        } else {
+            self.argv(&s.words, &mut ctx);
+        }
     }
 
     fn argv(&mut self, mut words: &[Word], ctx: &mut Ctx) {
@@ -204,10 +298,40 @@ impl Walker<'_> {
                 return;
             }
             let args = &words[1..];
+            let alias = if first.literal && !self.shell_aliases.is_empty() {
+                self.shell_aliases.remove(&first.text)
+            } else {
+                None
+            };
+            if let Some(value) = alias {
+                // The alias text replaces the command word; bash does not expand it again
+                // inside its own expansion.
+                let mut code = value.clone();
+                for w in args {
+                    code.push(' ');
+                    code.push_str(&w.raw);
+                }
+                self.indirect_shell(&code, &format!("the shell alias `{}`", first.text), false);
+                self.shell_aliases.insert(first.text.clone(), value);
+                return;
+            }
             let skip = match base {
                 "git" => return self.git(args, ctx),
                 "cd" => return self.cd(args),
-                "export" | "declare" | "typeset" | "unset" => return self.export(base, args),
+                "export" | "declare" | "typeset" | "unset" | "local" | "readonly" => {
+                    return self.export(base, args);
+                }
+                "read" | "mapfile" | "readarray" | "getopts" => return self.read_vars(args),
+                "shift" => return self.shift(args),
+                "set" => return self.set_positional(args),
+                "alias" => return self.shell_alias(args),
+                "unalias" => {
+                    for w in args {
+                        self.shell_aliases.remove(&w.text);
+                    }
+                    return;
+                }
+                "trap" => return self.trap(args),
                 "pushd" => return self.pushd(args),
                 "popd" => return self.popd(),
                 "eval" => return self.eval(args),
@@ -226,9 +350,50 @@ impl Walker<'_> {
                     }
                     after_options(args, &[], 0)
                 }
-                "builtin" | "nohup" | "setsid" | "chronic" | "unbuffer" | "caffeinate" => {
-                    after_options(args, &[], 0)
+                "builtin" => match args.first() {
+                    // `builtin git …` fails: git is no shell builtin.
+                    Some(next) if is_shell_builtin(&next.text) => 0,
+                    _ => return,
+                },
+                "nohup" | "setsid" | "chronic" | "unbuffer" | "fakeroot" | "torsocks"
+                | "dbus-run-session" | "catchsegv" | "rlwrap" | "pkexec" => after_options(args, &[], 0),
+                "caffeinate" => after_options(args, &["-t", "-w"], 0),
+                "flock" => match self.flock(args) {
+                    Some(skip) => skip,
+                    None => return,
+                },
+                "script" | "su" | "runuser" | "sg" => return self.shell_string_wrapper(base, args, ctx),
+                "watch" => return self.watch(args),
+                "taskset" => {
+                    if args.iter().any(|w| w.text == "-p" || w.text == "--pid") {
+                        return;
+                    }
+                    after_options(args, &[], 1)
                 }
+                "chrt" => {
+                    if args.iter().any(|w| w.text == "-p" || w.text == "--pid") {
+                        return;
+                    }
+                    after_options(
+                        args,
+                        &["-T", "-P", "-D", "--sched-runtime", "--sched-period", "--sched-deadline"],
+                        1,
+                    )
+                }
+                "systemd-run" => Self::systemd_run(args, ctx),
+                "strace" | "ltrace" => after_options(
+                    args,
+                    &["-o", "-e", "-p", "-s", "-u", "-E", "-a", "-P", "-b", "-I", "-X"],
+                    0,
+                ),
+                "prlimit" | "valgrind" | "firejail" | "numactl" | "unshare" | "nsenter" => {
+                    after_options(args, &["-t", "--target", "-C", "--cpunodebind", "-m", "--membind"], 0)
+                }
+                "proxychains" | "proxychains4" => after_options(args, &["-f"], 0),
+                "xvfb-run" => {
+                    after_options(args, &["-n", "-s", "-e", "-f", "-p", "--server-num", "--server-args"], 0)
+                }
+                "cgexec" => after_options(args, &["-g"], 0),
                 // A keyword where a command name should be (`nohup until git push; do …`) is a
                 // syntax error in bash; reading past it is the conservative choice.
                 "if" | "then" | "elif" | "else" | "while" | "until" | "do" | "!" | "{" | "coproc" => 0,
@@ -238,7 +403,6 @@ impl Walker<'_> {
                 "ionice" => after_options(args, &["-c", "--class", "-n", "--classdata"], 0),
                 "stdbuf" => after_options(args, &["-i", "-o", "-e", "--input", "--output", "--error"], 0),
                 "timeout" => after_options(args, &["-s", "--signal", "-k", "--kill-after"], 1),
-                "watch" => after_options(args, &["-n", "--interval"], 0),
                 "xargs" => {
                     ctx.from_stdin = true;
                     after_options(
@@ -274,10 +438,294 @@ impl Walker<'_> {
             Some(Interpreter::Shell) => self.shell(base, args, ctx),
             Some(lang @ (Interpreter::Python | Interpreter::Node)) => self.interpreter(lang, args, ctx),
             Some(Interpreter::Shebang) | None => {
-                if !self.call_function(&first.text) && first.text.contains('/') {
+                if let Some(code_flags) = foreign_code_flags(base) {
+                    return self.foreign(base, code_flags, args, ctx);
+                }
+                if !self.call_function(&first.text, args) && first.text.contains('/') {
                     self.push_script(first.text.clone(), Interpreter::Shebang, ctx);
                 }
             }
+        }
+    }
+
+    /// `read x`, `mapfile a`: the variables get values only known at run time.
+    fn read_vars(&mut self, args: &[Word]) {
+        let mut i = 0;
+        while let Some(w) = args.get(i) {
+            i += 1;
+            if w.text.starts_with('-') {
+                i += usize::from(matches!(
+                    w.text.as_str(),
+                    "-a" | "-d" | "-n" | "-N" | "-p" | "-t" | "-u" | "-C" | "-c" | "-O" | "-s"
+                ));
+                continue;
+            }
+            self.assign(&w.text, None);
+        }
+    }
+
+    /// `set -- WORDS` / `set WORDS`: the positional parameters become the words.
+    fn set_positional(&mut self, args: &[Word]) {
+        let words = match args.iter().position(|w| w.text == "--") {
+            Some(i) => &args[i + 1..],
+            None if args.first().is_some_and(|w| !w.text.starts_with(['-', '+'])) => args,
+            None => return,
+        };
+        self.positional = Some(words.to_vec());
+    }
+
+    /// `alias NAME=VALUE …`: a shell alias later command words may expand to (conservatively,
+    /// whether or not the shell has `expand_aliases` on).
+    fn shell_alias(&mut self, args: &[Word]) {
+        for w in args {
+            if let Some((name, value)) = w.text.split_once('=') {
+                if w.literal {
+                    self.shell_aliases.insert(name.to_owned(), value.to_owned());
+                } else {
+                    self.shell_aliases.insert(name.to_owned(), w.raw.clone());
+                    self.dynamic(&format!("`alias {}`", w.raw));
+                }
+            }
+        }
+    }
+
+    /// `shift [N]` inside a function: drops positional parameters.
+    fn shift(&mut self, args: &[Word]) {
+        let n = args.first().map_or(Some(1), |w| w.value().and_then(|t| t.parse::<usize>().ok()));
+        if let Some(p) = self.positional.as_mut() {
+            match n {
+                Some(n) => {
+                    p.drain(..n.min(p.len()));
+                }
+                None => self.positional = None,
+            }
+        }
+    }
+
+    /// `trap 'CODE' EXIT INT …`: the code runs in this shell when the signal comes (`trap -`,
+    /// `trap -p`, `trap ''` run nothing).
+    fn trap(&mut self, args: &[Word]) {
+        let args = match args.first() {
+            Some(w) if w.text == "--" => &args[1..],
+            _ => args,
+        };
+        let [code, _signal, ..] = args else { return };
+        if code.text.starts_with('-') && code.literal {
+            return;
+        }
+        if code.literal {
+            let code = code.text.clone();
+            self.indirect_shell(&code, "`trap` code", false);
+        } else {
+            self.dynamic(&format!("`trap {}`", code.raw));
+        }
+    }
+
+    /// `flock [opts] FILE CMD…` / `flock [opts] FILE -c CODE` / `flock FD`: the index of the
+    /// command, or `None` when there is none (or the code was walked here).
+    fn flock(&mut self, args: &[Word]) -> Option<usize> {
+        let end = after_options(args, &["-w", "--wait", "--timeout", "-E", "--conflict-exit-code"], 0);
+        let code = option_value(args, end, &["-c", "--command"]).or_else(|| {
+            args.get(end + 1)
+                .filter(|w| matches!(w.text.as_str(), "-c" | "--command"))
+                .and_then(|_| args.get(end + 2))
+        });
+        if let Some(code) = code {
+            if code.literal {
+                let code = code.text.clone();
+                self.indirect_shell(&code, "`flock -c`", true);
+            } else {
+                self.dynamic(&format!("`flock -c {}`", code.raw));
+            }
+            return None;
+        }
+        let lock = args.get(end)?;
+        if lock.text.chars().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        Some(end + 1)
+    }
+
+    /// `script -qec CODE /dev/null`, `su [user] -c CODE`, `runuser … -c CODE`, `sg GROUP -c CODE`
+    /// or `sg GROUP CODE`: a shell runs the code.
+    fn shell_string_wrapper(&mut self, base: &str, args: &[Word], ctx: &Ctx) {
+        let mut code = None;
+        for (i, w) in args.iter().enumerate() {
+            let t = w.text.as_str();
+            if t == "--command" || (t.starts_with('-') && !t.starts_with("--") && t.ends_with('c')) {
+                code = args.get(i + 1);
+                break;
+            }
+            if let Some(v) = t.strip_prefix("--command=") {
+                let _ = v;
+                code = Some(w);
+                break;
+            }
+        }
+        if base == "runuser" && code.is_none() {
+            // `runuser -u USER -- CMD …`
+            if let Some(dd) = args.iter().position(|w| w.text == "--") {
+                let mut inner = ctx.clone();
+                return self.argv(&args[dd + 1..], &mut inner);
+            }
+        }
+        if base == "sg" && code.is_none() {
+            code = args.iter().filter(|w| !w.text.starts_with('-')).nth(1);
+        }
+        let Some(code) = code else { return };
+        let text = code.text.strip_prefix("--command=").unwrap_or(&code.text).to_owned();
+        if code.literal {
+            self.indirect_shell(&text, &format!("`{base} -c`"), true);
+        } else {
+            self.dynamic(&format!("`{base} -c {}`", code.raw));
+        }
+    }
+
+    /// `watch [opts] CMD…`: watch joins the words and hands them to `sh -c`.
+    fn watch(&mut self, args: &[Word]) {
+        let end = after_options(args, &["-n", "--interval", "-d", "-q", "--equexit"], 0);
+        let rest = args.get(end..).unwrap_or_default();
+        if rest.is_empty() {
+            return;
+        }
+        if rest.iter().all(|w| w.literal) {
+            let code = rest.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" ");
+            self.indirect_shell(&code, "`watch`", true);
+        } else {
+            self.dynamic(&format!("`watch {}`", joined(rest)));
+        }
+    }
+
+    /// `systemd-run [opts] CMD…`: the unit runs in `/` unless `--same-dir`/`-d` or
+    /// `--working-directory=DIR` say otherwise.
+    fn systemd_run(args: &[Word], ctx: &mut Ctx) -> usize {
+        let with_value = [
+            "-p",
+            "--property",
+            "-u",
+            "--unit",
+            "-E",
+            "--setenv",
+            "-M",
+            "--machine",
+            "-H",
+            "--host",
+            "--description",
+            "--slice",
+            "--nice",
+            "--uid",
+            "--gid",
+            "--working-directory",
+            "--on-calendar",
+            "--on-active",
+            "--timer-property",
+            "--path-property",
+            "--socket-property",
+            "-s",
+            "--service-type",
+        ];
+        let end = after_options(args, &with_value, 0);
+        let mut dir = DirPart::Unknown("`systemd-run` (the unit's working directory)".into());
+        for (i, w) in args.iter().take(end).enumerate() {
+            match w.text.as_str() {
+                "-d" | "--same-dir" => dir = DirPart::Path(".".into()),
+                "--working-directory" => {
+                    if let Some(d) = args.get(i + 1) {
+                        dir = git::word_dir(d);
+                    }
+                }
+                t if t.starts_with("--working-directory=") => {
+                    dir = git::word_dir(&Word::literal(&t["--working-directory=".len()..]));
+                }
+                _ => {}
+            }
+        }
+        ctx.extra_dir.push(dir);
+        end
+    }
+
+    /// `perl -e`, `ruby -e`, `awk 'PROGRAM'`, `php -r`, `lua -e`, `deno eval`, `Rscript -e`…:
+    /// inline code of an interpreter we do not model. One rule for all of them: code that runs
+    /// a command (a `system`/`exec`/`spawn`/`popen` call, backticks, `qx`/`%x`, a pipe) and
+    /// names git with a commit or push word blocks; a mere mention (`print "git push"`) does
+    /// not. Code on stdin is read the same way; a script file is not read.
+    fn foreign(&mut self, base: &str, code_flags: &[&str], args: &[Word], ctx: &Ctx) {
+        let awk = base.ends_with("awk");
+        let mut i = 0;
+        let mut from_file = false;
+        while let Some(w) = args.get(i) {
+            let t = w.text.as_str();
+            let code = if code_flags.contains(&t) {
+                args.get(i + 1)
+            } else if t.len() > 2
+                && t.starts_with('-')
+                && !t.starts_with("--")
+                && code_flags.iter().any(|f| f.len() == 2 && t.ends_with(&f[1..]))
+                && t[1..t.len() - 1].chars().all(|c| "naplsw".contains(c))
+                && !awk
+            {
+                // `perl -ne CODE`, `ruby -pe CODE`: a cluster ending in the code flag.
+                args.get(i + 1)
+            } else if base == "deno" && t == "eval" {
+                args.get(i + 1)
+            } else if t == "-f" || t == "--file" {
+                from_file = true;
+                i += 2;
+                continue;
+            } else if t == "-" {
+                return self.foreign_stdin(base, ctx);
+            } else if t.starts_with('-') && t.len() > 1 {
+                i += 1 + usize::from(awk && matches!(t, "-F" | "-v" | "--field-separator" | "--assign"));
+                continue;
+            } else if awk && !from_file {
+                Some(w)
+            } else {
+                return;
+            };
+            match code {
+                Some(c) if c.literal => {
+                    let code = c.text.clone();
+                    let what =
+                        if awk && !t.starts_with('-') { "program".to_owned() } else { format!("`{t}` code") };
+                    self.foreign_code(base, &code, &what, false);
+                }
+                Some(c) => self.dynamic(&format!("`{base} {t} {}`", c.raw)),
+                None => {}
+            }
+            i += 2;
+            if awk {
+                return;
+            }
+        }
+        if args.iter().all(|w| w.text.starts_with('-')) {
+            self.foreign_stdin(base, ctx);
+        }
+    }
+
+    fn foreign_stdin(&mut self, base: &str, ctx: &Ctx) {
+        match &ctx.stdin {
+            Stdin::Code(code) => {
+                let code = code.clone();
+                self.foreign_code(base, &code, "code fed on stdin", false);
+            }
+            Stdin::Dynamic(what) => {
+                let what = format!("`{base}` reading {what}");
+                self.dynamic(&what);
+            }
+            Stdin::None | Stdin::File(_) => {}
+        }
+    }
+
+    fn foreign_code(&mut self, base: &str, code: &str, what: &str, strings: bool) {
+        if let Some(mode) = program::runs_git(code, strings) {
+            self.opaque(
+                format!(
+                    "{base} {what} runs a command naming git {}: a {base} program cannot be modelled",
+                    mode.as_str()
+                ),
+                Some(mode),
+                Severity::Block,
+            );
         }
     }
 
@@ -285,8 +733,9 @@ impl Walker<'_> {
     /// a git sub-command that writes the index as the second word, makes it worth a note, and
     /// then it is never silent.
     fn variable_command(&mut self, words: &[Word]) {
+        self.unseen_calls = true;
         let text = joined(words);
-        if let Some(mode) = looks_like(&text) {
+        if let Some(mode) = looks_like(&text).or(self.source_looks) {
             self.opaque(
                 format!("`{text}` runs a command named by a variable; it may be a git {}", mode.as_str()),
                 Some(mode),
@@ -304,6 +753,7 @@ impl Walker<'_> {
 
     /// A dynamic string handed to a shell or interpreter: never silently passed.
     fn dynamic(&mut self, what: &str) {
+        self.unseen_calls = true;
         let looks = self.source_looks;
         self.opaque(
             format!("{what}: the code only exists at run time and cannot be checked"),
@@ -318,6 +768,9 @@ impl Walker<'_> {
         let exporting =
             builtin == "export" || args.iter().any(|w| w.text.starts_with('-') && w.text.contains('x'));
         for w in args.iter().filter(|w| !w.text.starts_with('-')) {
+            if builtin != "unset" {
+                self.assign_word(w);
+            }
             if builtin == "unset" {
                 self.exported.set(&w.text, None);
             } else if let Some((name, value)) = assignment_word(w).filter(|_| exporting) {
@@ -333,15 +786,39 @@ impl Walker<'_> {
         }
     }
 
+    /// `declare x=v`, `local x="$1"`: the variable's value when it is known.
+    fn assign_word(&mut self, w: &Word) {
+        let expanded = self.expand_word(w, false).and_then(|ws| ws.into_iter().next());
+        let text = expanded.as_ref().map_or(w.text.as_str(), |e| e.text.as_str());
+        let Some((name, value)) = text.split_once('=').filter(|_| is_assignment(text)) else { return };
+        let value = expanded.as_ref().map(|_| value.to_owned());
+        self.assign(name, value);
+    }
+
     fn git(&mut self, args: &[Word], ctx: &Ctx) {
         let g = git::globals(args);
         let Some(si) = g.sub else { return };
         let sub = &args[si];
         if !sub.literal {
-            self.variable_command(args);
+            // `git $C`: which command runs is only known at run time: never a silent pass.
+            self.unseen_calls = true;
+            let looks = looks_like(&ctx.text).or(self.source_looks);
+            self.opaque(
+                format!("`{}`: the git sub-command is only known at run time", ctx.text),
+                looks,
+                Severity::Unverified,
+            );
             return;
         }
         self.git_writes(&sub.text, &args[si + 1..], &ctx.text);
+        if !git::is_builtin(&sub.text) {
+            return self.git_alias(args, si, &g, ctx);
+        }
+        if let Some((name, value)) =
+            (sub.text == "config").then(|| git::alias_definition(&args[si + 1..])).flatten()
+        {
+            self.aliases.insert(name, value);
+        }
         let Some(op) = git::sub_op(&sub.text, &args[si + 1..], ctx.from_stdin) else { return };
         let mut dir = self.dir.clone();
         dir.extend(ctx.extra_dir.iter().cloned());
@@ -358,6 +835,107 @@ impl Walker<'_> {
             env,
             text: ctx.text.clone(),
         }));
+    }
+
+    /// `git NAME …` where NAME is no git command: an alias given by `-c alias.NAME=…` or
+    /// defined earlier in the command is expanded here; any other is left for
+    /// [`crate::intent`] to look up in the git config ([`Step::Alias`]).
+    fn git_alias(&mut self, args: &[Word], si: usize, g: &git::Globals, ctx: &Ctx) {
+        let name = args[si].text.to_ascii_lowercase();
+        let value = match g.aliases.iter().rev().find(|(n, _)| *n == name) {
+            Some((_, v)) => Some(Some(v.clone())),
+            None => self.aliases.get(&name).cloned(),
+        };
+        match value {
+            Some(Some(value)) => self.expand_alias(&name, &value, args, si, ctx),
+            Some(None) => {
+                let looks = looks_like(&ctx.text).or(self.source_looks);
+                self.opaque(
+                    format!(
+                        "`{}`: the alias `{name}` is defined with a value only known at run time",
+                        ctx.text
+                    ),
+                    looks,
+                    Severity::Unverified,
+                );
+            }
+            None => {
+                let mut dir = self.dir.clone();
+                dir.extend(ctx.extra_dir.iter().cloned());
+                let mut config_dir = dir.clone();
+                config_dir.extend(g.dirs.iter().cloned());
+                let inherited = if ctx.ignore_exported { GitEnv::default() } else { self.exported.clone() };
+                self.out.steps.push(Step::Alias(AliasCall {
+                    name,
+                    words: args.to_vec(),
+                    sub: si,
+                    dir,
+                    config_dir,
+                    chain: self.chain,
+                    depth: self.depth,
+                    env: inherited.overlaid(&ctx.env),
+                    from_stdin: ctx.from_stdin,
+                    seen: self.alias_stack.clone(),
+                    notes: ctx.notes.clone(),
+                    text: ctx.text.clone(),
+                }));
+            }
+        }
+    }
+
+    /// Most aliases expanded through one another (git itself stops at a loop).
+    const MAX_ALIAS_DEPTH: usize = 8;
+
+    /// Runs the alias `name` = `value` for the git words `args` (sub-command at `si`). A plain
+    /// alias replaces the sub-command by its words; a `!` alias is shell code run from the top
+    /// of the worktree with the remaining words as `"$@"`, one indirection level down.
+    fn expand_alias(&mut self, name: &str, value: &str, args: &[Word], si: usize, ctx: &Ctx) {
+        if self.alias_stack.len() >= Self::MAX_ALIAS_DEPTH || self.alias_stack.iter().any(|n| n == name) {
+            return;
+        }
+        self.alias_stack.push(name.to_owned());
+        let rest = args.get(si + 1..).unwrap_or_default();
+        if let Some(code) = value.strip_prefix('!') {
+            let g = git::globals(args);
+            let saved_dir = self.dir.clone();
+            self.dir.extend(ctx.extra_dir.iter().cloned());
+            self.dir.extend(g.dirs);
+            self.dir.push(DirPart::Toplevel);
+            let inherited = if ctx.ignore_exported { GitEnv::default() } else { self.exported.clone() };
+            let saved_env =
+                std::mem::replace(&mut self.exported, inherited.overlaid(&ctx.env).overlaid(&g.env));
+            let saved_args = self.positional.replace(rest.to_vec());
+            let code = if rest.is_empty() { code.to_owned() } else { format!("{code} \"$@\"") };
+            self.indirect_shell(&code, &format!("the shell alias `git {name}`"), true);
+            self.positional = saved_args;
+            self.exported = saved_env;
+            self.dir = saved_dir;
+        } else if let Some(words) = expand::split_cmdline(value) {
+            let mut expanded = args[..si].to_vec();
+            expanded.extend(words.iter().map(|w| Word::literal(w)));
+            expanded.extend_from_slice(rest);
+            self.git(&expanded, ctx);
+        }
+        self.alias_stack.pop();
+    }
+
+    /// The alias call [`crate::intent`] found a value for in the git config.
+    pub(super) fn resolved_alias(&mut self, call: &AliasCall, value: &str) {
+        self.dir.clone_from(&call.dir);
+        self.chain = call.chain;
+        self.exported = call.env.clone();
+        self.alias_stack.clone_from(&call.seen);
+        let ctx = Ctx {
+            notes: call.notes.clone(),
+            env: GitEnv::default(),
+            ignore_exported: false,
+            extra_dir: Vec::new(),
+            from_stdin: call.from_stdin,
+            stdin: Stdin::None,
+            literal_stdin: None,
+            text: call.text.clone(),
+        };
+        self.expand_alias(&call.name, value, &call.words, call.sub, &ctx);
     }
 
     fn cd(&mut self, args: &[Word]) {
@@ -462,7 +1040,7 @@ impl Walker<'_> {
 
     /// `bash [-opts] -c CODE`, `bash script.sh`, `bash -s` / `bash` reading stdin.
     fn shell(&mut self, base: &str, args: &[Word], ctx: &Ctx) {
-        let (mut command_mode, mut stdin_mode) = (false, false);
+        let (mut command_mode, mut stdin_mode, mut noexec) = (false, false, false);
         let mut i = 0;
         while let Some(w) = args.get(i) {
             let t = w.text.as_str();
@@ -479,13 +1057,27 @@ impl Walker<'_> {
                 i += usize::from(matches!(t, "--rcfile" | "--init-file"));
                 continue;
             }
+            let on = t.starts_with('-');
             command_mode |= t.contains('c');
             stdin_mode |= t.contains('s');
-            i += usize::from(t.contains(['o', 'O']));
+            // `bash -n` / `-o noexec`: read the commands, run none of them.
+            noexec |= on && t.contains('n');
+            if t.contains(['o', 'O']) {
+                noexec |= on && args.get(i).is_some_and(|o| o.text == "noexec");
+                i += 1;
+            }
+        }
+        if noexec {
+            return;
         }
         if command_mode {
             match args.get(i) {
-                Some(w) if w.literal => self.indirect_shell(&w.text.clone(), &format!("`{base} -c`"), true),
+                Some(w) if w.literal => {
+                    // `bash -c CODE NAME ARGS…`: ARGS are the code's `"$@"`.
+                    let saved = self.positional.replace(args.get(i + 2..).unwrap_or_default().to_vec());
+                    self.indirect_shell(&w.text.clone(), &format!("`{base} -c`"), true);
+                    self.positional = saved;
+                }
                 Some(w) => self.dynamic(&format!("`{base} -c {}`", w.raw)),
                 None => {}
             }
@@ -512,7 +1104,8 @@ impl Walker<'_> {
                 match args.get(i + 1) {
                     Some(code) if code.literal => {
                         self.inline_code_writes(&code.text, &ctx.text);
-                        self.program(&code.text.clone(), lang, &format!("`{t}` code"));
+                        let code = code.text.clone();
+                        self.inline_program(&code, lang, &format!("`{t}` code"));
                     }
                     Some(code) => self.dynamic(&format!("`{} {}`", t, code.raw)),
                     None => {}
@@ -541,7 +1134,10 @@ impl Walker<'_> {
                 Interpreter::Shell | Interpreter::Shebang => {
                     self.indirect_shell(code, &format!("commands fed to `{program}` on stdin"), true);
                 }
-                Interpreter::Python | Interpreter::Node => self.program(code, lang, "code fed on stdin"),
+                Interpreter::Python | Interpreter::Node => {
+                    let code = code.clone();
+                    self.inline_program(&code, lang, "code fed on stdin");
+                }
             },
             Stdin::File(path) => {
                 let path = path.clone();
@@ -573,6 +1169,21 @@ impl Walker<'_> {
             depth: self.depth,
             text: ctx.text.clone(),
         }));
+    }
+
+    /// Inline Python/Node code: its git call forms, and then the one rule for inline code of
+    /// every interpreter (a command run with git and a commit/push word in the code blocks).
+    fn inline_program(&mut self, code: &str, lang: Interpreter, what: &str) {
+        let before = self.out.opaque.len();
+        self.program(code, lang, what);
+        if self.out.opaque[before..].iter().any(|o| o.severity == Severity::Block) {
+            return;
+        }
+        let base = match lang {
+            Interpreter::Python => "python",
+            Interpreter::Node | Interpreter::Shell | Interpreter::Shebang => "node",
+        };
+        self.foreign_code(base, code, what, true);
     }
 
     /// Scans Python/Node code for git call forms.

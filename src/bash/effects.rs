@@ -730,7 +730,7 @@ mod tests {
             .into_iter()
             .filter_map(|s| match s {
                 Step::Write(w) => Some((w.path, w.kind)),
-                Step::Git(_) | Step::Script(_) | Step::Program(_) => None,
+                Step::Git(_) | Step::Script(_) | Step::Program(_) | Step::Alias(_) => None,
             })
             .collect()
     }
@@ -741,7 +741,7 @@ mod tests {
             .into_iter()
             .filter_map(|s| match s {
                 Step::Program(p) => Some(p.program),
-                Step::Git(_) | Step::Script(_) | Step::Write(_) => None,
+                Step::Git(_) | Step::Script(_) | Step::Write(_) | Step::Alias(_) => None,
             })
             .collect()
     }

@@ -83,10 +83,10 @@ impl Tokens {
     fn end(&mut self, connector: Option<Connector>) {
         self.end_word();
         if !self.words.is_empty() {
-            let cmd = Pipeline(vec![Command::Simple(Simple {
-                words: std::mem::take(&mut self.words),
-                ..Simple::default()
-            })]);
+            let cmd = Pipeline(
+                vec![Command::Simple(Simple { words: std::mem::take(&mut self.words), ..Simple::default() })],
+                false,
+            );
             if let (Some(list), Some(join)) = (self.current.as_mut(), self.pending) {
                 list.rest.push((join, cmd));
             } else {

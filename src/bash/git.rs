@@ -2,7 +2,10 @@
 //!
 //! In: the words after `git`. Out: where git runs (`-C`), the inline skipGate flag, and a
 //! [`GitOp`] for the sub-commands that decide what a commit or push contains. Pure; it never
-//! guesses aliases and ignores every sub-command that cannot commit, push or stage.
+//! guesses aliases: a sub-command that is not one of git's own ([`is_builtin`]) is an alias or
+//! an external `git-NAME` program, which the walker expands from `-c alias.NAME=…` and
+//! `git config alias.NAME …` in the command, or leaves for [`crate::intent`] to look up in the
+//! git config. Every git command that cannot commit, push or stage is ignored.
 
 use super::syntax::Word;
 use super::{DirPart, GitOp};
@@ -18,6 +21,8 @@ pub(super) struct Globals {
     pub env: super::GitEnv,
     /// Index of the sub-command word, if any (`None` for `git --help`, `git --version`).
     pub sub: Option<usize>,
+    /// `-c alias.NAME=VALUE`: the name (lower case) and the value, in order.
+    pub aliases: Vec<(String, String)>,
 }
 
 /// Global options that take a separate value.
@@ -49,8 +54,12 @@ pub(super) fn globals(args: &[Word]) -> Globals {
         match name {
             "-C" => g.dirs.push(dir_part(attached.map_or_else(|| args.get(i + 1), |_| None), attached, w)),
             "-c" => {
-                g.skip_gate |=
-                    attached.or_else(|| args.get(i + 1).map(|v| v.text.as_str())).is_some_and(is_skip_gate);
+                let kv = attached.or_else(|| args.get(i + 1).map(|v| v.text.as_str()));
+                g.skip_gate |= kv.is_some_and(is_skip_gate);
+                let alias = kv.and_then(|kv| kv.split_once('=')).and_then(|(k, v)| Some((alias_name(k)?, v)));
+                if let Some((name, value)) = alias {
+                    g.aliases.push((name, value.to_owned()));
+                }
             }
             "--git-dir" | "--work-tree" => {
                 let value = match (attached, args.get(i + 1)) {
@@ -66,6 +75,231 @@ pub(super) fn globals(args: &[Word]) -> Globals {
         i += if attached.is_none() && GLOBAL_WITH_VALUE.contains(&name) { 2 } else { 1 };
     }
     g
+}
+
+/// git's own commands (`git --list-cmds=builtins,main`, git 2.47, plus a few newer ones),
+/// sorted. A sub-command outside this list is an alias or an external `git-NAME` program;
+/// git never lets an alias shadow one of these.
+const BUILTINS: &[&str] = &[
+    "add",
+    "am",
+    "annotate",
+    "apply",
+    "archimport",
+    "archive",
+    "backfill",
+    "bisect",
+    "blame",
+    "branch",
+    "bugreport",
+    "bundle",
+    "cat-file",
+    "check-attr",
+    "check-ignore",
+    "check-mailmap",
+    "check-ref-format",
+    "checkout",
+    "checkout--worker",
+    "checkout-index",
+    "cherry",
+    "cherry-pick",
+    "clean",
+    "clone",
+    "column",
+    "commit",
+    "commit-graph",
+    "commit-tree",
+    "config",
+    "count-objects",
+    "credential",
+    "credential-cache",
+    "credential-cache--daemon",
+    "credential-store",
+    "cvsexportcommit",
+    "cvsimport",
+    "cvsserver",
+    "daemon",
+    "describe",
+    "diagnose",
+    "diff",
+    "diff-files",
+    "diff-index",
+    "diff-pairs",
+    "diff-tree",
+    "difftool",
+    "difftool--helper",
+    "fast-export",
+    "fast-import",
+    "fetch",
+    "fetch-pack",
+    "filter-branch",
+    "fmt-merge-msg",
+    "for-each-ref",
+    "for-each-repo",
+    "format-patch",
+    "fsck",
+    "fsck-objects",
+    "fsmonitor--daemon",
+    "gc",
+    "get-tar-commit-id",
+    "grep",
+    "hash-object",
+    "help",
+    "hook",
+    "http-backend",
+    "http-fetch",
+    "http-push",
+    "imap-send",
+    "index-pack",
+    "init",
+    "init-db",
+    "instaweb",
+    "interpret-trailers",
+    "last-modified",
+    "log",
+    "ls-files",
+    "ls-remote",
+    "ls-tree",
+    "mailinfo",
+    "mailsplit",
+    "maintenance",
+    "merge",
+    "merge-base",
+    "merge-file",
+    "merge-index",
+    "merge-octopus",
+    "merge-one-file",
+    "merge-ours",
+    "merge-recursive",
+    "merge-recursive-ours",
+    "merge-recursive-theirs",
+    "merge-resolve",
+    "merge-subtree",
+    "merge-tree",
+    "mergetool",
+    "mktag",
+    "mktree",
+    "multi-pack-index",
+    "mv",
+    "name-rev",
+    "notes",
+    "p4",
+    "pack-objects",
+    "pack-redundant",
+    "pack-refs",
+    "patch-id",
+    "pickaxe",
+    "prune",
+    "prune-packed",
+    "pull",
+    "push",
+    "quiltimport",
+    "range-diff",
+    "read-tree",
+    "rebase",
+    "receive-pack",
+    "reflog",
+    "refs",
+    "remote",
+    "remote-ext",
+    "remote-fd",
+    "remote-ftp",
+    "remote-ftps",
+    "remote-http",
+    "remote-https",
+    "repack",
+    "replace",
+    "replay",
+    "repo",
+    "request-pull",
+    "rerere",
+    "reset",
+    "restore",
+    "rev-list",
+    "rev-parse",
+    "revert",
+    "rm",
+    "send-email",
+    "send-pack",
+    "sh-i18n--envsubst",
+    "shell",
+    "shortlog",
+    "show",
+    "show-branch",
+    "show-index",
+    "show-ref",
+    "sparse-checkout",
+    "stage",
+    "stash",
+    "status",
+    "stripspace",
+    "submodule",
+    "submodule--helper",
+    "svn",
+    "switch",
+    "symbolic-ref",
+    "tag",
+    "unpack-file",
+    "unpack-objects",
+    "update-index",
+    "update-ref",
+    "update-server-info",
+    "upload-archive",
+    "upload-archive--writer",
+    "upload-pack",
+    "var",
+    "verify-commit",
+    "verify-pack",
+    "verify-tag",
+    "version",
+    "web--browse",
+    "whatchanged",
+    "worktree",
+    "write-tree",
+];
+
+/// Whether `sub` is one of git's own commands (never an alias).
+pub(super) fn is_builtin(sub: &str) -> bool {
+    BUILTINS.binary_search(&sub).is_ok()
+}
+
+/// The alias name of a config key `alias.NAME` (section case-insensitive), in lower case.
+pub(super) fn alias_name(key: &str) -> Option<String> {
+    let (section, name) = key.split_once('.')?;
+    (section.eq_ignore_ascii_case("alias") && !name.is_empty()).then(|| name.to_ascii_lowercase())
+}
+
+/// `git config [--global|--local|--system|-f F] [--add|--replace-all] alias.NAME VALUE` and
+/// `git config set alias.NAME VALUE`: the alias it defines and its value (`None`: only known at
+/// run time). Queries and `--unset` define nothing (an alias removed stays known: the
+/// conservative reading).
+pub(super) fn alias_definition(args: &[Word]) -> Option<(String, Option<String>)> {
+    let p = parse(args, "f", &["file", "blob", "type", "default", "comment", "value"]);
+    if p.help
+        || p.has(&[
+            "--get",
+            "--get-all",
+            "--get-regexp",
+            "-l",
+            "--list",
+            "--unset",
+            "--unset-all",
+            "--rename-section",
+            "--remove-section",
+            "-e",
+            "--edit",
+        ])
+    {
+        return None;
+    }
+    let mut ops = p.operands.iter();
+    let mut key = ops.next()?;
+    if key.text == "set" {
+        key = ops.next()?;
+    }
+    let name = alias_name(&key.text)?;
+    let value = ops.next()?;
+    Some((name, value.value().map(str::to_owned)))
 }
 
 /// Splits `-Cdir`, `-ckey=v`, `--git-dir=x` into name and attached value.
@@ -217,7 +451,7 @@ pub(super) fn sub_op(sub: &str, args: &[Word], from_stdin: bool) -> Option<GitOp
     match sub {
         "commit" => commit(args, from_stdin),
         "push" => push(args),
-        "add" => add(args, from_stdin),
+        "add" | "stage" => add(args, from_stdin),
         "rm" => rm(args, from_stdin),
         "mv" => mv(args, from_stdin),
         "stash" => stash(args),
@@ -399,6 +633,19 @@ mod tests {
         assert_eq!(g.dirs, vec![DirPart::Path("a".into()), DirPart::Path("b".into())]);
         assert!(g.skip_gate);
         assert_eq!(g.sub, Some(6));
+    }
+
+    #[test]
+    fn builtins_are_sorted_and_aliases_are_read() {
+        assert!(BUILTINS.windows(2).all(|w| w[0] < w[1]));
+        assert!(is_builtin("commit") && is_builtin("stage") && !is_builtin("ci"));
+        let g = globals(&words("-c alias.CI=commit ci -m x"));
+        assert_eq!(g.aliases, [("ci".to_owned(), "commit".to_owned())]);
+        assert_eq!(
+            alias_definition(&words("--global alias.p push")),
+            Some(("p".into(), Some("push".into())))
+        );
+        assert_eq!(alias_definition(&words("--get alias.p")), None);
     }
 
     #[test]

@@ -17,6 +17,7 @@ mod bounds;
 mod brush;
 mod command;
 mod effects;
+mod expand;
 mod fallback;
 mod git;
 mod program;
@@ -318,6 +319,8 @@ pub enum Step {
     Program(ProgramRun),
     /// A file the command writes, changes or deletes before the steps after it run.
     Write(FileWrite),
+    /// A git sub-command that is not one of git's own: an alias to look up in the git config.
+    Alias(AliasCall),
 }
 
 /// A program that runs commands written in a project file: `package.json` scripts, `npm version`,
@@ -444,6 +447,37 @@ pub enum WriteKind {
     Delete,
 }
 
+/// `git NAME …` where NAME is no git command and the command itself does not define it:
+/// [`crate::intent`] looks `alias.NAME` up in the repository's, the user's and the system git
+/// config and hands the value back to [`expand_alias`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AliasCall {
+    /// The alias name, lower case.
+    pub name: String,
+    /// Every word after `git` (global options, the name, its arguments).
+    pub words: Vec<syntax::Word>,
+    /// Index of the name in `words`.
+    pub sub: usize,
+    /// Where git runs before its own `-C` options (relative to the start).
+    pub dir: Vec<DirPart>,
+    /// Where git reads its config: `dir` followed by the call's `-C` options.
+    pub config_dir: Vec<DirPart>,
+    /// Chain segment (see [`GitCall::chain`]).
+    pub chain: u32,
+    /// Indirection level of the call.
+    pub depth: u8,
+    /// The git location variables the call inherits or is given.
+    pub env: GitEnv,
+    /// Arguments are appended from stdin (`xargs`).
+    pub from_stdin: bool,
+    /// Aliases already being expanded around this call (cycle guard).
+    pub seen: Vec<String>,
+    /// Notes about the binding.
+    pub notes: Vec<String>,
+    /// The command words, for messages.
+    pub text: String,
+}
+
 /// How serious an [`Opaque`] construct is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Severity {
@@ -491,14 +525,14 @@ impl Analysis {
     pub fn needs_resolution(&self) -> bool {
         self.mode().is_some()
             || !self.opaque.is_empty()
-            || self.steps.iter().any(|s| matches!(s, Step::Script(_) | Step::Program(_)))
+            || self.steps.iter().any(|s| matches!(s, Step::Script(_) | Step::Program(_) | Step::Alias(_)))
     }
 
     /// The git invocations, in order.
     pub fn git_calls(&self) -> impl Iterator<Item = &GitCall> {
         self.steps.iter().filter_map(|s| match s {
             Step::Git(c) => Some(c),
-            Step::Script(_) | Step::Program(_) | Step::Write(_) => None,
+            Step::Script(_) | Step::Program(_) | Step::Alias(_) | Step::Write(_) => None,
         })
     }
 }
@@ -513,6 +547,15 @@ pub fn analyse_with(parser: &dyn ShellParser, source: &str, depth: u8) -> Analys
     walk::Walker::run(parser, source, depth)
 }
 
+/// Expands the alias call `call` whose value [`crate::intent`] read from the git config: a
+/// plain alias is analysed as git with the alias words in place of its name, a `!` alias as
+/// shell code run from the top of the worktree, one indirection level down.
+pub fn expand_alias(call: &AliasCall, value: &str) -> Analysis {
+    let mut w = walk::Walker::new(&BrushParser, value, call.depth);
+    w.resolved_alias(call, value);
+    w.finish(value)
+}
+
 /// Analyses the body of a script [`crate::intent`] has read. Shell bodies are walked at depth 1
 /// (their own indirections are not read again); Python and Node bodies are scanned for git call
 /// forms only, and a commit or push there is an [`Opaque`] block: it cannot be modelled.
@@ -522,7 +565,7 @@ pub fn analyse_script(body: &str, interpreter: Interpreter) -> Analysis {
         Interpreter::Python | Interpreter::Node => {
             let mut w = walk::Walker::new(&BrushParser, body, 1);
             w.program(body, interpreter, "script");
-            w.finish()
+            w.finish(body)
         }
     }
 }

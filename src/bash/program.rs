@@ -44,6 +44,42 @@ static CALL: LazyLock<Option<Regex>> = LazyLock::new(|| {
     .ok()
 });
 
+static RUNS: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r#"(?x)
+        \b(?: system | exec[a-zA-Z]* | spawn[a-zA-Z]* | popen[0-9]? | Popen | subprocess | child_process
+            | shell_exec | passthru | proc_open | pcntl_exec | IO\s*\.\s*popen | Open3
+            | os\s*\.\s*execute | Deno\s*\.\s*(?:Command|run) | Bun\s*\.\s*spawn | getline )\b
+        | `
+        | \bqx\s*[{(\[<|/!"']
+        | %x\s*[{(\[<|/!"']
+        | \|"#,
+    )
+    .ok()
+});
+
+/// The one rule for inline code of any interpreter: code that can run a command (a call such
+/// as `system`, `exec`, `spawn`, `popen`, `subprocess`, `child_process`, `IO.popen`; backticks,
+/// `qx{}`, `%x{}`; a pipe) *and* names git with a commit or push word runs git in a way that
+/// cannot be modelled: the mode it may reach. A mention without any of those
+/// (`print("git push")`) is `None`. `strings` says whether the language's quotes (backticks
+/// included: JS template literals) are only strings, so a call form inside one is no call.
+pub(super) fn runs_git(code: &str, strings: bool) -> Option<Mode> {
+    let names_git =
+        code.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')).any(|w| w == "git");
+    if !names_git {
+        return None;
+    }
+    let mode = super::looks_like(code)?;
+    // Masking keeps the quote characters themselves: a template literal's backticks go too.
+    let calls = if strings {
+        std::borrow::Cow::Owned(mask_strings_and_comments(code).replace('`', " "))
+    } else {
+        code.into()
+    };
+    RUNS.as_ref().is_some_and(|re| re.is_match(&calls)).then_some(mode)
+}
+
 /// Finds the git calls in a Python or Node program. Call names inside string literals and
 /// comments are not calls (`print("subprocess.run([...])")`).
 pub(super) fn scan(source: &str, shell: &dyn Fn(&str) -> Vec<Effect>) -> Vec<ProgramCall> {
@@ -265,6 +301,17 @@ mod tests {
             effects(r"spawnSync('git', ['config', 'codeguard.skipGate', 'true'])"),
             [Effect::SkipGate]
         );
+    }
+
+    #[test]
+    fn inline_code_runs_git_only_through_a_command_form() {
+        assert_eq!(runs_git(r#"system("git push")"#, false), Some(Mode::Push));
+        assert_eq!(runs_git("print `git commit -m x`", false), Some(Mode::Commit));
+        assert_eq!(runs_git("BEGIN{ \"git push\" | getline }", false), Some(Mode::Push));
+        assert_eq!(runs_git(r#"print "git push\n""#, false), None);
+        assert_eq!(runs_git(r#"system("ls")"#, false), None);
+        assert_eq!(runs_git("console.log(`git commit -m x`)", true), None);
+        assert_eq!(runs_git("import os; c = 'git push'; os.system(c)", true), Some(Mode::Push));
     }
 
     #[test]

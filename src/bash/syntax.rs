@@ -42,9 +42,9 @@ pub enum Connector {
     Or,
 }
 
-/// Commands joined by `|` or `|&`.
+/// Commands joined by `|` or `|&`; the flag is `!` (the pipeline's status is negated).
 #[derive(Debug, Clone)]
-pub struct Pipeline(pub Vec<Command>);
+pub struct Pipeline(pub Vec<Command>, pub bool);
 
 /// One command of a pipeline.
 #[derive(Debug, Clone)]
@@ -60,6 +60,10 @@ pub enum Command {
     /// `while`, `until`, `for`, `select` or arithmetic `for`: the words iterated, an optional
     /// condition and the body.
     Loop {
+        /// The variable of a `for NAME in …` loop.
+        var: Option<String>,
+        /// `until`: the body runs while the condition fails.
+        until: bool,
         /// Words of a `for … in` list (their substitutions run once).
         words: Vec<Word>,
         /// The condition of `while`/`until`.
@@ -101,7 +105,7 @@ pub struct Assignment {
 }
 
 /// A word after quote removal.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Word {
     /// The source text, quotes included.
     pub raw: String,

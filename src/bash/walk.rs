@@ -14,6 +14,19 @@ use super::{Analysis, DirPart, GitEnv, Mode, Opaque, Severity, looks_like};
 /// How deep command substitutions and function calls may nest before we stop looking.
 const MAX_NESTING: u16 = 24;
 
+/// How often one function may be active at once (recursion) before we stop following it.
+const MAX_RECURSION: usize = 3;
+
+/// Whether the function `name` appears in `source` more often than its definition does: it
+/// may be called by something the walk cannot follow (`trap name EXIT`, `export -f name`).
+fn mentioned_twice(source: &str, name: &str) -> bool {
+    source
+        .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':')))
+        .filter(|w| *w == name)
+        .nth(1)
+        .is_some()
+}
+
 /// Whether `text` has the word `git`.
 fn mentions_git(text: &str) -> bool {
     text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')).any(|w| w == "git")
@@ -49,6 +62,28 @@ pub(super) struct Walker<'p> {
     pub source_looks: Option<Mode>,
     /// The git location variables exported so far (`export GIT_DIR=…`).
     pub exported: GitEnv,
+    /// Shell variables assigned earlier in the command: their literal value, or `None` when it
+    /// is only known at run time (or differs between branches).
+    pub vars: HashMap<String, Option<String>>,
+    /// Positional parameters (`"$@"`, `$1`) inside a function call, a `bash -c CODE _ ARGS…` or
+    /// a shell alias; `None` where they are the caller's, unknown.
+    pub positional: Option<Vec<Word>>,
+    /// git aliases defined earlier in the command (`git config alias.NAME VALUE`), keyed in
+    /// lower case; `None` when the value is only known at run time.
+    pub aliases: HashMap<String, Option<String>>,
+    /// Shell aliases defined earlier in the command (`alias gp='git push'`).
+    pub shell_aliases: HashMap<String, String>,
+    /// Aliases being expanded, outermost first (cycle and depth guard).
+    pub alias_stack: Vec<String>,
+    /// How many branches that may not run enclose the current command (an assignment there
+    /// may or may not happen).
+    pub conditional: u16,
+    /// Whether literal `true` / `false` / `:` decide which branches run. Off for the
+    /// conservative tokenizer's output, which loses `!` and compound commands.
+    pub fold: bool,
+    /// A command is run whose name or code is only known at run time: a function defined in
+    /// the command may be what it calls.
+    pub unseen_calls: bool,
     pub out: Analysis,
 }
 
@@ -66,6 +101,14 @@ impl<'p> Walker<'p> {
             active: Vec::new(),
             source_looks: looks_like(source),
             exported: GitEnv::default(),
+            vars: HashMap::new(),
+            positional: None,
+            aliases: HashMap::new(),
+            shell_aliases: HashMap::new(),
+            alias_stack: Vec::new(),
+            conditional: 0,
+            fold: true,
+            unseen_calls: false,
             out: Analysis::default(),
         }
     }
@@ -95,31 +138,38 @@ impl<'p> Walker<'p> {
         if looks.is_some() || mentions_git(source) {
             w.opaque(format!("this command is {limit}"), looks, Severity::Block);
         }
+        w.fold = false;
         w.script(&fallback::tokenize(source));
-        w.finish()
+        w.finish(source)
     }
 
     fn walk(parser: &'p dyn ShellParser, source: &str, depth: u8) -> Analysis {
         let mut w = Self::new(parser, source, depth);
         match parser.parse(source) {
-            Ok(script) => w.script(&script),
+            Ok(script) => {
+                w.script(&script);
+            }
             Err(reason) => {
                 w.out.parse_error = Some(reason);
+                w.fold = false;
                 w.script(&fallback::tokenize(source));
             }
         }
-        w.finish()
+        w.finish(source)
     }
 
-    /// Walks the bodies of functions that were defined but never called (conservatively: they
-    /// may be called by something we cannot see) and returns the analysis.
-    pub fn finish(mut self) -> Analysis {
+    /// Walks the bodies of functions that were defined but never called *and* may still be
+    /// called by something we cannot see (their name appears elsewhere in `source`, as in
+    /// `trap f EXIT` or `export -f f`, or a command whose name is only known at run time runs),
+    /// and returns the analysis. A function nothing can call never runs.
+    pub fn finish(mut self, source: &str) -> Analysis {
         // Walking a body may define more functions (`f() { g() { …; }; }`): repeat, bounded.
         for _ in 0..MAX_NESTING {
+            let unseen = self.unseen_calls;
             let mut uncalled: Vec<_> = self
                 .functions
                 .iter()
-                .filter(|(_, (_, _, called))| !called)
+                .filter(|(name, (_, _, called))| !called && (unseen || mentioned_twice(source, name)))
                 .map(|(name, (body, dir, _))| (name.clone(), body.clone(), dir.clone()))
                 .collect();
             if uncalled.is_empty() {
@@ -132,11 +182,34 @@ impl<'p> Walker<'p> {
                 }
                 let saved = std::mem::replace(&mut self.dir, dir);
                 self.bump();
-                self.command(&body, Input::Inherited);
+                self.uncalled_body(&name, &body);
                 self.dir = saved;
             }
         }
         self.out
+    }
+
+    /// Walks the body of a function no walked command calls but something unseen may: what it
+    /// does is guarded, and UNVERIFIED, since whether it runs is not known.
+    fn uncalled_body(&mut self, name: &str, body: &Command) {
+        let (steps, opaque) = (self.out.steps.len(), self.out.opaque.len());
+        self.command(body, Input::Inherited);
+        let calls = self.out.steps[steps..].iter().filter_map(|s| match s {
+            super::Step::Git(c) => c.op.mode(),
+            super::Step::Script(_) | super::Step::Alias(_) | super::Step::Program(_) => Some(Mode::Commit),
+            super::Step::Write(_) => None,
+        });
+        let looks = self.out.opaque[opaque..].iter().filter_map(|o| o.looks_like);
+        if let Some(mode) = calls.chain(looks).max() {
+            self.opaque(
+                format!(
+                    "the function `{name}` is not called directly; it may be run by something only known at run time, and it would {}",
+                    mode.as_str()
+                ),
+                Some(mode),
+                Severity::Unverified,
+            );
+        }
     }
 
     /// Starts a new chain segment.
@@ -144,13 +217,32 @@ impl<'p> Walker<'p> {
         self.chain += 1;
     }
 
-    /// Runs `f` in a sub-shell scope: directory changes do not leak out.
+    /// Runs `f` in a sub-shell scope: directory changes and variables do not leak out.
     pub fn scoped(&mut self, f: impl FnOnce(&mut Self)) {
         let dir = self.dir.clone();
         let stack = self.stack.clone();
+        let vars = self.vars.clone();
         f(self);
         self.dir = dir;
         self.stack = stack;
+        self.vars = vars;
+    }
+
+    /// Runs `f` in a branch that may not run: assignments there make values uncertain.
+    fn maybe(&mut self, f: impl FnOnce(&mut Self)) {
+        self.conditional += 1;
+        f(self);
+        self.conditional -= 1;
+    }
+
+    /// Assigns a shell variable. In a branch that may not run, a value that differs from the
+    /// one already known becomes unknown.
+    pub fn assign(&mut self, name: &str, value: Option<String>) {
+        let value = match self.vars.get(name) {
+            Some(old) if self.conditional > 0 && *old != value => None,
+            _ => value,
+        };
+        self.vars.insert(name.to_owned(), value);
     }
 
     /// Records something we cannot see into.
@@ -159,34 +251,66 @@ impl<'p> Walker<'p> {
         self.out.opaque.push(Opaque { reason, looks_like: looks, dir, severity });
     }
 
-    pub fn script(&mut self, s: &Script) {
+    /// Walks a list; returns its exit status when it is fixed by literal `true`/`false`/`:`.
+    pub fn script(&mut self, s: &Script) -> Option<bool> {
+        let mut status = None;
         for (i, item) in s.0.iter().enumerate() {
             if i > 0 {
                 self.bump();
             }
             if item.background {
-                self.scoped(|w| w.and_or(&item.list));
+                self.scoped(|w| {
+                    w.and_or(&item.list);
+                });
+                status = Some(true);
             } else {
-                self.and_or(&item.list);
+                status = self.and_or(&item.list);
             }
         }
+        status
     }
 
-    fn and_or(&mut self, l: &AndOr) {
-        self.pipeline(&l.first);
+    /// `a && b || c`: a pipeline after `&&` whose left side is known to fail (or after `||`
+    /// whose left side is known to succeed) never runs.
+    fn and_or(&mut self, l: &AndOr) -> Option<bool> {
+        let mut status = self.pipeline(&l.first);
         for (connector, p) in &l.rest {
             match connector {
                 Connector::And => {}
                 Connector::Or => self.bump(),
             }
-            self.pipeline(p);
+            let skipped =
+                matches!((connector, status), (Connector::And, Some(false)) | (Connector::Or, Some(true)));
+            if !skipped {
+                let mut next = None;
+                self.maybe(|w| next = w.pipeline(p));
+                status = next;
+            }
         }
+        status
     }
 
-    fn pipeline(&mut self, p: &Pipeline) {
+    /// The exit status of a pipeline of one literal `true`, `false` or `:` (not redefined as
+    /// a function), negated by `!`.
+    fn constant(&self, p: &Pipeline) -> Option<bool> {
+        let [Command::Simple(s)] = p.0.as_slice() else { return None };
+        if !self.fold || !s.assignments.is_empty() || !s.redirects.is_empty() {
+            return None;
+        }
+        let first = s.words.first().filter(|w| w.literal && !self.functions.contains_key(&w.text))?;
+        let status = match first.text.as_str() {
+            "true" | ":" => true,
+            "false" => false,
+            _ => return None,
+        };
+        Some(status != p.1)
+    }
+
+    fn pipeline(&mut self, p: &Pipeline) -> Option<bool> {
+        let status = self.constant(p);
         if let [only] = p.0.as_slice() {
             self.command(only, Input::Inherited);
-            return;
+            return status;
         }
         for (i, c) in p.0.iter().enumerate() {
             if i > 0 {
@@ -195,6 +319,7 @@ impl<'p> Walker<'p> {
             let input = if i == 0 { Input::Inherited } else { Input::Pipe(&p.0[i - 1]) };
             self.scoped(|w| w.command(c, input));
         }
+        None
     }
 
     pub fn command(&mut self, c: &Command, input: Input<'_>) {
@@ -202,7 +327,9 @@ impl<'p> Walker<'p> {
             Command::Simple(s) => self.simple(s, input),
             Command::Subshell(body, redirects) => {
                 self.redirects(redirects);
-                self.scoped(|w| w.script(body));
+                self.scoped(|w| {
+                    w.script(body);
+                });
             }
             Command::Group(body, redirects) => {
                 self.redirects(redirects);
@@ -214,53 +341,105 @@ impl<'p> Walker<'p> {
                     if i > 0 {
                         self.bump();
                     }
-                    if let Some(cond) = condition {
-                        self.script(cond);
+                    let status = match condition {
+                        Some(cond) => self.script(cond),
+                        None => Some(true),
+                    };
+                    match status {
+                        // `if false; then …`: this branch never runs.
+                        Some(false) => {}
+                        // `if true` / `else`: this branch runs and no later one does.
+                        Some(true) => {
+                            self.maybe(|w| {
+                                w.script(body);
+                            });
+                            break;
+                        }
+                        None => self.maybe(|w| {
+                            w.script(body);
+                        }),
                     }
-                    self.script(body);
                 }
             }
-            Command::Loop { words, condition, body, redirects } => {
+            Command::Loop { var, until, words, condition, body, redirects } => {
                 self.redirects(redirects);
                 self.words(words);
                 self.bump();
-                if let Some(cond) = condition {
-                    self.script(cond);
+                let runs = match condition {
+                    Some(cond) => self.script(cond).is_none_or(|status| status != *until),
+                    None => true,
+                };
+                if !runs {
+                    return;
                 }
-                self.script(body);
+                match var {
+                    Some(name) => self.for_loop(name, words, body),
+                    None => self.maybe(|w| {
+                        w.script(body);
+                    }),
+                }
             }
             Command::Case(word, arms, redirects) => {
                 self.redirects(redirects);
                 self.words(std::slice::from_ref(word));
                 for arm in arms {
                     self.bump();
-                    self.script(arm);
+                    self.maybe(|w| {
+                        w.script(arm);
+                    });
                 }
             }
             Command::Function(name, body) => {
-                let previous =
-                    self.functions.insert(name.clone(), ((**body).clone(), self.dir.clone(), false));
-                // A body replaced before it was ever called still counts (conservatively).
-                if let Some((old, dir, false)) = previous {
-                    let saved = std::mem::replace(&mut self.dir, dir);
-                    self.command(&old, Input::Inherited);
-                    self.dir = saved;
-                }
+                // A body replaced before it was ever called never runs.
+                self.functions.insert(name.clone(), ((**body).clone(), self.dir.clone(), false));
             }
             Command::Test(words) => self.words(words),
             Command::Arithmetic(expr) => {
                 // Only a text that parses as commands and mentions git can matter; arithmetic
                 // like `(( n > 0 ))` is not walked at all.
                 if let Some(Ok(script)) = expr.contains("git").then(|| self.parser.parse(expr)) {
-                    self.scoped(|w| w.script(&script));
+                    self.scoped(|w| {
+                        w.script(&script);
+                    });
                 }
             }
         }
     }
 
-    /// Calls a function defined earlier in the command; returns false if `name` is not one.
-    pub fn call_function(&mut self, name: &str) -> bool {
-        if self.active.iter().any(|a| a == name) || self.nesting >= MAX_NESTING {
+    /// Most literal values a `for` loop is followed through, one walk of the body each.
+    const MAX_LOOP_VALUES: usize = 16;
+
+    /// `for NAME in WORDS; do BODY; done`: the body is walked once per literal value, with
+    /// `NAME` set to it; a list only known at run time leaves `NAME` unknown (one walk).
+    fn for_loop(&mut self, name: &str, words: &[Word], body: &Script) {
+        let mut values = Some(Vec::new());
+        for w in words {
+            match (values.as_mut(), self.expand_word(w, true)) {
+                (Some(vs), Some(expanded)) => vs.extend(expanded.into_iter().map(|e| e.text)),
+                (Some(_), None) => values = None,
+                (None, _) => break,
+            }
+        }
+        let Some(vs) = values.filter(|vs| vs.len() <= Self::MAX_LOOP_VALUES && !vs.is_empty()) else {
+            self.vars.insert(name.to_owned(), None);
+            self.maybe(|w| {
+                w.script(body);
+            });
+            return;
+        };
+        for v in vs {
+            self.vars.insert(name.to_owned(), Some(v));
+            self.maybe(|w| {
+                w.script(body);
+            });
+        }
+    }
+
+    /// Calls a function defined earlier in the command with `args` as its positional
+    /// parameters; returns false if `name` is not one.
+    pub fn call_function(&mut self, name: &str, args: &[Word]) -> bool {
+        // A function may call itself (`f() { "$@"; }; f f git push`), a few levels deep.
+        if self.active.iter().filter(|a| *a == name).count() >= MAX_RECURSION || self.nesting >= MAX_NESTING {
             // Recursion (or a body redefined while running): left for `finish` unless walked.
             return self.functions.contains_key(name);
         }
@@ -269,7 +448,9 @@ impl<'p> Walker<'p> {
         let body = body.clone();
         self.active.push(name.to_owned());
         self.nesting += 1;
+        let saved = self.positional.replace(args.to_vec());
         self.command(&body, Input::Inherited);
+        self.positional = saved;
         self.nesting -= 1;
         self.active.pop();
         true
@@ -294,7 +475,9 @@ impl<'p> Walker<'p> {
                 | Redirect::HereString(w) => {
                     self.words(std::slice::from_ref(w));
                 }
-                Redirect::Process(body) => self.scoped(|w| w.script(body)),
+                Redirect::Process(body) => self.scoped(|w| {
+                    w.script(body);
+                }),
                 Redirect::HereDoc { body, substitutions, .. } => {
                     for sub in substitutions {
                         self.substitution(sub, body);
@@ -328,7 +511,9 @@ impl<'p> Walker<'p> {
             }
         };
         self.nesting += 1;
-        self.scoped(|w| w.script(&script));
+        self.scoped(|w| {
+            w.script(&script);
+        });
         self.nesting -= 1;
     }
 
@@ -337,7 +522,12 @@ impl<'p> Walker<'p> {
     /// `own_shell` is false for `eval`, whose directory changes stay in effect.
     pub fn indirect_shell(&mut self, code: &str, what: &str, own_shell: bool) {
         if self.depth >= 1 || self.nesting >= MAX_NESTING {
-            if let Some(mode) = looks_like(code) {
+            // `bash -c '"$@"' _ git push`: the words the code runs are its positional ones.
+            let runs_args = code.contains("$@") || code.contains("$*") || code.contains("$1");
+            let args = self.positional.as_ref().filter(|_| runs_args);
+            let args_look =
+                || looks_like(&args?.iter().map(|w| w.raw.as_str()).collect::<Vec<_>>().join(" "));
+            if let Some(mode) = looks_like(code).or_else(args_look) {
                 self.opaque(
                     format!("{what} inside an indirect command: more than one level of indirection is not modelled"),
                     Some(mode),
@@ -346,35 +536,51 @@ impl<'p> Walker<'p> {
             }
             return;
         }
-        let script = match self.parser.parse(code) {
-            Ok(s) => s,
+        let (script, exact) = match self.parser.parse(code) {
+            Ok(s) => (s, true),
             Err(reason) => {
                 self.out.parse_error.get_or_insert(format!("{what}: {reason}"));
-                fallback::tokenize(code)
+                (fallback::tokenize(code), false)
             }
         };
         self.depth += 1;
         self.nesting += 1;
-        let functions = std::mem::take(&mut self.functions);
+        let fold = self.fold;
+        self.fold = fold && exact;
+        // `bash -c` starts a new shell; `eval` and `trap` code sees this shell's functions.
+        let functions = if own_shell { std::mem::take(&mut self.functions) } else { HashMap::new() };
+        let unseen = std::mem::take(&mut self.unseen_calls);
         if own_shell {
-            self.scoped(|w| w.script(&script));
+            self.scoped(|w| {
+                w.script(&script);
+            });
         } else {
             self.script(&script);
         }
-        // Functions defined in the inner shell stay there.
-        let inner = std::mem::replace(&mut self.functions, functions);
+        // Functions defined in the inner shell stay there (`eval` defines them here).
+        let inner =
+            if own_shell { std::mem::replace(&mut self.functions, functions) } else { HashMap::new() };
+        let inner_unseen = self.unseen_calls;
+        self.unseen_calls = unseen || inner_unseen;
+        self.fold = fold;
         self.nesting -= 1;
         self.depth -= 1;
-        self.flush_functions(inner);
+        self.flush_functions(inner, code, inner_unseen);
     }
 
-    fn flush_functions(&mut self, inner: HashMap<String, (Command, Vec<DirPart>, bool)>) {
-        let mut uncalled: Vec<_> = inner.into_iter().filter(|(_, f)| !f.2).collect();
+    fn flush_functions(
+        &mut self,
+        inner: HashMap<String, (Command, Vec<DirPart>, bool)>,
+        code: &str,
+        unseen: bool,
+    ) {
+        let mut uncalled: Vec<_> =
+            inner.into_iter().filter(|(name, f)| !f.2 && (unseen || mentioned_twice(code, name))).collect();
         uncalled.sort_by(|a, b| a.0.cmp(&b.0));
-        for (_, (body, dir, _)) in uncalled {
+        for (name, (body, dir, _)) in uncalled {
             let saved = std::mem::replace(&mut self.dir, dir);
             self.depth += 1;
-            self.command(&body, Input::Inherited);
+            self.uncalled_body(&name, &body);
             self.depth -= 1;
             self.dir = saved;
         }

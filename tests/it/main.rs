@@ -2,6 +2,7 @@
 //! where behaviour depends on them.
 
 mod advice;
+mod analyser;
 mod baseline;
 mod bounds;
 mod cache;
