@@ -196,9 +196,9 @@ impl Resolver {
                     self.events.push(Event::Git { call: call.clone(), base: base.to_path_buf(), indirect });
                 }
                 Step::Script(run) => self.script(run, base),
-                Step::Alias(call) => self.alias(call, base, script),
                 Step::Program(run) => self.program(run, base),
                 Step::Write(write) => self.write(write, base),
+                Step::Alias(call) => self.alias(call, base, script),
             }
         }
         for o in &analysis.opaque {
@@ -296,25 +296,6 @@ impl Resolver {
                 }
             }
         }
-    }
-
-    /// `git NAME` where NAME is no git command: the alias `alias.NAME` from the git config git
-    /// would read there (the repository's, the user's, the system's), expanded and followed;
-    /// without one it is an external `git-NAME` program or a typo, which may commit or push:
-    /// UNVERIFIED, never a silent pass.
-    fn alias(&mut self, call: &AliasCall, base: &Path, script: Option<&Path>) {
-        let value = self.locate(base, &call.config_dir).ok().and_then(|dir| alias_value(&dir, &call.name));
-        if let Some(value) = value {
-            let inner = bash::expand_alias(call, &value);
-            self.expand(&inner, base, script);
-            return;
-        }
-        let reason = format!(
-            "`{}`: `{}` is neither a git command nor an alias in the git config; it may run a program that commits or pushes",
-            call.text, call.name
-        );
-        let looks = bash::looks_like(&call.text);
-        self.opaque_event(reason, looks, &call.config_dir, base, Severity::Unverified);
     }
 
     /// Code that runs in `dir` but cannot be seen (a program's script named at run time, a
@@ -596,6 +577,25 @@ impl Resolver {
         let before_op = entry.ops.len();
         let delete = w.kind == WriteKind::Delete;
         entry.writes.push(BoundWrite { path, before_op, delete, text: w.text.clone() });
+    }
+
+    /// `git NAME` where NAME is no git command: the alias `alias.NAME` from the git config git
+    /// would read there (the repository's, the user's, the system's), expanded and followed;
+    /// without one it is an external `git-NAME` program or a typo, which may commit or push:
+    /// UNVERIFIED, never a silent pass.
+    fn alias(&mut self, call: &AliasCall, base: &Path, script: Option<&Path>) {
+        let value = self.locate(base, &call.config_dir).ok().and_then(|dir| alias_value(&dir, &call.name));
+        if let Some(value) = value {
+            let inner = bash::expand_alias(call, &value);
+            self.expand(&inner, base, script);
+            return;
+        }
+        let reason = format!(
+            "`{}`: `{}` is neither a git command nor an alias in the git config; it may run a program that commits or pushes",
+            call.text, call.name
+        );
+        let looks = bash::looks_like(&call.text);
+        self.opaque_event(reason, looks, &call.config_dir, base, Severity::Unverified);
     }
 
     /// The absolute directory `parts` lead to from `base`.

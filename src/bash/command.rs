@@ -816,6 +816,7 @@ impl Walker<'_> {
             );
             return;
         }
+        self.git_writes(&sub.text, &args[si + 1..], &ctx.text);
         if !git::is_builtin(&sub.text) {
             return self.git_alias(args, si, &g, ctx);
         }
@@ -824,7 +825,6 @@ impl Walker<'_> {
         {
             self.aliases.insert(name, value);
         }
-        self.git_writes(&sub.text, &args[si + 1..], &ctx.text);
         let Some(op) = git::sub_op(&sub.text, &args[si + 1..], ctx.from_stdin) else { return };
         let mut dir = self.dir.clone();
         dir.extend(ctx.extra_dir.iter().cloned());

@@ -149,7 +149,13 @@ impl Walker<'_> {
             let Redirect::Write { target, append } = r else { continue };
             let content = literal_content.clone();
             let kind = if *append { WriteKind::Append(content) } else { WriteKind::Content(content) };
-            self.record_write(target, kind, text);
+            let op = if *append { ">>" } else { ">" };
+            let shown = if text.is_empty() {
+                format!("{op} {}", target.raw)
+            } else {
+                format!("{text} {op} {}", target.raw)
+            };
+            self.record_write(target, kind, &shown);
         }
     }
 

@@ -397,12 +397,12 @@ pub enum Step {
     Git(GitCall),
     /// A script to read.
     Script(ScriptRun),
-    /// A git sub-command that is not one of git's own: an alias to look up in the git config.
-    Alias(AliasCall),
     /// A program that runs commands from a project file ([`crate::intent`] reads it).
     Program(ProgramRun),
     /// A file the command writes, changes or deletes before the steps after it run.
     Write(FileWrite),
+    /// A git sub-command that is not one of git's own: an alias to look up in the git config.
+    Alias(AliasCall),
 }
 
 /// A program that runs commands written in a project file: `package.json` scripts, `npm version`,
@@ -607,14 +607,14 @@ impl Analysis {
     pub fn needs_resolution(&self) -> bool {
         self.mode().is_some()
             || !self.opaque.is_empty()
-            || self.steps.iter().any(|s| matches!(s, Step::Script(_) | Step::Alias(_) | Step::Program(_)))
+            || self.steps.iter().any(|s| matches!(s, Step::Script(_) | Step::Program(_) | Step::Alias(_)))
     }
 
     /// The git invocations, in order.
     pub fn git_calls(&self) -> impl Iterator<Item = &GitCall> {
         self.steps.iter().filter_map(|s| match s {
             Step::Git(c) => Some(c),
-            Step::Script(_) | Step::Alias(_) | Step::Program(_) | Step::Write(_) => None,
+            Step::Script(_) | Step::Program(_) | Step::Alias(_) | Step::Write(_) => None,
         })
     }
 }

@@ -32,20 +32,20 @@ pub fn judge_writes(intent: &mut Intent) {
             .path
             .as_deref()
             .map_or_else(|| "files only known at run time".to_owned(), |p| format!("`{p}`"));
+        // Only the program's name: the rest of the words may hold the very text written (a key).
+        let writer = write.text.split_whitespace().next().unwrap_or("a command").to_owned();
         let hooks_run = !commit.is_some_and(|c| matches!(c.op, GitOp::Commit { no_verify: true, .. }));
         let commit_text = commit.map_or_else(|| "a later step".to_owned(), |c| format!("`{}`", c.text));
         if hooks_run && our_pre_commit_hook(&repo.root) {
             let note = format!(
-                "`{}` writes or deletes {what} in this same call before {commit_text} commits it; codeguard's git pre-commit hook is installed in this repository, so git checks the real content at commit time (not checked now)",
-                write.text
+                "`{writer}` writes or deletes {what} in this same call before {commit_text} commits it; codeguard's git pre-commit hook is installed in this repository, so git checks the real content at commit time (not checked now)"
             );
             if !repo.unverified.contains(&note) {
                 repo.unverified.push(note);
             }
         } else {
             repo.block = Some(format!(
-                "`{}` writes or deletes {what} in this same call before {commit_text} commits it: that content does not exist yet, so it cannot be checked now. Run the write first, then commit in a separate call (or install codeguard's git hooks with `codeguard install --git-hooks`, so git checks the content at commit time)",
-                write.text
+                "`{writer}` writes or deletes {what} in this same call before {commit_text} commits it: that content does not exist yet, so it cannot be checked now. Run the write first, then commit in a separate call (or install codeguard's git hooks with `codeguard install --git-hooks`, so git checks the content at commit time)"
             ));
         }
     }

@@ -136,7 +136,13 @@ fn content_written_before_a_commit_that_takes_it_is_denied_with_the_directive() 
     let (code, stdout, stderr) =
         gate_in(&repo, "echo 'x = 1' > new.py && git add new.py && git commit -m x", &[]);
     assert_eq!(code, Some(2), "{stdout}{stderr}");
-    assert!(stderr.contains("writes or deletes `new.py` in this same call"), "{stderr}");
+    assert!(stderr.contains("`echo` writes or deletes `new.py` in this same call"), "{stderr}");
+    // The written text never shows up in the report: it may be a key.
+    let key = ["AKIA", "Z7Q3K9X2M4P8V6B1"].concat();
+    let (code, stdout, stderr) =
+        gate_in(&repo, &format!("echo 'K={key}' > .env && git add -A && git commit -m x"), &[]);
+    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    assert!(!stdout.contains(&key) && !stderr.contains(&key), "the key leaked: {stdout}{stderr}");
     assert!(stderr.contains("Run the write first, then commit in a separate call"), "{stderr}");
     for cmd in [
         "echo more >> README.txt && git commit -am x",
