@@ -635,10 +635,8 @@ pub(crate) fn other_refs(
                 sent.push(Sent { tip, remote: remote.clone(), dst });
             } else {
                 // Most likely a ref an earlier step creates (`git tag v1 && git push origin v1`,
-                // `git branch b && …`): measured as `HEAD`, which it most often is.
-                out.unverified.push(format!(
-                    "`git push`: `{src}` does not exist yet; its commits are predicted as `HEAD`'s"
-                ));
+                // `git branch b && …`): measured as `HEAD`, which it most often is. (The push
+                // gate blocks a source it cannot resolve; git refuses one nothing creates.)
                 if let Some(tip) = view.observed.head {
                     sent.push(Sent { tip, remote: remote.clone(), dst: Some(src.clone()) });
                 }
