@@ -8,16 +8,7 @@ use serde_json::Value;
 use crate::support::{TestRepo, codeguard, git_in};
 
 fn explain(cwd: &Path, command: &str) -> Value {
-    let home = tempfile::tempdir().expect("home");
-    let out = codeguard(home.path())
-        .args(["explain", "--format", "json", "--cwd"])
-        .arg(cwd)
-        .arg("--")
-        .arg(command)
-        .output()
-        .expect("run codeguard");
-    assert_eq!(out.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).expect("one JSON object")
+    crate::support::explain_json(cwd, command)
 }
 
 fn roots(v: &Value) -> Vec<String> {

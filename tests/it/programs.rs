@@ -11,16 +11,7 @@ use crate::support::{TestRepo, codeguard, gate_in, real_tool, repo_with};
 const BAD_PY: &str = "import os\nimport sys\n\nprint(sys.argv)\n";
 
 fn explain(cwd: &Path, command: &str) -> Value {
-    let home = tempfile::tempdir().expect("home");
-    let out = codeguard(home.path())
-        .args(["explain", "--format", "json", "--cwd"])
-        .arg(cwd)
-        .arg("--")
-        .arg(command)
-        .output()
-        .expect("run codeguard");
-    assert_eq!(out.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).expect("one JSON object")
+    crate::support::explain_json(cwd, command)
 }
 
 fn ops(v: &Value) -> Vec<String> {

@@ -362,3 +362,18 @@ pub fn git_with_hooks_and(
     }
     cmd.output().expect("spawn git")
 }
+
+/// `codeguard explain --format json --cwd CWD -- COMMAND` under the fixed environment; panics
+/// unless it exits 0 with one JSON object.
+pub fn explain_json(cwd: &Path, command: &str) -> serde_json::Value {
+    let home = tempfile::tempdir().expect("home");
+    let out = codeguard(home.path())
+        .args(["explain", "--format", "json", "--cwd"])
+        .arg(cwd)
+        .arg("--")
+        .arg(command)
+        .output()
+        .expect("run codeguard explain");
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::support::{TestRepo, codeguard, gate_in, git_in, real_tool};
+use crate::support::{TestRepo, gate_in, git_in, real_tool};
 
 const BAD_PY: &str = "import os\nimport sys\n\nprint(sys.argv)\n";
 const GOOD_PY: &str = "import sys\n\nprint(sys.argv)\n";
@@ -50,16 +50,7 @@ impl Fixture {
 }
 
 fn explain_in(cwd: &Path, command: &str) -> Value {
-    let home = tempfile::tempdir().expect("home");
-    let out = codeguard(home.path())
-        .args(["explain", "--format", "json", "--cwd"])
-        .arg(cwd)
-        .arg("--")
-        .arg(command)
-        .output()
-        .expect("run explain");
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).expect("json")
+    crate::support::explain_json(cwd, command)
 }
 
 fn strings(v: &Value) -> Vec<String> {
