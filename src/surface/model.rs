@@ -95,6 +95,11 @@ struct Model<'a> {
     committed: BTreeMap<String, BTreeMap<String, Source>>,
     /// Stashes made earlier in the command: the index and the pending changes they saved.
     stashes: Vec<(BTreeMap<String, Source>, BTreeMap<String, Pending>)>,
+    /// Paths a commit of this command made that a later branch switch replaced: the branch
+    /// switched to and the committed content.
+    displaced: BTreeMap<String, (String, Option<Source>)>,
+    /// Every path a commit of this command changed, with the content it committed.
+    made: BTreeMap<String, Option<Source>>,
 }
 
 /// Runs `actions` against the repository view; a commit is implied after the last action.
@@ -116,6 +121,8 @@ pub(crate) fn simulate(repo: &gix::Repository, view: &RepoView, actions: &[Stagi
         stashes: Vec::new(),
         branch: repo.head_name().ok().flatten().map(|n| n.shorten().to_string()),
         committed: BTreeMap::new(),
+        displaced: BTreeMap::new(),
+        made: BTreeMap::new(),
     };
     for action in actions {
         model.apply(action);
@@ -125,6 +132,14 @@ pub(crate) fn simulate(repo: &gix::Repository, view: &RepoView, actions: &[Stagi
     }
     if model.only {
         model.lanes.staged = false;
+    }
+    if model.block.is_none()
+        && let Some((path, (rev, _))) =
+            model.displaced.iter().find(|(path, (_, made))| model.head.get(*path) != made.as_ref())
+    {
+        model.block = Some(format!(
+            "this call commits {path} and then switches to `{rev}`, which replaces it; the committed content cannot be checked with what follows: commit in one call, then switch in another"
+        ));
     }
     Outcome {
         content: model.head,
@@ -175,6 +190,7 @@ impl Model<'_> {
     }
 
     fn commit(&mut self) {
+        self.made.extend(revs::diff(&self.head, &self.index));
         self.head = self.index.clone();
         self.head_id = None;
         if let Some(branch) = &self.branch {
@@ -485,6 +501,13 @@ impl Model<'_> {
             self.repo.try_find_reference(format!("refs/heads/{rev}").as_str()).ok().flatten().is_some();
         self.branch = is_branch.then(|| rev.to_owned());
         let Some((id, listing)) = self.rev_listing(rev, &format!("git checkout {rev}")) else { return };
+        // Content committed here that the switch replaces: unless a later step brings it back
+        // (a merge of that branch), one snapshot cannot check it with what follows.
+        for (path, made) in &self.made {
+            if listing.get(path) != made.as_ref() && self.index.get(path) == self.head.get(path) {
+                self.displaced.entry(path.clone()).or_insert_with(|| (rev.to_owned(), made.clone()));
+            }
+        }
         for (path, source) in revs::diff(&self.head, &listing) {
             if self.index.get(&path) == self.head.get(&path) {
                 self.put(&path, source, true);
@@ -719,6 +742,17 @@ impl Model<'_> {
                 return;
             };
             let (a, b) = if reverse { (b, a) } else { (a, b) };
+            for (path, to) in revs::diff(&a, &b) {
+                let from = a.get(&path).cloned();
+                self.apply_change(&path, from.as_ref(), to, text);
+            }
+            return;
+        }
+        if let Some(made) = self.committed.get(rev.trim_start_matches("refs/heads/")).cloned() {
+            // The branch's tip is a commit this command makes: picking it applies that commit
+            // (measured from the tip before this command, a superset when it made several).
+            let Some((_, before)) = self.rev_listing(rev, text) else { return };
+            let (a, b) = if reverse { (made, before) } else { (before, made) };
             for (path, to) in revs::diff(&a, &b) {
                 let from = a.get(&path).cloned();
                 self.apply_change(&path, from.as_ref(), to, text);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # codeguard end to end against the real host binaries (see tests/e2e/run.py).
 # Installs pinned host versions once into a cache directory (npm --prefix, pip venvs), then runs
-# every host's scenarios against target/debug/codeguard. When a registry cannot be reached the
+# every host's scenarios against cargo's debug build of codeguard. When a registry cannot be reached the
 # suite is skipped with a loud notice — and fails instead under CODEGUARD_REQUIRE_E2E=1.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -79,4 +79,7 @@ if [ "$failed" = 1 ]; then
 fi
 
 cargo build --locked --quiet --bin codeguard
-exec timeout 900 python3 tests/e2e/run.py target/debug/codeguard "$hosts" "$@"
+# Wherever cargo puts its output (CARGO_TARGET_DIR, a config file), not only ./target.
+target_dir=$(cargo metadata --locked --no-deps --format-version 1 |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+exec timeout 900 python3 tests/e2e/run.py "$target_dir/debug/codeguard" "$hosts" "$@"
