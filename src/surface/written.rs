@@ -10,7 +10,8 @@
 //! does not skip hooks), in which case git checks the real content at commit time and the note
 //! says so. A write to an ignored file, outside the repository, or outside every later add's
 //! pathspecs does not land. A write whose path is only known at run time lands when any later
-//! step stages from the worktree. **Never:** writes anything; reads the index, `.gitignore`
+//! step stages from the worktree, and any write lands when a construct that cannot be seen into
+//! runs in the repository ([`RepoIntent::opaque`]: it may stage and commit anything). **Never:** writes anything; reads the index, `.gitignore`
 //! rules and the hooks directory through gix.
 
 use std::path::Path;
@@ -65,6 +66,10 @@ fn first_landing(repo: &RepoIntent) -> Option<(BoundWrite, Option<&BoundOp>)> {
             if let Some(commit) = repo.ops[i..].iter().find(|o| matches!(o.op, GitOp::Commit { .. })) {
                 return Some((write.clone(), Some(commit)));
             }
+        }
+        if repo.opaque {
+            // Code that cannot be seen runs here: it may stage (even `-f`) and commit anything.
+            return Some((write.clone(), None));
         }
     }
     None

@@ -231,3 +231,21 @@ fn just_recipes_are_followed_with_their_dependencies() {
         assert_eq!(explain(&repo.root(), cmd)["guarded"], false, "{cmd}");
     }
 }
+
+/// A construct that cannot be seen into may stage and commit whatever the same call wrote, so a
+/// write before it is content that cannot be checked now, even when the commit that follows
+/// stages nothing itself.
+#[test]
+fn a_write_before_an_opaque_step_that_may_stage_it_is_denied() {
+    let key = ["AKIA", "Z7Q3K9X2M4P8V6B1"].concat();
+    for cmd in [
+        format!("echo 'K={key}' > k.txt; $(echo git) add k.txt && git commit -m x"),
+        format!("echo 'K={key}' > k.txt; X='git add k.txt'; eval \"$X\"; git commit -m x"),
+    ] {
+        let repo = repo_with(&[("README.txt", "hello\n")]);
+        let (code, stdout, stderr) = gate_in(&repo, &cmd, &[]);
+        assert_eq!(code, Some(2), "{stdout}{stderr}");
+        assert!(stderr.contains("Run the write first"), "{stderr}");
+        assert!(!stdout.contains(&key) && !stderr.contains(&key), "the key leaked: {stdout}{stderr}");
+    }
+}
