@@ -303,56 +303,9 @@ impl Resolver {
     /// commit and push. Unverified with `reason`; in a repository, the surface takes every
     /// change and the branch's unpushed commits.
     fn unknown_code(&mut self, reason: String, dir: &Path) {
-        let is_repo = self.repo(dir).is_ok();
-        let text = format!("(unseen code: {})", reason.chars().take(80).collect::<String>());
-        let notes = vec![reason.clone()];
+        // Bound in a repository, the opaque event marks it `opaque`: its surface then takes every
+        // change first and, the mode being push, the branch's unpushed commits too.
         self.opaque_event(reason, Some(bash::Mode::Push), &[], dir, Severity::Unverified);
-        if !is_repo {
-            return;
-        }
-        let call = |op: bash::GitOp| GitCall {
-            op,
-            dir: Vec::new(),
-            chain: 0,
-            depth: 1,
-            inline_skip_gate: false,
-            notes: notes.clone(),
-            env: bash::GitEnv::default(),
-            text: text.clone(),
-        };
-        let add = bash::GitOp::Add {
-            pathspecs: Vec::new(),
-            all: true,
-            update: false,
-            force: false,
-            interactive: false,
-            pathspec_from_file: false,
-            dry_run: false,
-            intent_to_add: false,
-            dynamic: true,
-        };
-        let push = bash::GitOp::Push {
-            dry_run: false,
-            refspecs: Vec::new(),
-            remote: None,
-            no_verify: false,
-            delete: false,
-            all_refs: false,
-            tags: false,
-        };
-        let commit = bash::GitOp::Commit {
-            all: true,
-            only_paths: Vec::new(),
-            include: false,
-            amend: false,
-            no_verify: false,
-            interactive: false,
-            pathspec_from_file: false,
-            dynamic: false,
-        };
-        for op in [add, commit, push] {
-            self.events.push(Event::Git { call: call(op), base: dir.to_path_buf(), indirect: true });
-        }
     }
 
     /// A program that runs commands from a project file: reads the file (one level, bounded)
