@@ -24,6 +24,9 @@ pub use crate::bash::{GitOp, Mode};
 /// Largest script read to follow one level of indirection.
 pub const MAX_SCRIPT_BYTES: u64 = 1_000_000;
 
+/// Longest chain of scripts and project-file programs followed from one command.
+const MAX_HOPS: u8 = 4;
+
 /// What a command will do to which repositories.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Intent {
@@ -128,6 +131,7 @@ pub fn resolve(analysis: &Analysis, cwd: &Path) -> Intent {
         intent: Intent::default(),
         written: HashMap::new(),
         program_level: 0,
+        hops: 0,
         unplaced_writes: Vec::new(),
         opaque_roots: Vec::new(),
     };
@@ -171,6 +175,10 @@ struct Resolver {
     written: HashMap<PathBuf, Written>,
     /// Program files (package.json, Makefile) being followed: how many levels deep.
     program_level: u8,
+    /// Scripts and project-file programs being followed around the current step, whatever
+    /// led to them: a bound on every chain of hops (a script that runs `npm run` of a script
+    /// that runs it again would otherwise never end).
+    hops: u8,
     /// Writes whose directory is only known at run time (they may land in any repository).
     unplaced_writes: Vec<String>,
     /// Repositories an opaque construct runs in.
@@ -274,11 +282,21 @@ impl Resolver {
             }
             return;
         }
+        if self.hops >= MAX_HOPS {
+            let reason = format!(
+                "script `{}` is reached through {MAX_HOPS} scripts and project-file programs: deeper chains are not followed",
+                path.display()
+            );
+            self.unknown_code(reason, &dir);
+            return;
+        }
         match interpreter {
             Some(kind) => {
                 let inner = bash::analyse_script(&body, kind);
                 let level = std::mem::replace(&mut self.program_level, 0);
+                self.hops += 1;
                 self.expand(&inner, &dir, Some(&path));
+                self.hops -= 1;
                 self.program_level = level;
                 if inner.parse_error.is_some() && inner.mode().is_some() {
                     let reason = format!("script `{}` could not be parsed exactly", path.display());
@@ -319,7 +337,7 @@ impl Resolver {
                 return;
             }
         };
-        if self.program_level >= 2 {
+        if self.program_level >= 2 || self.hops >= MAX_HOPS {
             let reason = format!(
                 "`{}` is run by a command of a project file run by another one: more than two levels are not followed",
                 run.text
@@ -328,6 +346,7 @@ impl Resolver {
             return;
         }
         self.program_level += 1;
+        self.hops += 1;
         let unreadable = |why: String| format!("`{}` cannot be followed: {why}", run.text);
         match &run.program {
             Program::PackageScript { script, .. } => match programs::package_script(&dir, script) {
@@ -374,6 +393,7 @@ impl Resolver {
                 self.unknown_code(reason, &dir);
             }
         }
+        self.hops -= 1;
         self.program_level -= 1;
     }
 

@@ -249,3 +249,18 @@ fn a_write_before_an_opaque_step_that_may_stage_it_is_denied() {
         assert!(!stdout.contains(&key) && !stderr.contains(&key), "the key leaked: {stdout}{stderr}");
     }
 }
+
+/// A script and a package script that run each other never end the analysis: the chain of
+/// hops is bounded, and what lies past the bound is UNVERIFIED, not a crash.
+#[test]
+fn a_cycle_of_scripts_and_package_scripts_is_bounded() {
+    let repo = repo_with(&[
+        ("package.json", "{\"name\":\"x\",\"version\":\"1.0.0\",\"scripts\":{\"a\":\"./a.sh\"}}\n"),
+        ("a.sh", "#!/bin/sh\nnpm run a\ngit commit -am loop\n"),
+    ]);
+    repo.chmod_x("a.sh");
+    let v = explain(&repo.root(), "npm run a");
+    assert_eq!(v["guarded"], true, "{v:#}");
+    let (code, stdout, stderr) = gate_in(&repo, "npm run a", &[]);
+    assert!(matches!(code, Some(0 | 2)), "the hook must answer, not die: {code:?} {stdout}{stderr}");
+}
