@@ -84,8 +84,16 @@ pub(super) struct Walker<'p> {
     /// A command is run whose name or code is only known at run time: a function defined in
     /// the command may be what it calls.
     pub unseen_calls: bool,
+    /// Bodies walked again for a loop value or a function call, bounded by [`MAX_UNROLLED`]
+    /// over the whole text: nested loops and calls multiply, and the analysis runs on every
+    /// command an agent types.
+    pub unrolled: u32,
     pub out: Analysis,
 }
+
+/// Most loop bodies and function bodies walked again in one text; past it a loop is walked
+/// once with its variable unknown and a call is left to [`Walker::finish`] (UNVERIFIED).
+const MAX_UNROLLED: u32 = 256;
 
 impl<'p> Walker<'p> {
     /// A walker for `source` at indirection `depth`.
@@ -109,6 +117,7 @@ impl<'p> Walker<'p> {
             conditional: 0,
             fold: true,
             unseen_calls: false,
+            unrolled: 0,
             out: Analysis::default(),
         }
     }
@@ -420,13 +429,17 @@ impl<'p> Walker<'p> {
                 (None, _) => break,
             }
         }
-        let Some(vs) = values.filter(|vs| vs.len() <= Self::MAX_LOOP_VALUES && !vs.is_empty()) else {
+        let budget = MAX_UNROLLED.saturating_sub(self.unrolled) as usize;
+        let Some(vs) =
+            values.filter(|vs| vs.len() <= Self::MAX_LOOP_VALUES && vs.len() <= budget && !vs.is_empty())
+        else {
             self.vars.insert(name.to_owned(), None);
             self.maybe(|w| {
                 w.script(body);
             });
             return;
         };
+        self.unrolled += u32::try_from(vs.len()).unwrap_or(u32::MAX);
         for v in vs {
             self.vars.insert(name.to_owned(), Some(v));
             self.maybe(|w| {
@@ -439,12 +452,28 @@ impl<'p> Walker<'p> {
     /// parameters; returns false if `name` is not one.
     pub fn call_function(&mut self, name: &str, args: &[Word]) -> bool {
         // A function may call itself (`f() { "$@"; }; f f git push`), a few levels deep.
-        if self.active.iter().filter(|a| *a == name).count() >= MAX_RECURSION || self.nesting >= MAX_NESTING {
-            // Recursion (or a body redefined while running): left for `finish` unless walked.
-            return self.functions.contains_key(name);
+        let recursing = self.active.iter().filter(|a| *a == name).count() >= MAX_RECURSION;
+        let over_budget = self.unrolled >= MAX_UNROLLED;
+        if recursing || self.nesting >= MAX_NESTING || over_budget {
+            if !self.functions.contains_key(name) {
+                return false;
+            }
+            if args.is_empty() && !over_budget {
+                // The same body, with the same words, was walked further out.
+                return true;
+            }
+            // Past a bound this call is not walked, and its words differ: never a silent pass.
+            let looks = self.source_looks;
+            self.opaque(
+                format!("`{name}` calls itself or is called more often than the analysis follows; what this call runs is not checked"),
+                looks,
+                Severity::Unverified,
+            );
+            return true;
         }
         let Some((body, _, called)) = self.functions.get_mut(name) else { return false };
         *called = true;
+        self.unrolled += 1;
         let body = body.clone();
         self.active.push(name.to_owned());
         self.nesting += 1;

@@ -127,3 +127,35 @@ fn a_payload_over_one_mebibyte_that_commits_is_denied_not_failed_open() {
         "{stderr}"
     );
 }
+
+/// Loops and function calls are walked once per literal value, and nested ones multiply: six
+/// nested 16-value loops would be 16⁶ walks. The whole text has one budget; past it the rest is
+/// walked with the variable unknown, so the answer comes at once and is still guarded.
+#[test]
+fn nested_loops_and_calls_share_one_walk_budget() {
+    let values = (1..=16).map(|i| i.to_string()).collect::<Vec<_>>().join(" ");
+    let mut command = String::new();
+    for v in ["a", "b", "c", "d", "e", "f"] {
+        command.push_str(&format!("for {v} in {values}; do "));
+    }
+    command.push_str("git push origin \"$f\"; ");
+    command.push_str(&"done; ".repeat(6));
+    let calls = format!("r() {{ \"$@\"; }}; {}r git push", "r r r r r r r r ".repeat(8));
+    let repo = TestRepo::new();
+    repo.write("README.txt", "hello\n").commit_all("init");
+    for command in [command, calls] {
+        let home = tempfile::tempdir().expect("home");
+        let out = crate::support::codeguard(home.path())
+            .args(["explain", "--format", "json", "--cwd"])
+            .arg(repo.root())
+            .arg("--")
+            .arg(&command)
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .expect("run explain");
+        assert_eq!(out.status.code(), Some(0), "explain must answer: {out:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        assert_eq!(v["guarded"], true, "{v:#}");
+        assert_eq!(v["mode"], "push", "{v:#}");
+    }
+}
