@@ -136,7 +136,11 @@ fn nested_loops_and_calls_share_one_walk_budget() {
     let values = (1..=16).map(|i| i.to_string()).collect::<Vec<_>>().join(" ");
     let mut command = String::new();
     for v in ["a", "b", "c", "d", "e", "f"] {
-        command.push_str(&format!("for {v} in {values}; do "));
+        command.push_str("for ");
+        command.push_str(v);
+        command.push_str(" in ");
+        command.push_str(&values);
+        command.push_str("; do ");
     }
     command.push_str("git push origin \"$f\"; ");
     command.push_str(&"done; ".repeat(6));
