@@ -9,14 +9,14 @@ use serde_json::{Map, Value};
 use super::{DecodeError, Event, HookEvent, Host, ToolCall, patch};
 
 /// How a host names its tools (from its [`super::HostSpec`]).
-struct Tools {
-    shell: &'static [&'static str],
-    edit: &'static [&'static str],
-}
-
-fn tools(host: Host) -> Tools {
-    let spec = super::spec(host);
-    Tools { shell: spec.shell_tools, edit: spec.edit_tools }
+/// Whether `name` is one of the host's shell tools (`shell`) or edit tools. The neutral contract
+/// is called by supervisors of any host, so it accepts every host's names.
+fn is_tool(host: Host, name: &str, shell: bool) -> bool {
+    let listed = |h: &Host| {
+        let spec = super::spec(*h);
+        if shell { spec.shell_tools } else { spec.edit_tools }.contains(&name)
+    };
+    if host == Host::Neutral { Host::ALL.iter().any(listed) } else { listed(&host) }
 }
 
 pub(super) fn decode(host: Host, event: Event, payload: &[u8]) -> Result<HookEvent, DecodeError> {
@@ -59,10 +59,8 @@ fn classify(
     map: &Map<String, Value>,
     input: Option<&Map<String, Value>>,
 ) -> Result<ToolCall, DecodeError> {
-    let table = tools(host);
     let top_command = shell_text(map, &["command"])?;
-    if table.shell.contains(&name) || (name.is_empty() && event == Event::PreToolUse && top_command.is_some())
-    {
+    if is_tool(host, name, true) || (name.is_empty() && event == Event::PreToolUse && top_command.is_some()) {
         let command = match input {
             Some(input) => shell_text(input, &["command", "cmd"])?,
             None => None,
@@ -74,7 +72,7 @@ fn classify(
             input.map(|i| text(i, &["command", "patch", "input"])).transpose()?.flatten().unwrap_or_default();
         return Ok(ToolCall::Edit { paths: patch::written_paths(&envelope) });
     }
-    if table.edit.contains(&name) || (name.is_empty() && event == Event::PostToolUse) {
+    if is_tool(host, name, false) || (name.is_empty() && event == Event::PostToolUse) {
         let mut paths = Vec::new();
         if let Some(input) = input {
             paths.extend(text(input, &["file_path", "path", "filePath", "notebook_path"])?);

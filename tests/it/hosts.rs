@@ -430,3 +430,29 @@ fn shipped_manifests_use_the_host_specs_event_names_and_matchers() {
         );
     }
 }
+
+/// The neutral contract is called by supervisors of every host, so a shell command under any
+/// host's shell tool name is gated (a tool name only one host uses was passed through).
+#[test]
+fn the_neutral_contract_gates_every_hosts_shell_tool_names() {
+    for tool in ["Bash", "exec_command", "execute_bash", "run_shell_command", "powershell", "terminal"] {
+        let repo = crate::support::TestRepo::new();
+        repo.write("README.txt", "hello\n").commit_all("init");
+        let home = tempfile::tempdir().expect("home");
+        let payload = serde_json::json!({
+            "contract": "coding-ethos.hook/v1",
+            "event": "pre-tool-use",
+            "tool_name": tool,
+            "tool_input": {"command": "cd /definitely/not/here && git commit -m x"},
+            "cwd": repo.root(),
+        });
+        let out = crate::support::codeguard(home.path())
+            .args(["hook", "pre-tool-use", "--host", "neutral"])
+            .write_stdin(payload.to_string())
+            .output()
+            .expect("hook");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let v: serde_json::Value = serde_json::from_str(&stdout).expect("neutral response");
+        assert_eq!(v["decision"], "deny", "{tool}: {stdout}");
+    }
+}
