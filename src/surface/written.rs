@@ -35,7 +35,9 @@ pub fn judge_writes(intent: &mut Intent) {
             .map_or_else(|| "files only known at run time".to_owned(), |p| format!("`{p}`"));
         // Only the program's name: the rest of the words may hold the very text written (a key).
         let writer = write.text.split_whitespace().next().unwrap_or("a command").to_owned();
-        let hooks_run = !commit.is_some_and(|c| matches!(c.op, GitOp::Commit { no_verify: true, .. }));
+        // Only `git commit` runs the pre-commit hook; merge/cherry-pick `--continue`, am and
+        // commit-tree do not.
+        let hooks_run = commit.is_some_and(|c| matches!(c.op, GitOp::Commit { no_verify: false, .. }));
         let commit_text = commit.map_or_else(|| "a later step".to_owned(), |c| format!("`{}`", c.text));
         if hooks_run && our_pre_commit_hook(&repo.root) {
             let note = format!(
@@ -63,7 +65,7 @@ fn first_landing(repo: &RepoIntent) -> Option<(BoundWrite, Option<&BoundOp>)> {
             if !state.stages(&repo.root, op, write.path.as_deref(), &repo.ops[write.before_op..i]) {
                 continue;
             }
-            if let Some(commit) = repo.ops[i..].iter().find(|o| matches!(o.op, GitOp::Commit { .. })) {
+            if let Some(commit) = repo.ops[i..].iter().find(|o| commits_the_index(&o.op)) {
                 return Some((write.clone(), Some(commit)));
             }
         }
@@ -73,6 +75,21 @@ fn first_landing(repo: &RepoIntent) -> Option<(BoundWrite, Option<&BoundOp>)> {
         }
     }
     None
+}
+
+/// Whether `op` makes a commit of what the index holds: `git commit`, and the writers that
+/// commit (`merge`/`cherry-pick`/`revert --continue`, `am`, `commit-tree`, a merge).
+fn commits_the_index(op: &GitOp) -> bool {
+    match op {
+        GitOp::Commit { .. } => true,
+        GitOp::Writer(w) => w.commits,
+        GitOp::Add { .. }
+        | GitOp::Push { .. }
+        | GitOp::Rm { .. }
+        | GitOp::Mv { .. }
+        | GitOp::Stash { .. }
+        | GitOp::SetSkipGate { .. } => false,
+    }
 }
 
 /// What is known about the repository: its index (tracked paths) and ignore rules.

@@ -264,3 +264,27 @@ fn a_cycle_of_scripts_and_package_scripts_is_bounded() {
     let (code, stdout, stderr) = gate_in(&repo, "npm run a", &[]);
     assert!(matches!(code, Some(0 | 2)), "the hook must answer, not die: {code:?} {stdout}{stderr}");
 }
+
+/// A write staged and then committed by a writer that commits the index (`merge --continue`)
+/// lands like one taken by `git commit`, and no pre-commit hook checks it there.
+#[test]
+fn a_write_committed_by_merge_continue_is_denied() {
+    let key = ["AKIA", "Z7Q3K9X2M4P8V6B1"].concat();
+    let repo = repo_with(&[("README.txt", "hello\n")]);
+    repo.git(&["checkout", "-q", "-b", "side"]);
+    repo.write("README.txt", "side\n").commit_all("side");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("README.txt", "main\n").commit_all("main");
+    let out = std::process::Command::new("git")
+        .args(["merge", "-q", "side"])
+        .current_dir(repo.root())
+        .envs(crate::support::git_env())
+        .output()
+        .expect("git merge");
+    assert!(!out.status.success(), "the merge must stop on the conflict");
+    let cmd = format!("echo 'K={key}' > k.txt && git add k.txt README.txt && git merge --continue");
+    let (code, stdout, stderr) = gate_in(&repo, &cmd, &[]);
+    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    assert!(stderr.contains("Run the write first"), "{stderr}");
+    assert!(!stdout.contains(&key) && !stderr.contains(&key), "the key leaked: {stdout}{stderr}");
+}
