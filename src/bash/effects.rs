@@ -611,11 +611,7 @@ fn make(args: &[Word]) -> (Program, Vec<DirPart>) {
         if name.starts_with('-') && name.len() > 1 {
             let value = attached.clone().or_else(|| args.get(i + 1).map(|v| v.text.clone()));
             match name {
-                "-C" | "--directory" => {
-                    if let Some(v) = value {
-                        dirs.push(DirPart::Path(v));
-                    }
-                }
+                "-C" | "--directory" => dirs.extend(option_dir(w, attached.as_deref(), args.get(i + 1))),
                 "-f" | "--file" | "--makefile" => file = value,
                 "-n" | "--dry-run" | "--just-print" | "--recon" | "-q" | "--question" => dry_run = true,
                 "-j" | "--jobs" if attached.is_none() => {
@@ -676,11 +672,7 @@ fn just(args: &[Word]) -> (Program, Vec<DirPart>) {
         let value = || attached.clone().or_else(|| args.get(i + 1).map(|v| v.text.clone()));
         match name {
             "-f" | "--justfile" => file = value(),
-            "-d" | "--working-directory" => {
-                if let Some(v) = value() {
-                    dirs.push(DirPart::Path(v));
-                }
-            }
+            "-d" | "--working-directory" => dirs.extend(option_dir(w, attached.as_deref(), args.get(i + 1))),
             "-n" | "--dry-run" | "-l" | "--list" | "--summary" | "-s" | "--show" | "--evaluate"
             | "--variables" | "--help" | "-h" | "--version" | "-V" | "--fmt" | "--dump" | "--edit" | "-e"
             | "--init" | "--choose" | "--completions" | "--groups" => dry_run = true,
@@ -717,6 +709,17 @@ fn just(args: &[Word]) -> (Program, Vec<DirPart>) {
 fn is_override(t: &str) -> bool {
     t.split_once('=')
         .is_some_and(|(k, _)| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+}
+
+/// The directory a `-C DIR` / `--directory=DIR` option names, as git's `-C` is read: the
+/// separate word through [`super::git::word_dir`]; an attached value is a path only when the
+/// option word is literal and names no home directory.
+fn option_dir(option: &Word, attached: Option<&str>, next: Option<&Word>) -> Option<DirPart> {
+    match attached {
+        Some(v) if option.literal && !v.starts_with('~') => Some(DirPart::Path(v.to_owned())),
+        Some(_) => Some(DirPart::Unknown(format!("`{}`", option.raw))),
+        None => next.map(super::git::word_dir),
+    }
 }
 
 #[cfg(test)]

@@ -288,3 +288,16 @@ fn a_write_committed_by_merge_continue_is_denied() {
     assert!(stderr.contains("Run the write first"), "{stderr}");
     assert!(!stdout.contains(&key) && !stderr.contains(&key), "the key leaked: {stdout}{stderr}");
 }
+
+/// `make -C DIR` / `just -d DIR` with a directory only known at run time runs a Makefile that
+/// cannot be read now: UNVERIFIED and guarded, never a silent pass.
+#[test]
+fn a_make_or_just_directory_known_only_at_run_time_is_unverified() {
+    let repo = repo_with(&[("README.txt", "hello\n")]);
+    for cmd in ["make -C \"$D\" ship", "make -C ~/p ship", "make --directory=$D", "just -d \"$D\" ship"] {
+        let v = explain(&repo.root(), cmd);
+        assert_eq!(v["guarded"], true, "{cmd}: {v:#}");
+        let notes = v.to_string();
+        assert!(notes.contains("only known at run time"), "{cmd}: {v:#}");
+    }
+}
