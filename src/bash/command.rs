@@ -20,27 +20,6 @@ use super::{
     analyse_with, looks_like,
 };
 
-/// Git sub-commands that change the index a later commit takes.
-const STAGING_SUBCOMMANDS: &[&str] = &[
-    "add",
-    "rm",
-    "mv",
-    "stash",
-    "checkout",
-    "restore",
-    "reset",
-    "apply",
-    "update-index",
-    "read-tree",
-    "merge",
-    "cherry-pick",
-    "revert",
-    "switch",
-    "am",
-    "pull",
-    "rebase",
-];
-
 /// Longest command text kept for messages.
 const TEXT_LIMIT: usize = 200;
 
@@ -747,7 +726,7 @@ impl Walker<'_> {
                 Some(mode),
                 Severity::Unverified,
             );
-        } else if words.get(1).is_some_and(|w| STAGING_SUBCOMMANDS.contains(&w.text.as_str())) {
+        } else if words.get(1).is_some_and(|w| git::changes_content(&w.text)) {
             // `$(echo git) add x`: it may stage what a later commit takes.
             self.opaque(
                 format!("`{text}` runs a command named by a variable; it may be a git {}", words[1].text),

@@ -460,6 +460,12 @@ pub(super) fn sub_op(sub: &str, args: &[Word], from_stdin: bool) -> Option<GitOp
     }
 }
 
+/// Whether the git sub-command `sub` may change what a commit or push carries (stage, commit,
+/// push, or write commits or the index): the sub-commands [`sub_op`] models.
+pub(super) fn changes_content(sub: &str) -> bool {
+    matches!(sub, "commit" | "push" | "add" | "stage" | "rm" | "mv" | "stash") || writer_table(sub).is_some()
+}
+
 /// The sub-commands beyond add/commit/push that write commits or the index, with their
 /// value-taking options (short letters, `/` then attached-only letters; long names) and the
 /// flags that make a run commit nothing.
