@@ -391,6 +391,9 @@ def packaging():
 def main():
     hosts = SELECTED or [*LOOP_HOSTS, *LOADER_HOSTS, "packaging"]
     for host in hosts:
+        if host != "packaging" and host not in LOOP_HOSTS and host not in LOADER_HOSTS:
+            check(False, f"{host}: no such host in this suite (known: {', '.join([*LOOP_HOSTS, *LOADER_HOSTS])})")
+            continue
         if host == "packaging":
             packaging()
             continue
@@ -398,15 +401,14 @@ def main():
             loader_scenario(host, secret=True)
             loader_scenario(host, secret=False)
             continue
-        package = LOOP_HOSTS[host][0] if host in LOOP_HOSTS else None
-        if package and not os.path.exists(bin_of(package, host if host != "claude" else "claude")):
+        package = LOOP_HOSTS[host][0]
+        if not os.path.exists(bin_of(package, host)):
             check(False, f"{host}: not installed in {HOSTS_DIR}")
             continue
         if host == "claude":
             loop_scenario(host, secret=True, control=True)
-        if host in LOOP_HOSTS:
-            loop_scenario(host, secret=True)
-            loop_scenario(host, secret=False)
+        loop_scenario(host, secret=True)
+        loop_scenario(host, secret=False)
         if host in EDIT_HOSTS:
             edit_scenario(host)
         if host == "codex":

@@ -461,10 +461,6 @@ fn doctor_runs_the_installed_command_and_names_one_that_does_not_answer() {
     let fake = home.path().join("bin/codeguard");
     std::fs::create_dir_all(fake.parent().expect("dir")).expect("mkdir");
     std::fs::write(&fake, "#!/bin/sh\nexit 0\n").expect("write");
-    std::os::unix::fs::PermissionsExt::set_mode(
-        &mut std::fs::metadata(&fake).expect("meta").permissions(),
-        0o755,
-    );
     std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
     let settings = home.path().join(".claude/settings.json");
     let text = std::fs::read_to_string(&settings).expect("read");
