@@ -22,6 +22,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CODEGUARD = os.path.abspath(sys.argv[1])
 HOSTS_DIR = os.path.abspath(sys.argv[2])
 SELECTED = sys.argv[3:]
+# What codeguard's own messages start with; a bare "codeguard" could match a path or a file name.
+MARK = "codeguard: "
 SECRET = "".join(["AKIA", "Z7Q3K9X2M4P8V6B1"])  # noqa: FLY002 - never a whole key in the source
 GIT_ENV = {
     "GIT_CONFIG_NOSYSTEM": "1",
@@ -270,14 +272,14 @@ def loop_scenario(host, secret, extra_install=(), project=False, control=False, 
             return
         after = commits(repo)
         if not control and not inactive:
-            seen = server.first_saw("codeguard")
+            seen = server.first_saw(MARK)
             EVIDENCE[label]["session_context_reached_model"] = seen
             check(seen, f"{label}: codeguard's session-start/prompt context reached the model")
         if control or inactive:
             check(after == before + 1, f"{label}: the same commit lands (the host runs no codeguard hook)")
         elif secret:
             check(after == before, f"{label}: the commit of a staged secret did not land")
-            check(server.model_saw("codeguard"), f"{label}: the model received codeguard's message")
+            check(server.model_saw(MARK), f"{label}: the model received codeguard's message")
             check(SECRET not in result.stdout + result.stderr and not server.model_saw(SECRET),
                   f"{label}: the secret appears in no output")
         else:
@@ -353,7 +355,7 @@ def loader_scenario(host, secret):
             EVIDENCE[label] = {"install": out, **seen}
             check(seen["loaded"] >= 1 and seen["ran"] >= 1, f"{label}: the host loaded and ran codeguard's pre-tool-use hook")
             if secret:
-                check(seen["blocked"] and "codeguard" in seen["reason"], f"{label}: the hook denies the commit, with codeguard's message")
+                check(seen["blocked"] and MARK in seen["reason"], f"{label}: the hook denies the commit, with codeguard's message")
                 check(SECRET not in seen["reason"], f"{label}: the secret appears in no output")
             else:
                 check(not seen["blocked"], f"{label}: the clean commit is allowed")
