@@ -21,7 +21,7 @@ fn scratch() -> PathBuf {
 fn codeguard_once(repo: &Path, options: &SnapshotOptions) -> Duration {
     let start = Instant::now();
     let surface = codeguard::surface::staged_only(repo).expect("predict");
-    let snapshot = Snapshot::materialise(&surface, options).expect("materialise");
+    let snapshot = Snapshot::materialise_whole(&surface, options).expect("materialise");
     let elapsed = start.elapsed();
     drop(snapshot);
     elapsed

@@ -26,7 +26,7 @@ fn main() -> anyhow::Result<()> {
         let start = Instant::now();
         let surface = codeguard::surface::staged_only(&repo)?;
         let predicted = start.elapsed();
-        let snapshot = Snapshot::materialise(&surface, &options)?;
+        let snapshot = Snapshot::materialise_whole(&surface, &options)?;
         let ready = start.elapsed();
         let (files, bytes) = (snapshot.file_count(), snapshot.byte_count());
         let removing = Instant::now();

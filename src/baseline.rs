@@ -22,7 +22,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::entry::engine::{self, LintRequest};
+use crate::entry::engine;
 use crate::env::Env;
 use crate::registry::{FindingsFormat as Format, Registry};
 use crate::run::{LanguageResult, RunOptions};
@@ -125,9 +125,17 @@ pub(crate) fn exempt(
         return;
     }
     let Some(base) = baseline_commit(surface).and_then(|c| tree_of(&surface.root, c)) else { return };
+    let languages: Vec<String> = candidates.iter().map(|&i| results[i].language.clone()).collect();
+    let mut paths: Vec<String> = candidates.iter().flat_map(|&i| results[i].files.iter().cloned()).collect();
+    paths.sort();
+    paths.dedup();
+    let paths = files_in(&surface.root, base, paths);
+    if paths.is_empty() {
+        return;
+    }
     let base_surface = Surface {
         mode: Mode::Push { pending_commit: false },
-        paths: Vec::new(),
+        paths,
         deleted: Vec::new(),
         base: Base::Tree(base),
         overlays: Vec::new(),
@@ -137,28 +145,17 @@ pub(crate) fn exempt(
         index_file: None,
         ..surface.clone()
     };
-    let Ok(before) = Snapshot::materialise(&base_surface, &SnapshotOptions::from_env(env)) else { return };
-    let languages: Vec<String> = candidates.iter().map(|&i| results[i].language.clone()).collect();
-    let files: Vec<String> = candidates
-        .iter()
-        .flat_map(|&i| results[i].files.iter())
-        .filter(|f| std::fs::symlink_metadata(before.root().join(f)).is_ok_and(|m| m.is_file()))
-        .cloned()
-        .collect();
-    if files.is_empty() {
+    let Ok(support) = Registry::builtin().map(|r| r.support_files()) else { return };
+    let Ok(mut before) = Snapshot::materialise(&base_surface, &SnapshotOptions::from_env(env), &support)
+    else {
         return;
-    }
-    let request = LintRequest {
-        dir: before.root(),
-        workspace: &surface.root,
-        project_files: &files,
-        selected: &files,
-        whole_tree: false,
-        only: &languages,
-        options: RunOptions { deadline, jobs: crate::entry::default_jobs() },
-        log_prefix: format!("{log_prefix}-baseline"),
     };
-    let Ok(baseline) = engine::lint(&request, env, &|_| {}) else { return };
+    let options = RunOptions { deadline, jobs: crate::entry::default_jobs() };
+    let prefix = format!("{log_prefix}-baseline");
+    let Ok(baseline) = engine::lint_snapshot(&mut before, &surface.root, &languages, options, &prefix, env)
+    else {
+        return;
+    };
     for &i in &candidates {
         let Some(old) = baseline.iter().find(|b| b.language == results[i].language) else { continue };
         let Some(format) = format_of(registry, &results[i]) else { continue };
@@ -214,6 +211,22 @@ fn compare(format: Format, new: &mut LanguageResult, old: &LanguageResult, new_r
 /// overrides: a project's own lint command has none).
 fn format_of(registry: &Registry, result: &LanguageResult) -> Option<Format> {
     registry.get(&result.language).and_then(|l| l.findings_format)
+}
+
+/// Those of `paths` that are regular files in `tree` (the baseline has nothing to say of the
+/// others: files the change adds, or that are links there).
+fn files_in(root: &Path, tree: gix::ObjectId, paths: Vec<String>) -> Vec<String> {
+    let Ok(repo) = crate::surface::open_repo(root) else { return Vec::new() };
+    let Ok(tree) = repo.find_tree(tree) else { return Vec::new() };
+    paths
+        .into_iter()
+        .filter(|p| {
+            tree.lookup_entry_by_path(p)
+                .ok()
+                .flatten()
+                .is_some_and(|e| e.mode().is_blob() && !e.mode().is_link())
+        })
+        .collect()
 }
 
 fn tree_of(root: &Path, commit: gix::ObjectId) -> Option<gix::ObjectId> {

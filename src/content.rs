@@ -20,10 +20,10 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Duration;
 
-use crate::entry::engine::{self, LintRequest};
+use crate::entry::engine;
 use crate::env::Env;
 use crate::registry::GateScope;
-use crate::run::LanguageResult;
+use crate::run::{LanguageResult, RunOptions};
 use crate::safety::{self, AllowList, Finding, Scanner};
 use crate::snapshot::{self, Snapshot, SnapshotOptions, Source};
 use crate::surface::Surface;
@@ -118,16 +118,34 @@ pub(crate) fn judge(surface: &Surface, policy: &Policy, env: &Env) -> ContentVer
         verdict.incomplete.push(format!("language linters skipped by {why}; the safety scan ran"));
         return verdict;
     }
-    match Snapshot::materialise(surface, &SnapshotOptions::from_env(env)) {
+    let support = match crate::registry::Registry::builtin() {
+        Ok(registry) => registry.support_files(),
+        Err(e) => {
+            verdict
+                .incomplete
+                .push(format!("the language registry could not be read ({e}); linters did not run"));
+            return verdict;
+        }
+    };
+    match Snapshot::materialise(surface, &SnapshotOptions::from_env(env), &support) {
         Err(e) => verdict
             .incomplete
             .push(format!("the exact content could not be rebuilt ({e}); linters did not run")),
-        Ok(snapshot) => {
+        Ok(mut snapshot) => {
+            let options = RunOptions { deadline: policy.deadline, jobs: crate::entry::default_jobs() };
+            let linted = engine::lint_snapshot(
+                &mut snapshot,
+                &surface.root,
+                &policy.only,
+                options,
+                &policy.log_prefix,
+                env,
+            );
+            match linted {
+                Ok(results) => verdict.languages = results,
+                Err(e) => verdict.incomplete.push(format!("linting could not start: {e}")),
+            }
             verdict.incomplete.extend(snapshot.notes().iter().cloned());
-            let mut request =
-                LintRequest::snapshot(&snapshot, &surface.root, policy.deadline, policy.log_prefix.clone());
-            request.only = &policy.only;
-            lint_into(&mut verdict, &request, env);
             let project = engine::Project::load(snapshot.root()).ok();
             if let Some(project) = project.filter(|p| p.config.gate_scope() == GateScope::Delta) {
                 crate::baseline::exempt(
@@ -146,13 +164,6 @@ pub(crate) fn judge(surface: &Surface, policy: &Policy, env: &Env) -> ContentVer
         }
     }
     verdict
-}
-
-fn lint_into(verdict: &mut ContentVerdict, request: &LintRequest<'_>, env: &Env) {
-    match engine::lint(request, env, &|_| {}) {
-        Ok(results) => verdict.languages = results,
-        Err(e) => verdict.incomplete.push(format!("linting could not start: {e}")),
-    }
 }
 
 /// The safety scan of everything `surface` would carry: the path rules over every changed

@@ -26,7 +26,7 @@ use crate::verdict::{self, Status};
 const PROBE_DEADLINE: Duration = Duration::from_secs(10);
 
 /// How the run is carried out.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 pub struct RunOptions {
     /// Deadline per linter invocation.
     pub deadline: Duration,

@@ -108,6 +108,7 @@ fn in_place(
         only: &args.lang,
         options: RunOptions { deadline: Duration::from_secs(args.timeout), jobs: jobs(args.jobs) },
         log_prefix: format!("check-{}", report::path_key(root)),
+        root_names: None,
     };
     let prepared = engine::prepare(&request, env).map_err(|e| UsageError(e.to_string()))?;
     let facts = CheckFacts {

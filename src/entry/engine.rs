@@ -35,6 +35,9 @@ pub(crate) struct LintRequest<'a> {
     pub options: RunOptions,
     /// Log files are named `<log_prefix>-<language>.log`.
     pub log_prefix: String,
+    /// The names in the project root when `dir` does not hold them all (a snapshot of changed
+    /// files): what planning reads as root markers.
+    pub root_names: Option<&'a BTreeSet<String>>,
 }
 
 /// Why linting could not start.
@@ -105,6 +108,7 @@ impl<'a> LintRequest<'a> {
             only,
             options,
             log_prefix,
+            root_names: None,
         }
     }
 
@@ -124,6 +128,7 @@ impl<'a> LintRequest<'a> {
             only: &[],
             options: RunOptions { deadline, jobs: super::default_jobs() },
             log_prefix,
+            root_names: Some(snapshot.root_names()),
         }
     }
 }
@@ -144,6 +149,10 @@ pub(crate) struct Prepared {
     pub registry: Registry,
     /// The plan (with the project's own commands withheld in an untrusted workspace).
     pub plan: Plan,
+    /// A job that will run reads more of the project than the files it checks and their
+    /// configuration: a project-level linter, a per-file one marked `reads_project`, or a
+    /// command the project defines (what it reads is unknown).
+    pub reads_whole_tree: bool,
 }
 
 /// Loads the project's configuration from the content and plans the check.
@@ -152,7 +161,10 @@ pub(crate) fn prepare(request: &LintRequest<'_>, env: &Env) -> Result<Prepared, 
     let project = Project::load(request.dir)?;
     let project_files = project.in_scope(request.project_files);
     let selected = project.in_scope(request.selected);
-    let facts = crate::files::lint_facts(request.dir, &project_files, &project.registry);
+    let mut facts = crate::files::lint_facts(request.dir, &project_files, &project.registry);
+    if let Some(names) = request.root_names {
+        facts.names.clone_from(names);
+    }
     let input = PlanInput {
         registry: &project.registry,
         root: request.dir.to_path_buf(),
@@ -164,7 +176,45 @@ pub(crate) fn prepare(request: &LintRequest<'_>, env: &Env) -> Result<Prepared, 
     };
     let mut plan = plan::build(&input).map_err(|e| setup(&e))?;
     withhold_untrusted(&mut plan, &project.config, request.workspace, env);
-    Ok(Prepared { registry: project.registry, plan })
+    let own: BTreeSet<&str> = project.config.overridden_languages().collect();
+    let reads_whole_tree = plan.entries.iter().any(|e| {
+        matches!(e.action, plan::Action::Run(_))
+            && (own.contains(e.language.as_str())
+                || project.registry.get(&e.language).is_some_and(crate::registry::Language::reads_whole_tree))
+    });
+    Ok(Prepared { registry: project.registry, plan, reads_whole_tree })
+}
+
+/// Lints the changed files of `snapshot` in it: plans on what it holds (the changed files and
+/// their configuration), and first adds the rest of the tree when a planned job reads the whole
+/// project. A snapshot that cannot be completed is a setup error (UNVERIFIED for the caller).
+pub(crate) fn lint_snapshot(
+    snapshot: &mut crate::snapshot::Snapshot,
+    workspace: &Path,
+    only: &[String],
+    options: RunOptions,
+    log_prefix: &str,
+    env: &Env,
+) -> Result<Vec<LanguageResult>, LintError> {
+    fn request<'a>(
+        snapshot: &'a crate::snapshot::Snapshot,
+        workspace: &'a Path,
+        only: &'a [String],
+        options: RunOptions,
+        log_prefix: &str,
+    ) -> LintRequest<'a> {
+        let mut request = LintRequest::snapshot(snapshot, workspace, options.deadline, log_prefix.to_owned());
+        request.only = only;
+        request.options = options;
+        request
+    }
+    let prepared = prepare(&request(snapshot, workspace, only, options, log_prefix), env)?;
+    if prepared.reads_whole_tree {
+        snapshot.complete().map_err(|e| {
+            LintError::Setup(format!("the whole tree a planned linter reads could not be rebuilt ({e})"))
+        })?;
+    }
+    Ok(execute(&prepared, &request(snapshot, workspace, only, options, log_prefix), env, &|_| {}))
 }
 
 /// Runs a prepared plan and writes the logs.

@@ -188,6 +188,11 @@ pub struct Language {
     /// False for project-level commands that must never receive file paths.
     #[serde(default = "default_true")]
     pub append_files: bool,
+    /// The per-file lint reads other files of the project than the ones it is given and the
+    /// configuration files named here (headers, imports, code-bearing configs): the gate writes
+    /// the whole tree for it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reads_project: bool,
     /// Findings are reported but never block.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub advisory: bool,
@@ -206,6 +211,12 @@ impl Language {
     /// Whether this language's lint command is project-level (never receives paths).
     pub fn is_project_level(&self) -> bool {
         !self.append_files
+    }
+
+    /// Whether linting it needs the whole tree, not only the files it checks and the
+    /// configuration files (project-level commands, and per-file ones that read the project).
+    pub fn reads_whole_tree(&self) -> bool {
+        self.is_project_level() || self.reads_project
     }
 
     /// The command in `field`, if the language has one.
@@ -290,6 +301,20 @@ impl Registry {
     /// All languages, in registry order.
     pub fn languages(&self) -> &[Language] {
         &self.languages
+    }
+
+    /// The configuration files the languages' tools read (`linter_config_files` and
+    /// `requiresConfig` of every language), with codeguard's own (`codeguard.json`,
+    /// `.gitattributes`) and `.editorconfig`: what a snapshot of changed files writes beside them.
+    pub fn support_files(&self) -> crate::snapshot::SupportFiles {
+        let own = [config::FILE_NAME, ".gitattributes", ".editorconfig"];
+        crate::snapshot::SupportFiles::new(
+            self.languages
+                .iter()
+                .flat_map(|l| l.linter_config_files.iter().chain(l.requires_config.iter().flatten()))
+                .map(String::as_str)
+                .chain(own),
+        )
     }
 
     /// A language by id.

@@ -107,6 +107,7 @@ const FIELDS: &[(&str, FieldKind)] = &[
     ("linter_config_files", FieldKind::Names),
     ("install_hint", FieldKind::Text),
     ("append_files", FieldKind::Flag),
+    ("reads_project", FieldKind::Flag),
     ("advisory", FieldKind::Flag),
     ("runs_repo_code", FieldKind::Fields),
 ];

@@ -23,7 +23,7 @@ mod write;
 use std::path::{Path, PathBuf};
 
 use crate::env::Env;
-use crate::surface::{Base, Observed, Surface, SurfaceError};
+use crate::surface::{Base, Surface, SurfaceError};
 
 pub(crate) use plan::Source;
 pub use scratch::ScratchDir;
@@ -40,10 +40,45 @@ pub(crate) fn sources(surface: &Surface, paths: &[String]) -> Result<Vec<(String
     Ok(sources)
 }
 
-/// Default limit on the number of files in a snapshot.
-pub const DEFAULT_MAX_FILES: usize = 20_000;
-/// Default limit on the total bytes written into a snapshot (256 MiB).
-pub const DEFAULT_MAX_BYTES: u64 = 256 * 1024 * 1024;
+/// Default limit on the number of files one snapshot writes (`CODEGUARD_SNAPSHOT_MAX_FILES`).
+/// Only a plan that needs the whole tree (a project-level linter) writes more than the changed
+/// files and their configuration, so this bounds whole-tree materialisations only.
+pub const DEFAULT_MAX_FILES: usize = 250_000;
+/// Default limit on the total bytes one snapshot writes (`CODEGUARD_SNAPSHOT_MAX_BYTES`, 2 GiB).
+pub const DEFAULT_MAX_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+
+/// The file names (and `*suffix` globs) of the configuration the per-file linters read: a
+/// snapshot of the changed files writes, beside them, every entry so named in the root and in
+/// each directory above a changed file (the places tools look their configuration up).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SupportFiles {
+    names: std::collections::BTreeSet<Vec<u8>>,
+    suffixes: Vec<Vec<u8>>,
+}
+
+impl SupportFiles {
+    /// The support files of `names` (a leading `*` makes a suffix pattern; names with a `/`
+    /// are matched by their last component).
+    pub fn new<'a>(names: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut out = Self::default();
+        for name in names {
+            let last = name.rsplit('/').next().unwrap_or(name);
+            match last.strip_prefix('*') {
+                Some(suffix) if !suffix.is_empty() => out.suffixes.push(suffix.as_bytes().to_vec()),
+                Some(_) => {}
+                None => {
+                    out.names.insert(last.as_bytes().to_vec());
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether an entry named `name` (its last path component) is a support file.
+    pub(crate) fn matches(&self, name: &[u8]) -> bool {
+        self.names.contains(name) || self.suffixes.iter().any(|s| name.ends_with(s))
+    }
+}
 
 /// Where and how large a snapshot may be.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,13 +104,21 @@ impl Default for SnapshotOptions {
 
 impl SnapshotOptions {
     /// Scratch candidates from the environment: `/dev/shm`, `$XDG_RUNTIME_DIR`, then `$TMPDIR`
-    /// (or `/tmp`), with the default limits.
+    /// (or `/tmp`), with the limits of `CODEGUARD_SNAPSHOT_MAX_FILES` and
+    /// `CODEGUARD_SNAPSHOT_MAX_BYTES` (else the defaults).
     pub fn from_env(env: &Env) -> Self {
         let mut scratch_dirs = vec![PathBuf::from("/dev/shm")];
         scratch_dirs.extend(env.get("XDG_RUNTIME_DIR").filter(|v| !v.is_empty()).map(PathBuf::from));
         scratch_dirs
             .push(env.get("TMPDIR").filter(|v| !v.is_empty()).map_or_else(|| "/tmp".into(), PathBuf::from));
-        Self { scratch_dirs, ..Self::default() }
+        let number = |name: &str| env.get(name).and_then(|v| v.to_str()?.trim().parse::<u64>().ok());
+        Self {
+            scratch_dirs,
+            max_files: number("CODEGUARD_SNAPSHOT_MAX_FILES")
+                .and_then(|n| usize::try_from(n).ok())
+                .unwrap_or(DEFAULT_MAX_FILES),
+            max_bytes: number("CODEGUARD_SNAPSHOT_MAX_BYTES").unwrap_or(DEFAULT_MAX_BYTES),
+        }
     }
 }
 
@@ -111,7 +154,9 @@ pub enum SnapshotError {
     #[error("{0} is not a regular file or symlink inside the worktree")]
     UnsupportedFile(String),
     /// More files than allowed.
-    #[error("the content has {count} files, more than the limit of {limit}")]
+    #[error(
+        "the content needs {count} files written, more than the limit of {limit} (CODEGUARD_SNAPSHOT_MAX_FILES)"
+    )]
     TooManyFiles {
         /// Files in the content.
         count: usize,
@@ -119,7 +164,7 @@ pub enum SnapshotError {
         limit: usize,
     },
     /// More bytes than allowed.
-    #[error("the content is larger than the limit of {limit} bytes")]
+    #[error("the content is larger than the limit of {limit} bytes (CODEGUARD_SNAPSHOT_MAX_BYTES)")]
     TooLarge {
         /// The limit.
         limit: u64,
@@ -171,35 +216,51 @@ struct Copied {
 }
 
 /// Materialised content, removed from disk when dropped.
-#[derive(Debug)]
+///
+/// It starts as the changed files and their configuration ([`Snapshot::materialise`]), which is
+/// all per-file linters read; [`Snapshot::complete`] adds the rest of the tree for linters that
+/// read the whole project.
 pub struct Snapshot {
     dir: ScratchDir,
-    repo_root: PathBuf,
-    index_file: Option<PathBuf>,
-    /// The content is a commit's tree: nothing in the repository can change it.
-    immutable: bool,
-    observed: Observed,
-    changed: Vec<String>,
-    deleted: Vec<String>,
+    surface: Surface,
+    listing: plan::Listing,
+    support: SupportFiles,
+    options: SnapshotOptions,
+    whole: bool,
+    root_names: std::collections::BTreeSet<String>,
     copied: Vec<Copied>,
     files: usize,
     bytes: u64,
     notes: Vec<String>,
 }
 
+impl std::fmt::Debug for Snapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Snapshot")
+            .field("dir", &self.dir)
+            .field("whole", &self.whole)
+            .field("files", &self.files)
+            .field("bytes", &self.bytes)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Snapshot {
-    /// Writes the content `surface` predicts into a new private directory.
-    pub fn materialise(surface: &Surface, options: &SnapshotOptions) -> Result<Self, SnapshotError> {
+    /// Writes the changed files of the content `surface` predicts, and the `support` files
+    /// beside them (see [`SupportFiles`]), into a new private directory.
+    pub fn materialise(
+        surface: &Surface,
+        options: &SnapshotOptions,
+        support: &SupportFiles,
+    ) -> Result<Self, SnapshotError> {
         let repo = crate::surface::open_repo(&surface.root)?;
-        let listing = plan::Listing::read(&repo, surface)?;
+        let mut listing = plan::Listing::read(&repo, surface)?;
         if !is_immutable(surface.base) && listing.observed != surface.observed {
             return Err(SnapshotError::Changed("the index or HEAD moved after the prediction".into()));
         }
         let mut notes = Vec::new();
-        let items = plan::items(&listing, surface, &mut notes)?;
-        if items.len() > options.max_files {
-            return Err(SnapshotError::TooManyFiles { count: items.len(), limit: options.max_files });
-        }
+        let items = plan::items(&listing, surface, plan::Extent::Changed { support }, &mut notes)?;
+        let mut root_names = plan::root_names(&listing, surface);
         let sync = repo.into_sync();
         let mut tried = Vec::new();
         for parent in &options.scratch_dirs {
@@ -207,40 +268,82 @@ impl Snapshot {
                 tried.push(parent.display().to_string());
                 continue;
             };
-            let written = write::all(&sync, &surface.root, dir.path(), &items, options.max_bytes);
-            match written {
-                Ok(outcome) => return Ok(Self::new(dir, surface, outcome, items.len(), notes)),
-                Err(e) if e.is_out_of_space() => tried.push(format!("{} (full)", parent.display())),
+            let mut snapshot = Self {
+                dir,
+                surface: surface.clone(),
+                listing,
+                support: support.clone(),
+                options: options.clone(),
+                whole: false,
+                root_names,
+                copied: Vec::new(),
+                files: 0,
+                bytes: 0,
+                notes,
+            };
+            match snapshot.write(&sync, &items) {
+                Ok(()) => return Ok(snapshot),
+                Err(e) if e.is_out_of_space() => {
+                    tried.push(format!("{} (full)", parent.display()));
+                    (listing, root_names, notes) = (snapshot.listing, snapshot.root_names, snapshot.notes);
+                }
                 Err(e) => return Err(e),
             }
         }
         Err(SnapshotError::NoScratchDir(tried.join(", ")))
     }
 
-    fn new(
-        dir: ScratchDir,
-        surface: &Surface,
-        outcome: write::Outcome,
-        files: usize,
-        mut notes: Vec<String>,
-    ) -> Self {
-        let copied = outcome.copied.into_iter().map(|(path, stamp)| Copied { path, stamp }).collect();
-        notes.extend(outcome.escaping_links.iter().filter(|l| surface.paths.contains(l)).map(|l| {
+    /// Writes the whole content `surface` predicts (what [`Snapshot::materialise`] followed by
+    /// [`Snapshot::complete`] gives).
+    pub fn materialise_whole(surface: &Surface, options: &SnapshotOptions) -> Result<Self, SnapshotError> {
+        let mut snapshot = Self::materialise(surface, options, &SupportFiles::default())?;
+        snapshot.complete()?;
+        Ok(snapshot)
+    }
+
+    /// Adds every entry of the content not written yet, for linters that read the whole tree.
+    /// Nothing happens when it is whole already.
+    pub fn complete(&mut self) -> Result<(), SnapshotError> {
+        if self.whole {
+            return Ok(());
+        }
+        let repo = crate::surface::open_repo(&self.surface.root)?;
+        let mut notes = Vec::new();
+        let extent = plan::Extent::Rest { support: &self.support };
+        let items = plan::items(&self.listing, &self.surface, extent, &mut notes)?;
+        self.notes.extend(notes);
+        self.write(&repo.into_sync(), &items)?;
+        self.whole = true;
+        Ok(())
+    }
+
+    /// Writes `items` (within the limits), remembering what was copied from the worktree.
+    fn write(&mut self, repo: &gix::ThreadSafeRepository, items: &[plan::Item]) -> Result<(), SnapshotError> {
+        let files = self.files + items.len();
+        if files > self.options.max_files {
+            return Err(SnapshotError::TooManyFiles { count: files, limit: self.options.max_files });
+        }
+        let room = self.options.max_bytes.saturating_sub(self.bytes);
+        let outcome = write::all(repo, &self.surface.root, self.dir.path(), items, room)?;
+        self.files = files;
+        self.bytes += outcome.bytes;
+        self.copied.extend(outcome.copied.into_iter().map(|(path, stamp)| Copied { path, stamp }));
+        let surface = &self.surface;
+        self.notes.extend(outcome.escaping_links.iter().filter(|l| surface.paths.contains(l)).map(|l| {
             format!("{l} is a symlink leading out of the repository: it is committed as a link, and linters do not see it")
         }));
-        Self {
-            dir,
-            repo_root: surface.root.clone(),
-            index_file: surface.index_file.clone(),
-            immutable: is_immutable(surface.base),
-            observed: surface.observed,
-            changed: surface.paths.clone(),
-            deleted: surface.deleted.clone(),
-            copied,
-            files,
-            bytes: outcome.bytes,
-            notes,
-        }
+        Ok(())
+    }
+
+    /// Whether every entry of the content is written (see [`Snapshot::complete`]).
+    pub fn is_whole(&self) -> bool {
+        self.whole
+    }
+
+    /// The names in the root of the content (all of them, also those not written): what
+    /// planning reads as the project's root markers.
+    pub fn root_names(&self) -> &std::collections::BTreeSet<String> {
+        &self.root_names
     }
 
     /// What the snapshot left out that a changed path needed (submodules, symlinks leading out
@@ -256,12 +359,12 @@ impl Snapshot {
 
     /// The changed files the linters should run on: repo-relative, sorted, present in the snapshot.
     pub fn changed(&self) -> &[String] {
-        &self.changed
+        &self.surface.paths
     }
 
     /// Files the commit/push deletes (absent from the snapshot).
     pub fn deleted(&self) -> &[String] {
-        &self.deleted
+        &self.surface.deleted
     }
 
     /// How many files and symlinks were written.
@@ -278,14 +381,14 @@ impl Snapshot {
     /// was made from; call it after linting. A difference is [`SnapshotError::Changed`]. The
     /// tree of a commit cannot change, so a snapshot of one always re-verifies.
     pub fn reverify(&self) -> Result<(), SnapshotError> {
-        if self.immutable {
+        if is_immutable(self.surface.base) {
             return Ok(());
         }
-        let now = crate::surface::observe_index(&self.repo_root, self.index_file.as_deref())?;
-        if now.head != self.observed.head {
+        let now = crate::surface::observe_index(&self.surface.root, self.surface.index_file.as_deref())?;
+        if now.head != self.surface.observed.head {
             return Err(SnapshotError::Changed("HEAD moved".into()));
         }
-        if now.index_digest != self.observed.index_digest {
+        if now.index_digest != self.surface.observed.index_digest {
             return Err(SnapshotError::Changed("the index was modified".into()));
         }
         for copied in &self.copied {

@@ -57,15 +57,105 @@ impl Listing {
     }
 }
 
-/// The validated items for `surface` over `listing`, sorted by path. Submodules (gitlinks) have
-/// no content here: they are left out, and `notes` names the changed ones.
+/// Which entries of the content to write.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Extent<'a> {
+    /// The changed paths, and the entries named like a support file (`names`) in the root or in
+    /// a directory above a changed path.
+    Changed { support: &'a super::SupportFiles },
+    /// Every entry the `Changed` extent with the same support files left out.
+    Rest { support: &'a super::SupportFiles },
+}
+
+/// The directories holding each of `paths` and all their ancestors, the root (`""`) included.
+fn ancestor_dirs(paths: &[String]) -> BTreeSet<&[u8]> {
+    let mut dirs: BTreeSet<&[u8]> = BTreeSet::from([&b""[..]]);
+    for path in paths {
+        let bytes = path.as_bytes();
+        for (i, b) in bytes.iter().enumerate() {
+            if *b == b'/' {
+                dirs.insert(&bytes[..i]);
+            }
+        }
+    }
+    dirs
+}
+
+/// Whether the extent takes the unchanged listing entry at `path`.
+struct Selector<'a> {
+    extent: Extent<'a>,
+    dirs: BTreeSet<&'a [u8]>,
+    changed: &'a [String],
+}
+
+impl<'a> Selector<'a> {
+    fn new(extent: Extent<'a>, surface: &'a Surface) -> Self {
+        Self { extent, dirs: ancestor_dirs(&surface.paths), changed: &surface.paths }
+    }
+
+    fn in_changed_extent(&self, support: &super::SupportFiles, path: &BStr) -> bool {
+        let (dir, name) = match path.rfind_byte(b'/') {
+            Some(end) => (&path.as_bytes()[..end], &path.as_bytes()[end + 1..]),
+            None => (&b""[..], path.as_bytes()),
+        };
+        (support.matches(name) && self.dirs.contains(dir))
+            || path.to_str().is_ok_and(|p| self.changed.binary_search_by(|c| c.as_str().cmp(p)).is_ok())
+    }
+
+    fn takes(&self, path: &BStr) -> bool {
+        match self.extent {
+            Extent::Changed { support } => self.in_changed_extent(support, path),
+            Extent::Rest { support } => !self.in_changed_extent(support, path),
+        }
+    }
+}
+
+/// The names of the root directory of the content: the first component of every entry that has
+/// content (what the root of a whole snapshot holds), for planning.
+pub(crate) fn root_names(listing: &Listing, surface: &Surface) -> BTreeSet<String> {
+    let overlays: BTreeSet<&[u8]> = surface.overlays.iter().map(|o| o.path.as_bytes()).collect();
+    let first = |path: &[u8]| {
+        let end = path.find_byte(b'/').unwrap_or(path.len());
+        String::from_utf8_lossy(&path[..end]).into_owned()
+    };
+    let state = &listing.state;
+    let mut names: BTreeSet<String> = BTreeSet::new();
+    let mut last: &[u8] = b"";
+    for entry in state.entries() {
+        let path = entry.path(state);
+        if overlays.contains(path.as_bytes())
+            || entry.flags.contains(Flags::INTENT_TO_ADD)
+            || entry.mode == Mode::COMMIT
+        {
+            continue;
+        }
+        let end = path.find_byte(b'/').unwrap_or(path.len());
+        if path[..end] != *last {
+            last = &path.as_bytes()[..end];
+            names.insert(first(path));
+        }
+    }
+    for overlay in &surface.overlays {
+        let absent = matches!(overlay.source, OverlaySource::Absent)
+            || matches!(overlay.source, OverlaySource::Blob { mode, .. } if mode == Mode::COMMIT);
+        if !absent {
+            names.insert(first(overlay.path.as_bytes()));
+        }
+    }
+    names
+}
+
+/// The validated items of `extent` for `surface` over `listing`, sorted by path. Submodules
+/// (gitlinks) have no content here: they are left out, and `notes` names the changed ones.
 pub(crate) fn items(
     listing: &Listing,
     surface: &Surface,
+    extent: Extent<'_>,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Item>, SnapshotError> {
     let overlays: BTreeSet<&[u8]> = surface.overlays.iter().map(|o| o.path.as_bytes()).collect();
-    let mut out = Vec::with_capacity(listing.state.entries().len());
+    let selector = Selector::new(extent, surface);
+    let mut out = Vec::new();
     let state = &listing.state;
     for entry in state.entries() {
         let path = entry.path(state);
@@ -75,6 +165,9 @@ pub(crate) fn items(
         if entry.stage_raw() != 0 {
             return Err(SnapshotError::Conflict(path.to_str_lossy().into_owned()));
         }
+        if !selector.takes(path) {
+            continue;
+        }
         if entry.mode == Mode::COMMIT {
             gitlink_note(surface, path, notes);
             continue;
@@ -83,7 +176,8 @@ pub(crate) fn items(
             push_item(&mut out, path, what)?;
         }
     }
-    for overlay in &surface.overlays {
+    let overlays = surface.overlays.iter().filter(|_| !matches!(extent, Extent::Rest { .. }));
+    for overlay in overlays {
         let path = BStr::new(overlay.path.as_bytes());
         let what = match &overlay.source {
             OverlaySource::Worktree { from } => {

@@ -28,6 +28,7 @@ mod programs;
 mod properties;
 mod repo_code;
 mod sarif;
+mod scale;
 mod snapshot;
 mod state;
 mod supervision;

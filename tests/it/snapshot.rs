@@ -16,7 +16,7 @@ use crate::surface::{content, files};
 fn materialise(repo: &TestRepo, options: &SnapshotOptions) -> Result<Snapshot, SnapshotError> {
     assert_untouched(&repo.root(), || {
         let surface = surface::staged_only(&repo.root()).expect("predict");
-        Snapshot::materialise(&surface, options)
+        Snapshot::materialise_whole(&surface, options)
     })
 }
 
@@ -128,7 +128,7 @@ fn an_untracked_symlink_to_outside_is_left_out_too() {
     std::os::unix::fs::symlink("/etc/passwd", repo.path("passwd")).unwrap();
     let notes = assert_untouched(&repo.root(), || {
         let surface = surface::working_changes(&repo.root()).unwrap();
-        Snapshot::materialise(&surface, &SnapshotOptions::default()).unwrap().notes().to_vec()
+        Snapshot::materialise_whole(&surface, &SnapshotOptions::default()).unwrap().notes().to_vec()
     });
     assert_eq!(notes.len(), 1, "{notes:?}");
     assert!(notes[0].starts_with("passwd is a symlink leading out"), "{notes:?}");
@@ -209,7 +209,7 @@ fn reverify_notices_index_head_and_worktree_changes() {
             &SurfaceOptions::default(),
         )
         .unwrap();
-        let snapshot = Snapshot::materialise(&surface, &SnapshotOptions::default()).unwrap();
+        let snapshot = Snapshot::materialise_whole(&surface, &SnapshotOptions::default()).unwrap();
         (surface, snapshot)
     };
 
@@ -236,8 +236,9 @@ fn a_change_between_prediction_and_materialisation_is_unverified() {
     let surface: Surface = surface::staged_only(&repo.root()).unwrap();
     repo.write("b.py", "b\n");
     repo.git(&["add", "b.py"]);
-    let err = assert_untouched(&repo.root(), || Snapshot::materialise(&surface, &SnapshotOptions::default()))
-        .unwrap_err();
+    let err =
+        assert_untouched(&repo.root(), || Snapshot::materialise_whole(&surface, &SnapshotOptions::default()))
+            .unwrap_err();
     assert!(matches!(err, SnapshotError::Changed(_)), "{err}");
 }
 

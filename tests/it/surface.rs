@@ -31,7 +31,8 @@ fn content_with(
 ) -> (Surface, BTreeMap<String, String>) {
     assert_untouched(&repo.root(), || {
         let surface = surface::predict(&repo.root(), mode, actions, &options).expect("predict");
-        let snapshot = Snapshot::materialise(&surface, &SnapshotOptions::default()).expect("materialise");
+        let snapshot =
+            Snapshot::materialise_whole(&surface, &SnapshotOptions::default()).expect("materialise");
         snapshot.reverify().expect("nothing changed");
         assert_eq!(snapshot.changed(), surface.paths.as_slice());
         (surface, files(snapshot.root()))

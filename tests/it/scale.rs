@@ -1,0 +1,149 @@
+//! The gate costs what the change costs: a per-file plan writes only the changed files and the
+//! configuration its linters read, a project-level linter gets the whole tree, and a repository
+//! far larger than any snapshot limit is still linted (no file-count cliff).
+
+#![allow(clippy::unwrap_used)] // tests: a panic is the failure report
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::support::{TestRepo, codeguard, gate_in, git_with_hooks, real_tool};
+
+/// A fake linter named `name` in `bin` that records every file and link of its working directory
+/// (sorted, `./`-relative) into `record`, then exits 0.
+fn recorder(bin: &Path, name: &str, record: &Path) {
+    let script = format!(
+        "#!/bin/sh\nfind . \\( -type f -o -type l \\) -print | sed 's|^\\./||' | sort > '{}'\nexit 0\n",
+        record.display()
+    );
+    let path = bin.join(name);
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+}
+
+fn recorded(record: &Path) -> BTreeSet<String> {
+    std::fs::read_to_string(record)
+        .unwrap_or_else(|e| panic!("the fake linter did not run ({e})"))
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+fn path_with(bin: &Path) -> String {
+    format!("{}:/usr/bin:/bin", bin.display())
+}
+
+/// Two hundred committed files in several directories, with configuration in the root, in a
+/// directory above the staged files and in an unrelated directory.
+fn wide_repo() -> TestRepo {
+    let repo = TestRepo::new();
+    for d in 0..10 {
+        for f in 0..20 {
+            repo.write(&format!("d{d}/m{f}.py"), "x = 1\n");
+        }
+    }
+    repo.write("pyproject.toml", "[tool.ruff]\nline-length = 100\n")
+        .write(".yamllint", "extends: default\n")
+        .write("README.md", "# r\n")
+        .write("sub/.shellcheckrc", "disable=SC2034\n")
+        .write("sub/pyproject.toml", "[tool.ruff]\n")
+        .write("sub/unrelated.txt", "u\n")
+        .write("other/pyproject.toml", "[tool.ruff]\n")
+        .write("other/.shellcheckrc", "disable=SC2086\n")
+        .commit_all("init");
+    repo
+}
+
+#[test]
+fn a_per_file_plan_writes_only_the_changed_files_and_the_configuration_its_linters_read() {
+    let repo = wide_repo();
+    repo.write("sub/deep/new.py", "y = 2\n").write("sub/deep/run.sh", "#!/bin/sh\necho hi\n");
+    repo.git(&["add", "sub/deep"]);
+    let bin = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    recorder(bin.path(), "ruff", &out.path().join("ruff"));
+    recorder(bin.path(), "shellcheck", &out.path().join("shellcheck"));
+    let path = path_with(bin.path());
+    let (code, stdout, stderr) = gate_in(&repo, "git commit -m x", &[("PATH", &path)]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let expected: BTreeSet<String> = [
+        "sub/deep/new.py",
+        "sub/deep/run.sh",
+        "pyproject.toml",
+        ".yamllint",
+        "sub/.shellcheckrc",
+        "sub/pyproject.toml",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .collect();
+    assert_eq!(recorded(&out.path().join("ruff")), expected, "ruff's snapshot");
+    assert_eq!(recorded(&out.path().join("shellcheck")), expected, "shellcheck's snapshot");
+}
+
+#[test]
+fn a_project_level_linter_gets_the_whole_tree() {
+    let repo = wide_repo();
+    repo.write("go.mod", "module x\n").write("main.go", "package main\n").commit_all("go");
+    repo.write("main.go", "package main\n\nfunc main() {}\n");
+    repo.git(&["add", "main.go"]);
+    let bin = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    recorder(bin.path(), "go", &out.path().join("go"));
+    let path = path_with(bin.path());
+    let (code, stdout, stderr) = gate_in(&repo, "git commit -m x", &[("PATH", &path)]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let tracked: BTreeSet<String> = repo.git(&["ls-files"]).lines().map(str::to_owned).collect();
+    assert_eq!(recorded(&out.path().join("go")), tracked, "go vet sees every committed file");
+}
+
+/// A repository of `count` committed files (one blob, entered into the index directly, so the
+/// test costs what git costs, not what writing `count` files costs) plus a real staged file.
+fn huge_repo(count: usize) -> TestRepo {
+    let repo = TestRepo::new();
+    repo.write("seed.txt", "same\n").commit_all("seed");
+    let blob = repo.git(&["rev-parse", "HEAD:seed.txt"]).trim().to_owned();
+    let mut lines = String::with_capacity(count * 64);
+    for i in 0..count {
+        let _ = writeln!(lines, "100644 {blob}\tpkg{}/f{i}.txt", i % 500);
+    }
+    let mut child = std::process::Command::new("git")
+        .current_dir(repo.root())
+        .envs(crate::support::git_env())
+        .args(["update-index", "--index-info"])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), lines.as_bytes()).unwrap();
+    assert!(child.wait().unwrap().success());
+    repo.git(&["commit", "-q", "-m", "many files"]);
+    // The worktree gets the files too: git's own pre-commit run must not see deletions.
+    repo.git(&["checkout", "-q", "--", "."]);
+    repo
+}
+
+#[test]
+fn fifty_thousand_files_and_one_failing_staged_file_is_blocked_not_unverified() {
+    let Some(ruff) = real_tool("ruff") else { return };
+    let repo = huge_repo(50_000);
+    repo.write("app/bad.py", "import os\n");
+    repo.git(&["add", "app/bad.py"]);
+    let bin = crate::support::bin_dir_with(&[&ruff]);
+    let path = path_with(bin.path());
+    let (code, stdout, stderr) = gate_in(&repo, "git commit -m bad", &[("PATH", &path)]);
+    assert_eq!(code, Some(2), "the agent gate blocks: {stdout}{stderr}");
+    assert!(stderr.contains("F401"), "the finding is named: {stderr}");
+    assert!(!stderr.contains("UNVERIFIED"), "{stderr}");
+
+    let home = tempfile::tempdir().unwrap();
+    let install =
+        codeguard(home.path()).current_dir(repo.root()).args(["install", "--git-hooks"]).output().unwrap();
+    assert!(install.status.success(), "{}", String::from_utf8_lossy(&install.stderr));
+    let head = repo.git(&["rev-parse", "HEAD"]);
+    let commit = git_with_hooks(&repo.root(), home.path(), &["commit", "-q", "-m", "bad"]);
+    let said = String::from_utf8_lossy(&commit.stderr);
+    assert!(!commit.status.success(), "git's pre-commit hook blocks: {said}");
+    assert!(said.contains("F401"), "{said}");
+    assert_eq!(repo.git(&["rev-parse", "HEAD"]), head, "nothing was committed");
+}
