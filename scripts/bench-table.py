@@ -91,8 +91,10 @@ def main():
         lines += [
             f"Measured {meta.get('date', '?')} on {meta.get('machine', '?')}; load {meta.get('load', '?')}.",
             f"codeguard {meta.get('codeguard', '?')}; {meta.get('tools', '?')}.",
-            f"{meta.get('rounds', '?')} rounds of {meta.get('runs', '?')} runs per cell, samples pooled; "
-            f"whole run {meta.get('elapsed', '?')} s.",
+            (
+                f"{meta.get('rounds', '?')} rounds of {meta.get('runs', '?')} runs per cell, samples pooled; "
+                f"whole run {meta.get('elapsed', '?')} s."
+            ),
             "",
         ]
     lines += [
@@ -119,8 +121,10 @@ def main():
 
     lines += [
         "",
-        "Per N: nothing staged (only the unstaged edit), codeguard's own time at K=1 (hook minus floor, "
-        "medians), and the hook's peak RSS at K=1 (GNU time %M, median of 3).",
+        (
+            "Per N: nothing staged (only the unstaged edit), codeguard's own time at K=1 (hook minus floor, "
+            "medians), and the hook's peak RSS at K=1 (GNU time %M, median of 3)."
+        ),
         "",
         "| N | empty: hook | empty: git status | empty: hook / git status | own time, K=1 | peak RSS, K=1 |",
         "|---:|---:|---:|---:|---:|---:|",
