@@ -92,23 +92,28 @@ def main():
             f"Measured {meta.get('date', '?')} on {meta.get('machine', '?')}; load {meta.get('load', '?')}.",
             f"codeguard {meta.get('codeguard', '?')}; {meta.get('tools', '?')}.",
             (
-                f"{meta.get('rounds', '?')} rounds of {meta.get('runs', '?')} runs per cell, samples pooled; "
-                f"whole run {meta.get('elapsed', '?')} s."
+                f"{meta.get('rounds', '?')} rounds per cell, each {meta.get('runs', '?')} runs after "
+                f"{meta.get('warmup', '?')} warm-up(s) ({meta.get('runs_big', '?')} after {meta.get('warmup_big', '?')} "
+                f"in cells with K ≥ 1000); samples pooled; whole run {meta.get('elapsed', '?')} s."
             ),
             "",
         ]
     lines += [
-        "Time per run, ms: median [min–max] of the pooled samples. N tracked files, K staged.",
+        (
+            "Time per run, ms: median [min–max] of the pooled samples (samples: per contender, all rounds). "
+            "N tracked files, K staged."
+        ),
         "",
-        "| N | K | " + " | ".join(SHORT[c] for c in CONTENDERS) + " |",
-        "|---:|---:|" + "---:|" * len(CONTENDERS),
+        "| N | K | samples | " + " | ".join(SHORT[c] for c in CONTENDERS) + " |",
+        "|---:|---:|---:|" + "---:|" * len(CONTENDERS),
     ]
     data = {}
     for n in sorted(grid):
         for k in sorted(x for x in grid[n] if x != "empty"):
             samples, rounds, rss = data[(n, k)] = load(grid[n][k])
             row = [timing(samples[c]) if c in samples else "–" for c in CONTENDERS]
-            lines.append(f"| {n:,} | {k:,} | " + " | ".join(row) + " |")
+            count = min(len(v) for v in samples.values())
+            lines.append(f"| {n:,} | {k:,} | {count} | " + " | ".join(row) + " |")
     lines += [
         "",
         "Ratios of medians (per-round range in parentheses); hook = `codeguard hook pre-tool-use`.",

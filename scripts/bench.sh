@@ -34,6 +34,9 @@
 #                type'`); per N also "empty" (nothing staged: the hook vs `git status`) and the
 #                hook's peak RSS at K=1. The hook and `git status` are started through `sh -c
 #                'exec … <FILE'` (stdin from a file), the same one shell the floor pays.
+#                Cells with K ≥ 1000 take 5–30 s a run, so they run RUNS_BIG (default 1) times a
+#                round with WARMUP_BIG (default 0) warm-ups: the check before each cell, which
+#                runs every contender once, is their warm-up.
 #
 # Every run keeps its raw results in target/bench/results (hyperfine JSON per scenario, and
 # meta.txt); the tables are rendered from them and can be rendered again from a kept copy:
@@ -330,7 +333,9 @@ if wanted matrix; then
       matrix_payload "$dir"
       matrix_verify "$dir"
       floor=$(cat "$dir/floor.sh")
-      (cd "$dir/repo" && compare "matrix/$n-$k" \
+      runs=${RUNS:-3} warmup=${WARMUP:-1}
+      if [ "$k" -ge 1000 ]; then runs=${RUNS_BIG:-1} warmup=${WARMUP_BIG:-0}; fi
+      (cd "$dir/repo" && RUNS=$runs WARMUP=$warmup compare "matrix/$n-$k" \
         "codeguard hook pre-tool-use" "sh -c 'exec $cg hook pre-tool-use <$dir/commit.json'" \
         "codeguard git-hook pre-commit" "$cg git-hook pre-commit" \
         "prek run" "prek run" \
@@ -367,6 +372,9 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
   echo "tools=prek $(prek --version | cut -d' ' -f2), pre-commit $(pre-commit --version | cut -d' ' -f2), lefthook $(lefthook version), ruff $(ruff --version | cut -d' ' -f2), shellcheck $(shellcheck --version | sed -n 's/^version: //p'), yamllint $(yamllint --version | cut -d' ' -f2), git $(git --version | cut -d' ' -f3), hyperfine $(hyperfine --version | cut -d' ' -f2)"
   echo "rounds=$rounds"
   echo "runs=${RUNS:-3}"
+  echo "warmup=${WARMUP:-1}"
+  echo "runs_big=${RUNS_BIG:-1}"
+  echo "warmup_big=${WARMUP_BIG:-0}"
   echo "elapsed=$(($(date +%s) - started))"
 } >"$results/meta.txt"
 rm -rf "$out/results"
