@@ -10,7 +10,8 @@
 #
 # RESULTS=DIR also writes DIR/round-1.json (hyperfine's export shape: each side's run times in
 # seconds) and DIR/rss.tsv (name, peak RSS in KiB), which scripts/bench.sh turns into its table.
-# BUILT=1 skips the cargo build (the caller built the example already).
+# BUILT=1 skips the cargo build (the caller built the example already); MATERIALISE=PATH uses
+# that build of the example instead of target/release/examples/materialise.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 runs=${RUNS:-7}
@@ -27,7 +28,7 @@ git -C "$repo" -c gc.auto=0 -c user.name=bench -c user.email=bench@example.inval
 if [ "${PACK:-1}" = 1 ]; then git -C "$repo" gc -q; fi
 echo "repo: $(git -C "$repo" ls-files | wc -l) files, $(du -sh --exclude=.git "$repo" | cut -f1) worktree, $(du -sh "$repo/.git" | cut -f1) .git"
 if [ "${BUILT:-0}" != 1 ]; then (cd "$here" && cargo build --release --locked --example materialise -q); fi
-bin=$here/target/release/examples/materialise
+bin=${MATERIALISE:-$here/target/release/examples/materialise}
 
 now() { date +%s%N; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -40,7 +41,7 @@ for _ in $(seq "$runs"); do
   rm -rf "$d"
   git_times+=($(( (t1 - t0) / 1000 )))
   ready=$("$bin" "$repo" "$dest" | sed -n 's/^run 1:.* ready \([0-9.]*\) ms.*/\1/p')
-  gix_times+=($(awk -v r="$ready" 'BEGIN {printf "%d", r * 1000}'))
+  gix_times+=("$(awk -v r="$ready" 'BEGIN {printf "%d", r * 1000}')")
 done
 git_med=$(printf '%s\n' "${git_times[@]}" | median)
 gix_med=$(printf '%s\n' "${gix_times[@]}" | median)

@@ -2,9 +2,16 @@
 # The benchmark harness of ARCHITECTURE.md §6: codeguard next to what users would run instead,
 # side by side in one run on one machine, reported as medians, ratios and peak memory.
 #
-#   scripts/bench.sh                 # everything; the table goes to stdout and target/bench/table.md
-#   ROUNDS=5 scripts/bench.sh        # rounds per comparison (default 5)
-#   ONLY=gate scripts/bench.sh       # one scenario: passthrough, snapshot, gate or noop
+#   scripts/bench.sh                 # everything; the tables go to stdout, target/bench/table.md
+#                                    # and target/bench/matrix.md
+#   ROUNDS=5 scripts/bench.sh        # rounds per comparison (default 5; RUNS=3 runs per round)
+#   ONLY=gate scripts/bench.sh       # one scenario: passthrough, snapshot, gate, noop or matrix
+#   NS="1000 10000" KS="1 50" ONLY=matrix scripts/bench.sh   # a smaller matrix
+#   CG=/path/to/codeguard scripts/bench.sh   # that binary, no cargo build (passthrough and
+#                                    # snapshot need its examples/spawn_loop and
+#                                    # examples/materialise beside it, or SPAWN= / MATERIALISE=)
+#   BUILT=1 scripts/bench.sh         # target/release as it is, no cargo build
+#   VENV=DIR scripts/bench.sh        # the pinned tools in DIR instead of .tools/bench-venv
 #
 # Scenarios (each compares its contenders within one hyperfine call per round; rounds alternate
 # the contenders, so background load spreads over all of them, and the samples of all rounds are
@@ -17,6 +24,25 @@
 #                on a `git commit` payload, and git's pre-commit hook), `prek run`,
 #                `pre-commit run`, the three linters back to back by hand, and each linter alone
 #   noop         the same with `true` as every linter: what is left is each framework's overhead
+#   matrix       repositories of N tracked files (NS, default "1000 10000 50000 100000") with K
+#                clean files staged (KS, default "1 50 1000"; cells with K > N/2 skipped) and one
+#                unstaged edit (so prek and pre-commit stash it), scripts/gen-matrix-bench-repo.py,
+#                cached in target/bench/repos/N-K. Whole processes: `codeguard hook pre-tool-use`
+#                on a `git commit -m x` payload, `codeguard git-hook pre-commit`, `prek run`,
+#                `pre-commit run`, `lefthook run pre-commit`, and the floor (`sh -c 'git diff
+#                --cached --name-only; the three linters on only the staged files of their
+#                type'`); per N also "empty" (nothing staged: the hook vs `git status`) and the
+#                hook's peak RSS at K=1. The hook and `git status` are started through `sh -c
+#                'exec … <FILE'` (stdin from a file), the same one shell the floor pays.
+#                Cells with K ≥ 1000 take 5–30 s a run, so they run RUNS_BIG (default 1) times a
+#                round with WARMUP_BIG (default 0) warm-ups: the check before each cell, which
+#                runs every contender once, is their warm-up.
+#
+# Every run keeps its raw results in target/bench/results (hyperfine JSON per scenario, and
+# meta.txt); the tables are rendered from them and can be rendered again from a kept copy:
+#   python3 scripts/bench-report.py target/bench/results >target/bench/table.md
+#   python3 scripts/bench-table.py target/bench/results/matrix >target/bench/matrix.md
+# (README.md's Performance section is those two outputs, pasted unedited).
 #
 # Needs: bash, git, python3, cargo; installs hyperfine and GNU time with apt-get when missing, and
 # the pinned tools of scripts/requirements-bench.txt into .tools/bench-venv.
@@ -39,7 +65,7 @@ if ! command -v hyperfine >/dev/null || [ ! -x /usr/bin/time ]; then
   $sudo_ apt-get update -qq
   $sudo_ apt-get install -y -qq hyperfine time >/dev/null
 fi
-venv=.tools/bench-venv
+venv=${VENV:-.tools/bench-venv}
 stamp="$venv/.installed-$(sha256sum scripts/requirements-bench.txt | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
   say "installing the pinned tools into $venv"
@@ -48,14 +74,31 @@ if [ ! -f "$stamp" ]; then
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r scripts/requirements-bench.txt
   touch "$stamp"
 fi
-say "building codeguard (release)"
-cargo build --release --locked --bin codeguard --example materialise --example spawn_loop
-cg=$root/target/release/codeguard
-spawn=$root/target/release/examples/spawn_loop
+if [ -n "${CG:-}" ]; then
+  cg=$(realpath "$CG")
+  say "using $cg (CG=): no build"
+elif [ "${BUILT:-0}" = 1 ]; then
+  cg=$root/target/release/codeguard
+  say "using $cg (BUILT=1): no build"
+else
+  say "building codeguard (release)"
+  cargo build --release --locked --bin codeguard --example materialise --example spawn_loop
+  cg=$root/target/release/codeguard
+fi
+[ -x "$cg" ] || { echo "no codeguard binary at $cg" >&2; exit 1; }
+# The examples next to the binary (target/<profile>/examples/), or where SPAWN= / MATERIALISE= say.
+spawn=${SPAWN:-$(dirname "$cg")/examples/spawn_loop}
+materialise=${MATERIALISE:-$(dirname "$cg")/examples/materialise}
+need() { # need SCENARIO FILE: the scenario's helper binary is there, or the run stops before it
+  [ -x "$2" ] || {
+    echo "scenario $1 needs $2: cargo build --release --example $(basename "$2"), or ONLY=… another scenario" >&2
+    exit 1
+  }
+}
 
 # --- a private world: tools first on PATH, no user git config, state inside the bench dir ------
 work=$(mktemp -d "${TMPDIR:-/tmp}/codeguard-bench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work" "$out"/repos/.stale.*' EXIT
 export PATH="$root/$venv/bin:$PATH"
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid
@@ -88,9 +131,9 @@ compare() {
 # descendant, whichever is larger (GNU time's %M: wait4 semantics), the median of three runs,
 # each with its stdin read from the file STDIN.
 rss() {
-  local scenario=$1 name=$2 input=$3 f=$work/rss.out i values=()
+  local scenario=$1 name=$2 input=$3 f=$work/rss.out values=()
   shift 3
-  for i in 1 2 3; do
+  for _ in 1 2 3; do
     /usr/bin/time -f '%M' -o "$f" "$@" <"$input" >/dev/null 2>&1
     values+=("$(tail -1 "$f")")
   done
@@ -136,6 +179,7 @@ print(" ".join(l["language"] + "=" + l["status"] for l in d["languages"] if l["s
 
 # --- 1. pass-through --------------------------------------------------------------------------
 if wanted passthrough; then
+  need passthrough "$spawn"
   say "pass-through: codeguard hook pre-tool-use (ls -la) vs /bin/true, 100 spawns per sample"
   printf '{"tool_name":"Bash","tool_input":{"command":"ls -la"},"cwd":"%s","session_id":"s","tool_use_id":"t"}\n' \
     "$work" >"$work/ls.json"
@@ -149,7 +193,8 @@ fi
 # --- 2. snapshot ------------------------------------------------------------------------------
 if wanted snapshot; then
   say "snapshot: 10,000-file index, codeguard vs git checkout-index"
-  RUNS=${RUNS_SNAPSHOT:-11} BUILT=1 RESULTS=$results/snapshot scripts/bench-snapshot.sh >&2
+  need snapshot "$materialise"
+  RUNS=${RUNS_SNAPSHOT:-11} BUILT=1 MATERIALISE=$materialise RESULTS=$results/snapshot scripts/bench-snapshot.sh >&2
 fi
 
 # --- 3. and 4. the gate with real linters, then with no-op linters -----------------------------
@@ -187,6 +232,7 @@ gate() {
     rss "$flavour" "pre-commit run" /dev/null pre-commit run
   )
 }
+if wanted gate || wanted noop; then need gate "$spawn"; fi
 if wanted gate; then
   say "gate: 50 staged files, real linters"
   gate real
@@ -196,16 +242,148 @@ if wanted noop; then
   gate noop
 fi
 
+# --- 5. the matrix: N tracked files × K staged files, whole process against whole process -----
+# Repositories (scripts/gen-matrix-bench-repo.py) are cached under target/bench/repos/N-K, keyed
+# by a hash of the generator and of what it reads; `git status --porcelain` is recorded when one
+# is made and must be the same before and after every cell (no contender changes a repository
+# when it passes; prek and pre-commit stash the unstaged edit and restore it).
+matrix_key=$(cat scripts/gen-matrix-bench-repo.py scripts/gen-gate-bench-repo.py registry/languages.json |
+  sha256sum | cut -c1-16)
+repo_state() { (cd "$1" && git rev-parse HEAD && git status --porcelain && git stash list); }
+
+# matrix_repo N K: DIR of the cached repository (DIR/repo), made first when missing or stale.
+matrix_repo() {
+  local dir=$out/repos/$1-$2 t0
+  if [ "$(cat "$dir/key" 2>/dev/null)" = "$matrix_key" ] &&
+    [ "$(repo_state "$dir/repo")" = "$(cat "$dir/state")" ]; then
+    echo "$dir"
+    return
+  fi
+  mkdir -p "$out/repos"
+  if [ -e "$dir" ]; then
+    # Deleted when the run ends: unlinking 100,000 files takes minutes where the file system is
+    # mounted with `discard`, and need not hold up the benchmark.
+    say "target/bench/repos/$1-$2 is stale or was changed: making it again"
+    mv "$dir" "$(mktemp -d "$out/repos/.stale.XXXXXX")"
+  fi
+  t0=$(date +%s)
+  python3 scripts/gen-matrix-bench-repo.py "$dir" "$1" "$2" >&2
+  # lefthook writes its git hook and a checksum on its first run; do that here, not in a sample.
+  (cd "$dir/repo" && lefthook install >/dev/null)
+  repo_state "$dir/repo" >"$dir/state"
+  echo "$matrix_key" >"$dir/key"
+  echo "made target/bench/repos/$1-$2 in $(($(date +%s) - t0)) s ($(du -sh "$dir/repo" | cut -f1))" >&2
+  echo "$dir"
+}
+
+# The agent hook's payload, and every stdin-reading contender started the same way: through
+# `sh -c 'exec …'` with stdin from a file (hyperfine 1.15 has no --input), like the floor's sh.
+matrix_payload() {
+  printf '{"tool_name":"Bash","tool_input":{"command":"git commit -m x"},"cwd":"%s","session_id":"s","tool_use_id":"t"}\n' \
+    "$1/repo" >"$1/commit.json"
+}
+
+# matrix_verify DIR: every contender passes on the fixture and checks every language that has
+# staged files (a benchmark of a failing or skipped check would measure the wrong thing).
+matrix_verify() {
+  local dir=$1 langs statuses want="" l o
+  langs=$(cat "$dir/languages")
+  for l in $langs; do want="$want $l=PASS"; done
+  want=${want# }
+  cd "$dir/repo"
+  statuses=$("$cg" check --staged --format json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(" ".join(l["language"] + "=" + l["status"] for l in d["languages"] if l["status"] != "SKIPPED"))')
+  [ "$statuses" = "$want" ] || { echo "codeguard check ($dir): '$statuses', want '$want'" >&2; exit 1; }
+  o=$("$cg" hook pre-tool-use <"$dir/commit.json" 2>&1) || { echo "codeguard hook failed ($dir): $o" >&2; exit 1; }
+  [ -z "$o" ] || { echo "codeguard hook ($dir) printed something, the commit was not a silent pass: $o" >&2; exit 1; }
+  o=$("$cg" git-hook pre-commit 2>&1) || { echo "codeguard git-hook pre-commit failed ($dir): $o" >&2; exit 1; }
+  for l in $langs; do
+    case $o in *"$l"*) ;; *) echo "codeguard git-hook pre-commit did not check $l ($dir): $o" >&2; exit 1 ;; esac
+  done
+  for tool in prek pre-commit; do
+    o=$("$tool" run 2>&1) || { echo "$tool run failed ($dir): $o" >&2; exit 1; }
+    for l in $langs; do
+      printf '%s\n' "$o" | grep -Eq "^$l\.+Passed\$" || { echo "$tool run did not pass $l ($dir): $o" >&2; exit 1; }
+    done
+  done
+  o=$(lefthook run pre-commit --no-tty 2>&1) || { echo "lefthook failed ($dir): $o" >&2; exit 1; }
+  for l in $langs; do
+    printf '%s\n' "$o" | grep -Eq "✔️ +$l " || { echo "lefthook did not pass $l ($dir): $o" >&2; exit 1; }
+  done
+  o=$(sh -c "$(cat "$dir/floor.sh")" 2>&1) || { echo "the floor failed ($dir): $o" >&2; exit 1; }
+  cd "$root"
+  echo "$(basename "$dir"): codeguard ${statuses:-nothing staged}; hook silent; git-hook, prek, pre-commit, lefthook and the floor pass" >&2
+}
+
+# matrix_settled DIR: the repository is as it was made (call after a cell).
+matrix_settled() {
+  [ "$(repo_state "$1/repo")" = "$(cat "$1/state")" ] ||
+    { echo "$(basename "$1"): git status changed during the cell" >&2; exit 1; }
+}
+
+if wanted matrix; then
+  say "matrix: N files × K staged files (NS=${NS:-1000 10000 50000 100000}, KS=${KS:-1 50 1000})"
+  for n in ${NS:-1000 10000 50000 100000}; do
+    for k in ${KS:-1 50 1000}; do
+      if [ "$k" -gt $((n / 2)) ]; then continue; fi
+      say "matrix: N=$n K=$k"
+      dir=$(matrix_repo "$n" "$k")
+      matrix_payload "$dir"
+      matrix_verify "$dir"
+      floor=$(cat "$dir/floor.sh")
+      runs=${RUNS:-3} warmup=${WARMUP:-1}
+      if [ "$k" -ge 1000 ]; then runs=${RUNS_BIG:-1} warmup=${WARMUP_BIG:-0}; fi
+      (cd "$dir/repo" && RUNS=$runs WARMUP=$warmup compare "matrix/$n-$k" \
+        "codeguard hook pre-tool-use" "sh -c 'exec $cg hook pre-tool-use <$dir/commit.json'" \
+        "codeguard git-hook pre-commit" "$cg git-hook pre-commit" \
+        "prek run" "prek run" \
+        "pre-commit run" "pre-commit run" \
+        "lefthook run pre-commit" "lefthook run pre-commit" \
+        "floor" "sh -c '$floor'")
+      if [ "$k" = 1 ]; then
+        (cd "$dir/repo" && rss "matrix/$n-$k" "codeguard hook pre-tool-use" "$dir/commit.json" "$cg" hook pre-tool-use)
+      fi
+      matrix_settled "$dir"
+    done
+    say "matrix: N=$n, nothing staged"
+    dir=$(matrix_repo "$n" 0)
+    matrix_payload "$dir"
+    matrix_verify "$dir"
+    (cd "$dir/repo" && compare "matrix/$n-empty" \
+      "codeguard hook pre-tool-use" "sh -c 'exec $cg hook pre-tool-use <$dir/commit.json'" \
+      "git status" "sh -c 'exec git status </dev/null'")
+    matrix_settled "$dir"
+  done
+fi
+
 # --- the table --------------------------------------------------------------------------------
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 {
   echo "date=$(date -u +%Y-%m-%dT%H:%MZ)"
   echo "machine=$(nproc) cores, ${cpu:-unknown CPU}, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(uname -sr)"
   echo "load=${load_before} before, $(cut -d' ' -f1-3 /proc/loadavg) after (1/5/15-minute load averages)"
-  echo "codeguard=$(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo '+dirty'), $(rustc --version | cut -d' ' -f1-2)"
-  echo "tools=prek $(prek --version | cut -d' ' -f2), pre-commit $(pre-commit --version | cut -d' ' -f2), ruff $(ruff --version | cut -d' ' -f2), shellcheck $(shellcheck --version | sed -n 's/^version: //p'), yamllint $(yamllint --version | cut -d' ' -f2), git $(git --version | cut -d' ' -f3), hyperfine $(hyperfine --version | cut -d' ' -f2)"
+  if [ -n "${CG:-}" ]; then
+    echo "codeguard=$cg ($("$cg" --version)), a build given by CG= (the worktree is at $(git rev-parse --short HEAD))"
+  else
+    echo "codeguard=$(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo '+dirty'), $(rustc --version | cut -d' ' -f1-2)"
+  fi
+  echo "tools=prek $(prek --version | cut -d' ' -f2), pre-commit $(pre-commit --version | cut -d' ' -f2), lefthook $(lefthook version), ruff $(ruff --version | cut -d' ' -f2), shellcheck $(shellcheck --version | sed -n 's/^version: //p'), yamllint $(yamllint --version | cut -d' ' -f2), git $(git --version | cut -d' ' -f3), hyperfine $(hyperfine --version | cut -d' ' -f2)"
   echo "rounds=$rounds"
+  echo "runs=${RUNS:-3}"
+  echo "warmup=${WARMUP:-1}"
+  echo "runs_big=${RUNS_BIG:-1}"
+  echo "warmup_big=${WARMUP_BIG:-0}"
   echo "elapsed=$(($(date +%s) - started))"
 } >"$results/meta.txt"
-python3 scripts/bench-report.py "$results" | tee "$out/table.md"
-echo "(written to target/bench/table.md)" >&2
+rm -rf "$out/results"
+cp -a "$results" "$out/results"
+if [ "$only" != matrix ]; then
+  python3 scripts/bench-report.py "$out/results" | tee "$out/table.md"
+  echo "(written to target/bench/table.md)" >&2
+fi
+if [ -d "$out/results/matrix" ]; then
+  python3 scripts/bench-table.py "$out/results/matrix" | tee "$out/matrix.md"
+  echo "(written to target/bench/matrix.md; raw results in target/bench/results)" >&2
+fi
