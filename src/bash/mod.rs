@@ -23,11 +23,13 @@ mod effects;
 mod expand;
 mod fallback;
 mod git;
+mod patch;
 mod program;
 pub mod syntax;
 mod walk;
 
 pub use brush::BrushParser;
+pub use patch::{PatchCall, apply_patch_calls};
 pub use syntax::ShellParser;
 
 /// What a guarded command does at worst: push wins over commit.

@@ -79,14 +79,17 @@ fn handle(
         anyhow::bail!("payload larger than {} bytes", host::MAX_PAYLOAD_BYTES);
     }
     if let Triage::PassThrough = triage {
-        // The pass-through path: analysed once, no repository, no state directory.
-        return Ok((decoded, Answer::Allow, None));
+        // The pass-through path: analysed once, no repository, no state directory (unless the
+        // command is an `apply_patch`, whose files are recorded to lint after it ran); one
+        // `lstat` finds whether an earlier patch's files wait to be linted.
+        let answer = super::pending::around(&decoded, Answer::Allow, env);
+        return Ok((decoded, answer, None));
     }
     let key = super::replay::key(&decoded, env);
     if let Some(answer) = key.as_ref().and_then(|k| super::replay::lookup(env, k)) {
         return Ok((decoded, answer, None));
     }
-    let answer = dispatch(&decoded, &triage, env);
+    let answer = super::pending::around(&decoded, dispatch(&decoded, &triage, env), env);
     Ok((decoded, answer, key))
 }
 

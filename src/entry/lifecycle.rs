@@ -342,22 +342,51 @@ fn prompt_summary(
 /// commit time; markdown, artefacts, dot-paths, unknown languages, large files and EJS-style
 /// templates are skipped silently.
 pub fn after_edit(paths: &[PathBuf], cwd: &Path, env: &Env, session: Option<&str>) -> Answer {
+    saved_files(paths, cwd, env, session, Loud::Always)
+        .map_or(Answer::Allow, |(text, user)| Answer::Context { text, user: Some(user) })
+}
+
+/// Lints the files an `apply_patch` run through the shell wrote (the edits seen only as a
+/// pre-tool-use): like [`after_edit`], but silent about what passed, since the result arrives
+/// with an unrelated later event.
+pub fn after_patch(paths: &[PathBuf], cwd: &Path, env: &Env, session: Option<&str>) -> Answer {
+    saved_files(paths, cwd, env, session, Loud::Problems).map_or(Answer::Allow, |(text, user)| {
+        Answer::Context {
+            text: format!("codeguard: the files your last apply_patch wrote, linted after it ran:\n{text}"),
+            user: Some(user),
+        }
+    })
+}
+
+/// Whether a save check reports a pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Loud {
+    /// Every result.
+    Always,
+    /// Only failures, UNVERIFIED results and safety findings.
+    Problems,
+}
+
+fn saved_files(
+    paths: &[PathBuf],
+    cwd: &Path,
+    env: &Env,
+    session: Option<&str>,
+    loud: Loud,
+) -> Option<(String, String)> {
     let mut texts = Vec::new();
     let mut users = Vec::new();
     for path in paths {
         let absolute = if path.is_absolute() { path.clone() } else { cwd.join(path) };
-        if let Some((text, user)) = check_saved_file(&absolute, env, session) {
+        if let Some((text, user)) = check_saved_file(&absolute, env, session, loud) {
             texts.push(text);
             users.push(user);
         }
     }
-    if texts.is_empty() {
-        return Answer::Allow;
-    }
-    Answer::Context { text: texts.join("\n"), user: Some(users.join("; ")) }
+    (!texts.is_empty()).then(|| (texts.join("\n"), users.join("; ")))
 }
 
-fn check_saved_file(path: &Path, env: &Env, session: Option<&str>) -> Option<(String, String)> {
+fn check_saved_file(path: &Path, env: &Env, session: Option<&str>, loud: Loud) -> Option<(String, String)> {
     let dir = path.parent()?;
     let repository = crate::intent::repository_at(dir).map(|(root, _)| root);
     let canonical = path.canonicalize().ok()?;
@@ -365,7 +394,7 @@ fn check_saved_file(path: &Path, env: &Env, session: Option<&str>) -> Option<(St
     let rel = canonical.strip_prefix(&root).ok()?.to_str()?.to_owned();
     let saved = Saved { root, canonical, rel };
     let safety = repository.and_then(|_| saved_file_safety(&saved));
-    let lint = lint_saved_file(path, &saved, env, session);
+    let lint = lint_saved_file(path, &saved, env, session, loud);
     match (safety, lint) {
         (None, lint) => lint,
         (Some(note), None) => Some((note, "codeguard: a secret was written".to_owned())),
@@ -398,7 +427,13 @@ fn saved_file_safety(saved: &Saved) -> Option<String> {
     Some(text.trim_end().to_owned())
 }
 
-fn lint_saved_file(path: &Path, saved: &Saved, env: &Env, session: Option<&str>) -> Option<(String, String)> {
+fn lint_saved_file(
+    path: &Path,
+    saved: &Saved,
+    env: &Env,
+    session: Option<&str>,
+    loud: Loud,
+) -> Option<(String, String)> {
     let meta = std::fs::symlink_metadata(path).ok()?;
     if !meta.is_file() || meta.len() > MAX_SAVE_BYTES {
         return None;
@@ -419,6 +454,9 @@ fn lint_saved_file(path: &Path, saved: &Saved, env: &Env, session: Option<&str>)
         return None;
     }
     if lang.is_project_level() {
+        if loud == Loud::Problems {
+            return None;
+        }
         return Some((
             format!(
                 "codeguard: {} is checked as a whole project when you commit ({}); {name} was not linted on save.",
@@ -448,6 +486,9 @@ fn lint_saved_file(path: &Path, saved: &Saved, env: &Env, session: Option<&str>)
         result.status,
         changed,
     );
+    if loud == Loud::Problems && result.status == Status::Pass && fixed.is_none() {
+        return None;
+    }
     let Some(fixed) = fixed else { return save_message(&result, name) };
     let (text, user) = save_message(&result, name).unwrap_or_default();
     Some((format!("{}\n{text}", fixed.note(name)).trim_end().to_owned(), user))

@@ -15,6 +15,7 @@ mod install;
 mod languages;
 mod lifecycle;
 mod mcp;
+mod pending;
 mod replay;
 mod state_cmd;
 mod trust_cmd;

@@ -2,7 +2,7 @@
 //!
 //! `show` prints the sessions' statistics, the recorded bypasses, the dedup and cache entry
 //! counts and the trust decisions (human text, or one JSON document). `clear` deletes session
-//! statistics, dedup records and caches; it never deletes trust decisions (use `untrust`) or the
+//! statistics, dedup records, pending edits and caches; it never deletes trust decisions (use `untrust`) or the
 //! audit log (an agent able to run `clear` must not be able to hide its bypasses).
 
 use std::fmt::Write as _;
@@ -127,8 +127,9 @@ fn clear(env: &Env, session: Option<&str>) -> anyhow::Result<String> {
         return Ok(format!("codeguard: removed {sessions} session file(s)\n"));
     }
     dedup::clear(env).context("removing dedup records")?;
+    state::pending::clear(env).context("removing pending edits")?;
     let caches = crate::cache::soft::clear(env).context("removing caches")?;
     Ok(format!(
-        "codeguard: removed {sessions} session file(s), the dedup records and {caches} cache file(s); trust decisions and the audit log are kept\n"
+        "codeguard: removed {sessions} session file(s), the dedup records, the pending edits and {caches} cache file(s); trust decisions and the audit log are kept\n"
     ))
 }

@@ -17,6 +17,7 @@ use std::path::PathBuf;
 
 pub use encode::encode;
 pub use neutral::capabilities;
+pub use patch::written_paths;
 pub use spec::{HostSpec, spec};
 
 /// Payloads larger than this are ignored (fail-open).

@@ -1,10 +1,12 @@
 //! Codex `apply_patch` envelopes: which files a patch adds or updates (deletions are not edits
-//! to lint; a `*** Move to:` replaces the updated path with its new name).
+//! to lint; a `*** Move to:` replaces the updated path with its new name). Read for the
+//! `apply_patch` tool's payload and for an `apply_patch` run through the shell
+//! ([`crate::bash::apply_patch_calls`]).
 
 use std::path::PathBuf;
 
 /// The paths a patch writes, in order, without duplicates.
-pub(super) fn written_paths(envelope: &str) -> Vec<PathBuf> {
+pub fn written_paths(envelope: &str) -> Vec<PathBuf> {
     let mut paths: Vec<String> = Vec::new();
     for line in envelope.lines() {
         let line = line.trim_end();

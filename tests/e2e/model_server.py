@@ -3,7 +3,8 @@
 It speaks just enough of each host's model API for an agent loop to run: Anthropic messages
 (JSON and SSE), Gemini generateContent / streamGenerateContent (SSE), OpenAI responses (SSE)
 and chat completions (JSON and SSE). Every request that offers the agent's tools gets the next
-step of the script: a shell tool call running the scripted command, then a final text. Requests
+step of the script: a shell tool call running the scripted command (or each of the `steps:` commands
+in turn), then a final text. Requests
 without tools (titles, summaries, quota probes) get a short text. Every request body is logged,
 so the test can read what the model received back (the tool result carrying codeguard's message).
 
@@ -23,6 +24,9 @@ SHELL_NAMES = ("Bash", "run_shell_command", "shell", "exec_command", "bash", "Sh
 # COMMAND "write:<relative path>:<content>" makes the call a file write with the host's edit tool.
 EDIT_TOOLS = {"Write": ("file_path", "content"), "write_file": ("file_path", "content"), "create": ("path", "file_text")}
 WRITE = COMMAND.split(":", 2)[1:] if COMMAND.startswith("write:") else None
+# COMMAND "steps:<JSON array of commands>" runs each command in its own shell tool call, in order.
+STEPS = json.loads(COMMAND[len("steps:"):]) if COMMAND.startswith("steps:") else [COMMAND]
+RESULT_MARKS = ('"tool_result"', '"functionResponse"', '"function_call_output"', '"role": "tool"')
 
 
 def log(entry):
@@ -54,10 +58,15 @@ def shell_tool(body):
     return None
 
 
-def already_called(body):
-    """Whether the conversation already holds a result of our tool call."""
+def calls_done(body):
+    """How many results of our tool calls the conversation already holds."""
     text = json.dumps(body)
-    return any(k in text for k in ('"tool_result"', '"functionResponse"', '"function_call_output"', '"role": "tool"'))
+    return max(text.count(k) for k in RESULT_MARKS)
+
+
+def command(body):
+    """The command of the next step."""
+    return STEPS[min(calls_done(body), len(STEPS) - 1)]
 
 
 def shell_args(name, body):
@@ -66,13 +75,13 @@ def shell_args(name, body):
         return {path_key: os.path.join(os.getcwd(), WRITE[0]) if not WRITE[0].startswith("/") else WRITE[0],
                 content_key: WRITE[1]}
     if name == "exec_command":
-        return {"cmd": COMMAND}
+        return {"cmd": command(body)}
     if name == "shell":
         # Codex's older shell tool takes an argv.
         params = json.dumps(body)
         if '"command"' in params and '"array"' in params:
-            return {"command": ["bash", "-lc", COMMAND]}
-    return {"command": COMMAND, "description": "commit the staged change"}
+            return {"command": ["bash", "-lc", command(body)]}
+    return {"command": command(body), "description": "commit the staged change"}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -117,13 +126,14 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         body = self._body()
         shell = shell_tool(body)
-        step = "call" if shell and not already_called(body) else "final"
-        log({"method": "POST", "path": self.path, "shell": shell, "step": step, "body": body})
+        done = calls_done(body)
+        step = "call" if shell and done < (1 if WRITE else len(STEPS)) else "final"
+        log({"method": "POST", "path": self.path, "shell": shell, "step": step, "done": done, "body": body})
         path = self.path.split("?")[0]
         if path.endswith("/messages"):
             return self.anthropic(body, shell, step)
         if ":generateContent" in path or ":streamGenerateContent" in path:
-            return self.gemini(shell, step, ":streamGenerateContent" in path)
+            return self.gemini(body, shell, step, ":streamGenerateContent" in path)
         if path.endswith(":countTokens"):
             return self._send(200, {"totalTokens": 10})
         if path.endswith("/responses"):
@@ -165,9 +175,9 @@ class Handler(BaseHTTPRequestHandler):
         self._sse(events)
 
     # Gemini generateContent -----------------------------------------------------------------
-    def gemini(self, shell, step, stream):
+    def gemini(self, body, shell, step, stream):
         if step == "call":
-            args = shell_args(shell, {}) if WRITE else {"command": COMMAND, "description": "commit"}
+            args = shell_args(shell, {}) if WRITE else {"command": command(body), "description": "commit"}
             part = {"functionCall": {"name": shell, "args": args}}
         else:
             part = {"text": "Done."}

@@ -214,6 +214,8 @@ def run_copilot(env, repo, server):
 
 # Hosts that send PostToolUse for their file-writing tool and deliver its context to the model.
 EDIT_HOSTS = ("claude", "gemini", "copilot")
+# Hosts whose model runs `apply_patch` through the shell tool, with no PostToolUse for it.
+SHELL_PATCH_HOSTS = ("codex",)
 
 LOOP_HOSTS = {
     "claude": ("npm-claude-code", run_claude, []),
@@ -310,6 +312,52 @@ def edit_scenario(host):
             check(server.model_saw("F401"), f"{label}: codeguard's lint result for the edited file reached the model")
         else:
             say(f"  stderr: {result.stderr[-1500:]}")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def shell_patch_scenario(host):
+    """The model edits with `apply_patch` run through the shell tool (Codex's `exec_command`),
+    adding a Python file with an unused import, then runs `ls`. The host sends no PostToolUse for
+    the patch, so codeguard lints its files at the next event that reaches the model: the lint
+    result must arrive."""
+    runner = LOOP_HOSTS[host][1]
+    label = f"{host} shell apply_patch"
+    root = tempfile.mkdtemp(prefix=f"cg-e2e-{host}-")
+    try:
+        home = os.path.join(root, "home")
+        os.makedirs(home)
+        repo = make_repo(root, secret=False)
+        env = base_env(home)
+        install(env, host)
+        patch = "apply_patch <<'PATCH'\n*** Begin Patch\n*** Add File: bad.py\n+import os\n*** End Patch\nPATCH"
+        server = ModelServer(root, "steps:" + json.dumps([patch, "ls"]), cwd=repo)
+        try:
+            result = runner(env, repo, server)
+        finally:
+            server.stop()
+        calls = [r for r in server.requests() if r.get("step") == "call"]
+        EVIDENCE[label] = {"exit": result.returncode, "stderr": result.stderr[-2000:]}
+        if not check(len(calls) == 2 and os.path.exists(os.path.join(repo, "bad.py")),
+                     f"{label}: the agent loop applied the patch through the shell and ran the next command (exit {result.returncode})"):
+            say(f"  stderr: {result.stderr[-1500:]}")
+            return
+        needle = MARK + "[python] bad.py has lint problems"
+        seen = check(server.model_saw(needle) and server.model_saw("F401"),
+                     f"{label}: codeguard's lint result for the patched file reached the model")
+        if seen:
+            # Which call's hooks carried it: the last tool call before the message holding it.
+            final = next(r for r in server.requests() if r.get("step") == "final")
+            before = None
+            for item in final["body"].get("input") or []:
+                if item.get("type") == "function_call":
+                    before = json.loads(item.get("arguments") or "{}").get("cmd")
+                elif needle in json.dumps(item):
+                    EVIDENCE[label]["delivered_after_call"] = before
+                    EVIDENCE[label]["delivered_as"] = {"type": item.get("type"), "role": item.get("role")}
+                    break
+            say(f"  delivered with the hooks of: {EVIDENCE[label].get('delivered_after_call')!r} "
+                f"as {EVIDENCE[label].get('delivered_as')}")
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -413,6 +461,8 @@ def main():
         loop_scenario(host, secret=False)
         if host in EDIT_HOSTS:
             edit_scenario(host)
+        if host in SHELL_PATCH_HOSTS:
+            shell_patch_scenario(host)
         if host == "codex":
             loop_scenario(host, secret=True, inactive=True)
         if host == "gemini":

@@ -23,6 +23,7 @@ mod install;
 mod lifecycle;
 mod mcp;
 mod oracle;
+mod patch_shell;
 mod path_options;
 mod programs;
 mod properties;

@@ -1,0 +1,144 @@
+//! Edits a shell command is about to make, waiting to be linted once they happened: Codex runs
+//! `apply_patch` through its shell tool and sends no `PostToolUse` for it, so the files it writes
+//! are recorded at pre-tool-use and linted at the next event whose output reaches the model.
+//!
+//! **In:** a host session id and the files a patch will write, each with its content stamp
+//! from before the patch ran (`crate::cache::file_stamp`). **Out:** `pending/<key>.json` per session (at most
+//! [`MAX_FILES`] entries; an entry older than [`EXPIRY_MS`] whose file never changed is
+//! dropped), changed under the file's lock and removed when it empties.
+//! **Never:** written by a command that applies no patch; [`any`] is the only cost every other
+//! hook pays, one `lstat` of one file.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::env::Env;
+
+/// Sub-directory of the state directory holding one file per session with pending edits.
+pub const DIR: &str = "pending";
+/// The most files kept pending per session (the newest win).
+pub const MAX_FILES: usize = 256;
+/// A pending file that has not changed for this long is dropped (its patch never applied).
+pub const EXPIRY_MS: u64 = 10 * 60 * 1000;
+
+/// One file a patch will write.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingFile {
+    /// Its absolute path.
+    pub path: PathBuf,
+    /// Its content stamp before the patch ran (`None`: it did not exist).
+    pub before: Option<String>,
+    /// The tool call that will write it.
+    pub tool_use_id: Option<String>,
+    /// When it was recorded (ms since the epoch).
+    pub ts_ms: u64,
+}
+
+/// Everything pending for one session.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Pending {
+    /// The files, oldest first.
+    pub files: Vec<PendingFile>,
+}
+
+/// The file holding a session's pending edits.
+pub fn file(env: &Env, session: &str) -> PathBuf {
+    super::home(env).join(DIR).join(format!("{}.json", super::key_of(&[session.as_bytes()])))
+}
+
+/// Whether anything is pending for the session: one `lstat`, creating nothing (through rustix:
+/// `std`'s first `statx` that fails adds a probe call).
+pub fn any(env: &Env, session: &str) -> bool {
+    rustix::fs::statat(rustix::fs::CWD, file(env, session), rustix::fs::AtFlags::SYMLINK_NOFOLLOW).is_ok()
+}
+
+/// Records files a patch will write (a file already pending is replaced by the new entry).
+pub fn add(env: &Env, session: &str, files: Vec<PendingFile>) -> std::io::Result<()> {
+    if files.is_empty() {
+        return Ok(());
+    }
+    super::update_json(&file(env, session), |pending: &mut Pending| {
+        pending.files.retain(|old| files.iter().all(|new| new.path != old.path));
+        pending.files.extend(files);
+        let excess = pending.files.len().saturating_sub(MAX_FILES);
+        pending.files.drain(..excess);
+    })
+}
+
+/// The pending files (empty when none).
+pub fn read(env: &Env, session: &str) -> Pending {
+    super::read_json(&file(env, session))
+}
+
+/// Under the lock, lets `settle` keep the files that are still pending (it returns whatever it
+/// decided about the others); the file is removed when nothing is left.
+pub fn settle<R>(
+    env: &Env,
+    session: &str,
+    settle: impl FnOnce(&mut Vec<PendingFile>) -> R,
+) -> std::io::Result<R> {
+    let path = file(env, session);
+    super::with_lock(&path, || {
+        let mut pending: Pending = super::read_json(&path);
+        let out = settle(&mut pending.files);
+        if pending.files.is_empty() {
+            match std::fs::remove_file(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            }
+        } else {
+            super::write_private(&path, &serde_json::to_vec(&pending).map_err(std::io::Error::other)?)?;
+        }
+        Ok(out)
+    })
+}
+
+/// How many sessions have pending edits (for `codeguard state show`).
+pub fn count(env: &Env) -> usize {
+    std::fs::read_dir(super::home(env).join(DIR)).map_or(0, |dir| {
+        dir.filter_map(Result::ok).filter(|e| e.path().extension().is_some_and(|x| x == "json")).count()
+    })
+}
+
+/// Forgets every pending edit.
+pub fn clear(env: &Env) -> std::io::Result<()> {
+    match std::fs::remove_dir_all(super::home(env).join(DIR)) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        Ok(()) | Err(_) => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::test_env as env;
+
+    fn entry(path: &str, id: &str) -> PendingFile {
+        PendingFile { path: path.into(), before: None, tool_use_id: Some(id.into()), ts_ms: 1 }
+    }
+
+    #[test]
+    fn pending_files_are_per_session_bounded_and_removed_when_settled() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let env = env(tmp.path());
+        assert!(!any(&env, "s") && !tmp.path().join(DIR).exists(), "checking creates nothing");
+        add(&env, "s", vec![entry("/r/a.py", "1"), entry("/r/b.py", "1")]).expect("add");
+        add(&env, "s", vec![entry("/r/a.py", "2")]).expect("add");
+        assert!(any(&env, "s") && !any(&env, "t"));
+        let ids: Vec<_> = read(&env, "s").files.iter().map(|f| f.tool_use_id.clone()).collect();
+        assert_eq!(ids, [Some("1".into()), Some("2".into())], "a re-patched file is replaced");
+        let many: Vec<_> = (0..MAX_FILES + 5).map(|i| entry(&format!("/r/{i}.py"), "3")).collect();
+        add(&env, "s", many).expect("add");
+        assert_eq!(read(&env, "s").files.len(), MAX_FILES);
+        assert_eq!(count(&env), 1);
+        let n = settle(&env, "s", |files| std::mem::take(files).len()).expect("settle");
+        assert_eq!(n, MAX_FILES);
+        assert!(!any(&env, "s"), "an empty set is removed");
+        add(&env, "s", vec![entry("/r/a.py", "4")]).expect("add");
+        clear(&env).expect("clear");
+        assert!(!any(&env, "s"));
+    }
+}
