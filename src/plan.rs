@@ -74,6 +74,9 @@ pub struct PlanInput<'a> {
     pub facts: &'a RootFacts,
     /// Only these languages (empty = all).
     pub only: &'a [String],
+    /// Linters that may run at once: a long file list is split into this many invocations
+    /// (they run in parallel), so one slow single-threaded linter does not hold up the run.
+    pub parallelism: usize,
 }
 
 /// The plan for one run (of linters; the fix plan uses the same shape with its own actions).
@@ -270,7 +273,7 @@ fn plan_language(input: &PlanInput<'_>, candidate: &Candidate<'_>) -> Action {
     } else {
         by_dialect(lang, files, input.facts)
             .into_iter()
-            .flat_map(|(lint, files)| scoped(&lint, &files))
+            .flat_map(|(lint, files)| split(&lint, &files, input.parallelism))
             .collect()
     };
     let invocations = invocations.into_iter().map(|argv| with_default_config(argv, input.facts)).collect();
@@ -355,6 +358,19 @@ pub fn scoped(lint: &Argv, files: &[String]) -> Vec<Argv> {
         .collect()
 }
 
+/// Fewest files in a list that is split across cores ([`split`]): below it, a second process
+/// start costs more than the work it takes over.
+const SPLIT_MIN_FILES: usize = 64;
+
+/// [`scoped`], with a list of at least [`SPLIT_MIN_FILES`] files cut into `parts` about equal
+/// invocations (the run starts them in parallel).
+pub(crate) fn split(lint: &Argv, files: &[String], parts: usize) -> Vec<Argv> {
+    if parts < 2 || files.len() < SPLIT_MIN_FILES || lint.iter().any(|a| a == "{file}") {
+        return scoped(lint, files);
+    }
+    files.chunks(files.len().div_ceil(parts)).flat_map(|chunk| scoped(lint, chunk)).collect()
+}
+
 /// Splits files into batches whose argument bytes stay under [`MAX_ARG_BYTES`].
 fn batches(files: &[String]) -> Vec<&[String]> {
     let mut out = Vec::new();
@@ -425,6 +441,7 @@ pub(crate) mod tests {
             whole_tree,
             facts: &facts,
             only: &only,
+            parallelism: 1,
         })
     }
 
@@ -523,6 +540,7 @@ pub(crate) mod tests {
             whole_tree: true,
             facts: &facts,
             only: &only,
+            parallelism: 1,
         };
         assert_eq!(build(&input).expect_err("unknown"), UnknownLanguage("klingon".into()));
     }
@@ -602,5 +620,19 @@ pub(crate) mod tests {
         let calls = scoped(&strings(&["ruff", "check", "{files}"]), &many);
         assert!(calls.len() > 1);
         assert_eq!(calls.iter().map(|c| c.len() - 2).sum::<usize>(), many.len(), "every file exactly once");
+    }
+
+    #[test]
+    fn long_file_lists_are_split_across_cores_and_short_ones_are_not() {
+        let lint = strings(&["shellcheck", "{files}"]);
+        let files: Vec<String> = (0..300).map(|i| format!("s/{i}.sh")).collect();
+        let parts = split(&lint, &files, 2);
+        assert_eq!(parts.iter().map(Vec::len).collect::<Vec<_>>(), [151, 151], "two halves");
+        let mut seen: Vec<&String> = parts.iter().flat_map(|p| &p[1..]).collect();
+        seen.sort();
+        seen.dedup();
+        assert_eq!(seen.len(), files.len(), "every file exactly once");
+        assert_eq!(split(&lint, &files[..SPLIT_MIN_FILES - 1], 2).len(), 1, "a short list is one call");
+        assert_eq!(split(&lint, &files, 1).len(), 1, "one core, one call");
     }
 }

@@ -145,7 +145,8 @@ fn unavailable(language: &str, name: &str, job: &Job, reason: &str) -> LanguageR
     result
 }
 
-/// Runs a job's invocations one after another; the worst verdict wins and all output is kept,
+/// Runs a job's invocations (in parallel, within the run's parallelism: they are independent
+/// parts of one file list); the worst verdict wins and all output is kept, in invocation order,
 /// so one run shows every problem.
 fn run_job(
     language: &str,
@@ -159,8 +160,9 @@ fn run_job(
     result.files.clone_from(&job.files);
     result.fix.clone_from(&job.fix);
     result.install_hint.clone_from(&job.install_hint);
-    for argv in &job.invocations {
-        let done = Cmd::new(argv.clone(), job.cwd.clone(), env.to_vec(), deadline).run();
+    let run = |argv: &Argv| Cmd::new(argv.clone(), job.cwd.clone(), env.to_vec(), deadline).run();
+    let runs: Vec<_> = job.invocations.par_iter().map(run).collect();
+    for done in &runs {
         let verdict = verdict::judge(&job.program, &done);
         result.duration += done.duration;
         // Linters quote source lines: a secret in the content must not reach reports or logs.

@@ -173,6 +173,7 @@ pub(crate) fn prepare(request: &LintRequest<'_>, env: &Env) -> Result<Prepared, 
         whole_tree: request.whole_tree,
         facts: &facts,
         only: request.only,
+        parallelism: request.options.jobs,
     };
     let mut plan = plan::build(&input).map_err(|e| setup(&e))?;
     withhold_untrusted(&mut plan, &project.config, request.workspace, env);

@@ -84,6 +84,7 @@ pub(crate) fn fix(request: &FixRequest, env: &Env) -> anyhow::Result<FixReport> 
         whole_tree: request.all,
         facts: &facts,
         only: &request.lang,
+        parallelism: 1,
     };
     let mut plan = fix::build(&input).map_err(|e| UsageError(e.to_string()))?;
     engine::withhold_untrusted(&mut plan, &project.config, &root, env);

@@ -115,9 +115,12 @@ pub(crate) fn load_index(
     let own = repo.git_dir().join("index");
     let path = index_file.unwrap_or(&own);
     // A missing index is an empty one, as git reads it (`GIT_INDEX_FILE=new git add x` starts
-    // a new index file).
+    // a new index file). The trailing checksum is not verified (git's `index.skipHash` reading):
+    // hashing the whole file with collision detection cost more than the rest of a one-file
+    // commit in a large repository, and what the gate relies on is its own digest of the
+    // entries (`digest`), taken when predicting and again after linting.
     let file = if path.exists() {
-        gix::index::File::at(path, repo.object_hash(), false, gix::index::decode::Options::default())
+        gix::index::File::at(path, repo.object_hash(), true, gix::index::decode::Options::default())
             .map_err(|e| SurfaceError::Git { context: "reading the index", message: e.to_string() })?
     } else {
         gix::index::File::from_state(gix::index::State::new(repo.object_hash()), path.to_owned())

@@ -147,3 +147,44 @@ fn fifty_thousand_files_and_one_failing_staged_file_is_blocked_not_unverified() 
     assert!(said.contains("F401"), "{said}");
     assert_eq!(repo.git(&["rev-parse", "HEAD"]), head, "nothing was committed");
 }
+
+#[test]
+fn a_long_file_list_is_split_and_the_parts_run_at_the_same_time() {
+    let repo = TestRepo::new();
+    repo.write("README.txt", "r\n").commit_all("init");
+    for i in 0..200 {
+        repo.write(&format!("s/{i}.sh"), "#!/bin/sh\necho hi\n");
+    }
+    repo.git(&["add", "s"]);
+    let bin = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    // Each part says how many files it got (its `.sh` arguments), then waits (at most 10 s) until another part has
+    // started too: "together" proves they ran at the same time, without timing anything.
+    let script = format!(
+        "#!/bin/sh\nd='{d}'\nn=0; for a; do case $a in *.sh) n=$((n+1));; esac; done; echo $n > \"$d/args.$$\"\ntouch \"$d/start.$$\"\ni=0\nwhile [ $i -lt 200 ]; do\n  [ \"$(ls \"$d\" | grep -c '^start\\.')\" -ge 2 ] && {{ echo together > \"$d/seen.$$\"; exit 0; }}\n  sleep 0.05; i=$((i+1))\ndone\necho alone > \"$d/seen.$$\"\nexit 0\n",
+        d = out.path().display()
+    );
+    let fake = bin.path().join("shellcheck");
+    std::fs::write(&fake, script).unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = path_with(bin.path());
+    let (code, stdout, stderr) = gate_in(&repo, "git commit -m x", &[("PATH", &path)]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let read = |prefix: &str| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(out.path())
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().starts_with(prefix))
+            .map(|e| std::fs::read_to_string(e.path()).unwrap().trim().to_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let args = read("args.");
+    assert_eq!(args.len(), cores, "one part per core: {args:?}");
+    assert_eq!(args.iter().map(|a| a.parse::<usize>().unwrap()).sum::<usize>(), 200, "{args:?}");
+    if cores > 1 {
+        assert!(read("seen.").iter().all(|s| s == "together"), "the parts ran at once: {:?}", read("seen."));
+    }
+}
