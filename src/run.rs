@@ -163,7 +163,7 @@ fn run_job(
     let run = |argv: &Argv| Cmd::new(argv.clone(), job.cwd.clone(), env.to_vec(), deadline).run();
     let runs: Vec<_> = job.invocations.par_iter().map(run).collect();
     for done in &runs {
-        let verdict = verdict::judge(&job.program, &done);
+        let verdict = verdict::judge(&job.program, done);
         result.duration += done.duration;
         // Linters quote source lines: a secret in the content must not reach reports or logs.
         result.output.push_str(&crate::safety::redact(&done.text()));
