@@ -973,30 +973,62 @@ pub(crate) fn overlays(
     unverified: &mut Vec<String>,
 ) -> Vec<Overlay> {
     let mut out = Vec::new();
-    for (path, source) in content {
+    walk_both(base, content, |path, in_base, source| {
         let wanted = match source {
-            Source::Worktree { real } => Some(OverlaySource::Worktree { from: real.clone() }),
-            Source::Object { id, mode } if base.get(path) != Some(source) => {
+            None => Some(OverlaySource::Absent),
+            Some(Source::Worktree { real }) => Some(OverlaySource::Worktree { from: real.clone() }),
+            Some(source @ Source::Object { id, mode }) if in_base != Some(source) => {
                 Some(OverlaySource::Blob { id: *id, mode: *mode })
             }
-            Source::IntentToAdd if base.get(path).is_some_and(|b| *b != Source::IntentToAdd) => {
+            Some(Source::IntentToAdd) if in_base.is_some_and(|b| *b != Source::IntentToAdd) => {
                 Some(OverlaySource::Absent)
             }
-            Source::Conflicted if base.get(path) != Some(source) => {
+            Some(source @ Source::Conflicted) if in_base != Some(source) => {
                 unverified.push(format!("{path} has an unresolved merge conflict"));
                 Some(OverlaySource::Absent)
             }
-            Source::Object { .. } | Source::IntentToAdd | Source::Conflicted => None,
+            Some(Source::Object { .. } | Source::IntentToAdd | Source::Conflicted) => None,
         };
         if let Some(source) = wanted {
             out.push(Overlay { path: path.clone(), source });
         }
-    }
-    for path in base.keys().filter(|p| !content.contains_key(*p)) {
-        out.push(Overlay { path: path.clone(), source: OverlaySource::Absent });
-    }
-    out.sort_by(|a, b| a.path.cmp(&b.path));
+    });
     out
+}
+
+/// Calls `f` with every path of `a` or `b`, in order, and its entry in each: one walk over both
+/// sorted listings (a lookup per entry cost more than the rest in a large repository).
+pub(crate) fn walk_both<'m>(
+    a: &'m BTreeMap<String, Source>,
+    b: &'m BTreeMap<String, Source>,
+    mut f: impl FnMut(&'m String, Option<&'m Source>, Option<&'m Source>),
+) {
+    let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
+    loop {
+        let order = match (a.peek(), b.peek()) {
+            (None, None) => return,
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (Some((pa, _)), Some((pb, _))) => pa.cmp(pb),
+        };
+        match order {
+            std::cmp::Ordering::Less => {
+                if let Some((path, s)) = a.next() {
+                    f(path, Some(s), None);
+                }
+            }
+            std::cmp::Ordering::Greater => {
+                if let Some((path, s)) = b.next() {
+                    f(path, None, Some(s));
+                }
+            }
+            std::cmp::Ordering::Equal => {
+                if let (Some((path, sa)), Some((_, sb))) = (a.next(), b.next()) {
+                    f(path, Some(sa), Some(sb));
+                }
+            }
+        }
+    }
 }
 
 /// Paths `content` changes compared with `head` (present ones) and paths it deletes.
@@ -1004,16 +1036,24 @@ pub(crate) fn changes(
     head: &BTreeMap<String, Source>,
     content: &BTreeMap<String, Source>,
 ) -> (Vec<String>, Vec<String>) {
-    let changed = content
-        .iter()
-        .filter(|(path, source)| match source {
+    let (mut changed, mut deleted) = (Vec::new(), Vec::new());
+    walk_both(head, content, |path, in_head, source| {
+        let Some(source) = source else {
+            deleted.push(path.clone());
+            return;
+        };
+        let differs = match source {
             Source::Worktree { .. } | Source::Conflicted => true,
-            Source::Object { .. } => head.get(*path) != Some(*source),
+            Source::Object { .. } => in_head != Some(source),
             Source::IntentToAdd => false,
-        })
-        .map(|(path, _)| path.clone())
-        .collect();
-    let deleted = head.keys().filter(|p| !present(content, p)).cloned().collect();
+        };
+        if differs {
+            changed.push(path.clone());
+        }
+        if in_head.is_some() && *source == Source::IntentToAdd {
+            deleted.push(path.clone());
+        }
+    });
     (changed, deleted)
 }
 

@@ -150,12 +150,11 @@ pub(crate) fn diff(
     from: &BTreeMap<String, Source>,
     to: &BTreeMap<String, Source>,
 ) -> Vec<(String, Option<Source>)> {
-    let mut out: Vec<(String, Option<Source>)> = to
-        .iter()
-        .filter(|(p, s)| from.get(*p) != Some(*s))
-        .map(|(p, s)| (p.clone(), Some(s.clone())))
-        .collect();
-    out.extend(from.keys().filter(|p| !to.contains_key(*p)).map(|p| (p.clone(), None)));
-    out.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out = Vec::new();
+    super::model::walk_both(from, to, |path, was, now| {
+        if was != now {
+            out.push((path.clone(), now.cloned()));
+        }
+    });
     out
 }
