@@ -32,7 +32,7 @@ pub use ops::{for_repo, push_calls, staging_actions};
 pub(crate) use push::upstream;
 pub use push::{Introduced, PushAgainst, PushBase, PushCall, PushRange, PushRefs, pushed, pushed_history};
 pub use read::{Observed, head_file, observe, observe_index};
-pub(crate) use read::{fingerprint, load_index, open as open_repo};
+pub(crate) use read::{commit_tree, fingerprint, load_index, open as open_repo};
 pub use written::judge_writes;
 
 /// What the git command chain ends with in this repository.

@@ -209,13 +209,20 @@ pub(crate) fn lint_snapshot(
         request.options = options;
         request
     }
-    let prepared = prepare(&request(snapshot, workspace, only, options, log_prefix), env)?;
+    let mut prepared = prepare(&request(snapshot, workspace, only, options, log_prefix), env)?;
     if prepared.reads_whole_tree {
         snapshot.complete().map_err(|e| {
             LintError::Setup(format!("the whole tree a planned linter reads could not be rebuilt ({e})"))
         })?;
+        // Completing may move the snapshot (beside the base-tree cache): plan there.
+        prepared = prepare(&request(snapshot, workspace, only, options, log_prefix), env)?;
     }
-    Ok(execute(&prepared, &request(snapshot, workspace, only, options, log_prefix), env, &|_| {}))
+    let results = execute(&prepared, &request(snapshot, workspace, only, options, log_prefix), env, &|_| {});
+    // A linter that wrote through a link to the base-tree cache made that entry wrong; it is
+    // evicted, and the lint result (of content the linter itself changed) stands as it would in a
+    // private copy.
+    let _ = snapshot.shared_intact();
+    Ok(results)
 }
 
 /// Runs a prepared plan and writes the logs.

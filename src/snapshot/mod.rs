@@ -18,6 +18,7 @@
 
 mod plan;
 mod scratch;
+mod trees;
 mod write;
 
 use std::path::{Path, PathBuf};
@@ -27,6 +28,7 @@ use crate::surface::{Base, Surface, SurfaceError};
 
 pub(crate) use plan::Source;
 pub use scratch::ScratchDir;
+pub use trees::TreeCache;
 
 /// The content source of each of `paths` in the content `surface` predicts (see
 /// [`plan::sources`]): what the safety scan reads, whether or not the snapshot can be made.
@@ -89,6 +91,9 @@ pub struct SnapshotOptions {
     pub max_files: usize,
     /// At most this many bytes of file content.
     pub max_bytes: u64,
+    /// The base-tree cache whole-tree snapshots link unchanged files from (none: every file is
+    /// written from its blob).
+    pub tree_cache: Option<PathBuf>,
 }
 
 impl Default for SnapshotOptions {
@@ -98,6 +103,7 @@ impl Default for SnapshotOptions {
             scratch_dirs: vec![PathBuf::from("/dev/shm"), PathBuf::from("/tmp")],
             max_files: DEFAULT_MAX_FILES,
             max_bytes: DEFAULT_MAX_BYTES,
+            tree_cache: None,
         }
     }
 }
@@ -105,7 +111,8 @@ impl Default for SnapshotOptions {
 impl SnapshotOptions {
     /// Scratch candidates from the environment: `/dev/shm`, `$XDG_RUNTIME_DIR`, then `$TMPDIR`
     /// (or `/tmp`), with the limits of `CODEGUARD_SNAPSHOT_MAX_FILES` and
-    /// `CODEGUARD_SNAPSHOT_MAX_BYTES` (else the defaults).
+    /// `CODEGUARD_SNAPSHOT_MAX_BYTES` (else the defaults), and the base-tree cache in the state
+    /// directory (`<state>/cache/trees`).
     pub fn from_env(env: &Env) -> Self {
         let mut scratch_dirs = vec![PathBuf::from("/dev/shm")];
         scratch_dirs.extend(env.get("XDG_RUNTIME_DIR").filter(|v| !v.is_empty()).map(PathBuf::from));
@@ -118,6 +125,7 @@ impl SnapshotOptions {
                 .and_then(|n| usize::try_from(n).ok())
                 .unwrap_or(DEFAULT_MAX_FILES),
             max_bytes: number("CODEGUARD_SNAPSHOT_MAX_BYTES").unwrap_or(DEFAULT_MAX_BYTES),
+            tree_cache: Some(crate::state::home(env).join("cache").join("trees")),
         }
     }
 }
@@ -232,6 +240,8 @@ pub struct Snapshot {
     files: usize,
     bytes: u64,
     notes: Vec<String>,
+    /// The base-tree cache entry a whole snapshot links from, and its links.
+    shared: Option<(PathBuf, Vec<trees::Linked>)>,
 }
 
 impl std::fmt::Debug for Snapshot {
@@ -280,6 +290,7 @@ impl Snapshot {
                 files: 0,
                 bytes: 0,
                 notes,
+                shared: None,
             };
             match snapshot.write(&sync, &items) {
                 Ok(()) => return Ok(snapshot),
@@ -302,9 +313,18 @@ impl Snapshot {
     }
 
     /// Adds every entry of the content not written yet, for linters that read the whole tree.
-    /// Nothing happens when it is whole already.
+    /// Nothing happens when it is whole already. With a base-tree cache, the whole content is
+    /// made anew beside the cache entry of `HEAD`'s tree, every unchanged file a hard link to it
+    /// (the directory moves: plan again on [`Snapshot::root`]); without one, or when the cache
+    /// cannot be used, the missing files are written from their blobs.
     pub fn complete(&mut self) -> Result<(), SnapshotError> {
         if self.whole {
+            return Ok(());
+        }
+        if let Some(cache) = self.options.tree_cache.clone().map(TreeCache::new)
+            && self.complete_from(&cache).is_ok()
+        {
+            self.whole = true;
             return Ok(());
         }
         let repo = crate::surface::open_repo(&self.surface.root)?;
@@ -315,6 +335,56 @@ impl Snapshot {
         self.write(&repo.into_sync(), &items)?;
         self.whole = true;
         Ok(())
+    }
+
+    /// Makes the whole content in a new directory beside the cache entry of `HEAD`'s tree.
+    fn complete_from(&mut self, cache: &TreeCache) -> Result<(), SnapshotError> {
+        let repo = crate::surface::open_repo(&self.surface.root)?;
+        let head = self.surface.observed.head.ok_or_else(|| SnapshotError::Changed("no HEAD".into()))?;
+        let tree = crate::surface::commit_tree(&repo, head)?;
+        let base: gix::index::State =
+            repo.index_from_tree(&tree).map_err(SnapshotError::git("listing HEAD's tree"))?.into();
+        let mut notes = Vec::new();
+        let mut items = plan::items(&self.listing, &self.surface, plan::Extent::Whole, &mut notes)?;
+        if items.len() > self.options.max_files {
+            return Err(SnapshotError::TooManyFiles { count: items.len(), limit: self.options.max_files });
+        }
+        let sync = repo.into_sync();
+        let cached = cache.ensure(
+            &sync,
+            &self.surface.root,
+            tree,
+            &plan::tree_items(&base)?,
+            self.options.max_bytes,
+        )?;
+        let dir = ScratchDir::create_in(&cache.work_dir()?).ok_or_else(|| {
+            SnapshotError::NoScratchDir(cache.work_dir().map(|d| d.display().to_string()).unwrap_or_default())
+        })?;
+        let linked = TreeCache::link_unchanged(&cached, &base, &mut items, dir.path());
+        let outcome = write::all(&sync, &self.surface.root, dir.path(), &items, self.options.max_bytes)?;
+        self.dir = dir;
+        self.files = items.len();
+        self.bytes = outcome.bytes;
+        self.copied = outcome.copied.into_iter().map(|(path, stamp)| Copied { path, stamp }).collect();
+        for note in notes {
+            if !self.notes.contains(&note) {
+                self.notes.push(note);
+            }
+        }
+        self.shared = Some((cached, linked));
+        Ok(())
+    }
+
+    /// After the linters ran: whether every file linked from the base-tree cache is unchanged
+    /// (a linter that wrote through a link changed the cache entry, which is then evicted).
+    /// True when nothing is linked.
+    pub fn shared_intact(&self) -> bool {
+        self.shared.as_ref().is_none_or(|(cached, linked)| TreeCache::verify(cached, linked))
+    }
+
+    /// How many files are hard links to the base-tree cache.
+    pub fn linked_count(&self) -> usize {
+        self.shared.as_ref().map_or(0, |(_, linked)| linked.len())
     }
 
     /// Writes `items` (within the limits), remembering what was copied from the worktree.

@@ -27,6 +27,9 @@ pub(crate) enum What {
     Link { id: gix::ObjectId },
     /// The worktree file at this repo-relative path, copied.
     Copy { from: String },
+    /// A hard link to `from`, a base-tree cache file holding this blob (written from the blob
+    /// when the link cannot be made).
+    Hardlink { id: gix::ObjectId, executable: bool, from: std::path::PathBuf },
 }
 
 /// The base listing read from the repository, with the fingerprint taken alongside it.
@@ -60,6 +63,8 @@ impl Listing {
 /// Which entries of the content to write.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Extent<'a> {
+    /// Every entry.
+    Whole,
     /// The changed paths, and the entries named like a support file (`names`) in the root or in
     /// a directory above a changed path.
     Changed { support: &'a super::SupportFiles },
@@ -104,6 +109,7 @@ impl<'a> Selector<'a> {
 
     fn takes(&self, path: &BStr) -> bool {
         match self.extent {
+            Extent::Whole => true,
             Extent::Changed { support } => self.in_changed_extent(support, path),
             Extent::Rest { support } => !self.in_changed_extent(support, path),
         }
@@ -196,6 +202,22 @@ pub(crate) fn items(
         }
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}
+
+/// The validated items of a tree's listing (a base-tree cache entry): gitlinks have no content
+/// here and are left out.
+pub(crate) fn tree_items(state: &gix::index::State) -> Result<Vec<Item>, SnapshotError> {
+    let mut out = Vec::with_capacity(state.entries().len());
+    for entry in state.entries() {
+        if entry.mode == Mode::COMMIT {
+            continue;
+        }
+        let path = entry.path(state);
+        if let Some(what) = object_item(path, entry.id, entry.mode)? {
+            push_item(&mut out, path, what)?;
+        }
+    }
     Ok(out)
 }
 

@@ -120,6 +120,14 @@ impl Ctx<'_> {
                 self.link(item.path.as_ref(), &target, data)
             }
             What::Copy { from } => self.copy(from, item.path.as_ref(), &target, buf),
+            What::Hardlink { id, executable, from } => {
+                if std::fs::hard_link(from, &target).is_ok() {
+                    return Ok(());
+                }
+                let data = read_blob(repo, id, buf)?;
+                self.count(data.len())?;
+                write_file(&target, data, *executable)
+            }
         }
     }
 

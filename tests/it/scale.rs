@@ -188,3 +188,148 @@ fn a_long_file_list_is_split_and_the_parts_run_at_the_same_time() {
         assert!(read("seen.").iter().all(|s| s == "together"), "the parts ran at once: {:?}", read("seen."));
     }
 }
+
+/// A Go module (project-level `go vet`) in the wide repository with `main.go` changed and staged,
+/// a state home, and a fake `go` that runs `script` (sh) in the snapshot.
+struct GoGate {
+    repo: TestRepo,
+    home: tempfile::TempDir,
+    bin: tempfile::TempDir,
+}
+
+impl GoGate {
+    fn new(script: &str) -> Self {
+        let repo = wide_repo();
+        repo.write("go.mod", "module x\n").write("main.go", "package main\n").commit_all("go");
+        repo.write("main.go", "package main\n\nfunc main() {}\n");
+        repo.git(&["add", "main.go"]);
+        let bin = tempfile::tempdir().unwrap();
+        let fake = bin.path().join("go");
+        std::fs::write(&fake, format!("#!/bin/sh\n{script}\nexit 0\n")).unwrap();
+        std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        Self { repo, home: tempfile::tempdir().unwrap(), bin }
+    }
+
+    fn gate(&self) -> std::process::Output {
+        let path = path_with(self.bin.path());
+        crate::support::pre_tool_use(
+            self.home.path(),
+            &self.repo.root(),
+            "t",
+            "git commit -m x",
+            &[("PATH", &path)],
+        )
+    }
+
+    fn entries(&self) -> Vec<std::path::PathBuf> {
+        let trees = self.home.path().join(".codeguard/cache/trees");
+        let mut found: Vec<_> = std::fs::read_dir(trees)
+            .map(|rd| rd.flatten().map(|e| e.path()).filter(|p| p.join(".complete").is_file()).collect())
+            .unwrap_or_default();
+        found.sort();
+        found
+    }
+
+    fn head_tree(&self) -> String {
+        self.repo.git(&["rev-parse", "HEAD^{tree}"]).trim().to_owned()
+    }
+}
+
+#[test]
+fn a_whole_tree_snapshot_links_unchanged_files_from_a_read_only_base_tree_cache() {
+    let out = tempfile::tempdir().unwrap();
+    let record = out.path().join("links");
+    let g = GoGate::new(&format!("find . -type f -printf '%n %P\\n' | sort -k2 > '{}'", record.display()));
+    for run in 0..2 {
+        let done = g.gate();
+        assert_eq!(done.status.code(), Some(0), "run {run}: {}", String::from_utf8_lossy(&done.stderr));
+        let links: Vec<(String, String)> = std::fs::read_to_string(&record)
+            .unwrap()
+            .lines()
+            .map(|l| l.split_once(' ').map(|(n, p)| (n.to_owned(), p.to_owned())).unwrap())
+            .collect();
+        let tracked = g.repo.git(&["ls-files"]).lines().count();
+        assert_eq!(links.len(), tracked, "run {run}: the whole tree");
+        for (count, path) in &links {
+            if path == "main.go" {
+                assert_eq!(count, "1", "run {run}: the changed file is the snapshot's own");
+            } else {
+                assert_eq!(count, "2", "run {run}: {path} is linked from the cache entry");
+            }
+        }
+    }
+    let entries = g.entries();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert!(entries[0].ends_with(g.head_tree()), "keyed by HEAD's tree id: {entries:?}");
+    let mode = std::fs::metadata(entries[0].join("d0/m0.py")).unwrap().permissions();
+    assert_eq!(std::os::unix::fs::PermissionsExt::mode(&mode) & 0o777, 0o444, "cached files are read-only");
+    let work = g.home.path().join(".codeguard/cache/trees/work");
+    assert_eq!(std::fs::read_dir(work).unwrap().count(), 0, "every snapshot was removed");
+}
+
+#[test]
+fn a_linter_that_writes_through_a_link_evicts_the_cache_entry_and_the_next_run_is_correct() {
+    let out = tempfile::tempdir().unwrap();
+    let seen = out.path().join("seen");
+    // Writes into an unchanged file (as any user could after a chmod), then records its content.
+    let g = GoGate::new(&format!(
+        "cat d0/m0.py >> '{seen}'\nchmod u+w d0/m0.py; echo 'tampered' >> d0/m0.py",
+        seen = seen.display()
+    ));
+    assert_eq!(g.gate().status.code(), Some(0));
+    assert!(g.entries().is_empty(), "the changed entry was evicted: {:?}", g.entries());
+    assert_eq!(g.gate().status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(&seen).unwrap(),
+        "x = 1\nx = 1\n",
+        "both runs saw the committed content"
+    );
+}
+
+#[test]
+fn the_cache_keeps_at_most_four_trees_and_concurrent_gates_share_one_entry() {
+    let g = GoGate::new("true");
+    let path = path_with(g.bin.path());
+    // Two gates at once on the same tree: both succeed, one entry.
+    let spawn = || {
+        let payload = serde_json::json!({
+            "session_id": "s", "tool_use_id": "t", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": "git commit -m x"}, "cwd": g.repo.root(),
+        });
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("codeguard"))
+            .args(["hook", "pre-tool-use"])
+            .env_clear()
+            .envs(crate::support::git_env())
+            .env("CODEGUARD_HOME", g.home.path().join(".codeguard"))
+            .env("HOME", g.home.path())
+            .env("PATH", &path)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(child.stdin.as_mut().unwrap(), payload.to_string().as_bytes()).unwrap();
+        drop(child.stdin.take());
+        child
+    };
+    let (a, b) = (spawn(), spawn());
+    for child in [a, b] {
+        let done = child.wait_with_output().unwrap();
+        assert_eq!(done.status.code(), Some(0), "{}", String::from_utf8_lossy(&done.stderr));
+    }
+    assert_eq!(g.entries().len(), 1, "{:?}", g.entries());
+    // Five more bases: the least recently used go beyond four.
+    let mut trees = vec![g.head_tree()];
+    for i in 0..5 {
+        g.repo.write(&format!("d9/extra{i}.py"), "z = 3\n").commit_all("more");
+        g.repo.write("main.go", &format!("package main\n\n// {i}\nfunc main() {{}}\n"));
+        g.repo.git(&["add", "main.go"]);
+        assert_eq!(g.gate().status.code(), Some(0));
+        trees.push(g.head_tree());
+    }
+    let kept: Vec<String> =
+        g.entries().iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    let mut newest: Vec<String> = trees[trees.len() - 4..].to_vec();
+    newest.sort();
+    assert_eq!(kept, newest, "the four most recent bases are kept");
+}
