@@ -104,7 +104,8 @@ fn language_reason(lang: &LanguageResult) -> String {
 pub(crate) fn judge(surface: &Surface, policy: &Policy, env: &Env) -> ContentVerdict {
     let allow = safety::committed_allow_list(&surface.root);
     let mut verdict = ContentVerdict { incomplete: surface.unverified.clone(), ..ContentVerdict::default() };
-    verdict.findings = scan_surface(surface, &allow);
+    let content = snapshot::Content::read(surface);
+    verdict.findings = scan_with(surface, &allow, content.as_ref());
     if policy.agent {
         let touched = surface.paths.iter().chain(&surface.deleted).any(|p| p == safety::ALLOW_FILE);
         if touched {
@@ -127,7 +128,8 @@ pub(crate) fn judge(surface: &Surface, policy: &Policy, env: &Env) -> ContentVer
             return verdict;
         }
     };
-    match Snapshot::materialise(surface, &SnapshotOptions::from_env(env), &support) {
+    let options = SnapshotOptions::from_env(env);
+    match content.and_then(|content| Snapshot::from_content(content, surface, &options, &support)) {
         Err(e) => verdict
             .incomplete
             .push(format!("the exact content could not be rebuilt ({e}); linters did not run")),
@@ -171,6 +173,15 @@ pub(crate) fn judge(surface: &Surface, policy: &Policy, env: &Env) -> ContentVer
 /// introduces. What cannot be read is an unscannable finding. A submodule carries no content of
 /// this repository (only a commit id), so there is nothing to scan in it.
 pub(crate) fn scan_surface(surface: &Surface, allow: &AllowList) -> Vec<Finding> {
+    scan_with(surface, allow, snapshot::Content::read(surface).as_ref())
+}
+
+/// [`scan_surface`] over a listing already read (or the reason it could not be).
+fn scan_with(
+    surface: &Surface,
+    allow: &AllowList,
+    content: Result<&snapshot::Content, &snapshot::SnapshotError>,
+) -> Vec<Finding> {
     let mut scanner = Scanner::new(allow);
     let mut budget = Budget { bytes: SCAN_BUDGET_BYTES, until: std::time::Instant::now() + SCAN_TIME };
     for path in &surface.paths {
@@ -186,7 +197,7 @@ pub(crate) fn scan_surface(surface: &Surface, allow: &AllowList) -> Vec<Finding>
         }
     };
     let mut seen = std::collections::HashSet::new();
-    match snapshot::sources(surface, &surface.paths) {
+    match content.map(|c| c.sources(surface, &surface.paths)) {
         Ok(sources) => {
             let listed: std::collections::BTreeSet<&str> = sources.iter().map(|(p, _)| p.as_str()).collect();
             for path in surface.paths.iter().filter(|p| !listed.contains(p.as_str())) {

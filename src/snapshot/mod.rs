@@ -30,16 +30,30 @@ pub(crate) use plan::Source;
 pub use scratch::ScratchDir;
 pub use trees::TreeCache;
 
-/// The content source of each of `paths` in the content `surface` predicts (see
-/// [`plan::sources`]): what the safety scan reads, whether or not the snapshot can be made.
-/// Entries whose names are not UTF-8 (which the surface leaves out of its paths) and whose
-/// content differs from `HEAD` come last, under their lossy names.
-pub(crate) fn sources(surface: &Surface, paths: &[String]) -> Result<Vec<(String, Source)>, SnapshotError> {
-    let repo = crate::surface::open_repo(&surface.root)?;
-    let listing = plan::Listing::read(&repo, surface)?;
-    let mut sources = plan::sources(&listing, surface, paths);
-    sources.extend(plan::non_utf8_changes(&repo, &listing));
-    Ok(sources)
+/// The base listing of a surface, read once for both the safety scan ([`Content::sources`])
+/// and the snapshot ([`Snapshot::from_content`]).
+pub(crate) struct Content {
+    repo: gix::Repository,
+    listing: plan::Listing,
+}
+
+impl Content {
+    /// Opens the repository and reads the listing `surface` was predicted from.
+    pub(crate) fn read(surface: &Surface) -> Result<Self, SnapshotError> {
+        let repo = crate::surface::open_repo(&surface.root)?;
+        let listing = plan::Listing::read(&repo, surface)?;
+        Ok(Self { repo, listing })
+    }
+
+    /// The content source of each of `paths` in the content the surface predicts (see
+    /// [`plan::sources`]): what the safety scan reads, whether or not the snapshot can be made.
+    /// Entries whose names are not UTF-8 (which the surface leaves out of its paths) and whose
+    /// content differs from `HEAD` come last, under their lossy names.
+    pub(crate) fn sources(&self, surface: &Surface, paths: &[String]) -> Vec<(String, Source)> {
+        let mut sources = plan::sources(&self.listing, surface, paths);
+        sources.extend(plan::non_utf8_changes(&self.repo, &self.listing));
+        sources
+    }
 }
 
 /// Default limit on the number of files one snapshot writes (`CODEGUARD_SNAPSHOT_MAX_FILES`).
@@ -263,8 +277,17 @@ impl Snapshot {
         options: &SnapshotOptions,
         support: &SupportFiles,
     ) -> Result<Self, SnapshotError> {
-        let repo = crate::surface::open_repo(&surface.root)?;
-        let mut listing = plan::Listing::read(&repo, surface)?;
+        Self::from_content(Content::read(surface)?, surface, options, support)
+    }
+
+    /// [`Snapshot::materialise`] from a listing already read.
+    pub(crate) fn from_content(
+        content: Content,
+        surface: &Surface,
+        options: &SnapshotOptions,
+        support: &SupportFiles,
+    ) -> Result<Self, SnapshotError> {
+        let Content { repo, mut listing } = content;
         if !is_immutable(surface.base) && listing.observed != surface.observed {
             return Err(SnapshotError::Changed("the index or HEAD moved after the prediction".into()));
         }
