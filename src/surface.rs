@@ -457,7 +457,12 @@ fn predict_with_index(
 ) -> Result<Surface, SurfaceError> {
     let repo = read::open(repo_root)?;
     let actions = trimmed(actions, options);
-    let view = read::RepoView::load(&repo, worktree_scan(mode, actions), index_file)?;
+    let plain = mode == Mode::Commit && actions.iter().all(|a| matches!(a, StagingAction::Commit));
+    let view = if plain {
+        read::RepoView::load_for_plain_commit(&repo, index_file)?
+    } else {
+        read::RepoView::load(&repo, worktree_scan(mode, actions), index_file)?
+    };
     let commit = mode.commits().then(|| model::simulate(&repo, &view, actions));
     let (push, others) = match mode {
         Mode::Commit => (None, None),

@@ -104,7 +104,7 @@ struct Model<'a> {
 
 /// Runs `actions` against the repository view; a commit is implied after the last action.
 pub(crate) fn simulate(repo: &gix::Repository, view: &RepoView, actions: &[StagingAction]) -> Outcome {
-    if actions.is_empty() {
+    if actions.iter().all(|a| matches!(a, StagingAction::Commit)) {
         // A plain `git commit`: the content is the index (the implied commit below, without the
         // model's copies of every listing — the largest cost of a one-file commit at 100k files).
         return Outcome {

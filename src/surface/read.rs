@@ -182,6 +182,154 @@ impl RepoView {
     }
 }
 
+impl RepoView {
+    /// The view a plain commit of the index needs (no staging actions, no worktree scan): the
+    /// index and `HEAD`'s tree listed only outside the directories the index's cache tree shows
+    /// unchanged — a valid cache-tree node whose id is `HEAD`'s tree at that path, exactly what
+    /// `git commit` itself reuses without looking inside. Both listings leave out the same
+    /// directories, so every difference between them is a difference of the whole content;
+    /// the fingerprint covers the whole index. A one-file commit in a large repository reads the
+    /// trees on that file's path, not every tree.
+    pub(crate) fn load_for_plain_commit(
+        repo: &gix::Repository,
+        index_file: Option<&Path>,
+    ) -> Result<Self, SurfaceError> {
+        let workdir =
+            repo.workdir().map(Path::to_owned).ok_or_else(|| SurfaceError::Bare(repo.path().into()))?;
+        let index = load_index(repo, index_file)?;
+        let head = head_commit(repo)?;
+        let head_tree = match head {
+            Some(id) => Some(commit_tree(repo, id)?),
+            None => None,
+        };
+        let mut unchanged: Vec<Vec<u8>> = Vec::new();
+        if let (Some(tree), Some(cache)) = (head_tree, index.tree()) {
+            unchanged_dirs(repo, cache, tree, Vec::new(), &mut unchanged)?;
+        }
+        unchanged.sort();
+        let skipped = |path: &[u8]| {
+            let at = unchanged.partition_point(|d| d.as_slice() <= path);
+            at > 0 && path.starts_with(&unchanged[at - 1])
+        };
+        let mut unverified = Vec::new();
+        let mut index_listing = BTreeMap::new();
+        for entry in index.entries() {
+            let path = entry.path(&index);
+            if skipped(path) {
+                continue;
+            }
+            let Some(path) = utf8(path, &mut unverified) else { continue };
+            index_listing.insert(path, index_source(entry));
+        }
+        let mut head_listing = BTreeMap::new();
+        if let Some(tree) = head_tree {
+            partial_tree_listing(
+                repo,
+                tree,
+                &mut Vec::new(),
+                &unchanged,
+                &mut head_listing,
+                &mut unverified,
+            )?;
+        }
+        let observed = Observed { head, index_digest: digest(&index) };
+        Ok(Self {
+            workdir,
+            index: index_listing,
+            head: head_listing,
+            pending: BTreeMap::new(),
+            observed,
+            head_tree,
+            unverified,
+            non_utf8_worktree: Vec::new(),
+        })
+    }
+}
+
+/// Collects into `out` the directories (`prefix` form: `a/b/`, the root as ``) whose cache-tree
+/// node is valid and names the same tree as `HEAD` has there.
+fn unchanged_dirs(
+    repo: &gix::Repository,
+    node: &gix::index::extension::Tree,
+    tree: gix::ObjectId,
+    prefix: Vec<u8>,
+    out: &mut Vec<Vec<u8>>,
+) -> Result<(), SurfaceError> {
+    if node.num_entries.is_some() && node.id == tree {
+        out.push(prefix);
+        return Ok(());
+    }
+    if node.children.is_empty() {
+        return Ok(());
+    }
+    let object = repo.find_tree(tree).map_err(SurfaceError::git("reading a tree"))?;
+    let mut subtrees: BTreeMap<Vec<u8>, gix::ObjectId> = BTreeMap::new();
+    for entry in object.iter() {
+        let entry = entry.map_err(SurfaceError::git("reading a tree"))?;
+        if entry.mode().is_tree() {
+            subtrees.insert(entry.filename().to_vec(), entry.oid().to_owned());
+        }
+    }
+    for child in &node.children {
+        if let Some(id) = subtrees.get(child.name.as_slice()) {
+            let mut path = prefix.clone();
+            path.extend_from_slice(&child.name);
+            path.push(b'/');
+            unchanged_dirs(repo, child, *id, path, out)?;
+        }
+    }
+    Ok(())
+}
+
+/// The non-tree entries of `tree` (at `prefix`), except below the `unchanged` directories.
+fn partial_tree_listing(
+    repo: &gix::Repository,
+    tree: gix::ObjectId,
+    prefix: &mut Vec<u8>,
+    unchanged: &[Vec<u8>],
+    out: &mut BTreeMap<String, Source>,
+    unverified: &mut Vec<String>,
+) -> Result<(), SurfaceError> {
+    use gix::object::tree::EntryKind;
+    if unchanged.binary_search(prefix).is_ok() {
+        return Ok(());
+    }
+    let object = repo.find_tree(tree).map_err(SurfaceError::git("reading a tree"))?;
+    for entry in object.iter() {
+        let entry = entry.map_err(SurfaceError::git("reading a tree"))?;
+        let len = prefix.len();
+        prefix.extend_from_slice(entry.filename());
+        let mode = match entry.mode().kind() {
+            EntryKind::Tree => {
+                prefix.push(b'/');
+                partial_tree_listing(repo, entry.oid().to_owned(), prefix, unchanged, out, unverified)?;
+                prefix.truncate(len);
+                continue;
+            }
+            EntryKind::Blob => gix::index::entry::Mode::FILE,
+            EntryKind::BlobExecutable => gix::index::entry::Mode::FILE_EXECUTABLE,
+            EntryKind::Link => gix::index::entry::Mode::SYMLINK,
+            EntryKind::Commit => gix::index::entry::Mode::COMMIT,
+        };
+        if let Some(path) = utf8(BStr::new(prefix.as_slice()), unverified) {
+            out.insert(path, Source::Object { id: entry.oid().to_owned(), mode });
+        }
+        prefix.truncate(len);
+    }
+    Ok(())
+}
+
+/// How the index lists an entry: conflicts collapse to one entry, intent-to-add is marked.
+fn index_source(entry: &gix::index::Entry) -> Source {
+    if entry.stage_raw() != 0 {
+        Source::Conflicted
+    } else if entry.flags.contains(gix::index::entry::Flags::INTENT_TO_ADD) {
+        Source::IntentToAdd
+    } else {
+        Source::Object { id: entry.id, mode: entry.mode }
+    }
+}
+
 /// The commit `HEAD` points to, `None` when the branch is unborn.
 fn head_commit(repo: &gix::Repository) -> Result<Option<gix::ObjectId>, SurfaceError> {
     let head = repo.head().map_err(SurfaceError::git("reading HEAD"))?;
@@ -218,14 +366,7 @@ fn index_listing(index: &gix::index::State, unverified: &mut Vec<String>) -> BTr
     let mut out = BTreeMap::new();
     for entry in index.entries() {
         let Some(path) = utf8(entry.path(index), unverified) else { continue };
-        let source = if entry.stage_raw() != 0 {
-            Source::Conflicted
-        } else if entry.flags.contains(gix::index::entry::Flags::INTENT_TO_ADD) {
-            Source::IntentToAdd
-        } else {
-            Source::Object { id: entry.id, mode: entry.mode }
-        };
-        out.insert(path, source);
+        out.insert(path, index_source(entry));
     }
     out
 }
