@@ -45,7 +45,8 @@ pub(super) fn from_map(host: Host, event: Event, map: &Map<String, Value>) -> Re
         prompt: match prompt(map)? {
             Some(text) => Some(text),
             None => input.as_ref().map(prompt).transpose()?.flatten(),
-        },
+        }
+        .map(|text| if host == Host::Gemini { without_hook_context(&text).to_owned() } else { text }),
         stop_hook_active: map.get("stop_hook_active").and_then(Value::as_bool).unwrap_or(false),
         correlation_id: None,
         provider: None,
@@ -163,6 +164,22 @@ fn quote(word: &str) -> String {
     if plain { word.to_owned() } else { format!("'{}'", word.replace('\'', "'\\''")) }
 }
 
+/// The user's own words of a Gemini CLI prompt: Gemini puts the context hooks gave earlier (at
+/// session start) before the prompt it sends to `BeforeAgent` and `AfterAgent`, as
+/// `<hook_context>…</hook_context>\n\n` blocks (seen from Gemini CLI 0.61.0 in the e2e suite).
+/// Read whole, codeguard's own "every git commit and push is checked" made any prompt look like
+/// a request to commit.
+fn without_hook_context(text: &str) -> &str {
+    const OPEN: &str = "<hook_context>";
+    const CLOSE: &str = "</hook_context>";
+    let mut rest = text;
+    while let Some(block) = rest.trim_start().strip_prefix(OPEN) {
+        let Some(end) = block.find(CLOSE) else { break };
+        rest = &block[end + CLOSE.len()..];
+    }
+    if rest.len() == text.len() { text } else { rest.trim_start() }
+}
+
 fn first_string(value: Option<&Value>) -> Option<String> {
     value?.as_array()?.first()?.as_str().map(str::to_owned)
 }
@@ -253,6 +270,21 @@ mod tests {
         assert_eq!((e.session_id.as_deref(), e.cwd), (Some("c"), Some(PathBuf::from("/w"))));
         let e = event(Host::Claude, Event::Stop, r#"{"stop_hook_active":true}"#);
         assert!(e.stop_hook_active);
+    }
+
+    #[test]
+    fn a_gemini_prompt_is_read_without_the_hook_context_gemini_puts_before_it() {
+        let prompt = |host: Host, text: &str| {
+            let json = serde_json::json!({"hook_event_name": "BeforeAgent", "prompt": text}).to_string();
+            event(host, Event::UserPromptSubmit, &json).prompt.expect("prompt")
+        };
+        let sent = "<hook_context>## codeguard\nEvery git commit and push is checked.\n</hook_context>\n\n\
+                    <hook_context>other</hook_context>\n\nWhat does app.py do?";
+        assert_eq!(prompt(Host::Gemini, sent), "What does app.py do?");
+        assert_eq!(prompt(Host::Gemini, "Commit the staged change."), "Commit the staged change.");
+        let unclosed = "<hook_context>no end\n\ncommit now";
+        assert_eq!(prompt(Host::Gemini, unclosed), unclosed);
+        assert_eq!(prompt(Host::Claude, sent), sent, "only Gemini wraps context this way");
     }
 
     #[test]

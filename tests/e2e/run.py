@@ -6,8 +6,13 @@ of a staged secret must not land and the model must receive codeguard's message;
 must land. Hosts without a runnable agent loop (kimi-cli, openhands-sdk) load codeguard's hooks
 through their own config loader and hook runner, and the pre-tool-use hook must deny.
 
-Usage: run.py CODEGUARD HOSTS_DIR [HOST ...]   (HOSTS_DIR holds the installs made by run.sh)
-Exit 0 when every selected host passed; prints one line per check.
+Every payload a host sends to codeguard's hook command is captured (see fixtures.py): a normal run
+checks that each still has the shape of its fixture in tests/fixtures/payloads/; with
+`--update-fixtures` the captures are normalised and written there instead.
+
+Usage: run.py CODEGUARD HOSTS_DIR [--update-fixtures] [HOST ...]   (HOSTS_DIR holds run.sh's installs)
+Exit 0 when every selected host passed; prints one line per check. CODEGUARD_E2E_CAPTURE=DIR keeps
+the raw captures in DIR (otherwise a temporary directory, removed at the end).
 """
 
 import json
@@ -18,10 +23,15 @@ import sys
 import tempfile
 import time
 
+import fixtures
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 CODEGUARD = os.path.abspath(sys.argv[1])
 HOSTS_DIR = os.path.abspath(sys.argv[2])
-SELECTED = sys.argv[3:]
+UPDATE_FIXTURES = "--update-fixtures" in sys.argv[3:]
+SELECTED = [a for a in sys.argv[3:] if a != "--update-fixtures"]
+CAPTURE = os.path.abspath(os.environ.get("CODEGUARD_E2E_CAPTURE") or tempfile.mkdtemp(prefix="cg-capture-"))
+SCENARIOS = []
 # What codeguard's own messages start with; a bare "codeguard" could match a path or a file name.
 MARK = "codeguard: "
 SECRET = "".join(["AKIA", "Z7Q3K9X2M4P8V6B1"])  # noqa: FLY002 - never a whole key in the source
@@ -150,9 +160,28 @@ def base_env(home):
     return env
 
 
-def install(env, host, *extra):
-    out = subprocess.run([CODEGUARD, "install", "--host", host, *extra], env=env, capture_output=True, text=True,
-                         check=False)
+def hook_binary(root):
+    """Where the installed hook command points: codeguard itself (hard-linked) until `capture`
+    puts the capture wrapper there, after `install` and `doctor` ran."""
+    path = os.path.join(root, "bin", "codeguard")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    try:
+        os.link(CODEGUARD, path)
+    except OSError:
+        shutil.copy2(CODEGUARD, path)
+    return path
+
+
+def capture(root, host, label):
+    """From here on the host's hook calls are captured under CAPTURE/<host>/<NN-label>/."""
+    SCENARIOS.append(label)
+    name = f"{len(SCENARIOS):02d}-" + "-".join(label.split())
+    fixtures.capture_wrapper(os.path.join(root, "bin", "codeguard"), CODEGUARD, os.path.join(CAPTURE, host, name))
+
+
+def install(env, host, *extra, root):
+    out = subprocess.run([hook_binary(root), "install", "--host", host, *extra], env=env, capture_output=True,
+                         text=True, check=False)
     check(out.returncode == 0, f"{host}: codeguard install --host {host} {' '.join(extra)}".rstrip())
     return out.stdout
 
@@ -243,7 +272,7 @@ def loop_scenario(host, secret, extra_install=(), project=False, control=False, 
             env["E2E_PROJECT"] = "1"
         if inactive:
             env["E2E_INACTIVE"] = "1"
-        out = "" if control else install(env, host, *args)
+        out = "" if control else install(env, host, *args, root=root)
         if inactive and host == "codex":
             # The hooks as an install without trust records leaves them (codeguard before it wrote them).
             config = os.path.join(home, ".codex", "config.toml")
@@ -260,6 +289,8 @@ def loop_scenario(host, secret, extra_install=(), project=False, control=False, 
             else:
                 check(doctor.returncode == 0 and not problems,
                       f"{label}: codeguard doctor --host {host} is healthy ({problems})")
+        if not control:
+            capture(root, host, label)
         before = commits(repo)
         server = ModelServer(root, "git commit -m 'add settings'")
         try:
@@ -300,7 +331,8 @@ def edit_scenario(host):
         os.makedirs(home)
         repo = make_repo(root, secret=False)
         env = base_env(home)
-        install(env, host)
+        install(env, host, root=root)
+        capture(root, host, label)
         server = ModelServer(root, "write:bad.py:import os\n", cwd=repo)
         try:
             result = runner(env, repo, server)
@@ -329,7 +361,8 @@ def shell_patch_scenario(host):
         os.makedirs(home)
         repo = make_repo(root, secret=False)
         env = base_env(home)
-        install(env, host)
+        install(env, host, root=root)
+        capture(root, host, label)
         patch = "apply_patch <<'PATCH'\n*** Begin Patch\n*** Add File: bad.py\n+import os\n*** End Patch\nPATCH"
         server = ModelServer(root, "steps:" + json.dumps([patch, "ls"]), cwd=repo)
         try:
@@ -380,12 +413,15 @@ def loader_scenario(host, secret):
         os.makedirs(home)
         repo = make_repo(root, secret)
         env = base_env(home)
-        out = install(env, host)
+        out = install(env, host, root=root)
+        capture(root, host, f"{host} {'secret' if secret else 'clean'}")
         # openhands-sdk's LiteLLM would fetch a price list from the network on import.
         env.update(LITELLM_LOCAL_MODEL_COST_MAP="True", OPENHANDS_SUPPRESS_BANNER="1")
         before = commits(repo)
-        result = subprocess.run([python, os.path.join(HERE, "host_loader.py"), host, ",".join(tools), "git commit -m 'add settings'"],
-                                cwd=repo, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False)
+        # The secret run also fires the host's other events, so each of its payloads is captured.
+        events = ["events"] if secret else []
+        result = subprocess.run([python, os.path.join(HERE, "host_loader.py"), host, ",".join(tools), "git commit -m 'add settings'",
+                                 *events], cwd=repo, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False)
         seen_all = {}
         for line in result.stdout.splitlines():
             try:
@@ -394,6 +430,8 @@ def loader_scenario(host, secret):
                 continue
             if isinstance(item, dict) and "tool" in item:
                 seen_all[item["tool"]] = item
+            elif isinstance(item, dict) and "event" in item:
+                check(item["ran"] >= 1, f"{host} {item['event']}: the host's hook runner ran codeguard's hook")
         for tool in tools:
             label = f"{host} {tool} {'secret' if secret else 'clean'}"
             seen = seen_all.get(tool)
@@ -438,8 +476,22 @@ def packaging():
         shutil.rmtree(home, ignore_errors=True)
 
 
+def payload_fixtures(hosts):
+    """Writes (--update-fixtures) or checks the fixtures of the hosts that ran."""
+    if UPDATE_FIXTURES:
+        for line in fixtures.update(CAPTURE, hosts):
+            say(f"fixture {line}")
+        return
+    problems = fixtures.compare(CAPTURE, hosts)
+    for problem in problems:
+        check(False, f"payload fixture: {problem}")
+    if hosts and not problems:
+        check(True, f"payload fixtures: every payload {', '.join(hosts)} sent has its fixture's shape")
+
+
 def main():
     hosts = SELECTED or [*LOOP_HOSTS, *LOADER_HOSTS, "packaging"]
+    ran = []
     for host in hosts:
         if host != "packaging" and host not in LOOP_HOSTS and host not in LOADER_HOSTS:
             check(False, f"{host}: no such host in this suite (known: {', '.join([*LOOP_HOSTS, *LOADER_HOSTS])})")
@@ -450,6 +502,7 @@ def main():
         if host in LOADER_HOSTS:
             loader_scenario(host, secret=True)
             loader_scenario(host, secret=False)
+            ran.append(host)
             continue
         package = LOOP_HOSTS[host][0]
         if not os.path.exists(bin_of(package, host)):
@@ -469,6 +522,10 @@ def main():
             loop_scenario(host, secret=True, project=True, inactive=True)
             loop_scenario(host, secret=True, extra_install=["--trust-folder"], project=True)
             loop_scenario(host, secret=False, extra_install=["--trust-folder"], project=True)
+        ran.append(host)
+    payload_fixtures(ran)
+    if not os.environ.get("CODEGUARD_E2E_CAPTURE"):
+        shutil.rmtree(CAPTURE, ignore_errors=True)
     evidence = os.environ.get("CODEGUARD_E2E_EVIDENCE")
     if evidence:
         with open(evidence, "w") as f:

@@ -18,10 +18,12 @@ fn fixtures() -> PathBuf {
 }
 
 /// A repository where a commit is refused by the safety scan (a staged `.env`) and `app.py` is
-/// a Python file the post-edit check looks at.
+/// a Python file the post-edit check looks at; `bad.py` is the file the e2e suite's agents write
+/// (the captured post-tool-use fixtures name it).
 fn scenario() -> TestRepo {
     let repo = TestRepo::new();
     repo.write("README.txt", "hi\n").write("app.py", "import sys\n\nprint(sys.argv)\n").commit_all("init");
+    repo.write("bad.py", "import os\n");
     repo.write(".env", "TOKEN=1\n");
     repo.git(&["add", ".env"]);
     repo
