@@ -246,7 +246,7 @@ impl RepoView {
     }
 }
 
-/// Collects into `out` the directories (`prefix` form: `a/b/`, the root as ``) whose cache-tree
+/// Collects into `out` the directories (`prefix` form: `a/b/`, the root as the empty prefix) whose cache-tree
 /// node is valid and names the same tree as `HEAD` has there.
 fn unchanged_dirs(
     repo: &gix::Repository,
