@@ -27,8 +27,10 @@ git -C "$repo" add -A
 git -C "$repo" -c gc.auto=0 -c user.name=bench -c user.email=bench@example.invalid commit -qm bench
 if [ "${PACK:-1}" = 1 ]; then git -C "$repo" gc -q; fi
 echo "repo: $(git -C "$repo" ls-files | wc -l) files, $(du -sh --exclude=.git "$repo" | cut -f1) worktree, $(du -sh "$repo/.git" | cut -f1) .git"
-if [ "${BUILT:-0}" != 1 ]; then (cd "$here" && cargo build --release --locked --example materialise -q); fi
-bin=${MATERIALISE:-$here/target/release/examples/materialise}
+# shellcheck source=scripts/release-flags.sh
+. "$here/scripts/release-flags.sh"
+if [ "${BUILT:-0}" != 1 ]; then (cd "$here" && cargo build --release --locked "${release_args[@]}" --example materialise -q); fi
+bin=${MATERIALISE:-$here/$release_dir/examples/materialise}
 
 now() { date +%s%N; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }

@@ -74,16 +74,18 @@ if [ ! -f "$stamp" ]; then
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r scripts/requirements-bench.txt
   touch "$stamp"
 fi
+# shellcheck source=scripts/release-flags.sh
+. scripts/release-flags.sh
 if [ -n "${CG:-}" ]; then
   cg=$(realpath "$CG")
   say "using $cg (CG=): no build"
 elif [ "${BUILT:-0}" = 1 ]; then
-  cg=$root/target/release/codeguard
+  cg=$root/$release_dir/codeguard
   say "using $cg (BUILT=1): no build"
 else
   say "building codeguard (release)"
-  cargo build --release --locked --bin codeguard --example materialise --example spawn_loop
-  cg=$root/target/release/codeguard
+  cargo build --release --locked "${release_args[@]}" --bin codeguard --example materialise --example spawn_loop
+  cg=$root/$release_dir/codeguard
 fi
 [ -x "$cg" ] || { echo "no codeguard binary at $cg" >&2; exit 1; }
 # The examples next to the binary (target/<profile>/examples/), or where SPAWN= / MATERIALISE= say.
