@@ -275,8 +275,10 @@ impl Registry {
     ///
     /// The built-in registry is validated by a test; a failure here is a build defect, reported
     /// as an error rather than a panic.
+    /// Parsed and validated once per process (the gate asks for it more than once).
     pub fn builtin() -> Result<Self, RegistryError> {
-        Self::from_json(BUILTIN_JSON)
+        static BUILTIN: std::sync::OnceLock<Result<Registry, RegistryError>> = std::sync::OnceLock::new();
+        BUILTIN.get_or_init(|| Self::from_json(BUILTIN_JSON)).clone()
     }
 
     /// Parses and validates a registry document.

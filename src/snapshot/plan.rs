@@ -35,26 +35,40 @@ pub(crate) enum What {
 /// The base listing read from the repository, with the fingerprint taken alongside it.
 pub(crate) struct Listing {
     pub observed: Observed,
-    state: gix::index::State,
+    state: ListingState,
+}
+
+/// The entries of a listing: the index as loaded (shared, not copied), or a tree's.
+enum ListingState {
+    Index(gix::worktree::Index),
+    Tree(gix::index::State),
 }
 
 impl Listing {
+    /// The entries.
+    fn state(&self) -> &gix::index::State {
+        match &self.state {
+            ListingState::Index(index) => index,
+            ListingState::Tree(state) => state,
+        }
+    }
+
     /// Reads the index the surface was predicted from (and `HEAD`'s tree for a `HeadTree`
     /// base, the given tree for a `Tree` base).
     pub(crate) fn read(repo: &gix::Repository, surface: &Surface) -> Result<Self, SnapshotError> {
         let index = crate::surface::load_index(repo, surface.index_file.as_deref())?;
         let observed = crate::surface::fingerprint(repo, &index)?;
         let state = match surface.base {
-            Base::Index => (**index).clone().into(),
-            Base::HeadTree => match repo.head_tree_id() {
+            Base::Index => ListingState::Index(index),
+            Base::HeadTree => ListingState::Tree(match repo.head_tree_id() {
                 Ok(tree) => {
                     repo.index_from_tree(&tree).map_err(SnapshotError::git("listing HEAD's tree"))?.into()
                 }
                 Err(_) => gix::index::State::new(repo.object_hash()),
-            },
-            Base::Tree(tree) => {
-                repo.index_from_tree(&tree).map_err(SnapshotError::git("listing the pushed tree"))?.into()
-            }
+            }),
+            Base::Tree(tree) => ListingState::Tree(
+                repo.index_from_tree(&tree).map_err(SnapshotError::git("listing the pushed tree"))?.into(),
+            ),
         };
         Ok(Self { observed, state })
     }
@@ -86,16 +100,28 @@ fn ancestor_dirs(paths: &[String]) -> BTreeSet<&[u8]> {
     dirs
 }
 
-/// Whether the extent takes the unchanged listing entry at `path`.
+/// Whether the extent takes the unchanged listing entry at `path`. Asked about paths in
+/// ascending order (the listing's), so the changed paths are found by one walk along them.
 struct Selector<'a> {
     extent: Extent<'a>,
     dirs: BTreeSet<&'a [u8]>,
     changed: &'a [String],
+    next: std::cell::Cell<usize>,
 }
 
 impl<'a> Selector<'a> {
     fn new(extent: Extent<'a>, surface: &'a Surface) -> Self {
-        Self { extent, dirs: ancestor_dirs(&surface.paths), changed: &surface.paths }
+        let next = std::cell::Cell::new(0);
+        Self { extent, dirs: ancestor_dirs(&surface.paths), changed: &surface.paths, next }
+    }
+
+    fn is_changed(&self, path: &[u8]) -> bool {
+        let mut i = self.next.get();
+        while self.changed.get(i).is_some_and(|c| c.as_bytes() < path) {
+            i += 1;
+        }
+        self.next.set(i);
+        self.changed.get(i).is_some_and(|c| c.as_bytes() == path)
     }
 
     fn in_changed_extent(&self, support: &super::SupportFiles, path: &BStr) -> bool {
@@ -103,8 +129,8 @@ impl<'a> Selector<'a> {
             Some(end) => (&path.as_bytes()[..end], &path.as_bytes()[end + 1..]),
             None => (&b""[..], path.as_bytes()),
         };
-        (support.matches(name) && self.dirs.contains(dir))
-            || path.to_str().is_ok_and(|p| self.changed.binary_search_by(|c| c.as_str().cmp(p)).is_ok())
+        let changed = self.is_changed(path.as_bytes());
+        changed || (support.matches(name, dir.is_empty()) && self.dirs.contains(dir))
     }
 
     fn takes(&self, path: &BStr) -> bool {
@@ -124,7 +150,7 @@ pub(crate) fn root_names(listing: &Listing, surface: &Surface) -> BTreeSet<Strin
         let end = path.find_byte(b'/').unwrap_or(path.len());
         String::from_utf8_lossy(&path[..end]).into_owned()
     };
-    let state = &listing.state;
+    let state = listing.state();
     let mut names: BTreeSet<String> = BTreeSet::new();
     let mut last: &[u8] = b"";
     for entry in state.entries() {
@@ -162,7 +188,7 @@ pub(crate) fn items(
     let overlays: BTreeSet<&[u8]> = surface.overlays.iter().map(|o| o.path.as_bytes()).collect();
     let selector = Selector::new(extent, surface);
     let mut out = Vec::new();
-    let state = &listing.state;
+    let state = listing.state();
     for entry in state.entries() {
         let path = entry.path(state);
         if overlays.contains(path.as_bytes()) || entry.flags.contains(Flags::INTENT_TO_ADD) {
@@ -240,7 +266,7 @@ pub(crate) enum Source {
 pub(crate) fn sources(listing: &Listing, surface: &Surface, paths: &[String]) -> Vec<(String, Source)> {
     let wanted: std::collections::BTreeSet<&str> = paths.iter().map(String::as_str).collect();
     let mut found: std::collections::BTreeMap<String, Source> = std::collections::BTreeMap::new();
-    let state = &listing.state;
+    let state = listing.state();
     for entry in state.entries() {
         let name = entry.path(state).to_str_lossy();
         if !wanted.contains(name.as_ref()) || entry.flags.contains(Flags::INTENT_TO_ADD) {
@@ -271,7 +297,7 @@ pub(crate) fn sources(listing: &Listing, surface: &Surface, paths: &[String]) ->
 /// entry of the same name (the surface leaves such names out of its paths): lossy name and
 /// source, for the safety scan. Reads `HEAD`'s tree only when there is such a name.
 pub(crate) fn non_utf8_changes(repo: &gix::Repository, listing: &Listing) -> Vec<(String, Source)> {
-    let state = &listing.state;
+    let state = listing.state();
     let odd: Vec<&gix::index::Entry> =
         state.entries().iter().filter(|e| e.path(state).to_str().is_err() && e.stage_raw() == 0).collect();
     if odd.is_empty() {

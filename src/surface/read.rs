@@ -114,6 +114,10 @@ pub(crate) fn load_index(
 ) -> Result<gix::worktree::Index, SurfaceError> {
     let own = repo.git_dir().join("index");
     let path = index_file.unwrap_or(&own);
+    let identity = FileIdentity::of(path);
+    if let Some(index) = identity.as_ref().and_then(|id| loaded(path, id)) {
+        return Ok(index);
+    }
     // A missing index is an empty one, as git reads it (`GIT_INDEX_FILE=new git add x` starts
     // a new index file). The trailing checksum is not verified (git's `index.skipHash` reading):
     // hashing the whole file with collision detection cost more than the rest of a one-file
@@ -125,7 +129,57 @@ pub(crate) fn load_index(
     } else {
         gix::index::File::from_state(gix::index::State::new(repo.object_hash()), path.to_owned())
     };
-    Ok(gix::worktree::Index::new(gix::fs::FileSnapshot::new(file)))
+    let index = gix::worktree::Index::new(gix::fs::FileSnapshot::new(file));
+    if let Some(identity) = identity
+        && let Ok(mut last) = LOADED.lock()
+    {
+        *last = Some(Loaded { path: path.to_owned(), identity, index: index.clone(), digest: None });
+    }
+    Ok(index)
+}
+
+/// What identifies one version of an index file: git replaces the file on every write (a lock
+/// file renamed into place: a new inode), and any write in place changes its size or times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileIdentity {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl FileIdentity {
+    fn of(path: &Path) -> Option<Self> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(path).ok()?;
+        Some(Self {
+            dev: m.dev(),
+            ino: m.ino(),
+            len: m.len(),
+            mtime: (m.mtime(), m.mtime_nsec()),
+            ctime: (m.ctime(), m.ctime_nsec()),
+        })
+    }
+}
+
+/// The index this process read last, with its digest once taken: predicting, scanning,
+/// materialising and re-verifying read the same file, and decoding a large index (and hashing
+/// its entries) is most of what a one-file commit costs in a large repository. A file whose
+/// identity changed is read again.
+struct Loaded {
+    path: PathBuf,
+    identity: FileIdentity,
+    index: gix::worktree::Index,
+    digest: Option<[u8; 32]>,
+}
+
+static LOADED: std::sync::Mutex<Option<Loaded>> = std::sync::Mutex::new(None);
+
+fn loaded(path: &Path, identity: &FileIdentity) -> Option<gix::worktree::Index> {
+    let last = LOADED.lock().ok()?;
+    let last = last.as_ref()?;
+    (last.path == path && last.identity == *identity).then(|| last.index.clone())
 }
 
 /// The fingerprint of an already opened repository and its loaded index.
@@ -375,6 +429,22 @@ fn index_listing(index: &gix::index::State, unverified: &mut Vec<String>) -> BTr
 /// The bytes are gathered into blocks first: one hasher call per field cost more than the rest
 /// of reading a large index.
 fn digest(index: &gix::index::State) -> [u8; 32] {
+    let same = |l: &Loaded| std::ptr::eq::<gix::index::State>(&***l.index, index);
+    if let Some(known) =
+        LOADED.lock().ok().and_then(|l| l.as_ref().filter(|l| same(l)).and_then(|l| l.digest))
+    {
+        return known;
+    }
+    let digest = digest_entries(index);
+    if let Ok(mut last) = LOADED.lock()
+        && let Some(last) = last.as_mut().filter(|l| same(l))
+    {
+        last.digest = Some(digest);
+    }
+    digest
+}
+
+fn digest_entries(index: &gix::index::State) -> [u8; 32] {
     const BLOCK: usize = 64 * 1024;
     let mut hasher = blake3::Hasher::new();
     let mut block: Vec<u8> = Vec::with_capacity(BLOCK + 512);
