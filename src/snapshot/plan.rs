@@ -41,7 +41,7 @@ pub(crate) struct Listing {
 /// The entries of a listing: the index as loaded (shared, not copied), or a tree's.
 enum ListingState {
     Index(gix::worktree::Index),
-    Tree(gix::index::State),
+    Tree(Box<gix::index::State>),
 }
 
 impl Listing {
@@ -60,15 +60,15 @@ impl Listing {
         let observed = crate::surface::fingerprint(repo, &index)?;
         let state = match surface.base {
             Base::Index => ListingState::Index(index),
-            Base::HeadTree => ListingState::Tree(match repo.head_tree_id() {
+            Base::HeadTree => ListingState::Tree(Box::new(match repo.head_tree_id() {
                 Ok(tree) => {
                     repo.index_from_tree(&tree).map_err(SnapshotError::git("listing HEAD's tree"))?.into()
                 }
                 Err(_) => gix::index::State::new(repo.object_hash()),
-            }),
-            Base::Tree(tree) => ListingState::Tree(
+            })),
+            Base::Tree(tree) => ListingState::Tree(Box::new(
                 repo.index_from_tree(&tree).map_err(SnapshotError::git("listing the pushed tree"))?.into(),
-            ),
+            )),
         };
         Ok(Self { observed, state })
     }

@@ -429,7 +429,7 @@ fn index_listing(index: &gix::index::State, unverified: &mut Vec<String>) -> BTr
 /// The bytes are gathered into blocks first: one hasher call per field cost more than the rest
 /// of reading a large index.
 fn digest(index: &gix::index::State) -> [u8; 32] {
-    let same = |l: &Loaded| std::ptr::eq::<gix::index::State>(&***l.index, index);
+    let same = |l: &Loaded| std::ptr::eq::<gix::index::State>(std::ptr::from_ref(&***l.index), index);
     if let Some(known) =
         LOADED.lock().ok().and_then(|l| l.as_ref().filter(|l| same(l)).and_then(|l| l.digest))
     {
