@@ -111,6 +111,18 @@ pub fn execute(
             result
         }
     };
+    let processes: usize = plan
+        .entries
+        .iter()
+        .map(|e| match &e.action {
+            Action::Run(job) => job.invocations.len(),
+            Action::Skip { .. } => 0,
+        })
+        .sum();
+    if processes <= 1 {
+        // One linter run: no pool to start.
+        return plan.entries.iter().map(run_entry).collect();
+    }
     let pool = rayon::ThreadPoolBuilder::new().num_threads(options.jobs.max(1)).build();
     match pool {
         Ok(pool) => pool.install(|| plan.entries.par_iter().map(run_entry).collect()),
@@ -161,7 +173,11 @@ fn run_job(
     result.fix.clone_from(&job.fix);
     result.install_hint.clone_from(&job.install_hint);
     let run = |argv: &Argv| Cmd::new(argv.clone(), job.cwd.clone(), env.to_vec(), deadline).run();
-    let runs: Vec<_> = job.invocations.par_iter().map(run).collect();
+    let runs: Vec<_> = if job.invocations.len() > 1 {
+        job.invocations.par_iter().map(run).collect()
+    } else {
+        job.invocations.iter().map(run).collect()
+    };
     for done in &runs {
         let verdict = verdict::judge(&job.program, done);
         result.duration += done.duration;

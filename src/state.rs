@@ -88,14 +88,27 @@ pub fn ensure_private_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
 }
 
-/// Writes `bytes` to `path` privately and atomically.
+/// Writes `bytes` to `path` privately and atomically, flushed to disk before it replaces the
+/// old file (state that must survive a crash).
 pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_private_as(path, bytes, true)
+}
+
+/// [`write_private`] without the flush, for files that only report (logs): a crash may lose or
+/// empty the newest one, and a gate does not wait for the disk.
+pub fn write_report(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_private_as(path, bytes, false)
+}
+
+fn write_private_as(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
     let dir = path.parent().ok_or_else(|| std::io::Error::other("path has no parent"))?;
     ensure_private_dir(dir)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     tmp.as_file().set_permissions(std::fs::Permissions::from_mode(0o600))?;
     tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
+    if durable {
+        tmp.as_file().sync_all()?;
+    }
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }

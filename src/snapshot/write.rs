@@ -64,6 +64,9 @@ struct Ctx<'a> {
     escaping: Mutex<Vec<String>>,
 }
 
+/// Fewest items written in parallel.
+const PARALLEL_FROM: usize = 64;
+
 /// Writes every item below `dest`.
 pub(crate) fn all(
     repo: &gix::ThreadSafeRepository,
@@ -83,10 +86,16 @@ pub(crate) fn all(
         copied: Mutex::new(Vec::new()),
         escaping: Mutex::new(Vec::new()),
     };
-    items.par_iter().try_for_each_init(
-        || (repo.to_thread_local(), Vec::with_capacity(64 * 1024)),
-        |(repo, buf), item| ctx.write(repo, buf, item),
-    )?;
+    if items.len() < PARALLEL_FROM {
+        // A handful of changed files: starting a thread pool costs more than writing them.
+        let (repo, mut buf) = (repo.to_thread_local(), Vec::with_capacity(64 * 1024));
+        items.iter().try_for_each(|item| ctx.write(&repo, &mut buf, item))?;
+    } else {
+        items.par_iter().try_for_each_init(
+            || (repo.to_thread_local(), Vec::with_capacity(64 * 1024)),
+            |(repo, buf), item| ctx.write(repo, buf, item),
+        )?;
+    }
     let copied = ctx.copied.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
     let mut escaping_links = ctx.escaping.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
     escaping_links.sort();
