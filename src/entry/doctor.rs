@@ -373,11 +373,11 @@ fn smoke_payload(host: Host, cwd: &Path) -> serde_json::Value {
             serde_json::json!({"hook_event_name": "beforeShellExecution", "conversation_id": id, "command": command, "cwd": cwd})
         }
         Host::OpenHands => {
-            serde_json::json!({"event_type": "PreToolUse", "session_id": id, "tool_name": tool, "tool_input": {"command": command}, "working_dir": cwd})
+            serde_json::json!({"event_type": spec.event_name(Event::PreToolUse).unwrap_or(Event::PreToolUse.claude_name()), "session_id": id, "tool_name": tool, "tool_input": {"command": command}, "working_dir": cwd})
         }
         Host::Claude | Host::Codex | Host::Gemini | Host::Kimi | Host::Zcode | Host::Neutral => {
             serde_json::json!({
-            "hook_event_name": spec.event_name(Event::PreToolUse).unwrap_or("PreToolUse"),
+            "hook_event_name": spec.event_name(Event::PreToolUse).unwrap_or(Event::PreToolUse.claude_name()),
             "session_id": id, "tool_use_id": id, "tool_name": tool, "tool_input": {"command": command}, "cwd": cwd})
         }
     }

@@ -68,27 +68,33 @@ fn context_of(answer: &Answer) -> Option<(&str, Option<&String>)> {
 
 /// Claude's shape (Gemini's too, with its own event names): exit 2 + stderr blocks; context as
 /// `hookSpecificOutput.additionalContext`; a Stop answer as `systemMessage` only.
-fn claude_shaped(event: Event, answer: &Answer, name: fn(Event) -> &'static str) -> Encoded {
+/// The host's own name for `event`, from its spec (the one home of event names).
+fn event_name(host: Host, event: Event) -> &'static str {
+    super::spec::spec(host).event_name(event).unwrap_or_else(|| event.claude_name())
+}
+
+fn claude_shaped(event: Event, answer: &Answer, host: Host) -> Encoded {
     match (event, answer) {
         (_, Answer::Allow) => Encoded::default(),
         (Event::PreToolUse, Answer::Block(report)) => block_on_stderr(report),
         (Event::Stop, _) => context_of(answer)
             .map_or_else(Encoded::default, |(t, _)| stdout_json(&json!({"systemMessage": t}))),
         (Event::SessionStart | Event::UserPromptSubmit | Event::PreToolUse | Event::PostToolUse, _) => {
-            context_of(answer).map_or_else(Encoded::default, |(t, u)| additional_context(name(event), t, u))
+            context_of(answer)
+                .map_or_else(Encoded::default, |(t, u)| additional_context(event_name(host, event), t, u))
         }
     }
 }
 
 fn claude(event: Event, answer: &Answer) -> Encoded {
-    claude_shaped(event, answer, Event::claude_name)
+    claude_shaped(event, answer, Host::Claude)
 }
 
 fn codex(event: Event, answer: &Answer) -> Encoded {
     match (event, answer) {
         (_, Answer::Allow) => Encoded::default(),
         (Event::PreToolUse, Answer::Block(report)) => stdout_json(&json!({"hookSpecificOutput": {
-            "hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": report}})),
+            "hookEventName": event_name(Host::Codex, event), "permissionDecision": "deny", "permissionDecisionReason": report}})),
         (Event::SessionStart | Event::UserPromptSubmit, _) => {
             context_of(answer).map_or_else(Encoded::default, |(t, _)| Encoded {
                 stdout: format!("{t}\n"),
@@ -98,22 +104,12 @@ fn codex(event: Event, answer: &Answer) -> Encoded {
         (Event::Stop, _) => context_of(answer)
             .map_or_else(Encoded::default, |(t, _)| stdout_json(&json!({"systemMessage": t}))),
         (Event::PreToolUse | Event::PostToolUse, _) => context_of(answer)
-            .map_or_else(Encoded::default, |(t, u)| additional_context(event.claude_name(), t, u)),
-    }
-}
-
-fn gemini_name(event: Event) -> &'static str {
-    match event {
-        Event::SessionStart => "SessionStart",
-        Event::UserPromptSubmit => "BeforeAgent",
-        Event::PreToolUse => "BeforeTool",
-        Event::PostToolUse => "AfterTool",
-        Event::Stop => "AfterAgent",
+            .map_or_else(Encoded::default, |(t, u)| additional_context(event_name(Host::Codex, event), t, u)),
     }
 }
 
 fn gemini(event: Event, answer: &Answer) -> Encoded {
-    claude_shaped(event, answer, gemini_name)
+    claude_shaped(event, answer, Host::Gemini)
 }
 
 fn kimi(event: Event, answer: &Answer) -> Encoded {

@@ -113,7 +113,7 @@ impl Event {
     }
 
     /// The Claude-style event name (`PreToolUse`).
-    pub fn claude_name(self) -> &'static str {
+    pub const fn claude_name(self) -> &'static str {
         match self {
             Self::SessionStart => "SessionStart",
             Self::UserPromptSubmit => "UserPromptSubmit",

@@ -121,8 +121,13 @@ impl HostSpec {
     }
 }
 
-const CLAUDE_EVENTS: [Option<&str>; 5] =
-    [Some("SessionStart"), Some("UserPromptSubmit"), Some("PreToolUse"), Some("PostToolUse"), Some("Stop")];
+const CLAUDE_EVENTS: [Option<&str>; 5] = [
+    Some(Event::SessionStart.claude_name()),
+    Some(Event::UserPromptSubmit.claude_name()),
+    Some(Event::PreToolUse.claude_name()),
+    Some(Event::PostToolUse.claude_name()),
+    Some(Event::Stop.claude_name()),
+];
 const CLAUDE_EDITS: &[&str] = &["Write", "Edit", "MultiEdit", "NotebookEdit"];
 use Delivery::{Ignored, Model, User};
 

@@ -123,7 +123,13 @@ pub struct SnapshotOptions {
     /// The base-tree cache whole-tree snapshots link unchanged files from (none: every file is
     /// written from its blob).
     pub tree_cache: Option<PathBuf>,
+    /// The cache is used for contents of at least this many entries; smaller trees are written
+    /// whole, which costs less than the cache's bookkeeping (`CODEGUARD_TREE_CACHE_FROM`).
+    pub tree_cache_from: usize,
 }
+
+/// Default for [`SnapshotOptions::tree_cache_from`].
+pub const DEFAULT_TREE_CACHE_FROM: usize = 2_000;
 
 impl Default for SnapshotOptions {
     /// `/dev/shm`, then `/tmp`, with the default limits. Prefer [`SnapshotOptions::from_env`].
@@ -133,6 +139,7 @@ impl Default for SnapshotOptions {
             max_files: DEFAULT_MAX_FILES,
             max_bytes: DEFAULT_MAX_BYTES,
             tree_cache: None,
+            tree_cache_from: DEFAULT_TREE_CACHE_FROM,
         }
     }
 }
@@ -155,6 +162,9 @@ impl SnapshotOptions {
                 .unwrap_or(DEFAULT_MAX_FILES),
             max_bytes: number("CODEGUARD_SNAPSHOT_MAX_BYTES").unwrap_or(DEFAULT_MAX_BYTES),
             tree_cache: Some(crate::state::home(env).join("cache").join("trees")),
+            tree_cache_from: number("CODEGUARD_TREE_CACHE_FROM")
+                .and_then(|n| usize::try_from(n).ok())
+                .unwrap_or(DEFAULT_TREE_CACHE_FROM),
         }
     }
 }
@@ -360,6 +370,7 @@ impl Snapshot {
             return Ok(());
         }
         if let Some(cache) = self.options.tree_cache.clone().map(TreeCache::new)
+            && self.listing.len() >= self.options.tree_cache_from
             && self.complete_from(&cache).is_ok()
         {
             self.whole = true;

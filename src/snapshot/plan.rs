@@ -45,6 +45,11 @@ enum ListingState {
 }
 
 impl Listing {
+    /// How many entries it has.
+    pub(crate) fn len(&self) -> usize {
+        self.state().entries().len()
+    }
+
     /// The entries.
     fn state(&self) -> &gix::index::State {
         match &self.state {

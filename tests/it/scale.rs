@@ -217,7 +217,8 @@ impl GoGate {
             &self.repo.root(),
             "t",
             "git commit -m x",
-            &[("PATH", &path)],
+            // The test repositories are small: use the cache for them too.
+            &[("PATH", &path), ("CODEGUARD_TREE_CACHE_FROM", "0")],
         )
     }
 
@@ -303,6 +304,7 @@ fn the_cache_keeps_at_most_four_trees_and_concurrent_gates_share_one_entry() {
             .env("CODEGUARD_HOME", g.home.path().join(".codeguard"))
             .env("HOME", g.home.path())
             .env("PATH", &path)
+            .env("CODEGUARD_TREE_CACHE_FROM", "0")
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
