@@ -190,14 +190,16 @@ pub(crate) fn fingerprint(
     Ok(Observed { head: head_commit(repo)?, index_digest: digest(index) })
 }
 
-impl RepoView {
-    /// Reads the listings and, as far as `scan` asks, the worktree differences; the index comes
-    /// from `index_file` when given.
-    pub(crate) fn load(
-        repo: &gix::Repository,
-        scan: WorktreeScan,
-        index_file: Option<&Path>,
-    ) -> Result<Self, SurfaceError> {
+/// What every view starts from: the worktree root, the index, `HEAD` and its tree.
+struct Basics {
+    workdir: PathBuf,
+    index: gix::worktree::Index,
+    head: Option<gix::ObjectId>,
+    head_tree: Option<gix::ObjectId>,
+}
+
+impl Basics {
+    fn read(repo: &gix::Repository, index_file: Option<&Path>) -> Result<Self, SurfaceError> {
         let workdir =
             repo.workdir().map(Path::to_owned).ok_or_else(|| SurfaceError::Bare(repo.path().into()))?;
         let index = load_index(repo, index_file)?;
@@ -206,6 +208,19 @@ impl RepoView {
             Some(id) => Some(commit_tree(repo, id)?),
             None => None,
         };
+        Ok(Self { workdir, index, head, head_tree })
+    }
+}
+
+impl RepoView {
+    /// Reads the listings and, as far as `scan` asks, the worktree differences; the index comes
+    /// from `index_file` when given.
+    pub(crate) fn load(
+        repo: &gix::Repository,
+        scan: WorktreeScan,
+        index_file: Option<&Path>,
+    ) -> Result<Self, SurfaceError> {
+        let Basics { workdir, index, head, head_tree } = Basics::read(repo, index_file)?;
         let mut unverified = Vec::new();
         let index_listing = index_listing(&index, &mut unverified);
         let head_listing = match head_tree {
@@ -248,14 +263,7 @@ impl RepoView {
         repo: &gix::Repository,
         index_file: Option<&Path>,
     ) -> Result<Self, SurfaceError> {
-        let workdir =
-            repo.workdir().map(Path::to_owned).ok_or_else(|| SurfaceError::Bare(repo.path().into()))?;
-        let index = load_index(repo, index_file)?;
-        let head = head_commit(repo)?;
-        let head_tree = match head {
-            Some(id) => Some(commit_tree(repo, id)?),
-            None => None,
-        };
+        let Basics { workdir, index, head, head_tree } = Basics::read(repo, index_file)?;
         let mut unchanged: Vec<Vec<u8>> = Vec::new();
         if let (Some(tree), Some(cache)) = (head_tree, index.tree()) {
             unchanged_dirs(repo, cache, tree, Vec::new(), &mut unchanged)?;
