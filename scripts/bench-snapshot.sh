@@ -27,6 +27,8 @@ git -C "$repo" add -A
 git -C "$repo" -c gc.auto=0 -c user.name=bench -c user.email=bench@example.invalid commit -qm bench
 if [ "${PACK:-1}" = 1 ]; then git -C "$repo" gc -q; fi
 echo "repo: $(git -C "$repo" ls-files | wc -l) files, $(du -sh --exclude=.git "$repo" | cut -f1) worktree, $(du -sh "$repo/.git" | cut -f1) .git"
+declare -a release_args # both set by release-flags.sh
+declare release_dir
 # shellcheck source=scripts/release-flags.sh
 . "$here/scripts/release-flags.sh"
 if [ "${BUILT:-0}" != 1 ]; then (cd "$here" && cargo build --release --locked "${release_args[@]}" --example materialise -q); fi

@@ -74,6 +74,8 @@ if [ ! -f "$stamp" ]; then
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r scripts/requirements-bench.txt
   touch "$stamp"
 fi
+declare -a release_args # both set by release-flags.sh
+declare release_dir
 # shellcheck source=scripts/release-flags.sh
 . scripts/release-flags.sh
 if [ -n "${CG:-}" ]; then

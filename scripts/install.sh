@@ -4,6 +4,7 @@
 # elsewhere. Extra arguments go to `cargo install` (e.g. --root DIR, --force).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+declare -a release_args # set by release-flags.sh
 # shellcheck source=scripts/release-flags.sh
 . scripts/release-flags.sh
 exec cargo install --locked --path . "${release_args[@]}" "$@"

@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+#!/usr/bin/env bash
 # How codeguard's release executable is built, for every script that builds one (install.sh,
 # bench.sh, bench-snapshot.sh): source it, then pass "${release_args[@]}" to `cargo build
 # --release` / `cargo install` and find the binary in "$release_dir".
