@@ -403,13 +403,13 @@ impl Snapshot {
             &sync,
             &self.surface.root,
             tree,
-            &plan::tree_items(&base)?,
+            || plan::tree_items(&base),
             self.options.max_bytes,
         )?;
         let dir = ScratchDir::create_in(&cache.work_dir()?).ok_or_else(|| {
             SnapshotError::NoScratchDir(cache.work_dir().map(|d| d.display().to_string()).unwrap_or_default())
         })?;
-        let linked = TreeCache::link_unchanged(&cached, &base, &mut items, dir.path());
+        let linked = TreeCache::link_unchanged(&cached, &base, &mut items);
         let outcome = write::all(&sync, &self.surface.root, dir.path(), &items, self.options.max_bytes)?;
         self.dir = dir;
         self.files = items.len();
@@ -431,11 +431,6 @@ impl Snapshot {
         self.shared.as_ref().is_none_or(|(cached, linked)| TreeCache::verify(cached, linked))
     }
 
-    /// How many files are hard links to the base-tree cache.
-    pub fn linked_count(&self) -> usize {
-        self.shared.as_ref().map_or(0, |(_, linked)| linked.len())
-    }
-
     /// Writes `items` (within the limits), remembering what was copied from the worktree.
     fn write(&mut self, repo: &gix::ThreadSafeRepository, items: &[plan::Item]) -> Result<(), SnapshotError> {
         let files = self.files + items.len();
@@ -452,11 +447,6 @@ impl Snapshot {
             format!("{l} is a symlink leading out of the repository: it is committed as a link, and linters do not see it")
         }));
         Ok(())
-    }
-
-    /// Whether every entry of the content is written (see [`Snapshot::complete`]).
-    pub fn is_whole(&self) -> bool {
-        self.whole
     }
 
     /// The names in the root of the content (all of them, also those not written): what

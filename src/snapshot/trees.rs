@@ -76,14 +76,14 @@ impl TreeCache {
         Ok(dir)
     }
 
-    /// The directory holding `tree`'s files, written first when no entry has it. `items` are
-    /// the tree's validated entries.
+    /// The directory holding `tree`'s files, written first when no entry has it. `items` gives
+    /// the tree's validated entries (asked for only then).
     pub(crate) fn ensure(
         &self,
         repo: &gix::ThreadSafeRepository,
         workdir: &Path,
         tree: gix::ObjectId,
-        items: &[Item],
+        items: impl FnOnce() -> Result<Vec<Item>, SnapshotError>,
         max_bytes: u64,
     ) -> Result<PathBuf, SnapshotError> {
         let dir = self.root.join(tree.to_hex().to_string());
@@ -98,8 +98,9 @@ impl TreeCache {
             .permissions(std::fs::Permissions::from_mode(0o700))
             .tempdir_in(&self.root)
             .map_err(SnapshotError::io("creating a tree cache entry"))?;
-        let outcome = super::write::all(repo, workdir, tmp.path(), items, max_bytes)?;
-        for item in items {
+        let items = items()?;
+        let outcome = super::write::all(repo, workdir, tmp.path(), &items, max_bytes)?;
+        for item in &items {
             if let What::Blob { executable, .. } = item.what {
                 seal(&tmp.path().join(std::ffi::OsStr::from_bytes(&item.path)), executable)?;
             }
@@ -127,12 +128,7 @@ impl TreeCache {
     /// Items of a whole content: each blob that `cached` (an entry's directory) holds with the
     /// same id and mode, according to `base` (the entry's tree listing, sorted like `items`), is
     /// linked instead of written. Returns the links to check after the run.
-    pub(crate) fn link_unchanged(
-        cached: &Path,
-        base: &gix::index::State,
-        items: &mut [Item],
-        dest: &Path,
-    ) -> Vec<Linked> {
+    pub(crate) fn link_unchanged(cached: &Path, base: &gix::index::State, items: &mut [Item]) -> Vec<Linked> {
         use gix::index::entry::Mode;
         let mut linked = Vec::new();
         let entries = base.entries();
@@ -152,7 +148,10 @@ impl TreeCache {
             let rel = std::ffi::OsStr::from_bytes(&item.path);
             let Ok(meta) = std::fs::symlink_metadata(cached.join(rel)) else { continue };
             item.what = What::Hardlink { id, executable, from: cached.join(rel) };
-            linked.push(Linked { path: dest.join(rel), len: meta.len(), mode: sealed_mode(executable) });
+            // The cache's own file is what must stay intact: a link that could not be made (the
+            // file is written instead) or a tool replacing the snapshot's file by a rename leaves
+            // it untouched; a write through a link does not.
+            linked.push(Linked { path: cached.join(rel), len: meta.len(), mode: sealed_mode(executable) });
         }
         linked
     }
