@@ -57,6 +57,7 @@ fn record(event: &HookEvent, session: &str, command: &str, cwd: &Path, env: &Env
         })
         .map(|path| PendingFile {
             before: crate::cache::file_stamp(&path),
+            dir_before: dir_time(&path),
             path,
             tool_use_id: event.tool_use_id.clone(),
             ts_ms: now,
@@ -76,7 +77,13 @@ fn flush(event: &HookEvent, session: &str, cwd: &Path, env: &Env) -> Answer {
             return Fate::Keep;
         }
         match crate::cache::file_stamp(&file.path) {
-            None if !file.path.exists() => Fate::Drop,
+            // Gone: a file the patch updated, or one it added whose directory changed since (the
+            // patch ran); a file to be added in an unchanged directory has not been written yet.
+            None if !file.path.exists()
+                && (file.before.is_some() || dir_time(&file.path) != file.dir_before) =>
+            {
+                Fate::Drop
+            }
             now_stamp if now_stamp != file.before => Fate::Lint,
             _ if own_call || now.saturating_sub(file.ts_ms) > pending::EXPIRY_MS => Fate::Drop,
             _ => Fate::Keep,
@@ -103,6 +110,13 @@ fn flush(event: &HookEvent, session: &str, cwd: &Path, env: &Env) -> Answer {
         return Answer::Allow;
     }
     super::lifecycle::after_patch(&ready, cwd, env, Some(session))
+}
+
+/// The modification time of the directory holding `path` (`None`: there is none).
+fn dir_time(path: &Path) -> Option<(i64, i64)> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path.parent()?).ok()?;
+    Some((meta.mtime(), meta.mtime_nsec()))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

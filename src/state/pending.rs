@@ -29,6 +29,11 @@ pub struct PendingFile {
     pub path: PathBuf,
     /// Its content stamp before the patch ran (`None`: it did not exist).
     pub before: Option<String>,
+    /// For a file that did not exist: its directory's modification time then (`None`: no such
+    /// directory). A file still absent once the directory changed was added and removed again;
+    /// one absent in an unchanged directory is still to be written.
+    #[serde(default)]
+    pub dir_before: Option<(i64, i64)>,
     /// The tool call that will write it.
     pub tool_use_id: Option<String>,
     /// When it was recorded (ms since the epoch).
@@ -117,7 +122,13 @@ mod tests {
     use crate::state::test_env as env;
 
     fn entry(path: &str, id: &str) -> PendingFile {
-        PendingFile { path: path.into(), before: None, tool_use_id: Some(id.into()), ts_ms: 1 }
+        PendingFile {
+            path: path.into(),
+            before: None,
+            dir_before: None,
+            tool_use_id: Some(id.into()),
+            ts_ms: 1,
+        }
     }
 
     #[test]

@@ -144,3 +144,18 @@ fn a_pass_through_without_pending_edits_creates_no_state() {
     assert_eq!(f.hook("pre-tool-use", shell("call_1", "ls -la && git status")), (Some(0), String::new()));
     assert!(!f.home.path().join(".codeguard").exists(), "the pass-through path created state");
 }
+
+#[test]
+fn a_file_the_patch_adds_stays_pending_through_an_event_that_comes_before_the_patch_ran() {
+    let Some(f) = Fixture::new() else { return };
+    let patch = heredoc("*** Add File: new.py\n+import os\n");
+    assert_eq!(f.hook("pre-tool-use", shell("call_1", &patch)), (Some(0), String::new()));
+    // Another call's event (a parallel call) arrives before Codex applied the patch: new.py does
+    // not exist yet, which is not a reason to forget it.
+    assert_eq!(f.hook("pre-tool-use", shell("call_2", "ls")), (Some(0), String::new()));
+    assert_eq!(f.pending_files(), 1, "the added file still waits");
+    f.repo.write("new.py", "import os\n");
+    let (code, stdout) = f.hook("pre-tool-use", shell("call_3", "ls"));
+    assert_eq!(code, Some(0));
+    assert!(context(&stdout, "PreToolUse").contains("new.py:1:8: F401"), "{stdout}");
+}
