@@ -13,6 +13,12 @@
 //! parse are compared — languages whose registry entry names its lint output's
 //! `findings_format`; a failure whose output holds none keeps its
 //! whole-file blame, and so does everything under `gate_scope: "repo"`.
+//!
+//! A per-file linter's baseline run checks the baseline versions of the files it failed on. A
+//! project-level one (`cargo clippy`) compares finding sets of whole trees: its baseline run
+//! checks the whole baseline tree, and its result (the tree is immutable) is kept under the
+//! state directory keyed by the tree, the command, the registry entry and the tools' identity
+//! ([`crate::cache::tools`]), so a base is paid for once ([`BaselineCache`]).
 //! **Never:** exempts by path alone: a change can break an untouched line (an import whose last
 //! use it removed), and that finding is new because the baseline run does not report it.
 
@@ -24,7 +30,7 @@ use regex::Regex;
 
 use crate::entry::engine;
 use crate::env::Env;
-use crate::registry::{FindingsFormat as Format, Registry};
+use crate::registry::{FindingsFormat as Format, Language, Registry};
 use crate::run::{LanguageResult, RunOptions};
 use crate::snapshot::{Snapshot, SnapshotOptions};
 use crate::surface::{Base, Mode, Surface};
@@ -80,12 +86,8 @@ pub(crate) fn parse(format: Format, output: &str) -> Vec<LintFinding> {
 /// What a finding is compared by: path, rule and the trimmed text of its line.
 type Key = (String, String, String);
 
-fn key(finding: &LintFinding, root: &Path, cache: &mut HashMap<String, Vec<String>>) -> Key {
-    let lines = cache.entry(finding.path.clone()).or_insert_with(|| {
-        std::fs::read(root.join(&finding.path))
-            .map(|b| String::from_utf8_lossy(&b).lines().map(|l| l.trim().to_owned()).collect())
-            .unwrap_or_default()
-    });
+fn key(finding: &LintFinding, lines: &Lines<'_>, cache: &mut HashMap<String, Vec<String>>) -> Key {
+    let lines = cache.entry(finding.path.clone()).or_insert_with(|| lines.of(&finding.path));
     let text = finding.line.checked_sub(1).and_then(|i| lines.get(i)).cloned().unwrap_or_default();
     (finding.path.clone(), finding.rule.clone(), text)
 }
@@ -103,7 +105,6 @@ fn baseline_commit(surface: &Surface) -> Option<gix::ObjectId> {
 }
 
 /// Moves pre-existing findings of failing languages to `exempt` (see the module header).
-/// `notes` hears why the comparison could not be made when it could not.
 pub(crate) fn exempt(
     registry: &Registry,
     results: &mut [LanguageResult],
@@ -113,11 +114,13 @@ pub(crate) fn exempt(
     log_prefix: &str,
     env: &Env,
 ) {
+    let project_level =
+        |r: &LanguageResult| registry.get(&r.language).is_some_and(Language::is_project_level);
     let candidates: Vec<usize> = (0..results.len())
         .filter(|&i| {
             let r = &results[i];
             r.status == Status::Fail
-                && !r.files.is_empty()
+                && (!r.files.is_empty() || project_level(r))
                 && format_of(registry, r).is_some_and(|f| !parse(f, &r.output).is_empty())
         })
         .collect();
@@ -125,13 +128,67 @@ pub(crate) fn exempt(
         return;
     }
     let Some(base) = baseline_commit(surface).and_then(|c| tree_of(&surface.root, c)) else { return };
-    let languages: Vec<String> = candidates.iter().map(|&i| results[i].language.clone()).collect();
-    let mut paths: Vec<String> = candidates.iter().flat_map(|&i| results[i].files.iter().cloned()).collect();
-    paths.sort();
-    paths.dedup();
-    let paths = files_in(&surface.root, base, paths);
+    let cache = BaselineCache::new(env, base);
+    let mut known: HashMap<usize, LanguageResult> = HashMap::new();
+    for &i in &candidates {
+        if project_level(&results[i])
+            && let Some(old) = cache.get(registry, &results[i], &surface.root, env)
+        {
+            known.insert(i, old);
+        }
+    }
+    let to_run: Vec<usize> = candidates.iter().copied().filter(|i| !known.contains_key(i)).collect();
+    let (ran, before_root) = if to_run.is_empty() {
+        (Vec::new(), None)
+    } else {
+        let mut paths: Vec<String> = Vec::new();
+        for &i in &to_run {
+            if project_level(&results[i]) {
+                paths.extend(files_of_language(&surface.root, base, registry, &results[i].language));
+            } else {
+                paths.extend(files_in(&surface.root, base, results[i].files.clone()));
+            }
+        }
+        paths.sort();
+        paths.dedup();
+        let languages: Vec<String> = to_run.iter().map(|&i| results[i].language.clone()).collect();
+        match run_baseline(surface, base, paths, &languages, deadline, log_prefix, env) {
+            Some((ran, before)) => (ran, Some(before)),
+            None => (Vec::new(), None),
+        }
+    };
+    for &i in &to_run {
+        if let Some(old) = ran.iter().find(|b| b.language == results[i].language)
+            && project_level(&results[i])
+        {
+            cache.put(registry, &results[i], old, &surface.root, env);
+        }
+    }
+    for &i in &candidates {
+        let Some(format) = format_of(registry, &results[i]) else { continue };
+        let old = known.get(&i).or_else(|| ran.iter().find(|b| b.language == results[i].language));
+        let Some(old) = old else { continue };
+        let old_lines = match (&before_root, known.contains_key(&i)) {
+            (Some(root), false) => Lines::Dir(root.root()),
+            _ => Lines::Tree { root: &surface.root, tree: base },
+        };
+        compare(format, &mut results[i], old, &Lines::Dir(snapshot.root()), &old_lines);
+    }
+}
+
+/// Runs the baseline lint of `languages` on `paths` of the baseline tree (completed to the whole
+/// tree when a planned linter reads it); `None` when it could not be made or did not start.
+fn run_baseline(
+    surface: &Surface,
+    base: gix::ObjectId,
+    paths: Vec<String>,
+    languages: &[String],
+    deadline: std::time::Duration,
+    log_prefix: &str,
+    env: &Env,
+) -> Option<(Vec<LanguageResult>, Snapshot)> {
     if paths.is_empty() {
-        return;
+        return None;
     }
     let base_surface = Surface {
         mode: Mode::Push { pending_commit: false },
@@ -145,26 +202,146 @@ pub(crate) fn exempt(
         index_file: None,
         ..surface.clone()
     };
-    let Ok(support) = Registry::builtin().map(|r| r.support_files()) else { return };
-    let Ok(mut before) = Snapshot::materialise(&base_surface, &SnapshotOptions::from_env(env), &support)
-    else {
-        return;
-    };
+    let support = Registry::builtin().ok()?.support_files();
+    let mut before = Snapshot::materialise(&base_surface, &SnapshotOptions::from_env(env), &support).ok()?;
     let options = RunOptions { deadline, jobs: crate::entry::default_jobs() };
     let prefix = format!("{log_prefix}-baseline");
-    let Ok(baseline) = engine::lint_snapshot(&mut before, &surface.root, &languages, options, &prefix, env)
-    else {
-        return;
-    };
-    for &i in &candidates {
-        let Some(old) = baseline.iter().find(|b| b.language == results[i].language) else { continue };
-        let Some(format) = format_of(registry, &results[i]) else { continue };
-        compare(format, &mut results[i], old, snapshot.root(), before.root());
+    let ran = engine::lint_snapshot(&mut before, &surface.root, languages, options, &prefix, env).ok()?;
+    Some((ran, before))
+}
+
+/// Where the lines of a baseline run's findings are read: the baseline snapshot it ran in, or
+/// (for a result from the cache) the baseline tree's blobs.
+enum Lines<'a> {
+    Dir(&'a Path),
+    Tree { root: &'a Path, tree: gix::ObjectId },
+}
+
+impl Lines<'_> {
+    /// The trimmed lines of `path`, empty when it cannot be read.
+    fn of(&self, path: &str) -> Vec<String> {
+        let bytes = match self {
+            Lines::Dir(root) => std::fs::read(root.join(path)).ok(),
+            Lines::Tree { root, tree } => blob_at(root, *tree, path),
+        };
+        bytes
+            .map(|b| String::from_utf8_lossy(&b).lines().map(|l| l.trim().to_owned()).collect())
+            .unwrap_or_default()
+    }
+}
+
+fn blob_at(root: &Path, tree: gix::ObjectId, path: &str) -> Option<Vec<u8>> {
+    let repo = crate::surface::open_repo(root).ok()?;
+    let entry = repo.find_tree(tree).ok()?.lookup_entry_by_path(path).ok()??;
+    if !entry.mode().is_blob() {
+        return None;
+    }
+    Some(entry.object().ok()?.detach().data)
+}
+
+/// Finished baseline runs of project-level linters, one file per key under
+/// `<state>/cache/baseline/`: the baseline tree is immutable, so a run of the same command with
+/// the same tools on it gives the same findings. Only conclusive runs (PASS, FAIL) are kept, at
+/// most [`BASELINE_KEEP`] files (the oldest go first). Not seen: a toolchain a proxy selects
+/// (a `rustup update` behind the same `cargo`) — `RUSTUP_TOOLCHAIN` and the tree's own toolchain
+/// file are part of the key, a global default is not.
+struct BaselineCache {
+    dir: std::path::PathBuf,
+    tree: gix::ObjectId,
+}
+
+/// How many baseline results the cache keeps.
+const BASELINE_KEEP: usize = 64;
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct StoredBaseline {
+    status: Status,
+    output: String,
+}
+
+impl BaselineCache {
+    fn new(env: &Env, tree: gix::ObjectId) -> Self {
+        Self { dir: crate::state::home(env).join("cache").join("baseline"), tree }
+    }
+
+    fn path(
+        &self,
+        registry: &Registry,
+        result: &LanguageResult,
+        workspace: &Path,
+        env: &Env,
+    ) -> std::path::PathBuf {
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(b"codeguard baseline 1\0");
+        hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
+        hasher.update(self.tree.as_bytes());
+        hasher.update(result.language.as_bytes());
+        hasher.update(&serde_json::to_vec(&result.argv).unwrap_or_default());
+        hasher.update(&serde_json::to_vec(&registry.get(&result.language)).unwrap_or_default());
+        crate::cache::tools::digest(&mut hasher, &result.argv, workspace, env);
+        self.dir.join(format!("{}.json", hasher.finalize().to_hex()))
+    }
+
+    fn get(
+        &self,
+        registry: &Registry,
+        result: &LanguageResult,
+        workspace: &Path,
+        env: &Env,
+    ) -> Option<LanguageResult> {
+        let bytes = std::fs::read(self.path(registry, result, workspace, env)).ok()?;
+        let stored: StoredBaseline = serde_json::from_slice(&bytes).ok()?;
+        matches!(stored.status, Status::Pass | Status::Fail).then(|| LanguageResult {
+            status: stored.status,
+            output: stored.output,
+            reason: "baseline from the cache".into(),
+            ..result.clone()
+        })
+    }
+
+    fn put(
+        &self,
+        registry: &Registry,
+        result: &LanguageResult,
+        old: &LanguageResult,
+        workspace: &Path,
+        env: &Env,
+    ) {
+        if !matches!(old.status, Status::Pass | Status::Fail)
+            || crate::state::ensure_private_dir(&self.dir).is_err()
+        {
+            return;
+        }
+        let stored = StoredBaseline { status: old.status, output: old.output.clone() };
+        let Ok(bytes) = serde_json::to_vec(&stored) else { return };
+        if crate::state::write_private(&self.path(registry, result, workspace, env), &bytes).is_err() {
+            return;
+        }
+        let mut files: Vec<(std::time::SystemTime, std::path::PathBuf)> = std::fs::read_dir(&self.dir)
+            .map(|rd| {
+                rd.flatten()
+                    .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+                    .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if files.len() > BASELINE_KEEP {
+            files.sort();
+            for (_, path) in &files[..files.len() - BASELINE_KEEP] {
+                let _ = std::fs::remove_file(path);
+            }
+        }
     }
 }
 
 /// Exempts the findings of `new` that `old` (the baseline run) also reports.
-fn compare(format: Format, new: &mut LanguageResult, old: &LanguageResult, new_root: &Path, old_root: &Path) {
+fn compare(
+    format: Format,
+    new: &mut LanguageResult,
+    old: &LanguageResult,
+    new_lines: &Lines<'_>,
+    old_lines: &Lines<'_>,
+) {
     let before: Vec<LintFinding> = match old.status {
         Status::Pass => Vec::new(),
         Status::Fail => parse(format, &old.output),
@@ -173,13 +350,13 @@ fn compare(format: Format, new: &mut LanguageResult, old: &LanguageResult, new_r
     let mut cache = HashMap::new();
     let mut remaining: HashMap<Key, usize> = HashMap::new();
     for f in &before {
-        *remaining.entry(key(f, old_root, &mut cache)).or_default() += 1;
+        *remaining.entry(key(f, old_lines, &mut cache)).or_default() += 1;
     }
     let mut cache = HashMap::new();
     let mut exempt_lines = Vec::new();
     let mut new_findings = 0;
     for f in parse(format, &new.output) {
-        let k = key(&f, new_root, &mut cache);
+        let k = key(&f, new_lines, &mut cache);
         match remaining.get_mut(&k) {
             Some(n) if *n > 0 => {
                 *n -= 1;
@@ -226,6 +403,24 @@ fn files_in(root: &Path, tree: gix::ObjectId, paths: Vec<String>) -> Vec<String>
                 .flatten()
                 .is_some_and(|e| e.mode().is_blob() && !e.mode().is_link())
         })
+        .collect()
+}
+
+/// The regular files of `tree` that are of `language` (by name: what a project-level linter's
+/// baseline run needs so that the language is planned there).
+fn files_of_language(root: &Path, tree: gix::ObjectId, registry: &Registry, language: &str) -> Vec<String> {
+    let Ok(repo) = crate::surface::open_repo(root) else { return Vec::new() };
+    let Ok(state) = repo.index_from_tree(&tree) else { return Vec::new() };
+    let state: gix::index::State = state.into();
+    state
+        .entries()
+        .iter()
+        .filter(|e| {
+            matches!(e.mode, gix::index::entry::Mode::FILE | gix::index::entry::Mode::FILE_EXECUTABLE)
+        })
+        .filter_map(|e| std::str::from_utf8(e.path(&state)).ok())
+        .filter(|p| registry.language_of(p).is_some_and(|l| l.id == language))
+        .map(str::to_owned)
         .collect()
 }
 

@@ -92,35 +92,65 @@ pub fn project_files(root: &Path) -> std::io::Result<Vec<String>> {
     Ok(out)
 }
 
-/// The facts planning needs about the content in `root` for linting `files`: the root facts and
-/// the interpreter of each file whose `#!` line can decide its language.
+/// The facts planning needs about the content in `root` for linting `files`: the root facts,
+/// the interpreter of each file whose `#!` line can decide its language, and the files that name
+/// their own dialect to their tool (their language's `dialect_directive`).
 pub fn lint_facts(
     root: &Path,
     files: &[String],
     registry: &crate::registry::Registry,
 ) -> crate::plan::RootFacts {
     let mut facts = root_facts(root);
-    facts.interpreters = files
-        .iter()
-        .filter(|f| registry.reads_interpreter(f))
-        .filter_map(|f| Some((f.clone(), interpreter(&root.join(f))?)))
-        .collect();
+    for file in files.iter().filter(|f| registry.reads_interpreter(f)) {
+        let Some(head) = head(&root.join(file)) else { continue };
+        let interpreter = shebang_interpreter(&head);
+        let directive = registry
+            .language_of_file(file, interpreter.as_deref())
+            .and_then(|l| l.dialect_directive.as_deref());
+        if directive.is_some_and(|d| names_dialect(&head, d)) {
+            facts.directed.insert(file.clone());
+        }
+        if let Some(interpreter) = interpreter {
+            facts.interpreters.insert(file.clone(), interpreter);
+        }
+    }
     facts
 }
 
-/// Bytes of a file read for its `#!` line.
-const SHEBANG_BYTES: u64 = 256;
+/// Bytes of a file read for its `#!` line and the comment block at its top.
+const HEAD_BYTES: u64 = 1024;
 
-/// The interpreter a file's `#!` line names (`#!/bin/bash` → `bash`, `#!/usr/bin/env -S zsh -f`
-/// → `zsh`), if it has one. Symlinks are not followed.
-pub fn interpreter(path: &Path) -> Option<String> {
+/// The first [`HEAD_BYTES`] of a regular file (lossily decoded). Symlinks are not followed.
+fn head(path: &Path) -> Option<String> {
     use std::io::Read as _;
     if !std::fs::symlink_metadata(path).ok()?.is_file() {
         return None;
     }
     let mut head = Vec::new();
-    std::fs::File::open(path).ok()?.take(SHEBANG_BYTES).read_to_end(&mut head).ok()?;
-    shebang_interpreter(&String::from_utf8_lossy(&head))
+    std::fs::File::open(path).ok()?.take(HEAD_BYTES).read_to_end(&mut head).ok()?;
+    Some(String::from_utf8_lossy(&head).into_owned())
+}
+
+/// The interpreter a file's `#!` line names (`#!/bin/bash` → `bash`, `#!/usr/bin/env -S zsh -f`
+/// → `zsh`), if it has one. Symlinks are not followed.
+pub fn interpreter(path: &Path) -> Option<String> {
+    shebang_interpreter(&head(path)?)
+}
+
+/// Whether the comment block at the top of `text` (before its first command) carries
+/// `directive` — `<tool> <key>` as in `shellcheck shell=`: a comment whose first word is the
+/// tool and one of whose later words starts with the key (`# shellcheck disable=SC1 shell=bash`).
+fn names_dialect(text: &str, directive: &str) -> bool {
+    let Some((tool, key)) = directive.trim().split_once(' ') else { return false };
+    let key = key.trim();
+    text.lines()
+        .map(str::trim)
+        .take_while(|line| line.is_empty() || line.starts_with('#'))
+        .filter_map(|line| line.strip_prefix('#'))
+        .any(|comment| {
+            let mut words = comment.split_whitespace();
+            words.next() == Some(tool) && words.any(|w| w.starts_with(key) && w.len() > key.len())
+        })
 }
 
 /// The interpreter named by the `#!` line at the start of `text`.
@@ -262,6 +292,16 @@ mod tests {
         ] {
             assert!(!is_out_of_lint_scope(rel), "{rel}");
         }
+    }
+
+    #[test]
+    fn a_top_comment_directive_names_the_dialect_and_a_later_one_does_not() {
+        let d = "shellcheck shell=";
+        assert!(names_dialect("#!/bin/sh\n# shellcheck shell=bash\necho\n", d));
+        assert!(names_dialect("# Copyright\n\n# shellcheck disable=SC2034 shell=ksh\n", d));
+        assert!(!names_dialect("#!/bin/sh\necho hi\n# shellcheck shell=bash\n", d), "after a command");
+        assert!(!names_dialect("# shellcheck disable=SC2034\n", d));
+        assert!(!names_dialect("# shellcheck shell=\n", d), "no dialect named");
     }
 
     #[test]

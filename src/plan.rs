@@ -39,6 +39,9 @@ pub struct RootFacts {
     /// The interpreter named by the `#!` line of each file where it can decide the language or
     /// dialect (path → interpreter; see `Registry::reads_interpreter`).
     pub interpreters: std::collections::BTreeMap<String, String>,
+    /// Files that name their own dialect to their tool by a comment directive (the language's
+    /// `dialect_directive`): planned without the dialect option.
+    pub directed: BTreeSet<String>,
 }
 
 impl RootFacts {
@@ -300,7 +303,11 @@ fn by_dialect(lang: &Language, files: &[String], facts: &RootFacts) -> Vec<(Argv
     let Some(option) = &lang.dialect_option else { return vec![(lint.clone(), files.to_vec())] };
     let mut groups: std::collections::BTreeMap<Option<&str>, Vec<String>> = std::collections::BTreeMap::new();
     for file in files {
-        let dialect = lang.dialect_of(file, facts.interpreters.get(file).map(String::as_str));
+        let dialect = if facts.directed.contains(file) {
+            None
+        } else {
+            lang.dialect_of(file, facts.interpreters.get(file).map(String::as_str))
+        };
         groups.entry(dialect).or_default().push(file.clone());
     }
     groups

@@ -22,6 +22,8 @@
 //! | `audit.jsonl` | bypasses and decisions, last [`audit::KEEP`] lines ([`audit`]) |
 //! | `trust.json` | trusted workspaces (`crate::trust`) |
 //! | `soft-cache/<key>.json`, `stat-cache/<key>.tsv` | the soft result cache (`crate::cache`) |
+//! | `cache/baseline/<key>.json` | project-level linters' results on a baseline tree (`crate::baseline`) |
+//! | `cache/trees/`, `cache/build/` | the base-tree cache (`crate::snapshot`), build caches (`crate::run::warm`) |
 //! | `logs/` | full linter output |
 //! | `<file>.lock` | the sidecar lock of each file above |
 

@@ -212,6 +212,7 @@ impl ProjectConfig {
                 lang.findings_format = None;
                 lang.dialect_option = None;
                 lang.dialects.clear();
+                lang.dialect_directive = None;
             }
             if commands.lint.is_some() || commands.format.is_some() {
                 // What the built-in formatter resolves or how it is adopted says nothing about

@@ -106,7 +106,8 @@ impl FormatFixes {
 pub enum FindingsFormat {
     /// `ruff check --output-format=concise`: `path:line:col: RULE message`.
     RuffConcise,
-    /// `--format=gcc` (shellcheck): `path:line:col: level: message [SC1234]`.
+    /// `--format=gcc` (shellcheck): `path:line:col: level: message [SC1234]`; also cargo's
+    /// `--message-format=short` (`path:line:col: level: message`, the message standing for the rule).
     Gcc,
     /// `yamllint --format parsable`: `path:line:col: [level] message (rule)`.
     YamllintParsable,
@@ -141,6 +142,11 @@ pub struct Language {
     /// (dot-prefixed) that select it.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub dialects: std::collections::BTreeMap<String, Vec<String>>,
+    /// A comment directive by which a file names its own dialect to the tool
+    /// (`shellcheck shell=`, as in `# shellcheck shell=bash`): a file carrying it gets no
+    /// `dialect_option`, so the tool reads the file's own choice, as it would without codeguard.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialect_directive: Option<String>,
     /// Root-level files whose presence means the project uses this language.
     #[serde(default)]
     pub markers: Vec<String>,

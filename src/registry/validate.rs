@@ -94,6 +94,7 @@ const FIELDS: &[(&str, FieldKind)] = &[
     ("interpreters", FieldKind::Names),
     ("dialect_option", FieldKind::Text),
     ("dialects", FieldKind::Dialects),
+    ("dialect_directive", FieldKind::Text),
     ("markers", FieldKind::Names),
     ("lint", FieldKind::Command),
     ("format", FieldKind::Command),
@@ -219,6 +220,9 @@ fn dialect_rules(lang: &Language) -> Result<(), RegistryError> {
     }
     if lang.dialects.is_empty() != lang.dialect_option.is_none() {
         return err("dialect_option", "dialects and dialect_option go together".into());
+    }
+    if lang.dialect_directive.is_some() && lang.dialect_option.is_none() {
+        return err("dialect_directive", "a dialect directive needs a dialect_option to leave out".into());
     }
     for (dialect, keys) in &lang.dialects {
         let foreign = keys.iter().find(|k| {

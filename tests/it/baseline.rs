@@ -117,3 +117,101 @@ fn gate_scope_repo_keeps_whole_file_blame() {
     repo.git(&["add", "app.py"]);
     assert_eq!(gate(&repo, "git commit -m edit").0, Some(2));
 }
+
+/// `src/main.rs` of a crate whose `src/other.rs` (see [`OTHER_RS`]) already has an unused
+/// variable: clippy fails on `HEAD` with `-D warnings`.
+const MAIN_RS: &str = "mod other;\n\nfn main() {\n    println!(\"hi\");\n    other::f();\n}\n";
+const OTHER_RS: &str = "pub fn f() {\n    let x = 1;\n}\n";
+
+/// A `cargo` in front of the real one that counts its runs, and the environment a gate needs
+/// to run it (the machine's rustup and cargo homes).
+struct CountedCargo {
+    _bin: tempfile::TempDir,
+    count: std::path::PathBuf,
+    env: Vec<(String, String)>,
+}
+
+impl CountedCargo {
+    fn new() -> Option<Self> {
+        use std::os::unix::fs::PermissionsExt;
+        let real = real_tool("cargo")?;
+        let bin = tempfile::tempdir().expect("bin");
+        let count = bin.path().join("runs");
+        let script =
+            format!("#!/bin/sh\necho run >> '{}'\nexec '{}' \"$@\"\n", count.display(), real.display());
+        std::fs::write(bin.path().join("cargo"), script).expect("write");
+        std::fs::set_permissions(bin.path().join("cargo"), std::fs::Permissions::from_mode(0o755))
+            .expect("chmod");
+        let path = format!("{}:{}", bin.path().display(), std::env::var("PATH").unwrap_or_default());
+        let mut env = vec![("PATH".to_owned(), path)];
+        env.extend(
+            crate::support::rust_env()
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v.to_string_lossy().into_owned())),
+        );
+        Some(Self { _bin: bin, count, env })
+    }
+
+    fn runs(&self) -> usize {
+        std::fs::read_to_string(&self.count).map_or(0, |t| t.lines().count())
+    }
+
+    fn gate(&self, repo: &TestRepo, home: &std::path::Path, command: &str) -> (Option<i32>, String, String) {
+        let env: Vec<(&str, &str)> = self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let out = assert_untouched(&repo.root(), || pre_tool_use(home, &repo.root(), "t-1", command, &env));
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (out.status.code(), text(&out.stdout), text(&out.stderr))
+    }
+}
+
+#[test]
+fn clippy_debt_elsewhere_is_exempt_new_warnings_block_and_the_base_run_is_paid_once() {
+    let Some(cargo) = CountedCargo::new() else { return };
+    let Some((repo, home)) =
+        crate::support::rust_crate(crate::support::CARGO_LOCK, MAIN_RS, &[("src/other.rs", OTHER_RS)])
+    else {
+        return;
+    };
+    repo.write("src/main.rs", &MAIN_RS.replace("\"hi\"", "\"hello\""));
+    repo.git(&["add", "src/main.rs"]);
+    let (code, stdout, stderr) = cargo.gate(&repo, home.path(), "git commit -m edit");
+    assert_eq!(code, Some(0), "a clean edit passes over old debt: {stdout}{stderr}");
+    assert!(
+        stdout.contains("pre-existing finding(s) exempt")
+            && stdout.contains("src/other.rs:2: error: unused variable"),
+        "the old finding is listed as exempt: {stdout}"
+    );
+    assert_eq!(cargo.runs(), 2, "the change and its base");
+
+    repo.write("src/main.rs", &MAIN_RS.replace("\"hi\"", "\"hello again\""));
+    repo.git(&["add", "src/main.rs"]);
+    let (code, stdout, stderr) = cargo.gate(&repo, home.path(), "git commit -m edit");
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert_eq!(cargo.runs(), 3, "the same base is linted once: its result comes from the cache");
+
+    repo.write("src/main.rs", &MAIN_RS.replace("    other::f();\n", "    other::f();\n    let y = 2;\n"));
+    repo.git(&["add", "src/main.rs"]);
+    let (code, stdout, stderr) = cargo.gate(&repo, home.path(), "git commit -m new");
+    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("src/main.rs:6:9: error: unused variable: `y`"),
+        "the new finding blocks: {stderr}"
+    );
+    assert!(!stderr.contains("src/other.rs:2:9"), "the old one is not blamed: {stderr}");
+}
+
+#[test]
+fn clippy_finding_the_change_causes_in_an_untouched_file_blocks() {
+    let Some(cargo) = CountedCargo::new() else { return };
+    let used = "pub fn f() {}\n";
+    let Some((repo, home)) =
+        crate::support::rust_crate(crate::support::CARGO_LOCK, MAIN_RS, &[("src/other.rs", used)])
+    else {
+        return;
+    };
+    repo.write("src/main.rs", &MAIN_RS.replace("    other::f();\n", ""));
+    repo.git(&["add", "src/main.rs"]);
+    let (code, stdout, stderr) = cargo.gate(&repo, home.path(), "git commit -m x");
+    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    assert!(stderr.contains("src/other.rs:1:8: error: function `f` is never used"), "{stderr}");
+}

@@ -125,6 +125,22 @@ fn bash_scripts_are_checked_as_bash_wherever_their_dialect_is_written() {
 }
 
 #[test]
+fn a_files_own_shellcheck_shell_directive_wins_over_its_extension() {
+    let Some(shellcheck) = real_tool("shellcheck") else { return };
+    let repo = TestRepo::new();
+    let bash = "# Sourced by the installer.\n# shellcheck shell=bash\nif [[ -n \"${1:-}\" ]]; then names=(a b); echo \"${names[0]}\"; fi\n";
+    repo.write("lib/common.sh", bash).commit_all("init");
+    let json = check_json(&[&shellcheck], &repo.root());
+    let (status, _, argv) = language(&json, "shell");
+    assert_eq!(status, "PASS", "the file says it is bash; codeguard does not overrule it as sh: {json}");
+    assert!(!argv.contains("--shell="), "{argv}");
+
+    repo.write("lib/common.sh", &format!("{bash}echo $names\n"));
+    let json = check_json(&[&shellcheck], &repo.root());
+    assert_eq!(language(&json, "shell").0, "FAIL", "still linted, as bash: {json}");
+}
+
+#[test]
 fn posix_sh_scripts_are_checked_as_sh() {
     let Some(shellcheck) = real_tool("shellcheck") else { return };
     let repo = TestRepo::new();
