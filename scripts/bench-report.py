@@ -75,6 +75,14 @@ SCENARIOS = [
             ("codeguard hook pre-tool-use", "<", "pre-commit run", 1.0, "less overhead than `pre-commit run`"),
         ],
     ),
+    (
+        "rust",
+        "Rust crate (40 modules), one clean edit staged, a second gate run (warm caches)",
+        1,
+        "cargo clippy (warm)",
+        ["cargo clippy (warm)", "cargo clippy after touching the edited file", "codeguard hook pre-tool-use"],
+        [("codeguard hook pre-tool-use", "<=", BASELINE, 2.0, "≤ 2× warm `cargo clippy` on the crate")],
+    ),
 ]
 
 

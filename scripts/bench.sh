@@ -5,7 +5,7 @@
 #   scripts/bench.sh                 # everything; the tables go to stdout, target/bench/table.md
 #                                    # and target/bench/matrix.md
 #   ROUNDS=5 scripts/bench.sh        # rounds per comparison (default 5; RUNS=3 runs per round)
-#   ONLY=gate scripts/bench.sh       # one scenario: passthrough, snapshot, gate, noop or matrix
+#   ONLY=gate scripts/bench.sh       # one scenario: passthrough, snapshot, gate, noop, rust or matrix
 #   NS="1000 10000" KS="1 50" ONLY=matrix scripts/bench.sh   # a smaller matrix
 #   CG=/path/to/codeguard scripts/bench.sh   # that binary, no cargo build (passthrough and
 #                                    # snapshot need its examples/spawn_loop and
@@ -24,6 +24,11 @@
 #                on a `git commit` payload, and git's pre-commit hook), `prek run`,
 #                `pre-commit run`, the three linters back to back by hand, and each linter alone
 #   noop         the same with `true` as every linter: what is left is each framework's overhead
+#   rust         a committed 40-module crate without dependencies, one clean edit staged: the agent
+#                hook on a `git commit` payload, a second run (clippy in the repository's stable
+#                tree with its warm build directory; the check before, and the warm-up, fill it)
+#                vs the developer's own warm `cargo clippy` with the same flags in the worktree,
+#                as it is and after `touch` of the edited file
 #   matrix       repositories of N tracked files (NS, default "1000 10000 50000 100000") with K
 #                clean files staged (KS, default "1 50 1000"; cells with K > N/2 skipped) and one
 #                unstaged edit (so prek and pre-commit stash it), scripts/gen-matrix-bench-repo.py,
@@ -246,7 +251,60 @@ if wanted noop; then
   gate noop
 fi
 
-# --- 5. the matrix: N tracked files × K staged files, whole process against whole process -----
+# --- 5. a Rust crate: the gate's clippy in a snapshot against the developer's warm clippy ---------
+if wanted rust; then
+  need rust "$spawn"
+  say "rust: 40-module crate, one edited file staged, gate (warm) vs cargo clippy after the edit"
+  dir=$work/rust
+  mkdir -p "$dir/repo/src"
+  printf '[package]\nname = "bench"\nversion = "0.1.0"\nedition = "2021"\n' >"$dir/repo/Cargo.toml"
+  {
+    for i in $(seq 0 39); do echo "mod m$i;"; done
+    echo "fn main() {"
+    for i in $(seq 0 39); do echo "    println!(\"{}\", m$i::total(&[1, 2, 3]));"; done
+    echo "}"
+  } >"$dir/repo/src/main.rs"
+  for i in $(seq 0 39); do
+    {
+      for j in $(seq 0 19); do
+        echo "/// Function $j."
+        echo "pub fn f$j(values: &[u64]) -> u64 { values.iter().map(|v| v.wrapping_mul($((j + 2))).wrapping_add($((i + 1)))).sum() }"
+      done
+      echo "/// The sum of every function."
+      echo "pub fn total(values: &[u64]) -> u64 {"
+      echo "    let mut sum = 0;"
+      for j in $(seq 0 19); do echo "    sum += f$j(values);"; done
+      echo "    sum"
+      echo "}"
+    } >"$dir/repo/src/m$i.rs"
+  done
+  (
+    cd "$dir/repo"
+    git init -q -b main
+    cargo generate-lockfile --offline -q
+    git add -A
+    git commit -qm base
+    echo "// A clean edit." >>src/m0.rs
+    git add src/m0.rs
+    "$cg" trust "$dir/repo" >/dev/null
+    printf '{"tool_name":"Bash","tool_input":{"command":"git commit -m x"},"cwd":"%s","session_id":"s","tool_use_id":"t"}\n' \
+      "$dir/repo" >"$dir/commit.json"
+    statuses=$("$cg" check --staged --format json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(" ".join(l["language"] + "=" + l["status"] for l in d["languages"] if l["status"] != "SKIPPED"))')
+    [ "$statuses" = "rust=PASS" ] || { echo "codeguard check (rust): $statuses" >&2; exit 1; }
+    [ -z "$("$cg" hook pre-tool-use <"$dir/commit.json" 2>&1)" ] || { echo "the rust gate was not a silent pass" >&2; exit 1; }
+    clippy="cargo clippy -q --locked --color never --workspace --all-targets --message-format=short -- -D warnings"
+    $clippy
+    compare rust \
+      "cargo clippy (warm)" "$clippy" \
+      "cargo clippy after touching the edited file" "sh -c 'touch src/m0.rs && exec $clippy'" \
+      "codeguard hook pre-tool-use" "$spawn $dir/commit.json 1 $cg hook pre-tool-use"
+  )
+fi
+
+# --- 6. the matrix: N tracked files × K staged files, whole process against whole process -----
 # Repositories (scripts/gen-matrix-bench-repo.py) are cached under target/bench/repos/N-K, keyed
 # by a hash of the generator and of what it reads; `git status --porcelain` is recorded when one
 # is made and must be the same before and after every cell (no contender changes a repository

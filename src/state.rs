@@ -155,6 +155,18 @@ pub fn lock(path: &Path, wait: Duration) -> std::io::Result<Lock> {
     }
 }
 
+/// The exclusive lock of `path` if nobody holds it now (never waits); `None` otherwise.
+pub fn try_lock(path: &Path) -> Option<Lock> {
+    use rustix::fs::{FlockOperation, flock};
+    ensure_private_dir(path.parent()?).ok()?;
+    let mut name = path.as_os_str().to_owned();
+    name.push(".lock");
+    let file =
+        std::fs::OpenOptions::new().create(true).truncate(false).write(true).mode(0o600).open(name).ok()?;
+    flock(&file, FlockOperation::NonBlockingLockExclusive).ok()?;
+    Some(Lock { _file: file })
+}
+
 /// Runs `f` while holding the exclusive lock of `path` (waiting at most [`LOCK_WAIT`]).
 pub fn with_lock<T>(path: &Path, f: impl FnOnce() -> std::io::Result<T>) -> std::io::Result<T> {
     let _lock = lock(path, LOCK_WAIT)?;

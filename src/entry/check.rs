@@ -109,6 +109,7 @@ fn in_place(
         options: RunOptions { deadline: Duration::from_secs(args.timeout), jobs: jobs(args.jobs) },
         log_prefix: format!("check-{}", report::path_key(root)),
         root_names: None,
+        stable: false,
     };
     let prepared = engine::prepare(&request, env).map_err(|e| UsageError(e.to_string()))?;
     let facts = CheckFacts {

@@ -38,6 +38,9 @@ pub(crate) struct LintRequest<'a> {
     /// The names in the project root when `dir` does not hold them all (a snapshot of changed
     /// files): what planning reads as root markers.
     pub root_names: Option<&'a BTreeSet<String>>,
+    /// `dir` is the repository's stable tree (`run::warm::StableTree`): building linters use its
+    /// own build directory.
+    pub stable: bool,
 }
 
 /// Why linting could not start.
@@ -109,6 +112,7 @@ impl<'a> LintRequest<'a> {
             options,
             log_prefix,
             root_names: None,
+            stable: false,
         }
     }
 
@@ -129,6 +133,7 @@ impl<'a> LintRequest<'a> {
             options: RunOptions { deadline, jobs: super::default_jobs() },
             log_prefix,
             root_names: Some(snapshot.root_names()),
+            stable: false,
         }
     }
 }
@@ -217,12 +222,32 @@ pub(crate) fn lint_snapshot(
         // Completing may move the snapshot (beside the base-tree cache): plan there.
         prepared = prepare(&request(snapshot, workspace, only, options, log_prefix), env)?;
     }
-    let results = execute(&prepared, &request(snapshot, workspace, only, options, log_prefix), env, &|_| {});
+    // A linter that builds is warm only at a path whose unchanged files keep their times.
+    let stable =
+        if builds(&prepared) { run::warm::StableTree::sync(snapshot.root(), workspace, env) } else { None };
+    let results = match &stable {
+        Some(tree) => {
+            let mut request = request(snapshot, workspace, only, options, log_prefix);
+            request.dir = tree.root();
+            request.stable = true;
+            let prepared = prepare(&request, env)?;
+            execute(&prepared, &request, env, &|_| {})
+        }
+        None => execute(&prepared, &request(snapshot, workspace, only, options, log_prefix), env, &|_| {}),
+    };
     // A linter that wrote through a link to the base-tree cache made that entry wrong; it is
     // evicted, and the lint result (of content the linter itself changed) stands as it would in a
     // private copy.
     let _ = snapshot.shared_intact();
     Ok(results)
+}
+
+/// Whether a planned job runs a linter that builds (its registry entry names a build cache).
+fn builds(prepared: &Prepared) -> bool {
+    prepared.plan.entries.iter().any(|e| {
+        matches!(e.action, plan::Action::Run(_))
+            && prepared.registry.get(&e.language).is_some_and(|l| !l.build_cache_env.is_empty())
+    })
 }
 
 /// Runs a prepared plan and writes the logs.
@@ -238,8 +263,14 @@ pub(crate) fn execute(
             .filter(|(k, _)| !REPO_LOCAL_VARS.contains(&k.as_str()))
             .map(|(k, v)| (k.clone(), v.clone())),
     );
-    let linter_env =
-        run::warm::with_build_caches(linter_env, &prepared.plan, &prepared.registry, request.workspace, env);
+    let linter_env = run::warm::with_build_caches(
+        linter_env,
+        &prepared.plan,
+        &prepared.registry,
+        request.workspace,
+        request.stable,
+        env,
+    );
     // In place (not in a snapshot), prove afterwards that the linters changed no file.
     let guard = (request.dir == request.workspace).then(|| {
         run::inplace::Guard::before(request.dir, &[request.project_files, request.selected], &prepared.plan)

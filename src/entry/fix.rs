@@ -150,6 +150,7 @@ pub(crate) fn fix(request: &FixRequest, env: &Env) -> anyhow::Result<FixReport> 
             options: RunOptions { deadline: request.timeout, jobs: super::default_jobs() },
             log_prefix: format!("{log_prefix}-recheck"),
             root_names: None,
+            stable: false,
         };
         let results = engine::lint(&lint, env, &|_| {}).map_err(|e| UsageError(e.to_string()))?;
         report.recheck = results.into_iter().filter(|r| r.status != Status::Skipped).collect();

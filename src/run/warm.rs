@@ -11,6 +11,14 @@
 //! least recently used go; this sweep runs at most once per [`SWEEP_EVERY`] (a stamp file), so a
 //! run normally costs two small file writes. **Never:** a cache on tmpfs (RAM): there, the
 //! variables are left as they are; fails a run — any I/O problem just leaves the cache out.
+//!
+//! A build cache is only as warm as the paths and file times it was built from: a compiler's
+//! incremental state is keyed by the paths it compiled, and cargo re-checks whatever is newer
+//! than its last build. A gate snapshot has a new path and new file times on every run, so the
+//! gate lints a building language in a [`StableTree`]: a persistent copy of the content in the
+//! repository's cache, synced from the snapshot file by file (a file whose content is what it
+//! was keeps its time), with its own build directory (`stable/<variable>`) that nothing else
+//! builds in — so cargo's "newer than the last build" is exactly "changed since the last gate".
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -34,11 +42,13 @@ const LAST_SWEEP: &str = ".last-sweep";
 /// The linters' environment with the build-cache variables of the planned languages pointed at
 /// this repository's cache; `linter_env` unchanged when no planned job builds or the cache
 /// cannot be used.
+/// `stable`: the linters run in the repository's [`StableTree`] and get its build directory.
 pub(crate) fn with_build_caches(
     linter_env: Env,
     plan: &Plan,
     registry: &Registry,
     workspace: &Path,
+    stable: bool,
     env: &Env,
 ) -> Env {
     let mut vars: Vec<&str> = plan
@@ -56,6 +66,7 @@ pub(crate) fn with_build_caches(
     let root = crate::state::home(env).join("cache").join("build");
     let Some(dir) = repo_cache(&root, workspace) else { return linter_env };
     sweep(&root, &dir);
+    let dir = if stable { dir.join(STABLE) } else { dir };
     let set: Vec<(String, std::ffi::OsString)> =
         vars.iter().map(|v| ((*v).to_owned(), dir.join(dir_name(v)).into_os_string())).collect();
     Env::from_pairs(
@@ -65,6 +76,179 @@ pub(crate) fn with_build_caches(
             .map(|(k, v)| (k.clone(), v.clone()))
             .chain(set),
     )
+}
+
+/// The part of a repository's cache that belongs to its [`StableTree`]: the tree, its manifest,
+/// its lock and its own build directories.
+const STABLE: &str = "stable";
+
+/// A persistent copy of a snapshot's content at a path that stays the same, held under a lock
+/// for as long as this value lives (see the module header). Made by [`StableTree::sync`].
+pub(crate) struct StableTree {
+    tree: PathBuf,
+    _lock: crate::state::Lock,
+}
+
+/// What the manifest records of one entry of the tree.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+enum Kept {
+    /// A regular file: its content hash, whether it is executable, and the identity of the copy
+    /// in the tree (inode, size, modification and change times) and of the snapshot file it
+    /// came from — an unchanged source identity means unchanged content (a link into the
+    /// read-only base-tree cache), so it is not read again.
+    File { hash: String, exec: bool, copy: Identity, source: Identity },
+    /// A symbolic link and its target.
+    Link(PathBuf),
+    /// A directory.
+    Dir,
+}
+
+/// A file's identity: what changes when it is written or replaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct Identity {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime_ns: i128,
+    ctime_ns: i128,
+}
+
+impl Identity {
+    fn of(meta: &std::fs::Metadata) -> Self {
+        use std::os::unix::fs::MetadataExt;
+        Self {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            size: meta.len(),
+            mtime_ns: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
+            ctime_ns: i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()),
+        }
+    }
+}
+
+impl StableTree {
+    /// Syncs the content in `from` (a whole snapshot) into the stable tree of `workspace`'s cache:
+    /// files whose content changed are written anew (new time), unchanged ones are left as they
+    /// are, entries that are gone are removed — including anything a linter wrote into the tree.
+    /// `None` (lint in the snapshot instead) when the cache cannot be used, another run holds the
+    /// tree, or a file cannot be synced.
+    pub(crate) fn sync(from: &Path, workspace: &Path, env: &Env) -> Option<Self> {
+        let root = crate::state::home(env).join("cache").join("build");
+        let base = repo_cache(&root, workspace)?.join(STABLE);
+        crate::state::ensure_private_dir(&base).ok()?;
+        let lock = crate::state::try_lock(&base.join("tree"))?;
+        let tree = base.join("tree");
+        let manifest_path = base.join("manifest.json");
+        let mut old: std::collections::BTreeMap<String, Kept> = std::fs::read(&manifest_path)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default();
+        if old.is_empty() && tree.exists() {
+            std::fs::remove_dir_all(&tree).ok()?;
+        }
+        std::fs::create_dir_all(&tree).ok()?;
+        // A failed sync leaves no manifest: the next run starts from an empty tree.
+        let _ = std::fs::remove_file(&manifest_path);
+        let mut new = std::collections::BTreeMap::new();
+        for entry in walkdir::WalkDir::new(from).min_depth(1).sort_by_file_name() {
+            let entry = entry.ok()?;
+            let rel = entry.path().strip_prefix(from).ok()?.to_str()?.to_owned();
+            let kept = sync_entry(&entry, &tree.join(&rel), old.remove(&rel))?;
+            new.insert(rel, kept);
+        }
+        remove_extras(&tree, &new)?;
+        crate::state::write_report(&manifest_path, &serde_json::to_vec(&new).ok()?).ok()?;
+        Some(Self { tree, _lock: lock })
+    }
+
+    /// Where the content is.
+    pub(crate) fn root(&self) -> &Path {
+        &self.tree
+    }
+}
+
+/// Brings `target` in line with the snapshot entry, given what the manifest said of it.
+fn sync_entry(entry: &walkdir::DirEntry, target: &Path, was: Option<Kept>) -> Option<Kept> {
+    use std::os::unix::fs::PermissionsExt;
+    let kind = entry.file_type();
+    let present = std::fs::symlink_metadata(target).ok();
+    if kind.is_dir() {
+        if !present.as_ref().is_some_and(std::fs::Metadata::is_dir) {
+            remove_any(target);
+            std::fs::create_dir(target).ok()?;
+        }
+        return Some(Kept::Dir);
+    }
+    if kind.is_symlink() {
+        let link = std::fs::read_link(entry.path()).ok()?;
+        let same = was == Some(Kept::Link(link.clone()))
+            && present.as_ref().is_some_and(|m| m.file_type().is_symlink())
+            && std::fs::read_link(target).ok().as_ref() == Some(&link);
+        if !same {
+            remove_any(target);
+            std::os::unix::fs::symlink(&link, target).ok()?;
+        }
+        return Some(Kept::Link(link));
+    }
+    let meta = entry.metadata().ok()?;
+    let source = Identity::of(&meta);
+    let exec = meta.permissions().mode() & 0o111 != 0;
+    let copy_now = present.as_ref().filter(|m| m.is_file()).map(Identity::of);
+    if let Some(Kept::File { hash, exec: was_exec, copy, source: was_source }) = &was
+        && *was_exec == exec
+        && copy_now == Some(*copy)
+    {
+        if *was_source == source {
+            return was;
+        }
+        let now_hash = blake3::hash(&std::fs::read(entry.path()).ok()?).to_hex().to_string();
+        if &now_hash == hash {
+            return Some(Kept::File { hash: now_hash, exec, copy: *copy, source });
+        }
+    }
+    let bytes = std::fs::read(entry.path()).ok()?;
+    let hash = blake3::hash(&bytes).to_hex().to_string();
+    remove_any(target);
+    let dir = target.parent()?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).ok()?;
+    std::io::Write::write_all(&mut tmp, &bytes).ok()?;
+    tmp.as_file().set_permissions(std::fs::Permissions::from_mode(if exec { 0o755 } else { 0o644 })).ok()?;
+    tmp.persist(target).ok()?;
+    let copy = Identity::of(&std::fs::symlink_metadata(target).ok()?);
+    Some(Kept::File { hash, exec, copy, source })
+}
+
+/// Removes whatever is at `path` (nothing there is fine).
+fn remove_any(path: &Path) {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => {
+            let _ = std::fs::remove_dir_all(path);
+        }
+        Ok(_) => {
+            let _ = std::fs::remove_file(path);
+        }
+        Err(_) => {}
+    }
+}
+
+/// Removes every entry of `tree` that `kept` does not hold.
+fn remove_extras(tree: &Path, kept: &std::collections::BTreeMap<String, Kept>) -> Option<()> {
+    let mut walk = walkdir::WalkDir::new(tree).min_depth(1).into_iter();
+    while let Some(entry) = walk.next() {
+        let entry = entry.ok()?;
+        let rel = entry.path().strip_prefix(tree).ok()?;
+        if rel.to_str().is_some_and(|r| kept.contains_key(r)) {
+            continue;
+        }
+        if entry.file_type().is_dir() {
+            walk.skip_current_dir();
+        }
+        remove_any(entry.path());
+        if std::fs::symlink_metadata(entry.path()).is_ok() {
+            return None;
+        }
+    }
+    Some(())
 }
 
 /// The directory a variable's cache lives in: `CARGO_TARGET_DIR` → `cargo-target-dir`.
@@ -171,6 +355,57 @@ mod tests {
         assert_eq!(mount_type(info, Path::new("/home/u/.codeguard")), Some("ext4"));
         assert_eq!(mount_type(info, Path::new("/dev/shm/x")), Some("tmpfs"));
         assert_eq!(mount_type(info, Path::new("/home/u/my dir/state")), Some("tmpfs"));
+    }
+
+    /// A state home on disk (the build cache refuses tmpfs): under the package's target dir.
+    fn disk_home() -> tempfile::TempDir {
+        let parent = Path::new(env!("CARGO_MANIFEST_DIR")).join("target").join("unit-tmp");
+        std::fs::create_dir_all(&parent).expect("mkdir");
+        tempfile::tempdir_in(parent).expect("home")
+    }
+
+    fn identity(path: &Path) -> Identity {
+        Identity::of(&std::fs::symlink_metadata(path).expect("stat"))
+    }
+
+    #[test]
+    fn the_stable_tree_rewrites_what_changed_and_removes_what_is_gone_or_foreign() {
+        let home = disk_home();
+        let env = crate::state::test_env(home.path());
+        let (workspace, from) = (home.path().join("repo"), home.path().join("snapshot"));
+        std::fs::create_dir_all(from.join("src")).expect("mkdir");
+        std::fs::create_dir_all(&workspace).expect("mkdir");
+        for (path, text) in [("Cargo.toml", "[package]\n"), ("src/a.rs", "a\n"), ("src/b.rs", "b\n")] {
+            std::fs::write(from.join(path), text).expect("write");
+        }
+        std::os::unix::fs::symlink("a.rs", from.join("src/l.rs")).expect("link");
+        let first = StableTree::sync(&from, &workspace, &env).expect("synced");
+        let tree = first.root().to_path_buf();
+        assert_eq!(std::fs::read_to_string(tree.join("src/b.rs")).expect("read"), "b\n");
+        assert_eq!(std::fs::read_link(tree.join("src/l.rs")).expect("link"), Path::new("a.rs"));
+        assert!(StableTree::sync(&from, &workspace, &env).is_none(), "one run at a time");
+        drop(first);
+        let (a, b) = (identity(&tree.join("src/a.rs")), identity(&tree.join("src/b.rs")));
+
+        // The snapshot of the next run: every file written anew, one with other content.
+        for (path, text) in [("Cargo.toml", "[package]\n"), ("src/a.rs", "a\n"), ("src/b.rs", "b2\n")] {
+            std::fs::remove_file(from.join(path)).expect("rm");
+            std::fs::write(from.join(path), text).expect("write");
+        }
+        std::fs::write(tree.join("src/foreign.rs"), "a linter wrote this").expect("write");
+        let second = StableTree::sync(&from, &workspace, &env).expect("synced");
+        assert_eq!(identity(&tree.join("src/a.rs")), a, "same content: untouched, its time kept");
+        assert_ne!(identity(&tree.join("src/b.rs")), b, "new content: written anew");
+        assert_eq!(std::fs::read_to_string(tree.join("src/b.rs")).expect("read"), "b2\n");
+        assert!(!tree.join("src/foreign.rs").exists(), "what the content does not hold is removed");
+        drop(second);
+
+        // A file a linter changed in the tree is put back; a file the content lost goes.
+        std::fs::write(tree.join("src/a.rs"), "changed in the tree").expect("write");
+        std::fs::remove_file(from.join("src/b.rs")).expect("rm");
+        let _third = StableTree::sync(&from, &workspace, &env).expect("synced");
+        assert_eq!(std::fs::read_to_string(tree.join("src/a.rs")).expect("read"), "a\n");
+        assert!(!tree.join("src/b.rs").exists());
     }
 
     #[test]

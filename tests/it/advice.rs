@@ -173,14 +173,68 @@ fn clippy_builds_in_a_warm_per_repository_cache_never_in_the_users_target() {
     assert_eq!(rust_result(&first)["status"], "PASS", "{first:#}");
     let caches = build_caches(home.path());
     assert_eq!(caches.len(), 1, "one cache for the repository: {caches:?}");
-    let target = caches[0].join("cargo-target-dir");
-    assert!(target.join("debug").is_dir(), "clippy built into {}", target.display());
+    let target = caches[0].join("stable/cargo-target-dir");
+    assert!(target.join("debug").is_dir(), "the gate's clippy built into {}", target.display());
+    assert!(caches[0].join("stable/tree/src/main.rs").is_file(), "in the repository's stable tree");
     let second = check_rust(&repo, home.path(), &["--staged"]);
     assert_eq!(rust_result(&second)["status"], "PASS", "{second:#}");
     assert_eq!(build_caches(home.path()), caches, "the second run reuses the same cache");
     let in_place = check_rust(&repo, home.path(), &["--all"]);
     assert_eq!(rust_result(&in_place)["status"], "PASS", "{in_place:#}");
+    assert!(caches[0].join("cargo-target-dir/debug").is_dir(), "in place: a build directory of its own");
     assert!(!repo.path("target").exists(), "the user's target/ is never created");
+}
+
+#[test]
+fn a_gate_after_a_blocked_attempt_lints_the_content_as_it_is_now() {
+    // Two crates: cargo re-checks only a crate with a file newer than its last build, so the
+    // stable tree must give a file that went back to older content a new time as well.
+    let Some(_) = real_tool("cargo") else { return };
+    let member =
+        |name: &str| format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n");
+    let files = [
+        ("a/Cargo.toml", member("a")),
+        ("a/src/lib.rs", "pub fn f() -> u32 {\n    1\n}\n".to_owned()),
+        ("b/Cargo.toml", member("b")),
+        ("b/src/lib.rs", "pub fn g() -> u32 {\n    2\n}\n".to_owned()),
+    ];
+    let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
+    let Some((repo, home)) = rust_crate(CARGO_LOCK, HELLO_RS, &files) else { return };
+    repo.write(
+        "Cargo.toml",
+        &format!("{}\n[workspace]\nmembers = [\"a\", \"b\"]\n", crate::support::CARGO_TOML),
+    );
+    let lock = std::process::Command::new("cargo")
+        .args(["generate-lockfile", "--offline", "-q"])
+        .current_dir(repo.root())
+        .envs(rust_env())
+        .status()
+        .expect("cargo");
+    assert!(lock.success());
+    repo.commit_all("workspace");
+    let gate = |command: &str| {
+        let env: Vec<(String, String)> =
+            rust_env().into_iter().map(|(k, v)| (k.to_owned(), v.to_string_lossy().into_owned())).collect();
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let out = pre_tool_use(home.path(), &repo.root(), "t-1", command, &env);
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    repo.write("a/src/lib.rs", "pub fn f() -> u32 {\n    let x = 1;\n    1\n}\n");
+    repo.git(&["add", "a/src/lib.rs"]);
+    let (code, stderr) = gate("git commit -m a");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("a/src/lib.rs:2:9: error: unused variable"), "{stderr}");
+    repo.git(&["reset", "-q", "a/src/lib.rs"]);
+    repo.git(&["checkout", "a/src/lib.rs"]);
+    repo.write("b/src/lib.rs", "pub fn g() -> u32 {\n    3\n}\n");
+    repo.git(&["add", "b/src/lib.rs"]);
+    let (code, stderr) = gate("git commit -m b");
+    assert_eq!(code, Some(0), "crate a is back to its committed content, which is clean: {stderr}");
+    repo.write("b/src/lib.rs", "pub fn g() -> u32 {\n    let y = 2;\n    3\n}\n");
+    repo.git(&["add", "b/src/lib.rs"]);
+    let (code, stderr) = gate("git commit -m b");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("b/src/lib.rs:2:9") && !stderr.contains("a/src/lib.rs"), "{stderr}");
 }
 
 #[test]
