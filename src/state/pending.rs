@@ -48,9 +48,20 @@ pub struct Pending {
     pub files: Vec<PendingFile>,
 }
 
-/// The file holding a session's pending edits.
+/// The file holding a session's pending edits: `s-<id>.json` for an id of plain characters (a
+/// host's UUID; no hash to compute on the path every shell command takes — hashing starts
+/// blake3's CPU-feature detection, which costs more than the rest of a pass-through), else
+/// `<hash>.json` (hex digits: never `s-…`).
 pub fn file(env: &Env, session: &str) -> PathBuf {
-    super::home(env).join(DIR).join(format!("{}.json", super::key_of(&[session.as_bytes()])))
+    let plain = (1..=128).contains(&session.len())
+        && !session.starts_with('.')
+        && session.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    let name = if plain {
+        format!("s-{session}.json")
+    } else {
+        format!("{}.json", super::key_of(&[session.as_bytes()]))
+    };
+    super::home(env).join(DIR).join(name)
 }
 
 /// Whether anything is pending for the session: one `lstat`, creating nothing (through rustix:
@@ -128,6 +139,18 @@ mod tests {
             dir_before: None,
             tool_use_id: Some(id.into()),
             ts_ms: 1,
+        }
+    }
+
+    #[test]
+    fn plain_session_ids_name_their_file_and_others_are_hashed() {
+        let home = tempfile::tempdir().expect("home");
+        let env = env(home.path());
+        let name = |id: &str| file(&env, id).file_name().and_then(|n| n.to_str()).map(str::to_owned);
+        assert_eq!(name("0f3c-11aa_b.2").as_deref(), Some("s-0f3c-11aa_b.2.json"));
+        for odd in ["../x", ".hidden", "a/b", "", "é", &"x".repeat(129)] {
+            let got = name(odd).expect("name");
+            assert!(!got.starts_with("s-") && got.len() == 32 + 5, "{odd:?} → {got}");
         }
     }
 
