@@ -55,7 +55,7 @@ pub fn run(args: &DoctorArgs, env: &Env) -> anyhow::Result<u8> {
     for host in hosts {
         checks.extend(host_checks(host, env, args.host.is_some()));
     }
-    checks.extend(git_hook_checks());
+    checks.extend(git_hook_checks(env));
     checks.extend(linter_checks(env));
     checks.extend(trust_checks(env));
     checks.push(state_check(env));
@@ -389,10 +389,11 @@ fn smoke_payload(host: Host, cwd: &Path) -> serde_json::Value {
 /// The current repository's git hooks, when codeguard's gate is installed anywhere in it: for
 /// each hook, whether what git runs (following `core.hooksPath` and the hook manager's chain)
 /// runs codeguard. A gate git does not run is a problem.
-fn git_hook_checks() -> Vec<Check> {
+fn git_hook_checks(env: &Env) -> Vec<Check> {
     let Ok(cwd) = std::env::current_dir() else { return Vec::new() };
     let Ok(layout) = git_hooks::layout(&cwd) else { return Vec::new() };
-    git_hooks::reach(&layout)
+    let recorded = git_hooks::record_path(&crate::state::home(env), &layout).is_file();
+    git_hooks::reach(&layout, recorded)
         .unwrap_or_default()
         .into_iter()
         .map(|r| {

@@ -54,6 +54,7 @@ pub fn install(args: &InstallArgs, env: &Env) -> anyhow::Result<u8> {
     }
     let layout = git_hooks::layout(&current_dir()?)?;
     let changes = git_hooks::install(&layout, &current_exe()?, args.force)?;
+    git_hooks::record(&crate::state::home(env), &layout, true).context("recording the install")?;
     print(&layout.hooks, &changes)
 }
 
@@ -89,6 +90,7 @@ pub fn uninstall(args: &UninstallArgs, env: &Env) -> anyhow::Result<u8> {
     }
     let layout = git_hooks::layout(&current_dir()?)?;
     let changes = git_hooks::uninstall(&layout)?;
+    git_hooks::record(&crate::state::home(env), &layout, false).context("forgetting the install")?;
     print(&layout.hooks, &changes)
 }
 

@@ -512,11 +512,32 @@ pub struct Reach {
     pub detail: String,
 }
 
+/// The state file recording that `codeguard install --git-hooks` ran for the repository in
+/// `layout` (under the state directory `state_home`), so `doctor` still knows the gate belongs
+/// there when a manager deleted every file of it (`pre-commit install -f`).
+pub fn record_path(state_home: &Path, layout: &Layout) -> PathBuf {
+    let key = crate::state::key_of(&[layout.default_hooks.as_os_str().as_encoded_bytes()]);
+    state_home.join("git-hooks").join(key)
+}
+
+/// Records (or, with `installed` false, forgets) an install for the repository in `layout`.
+pub fn record(state_home: &Path, layout: &Layout, installed: bool) -> std::io::Result<()> {
+    let path = record_path(state_home, layout);
+    if !installed {
+        return crate::state::remove(&path);
+    }
+    if let Some(dir) = path.parent() {
+        crate::state::ensure_private_dir(dir)?;
+    }
+    crate::state::write_private(&path, layout.default_hooks.as_os_str().as_encoded_bytes())
+}
+
 /// For each hook: does the hook git runs (following `core.hooksPath` and the manager's chain)
-/// run codeguard? `None` when nothing of codeguard's is installed anywhere in the repository.
-pub fn reach(layout: &Layout) -> Option<Vec<Reach>> {
+/// run codeguard? `None` when nothing of codeguard's is installed anywhere in the repository and
+/// no install is `recorded` for it.
+pub fn reach(layout: &Layout, recorded: bool) -> Option<Vec<Reach>> {
     let ours = traces(layout);
-    if ours.is_empty() {
+    if ours.is_empty() && !recorded {
         return None;
     }
     Some(GitHook::ALL.iter().map(|hook| reach_one(layout, *hook, &ours)).collect())
@@ -552,7 +573,19 @@ fn reach_one(layout: &Layout, hook: GitHook, ours: &[PathBuf]) -> Reach {
     let name = hook.file_name();
     let path = layout.hooks.join(name);
     let elsewhere = || {
-        let list: Vec<String> = ours.iter().map(|p| p.display().to_string()).collect();
+        // This hook's files, and lefthook's local file (one block serves both hooks).
+        let list: Vec<String> = ours
+            .iter()
+            .filter(|p| {
+                p.file_name()
+                    .map(|n| n.to_string_lossy())
+                    .is_some_and(|n| n.starts_with(name) || !n.starts_with("pre-"))
+            })
+            .map(|p| p.display().to_string())
+            .collect();
+        if list.is_empty() {
+            return "`codeguard install --git-hooks` ran in this repository, but none of its files is left (a hook manager removed them) — run `codeguard install --git-hooks` again".to_owned();
+        }
         format!(
             "codeguard's gate is installed in {}, which git does not run — run `codeguard install --git-hooks`",
             list.join(", ")

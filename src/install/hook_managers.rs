@@ -76,23 +76,24 @@ pub fn owner(text: &str) -> Owner {
 }
 
 /// The lines a husky user script (`<husky dir>/<hook>`, run by husky as `sh -e`) gets so that
-/// it runs codeguard first. pre-push's ref lines are read once into a temporary file: codeguard
-/// reads them from its own descriptor and the rest of the script still finds them on stdin.
+/// it runs codeguard first. The script is shared through git, so a clone where the installing
+/// binary is missing uses `codeguard` from `PATH`, and one without codeguard at all gets a warning
+/// line instead of a blocked commit. pre-push's ref lines are read once into a temporary file:
+/// codeguard reads them from its own descriptor and the rest of the script still finds them on
+/// stdin.
 pub fn husky_block(hook: GitHook, exe: &Path, created: bool) -> String {
     let name = hook.file_name();
-    let command = hook.command();
     let exe = super::git_hooks::sh_quote(&exe.to_string_lossy());
-    let check = format!(
-        "[ -x {exe} ] || {{ echo \"codeguard: {} is missing; run 'codeguard install --git-hooks' again, or bypass once with git {command} --no-verify\" >&2; exit 1; }}\n",
-        exe.replace('"', "\\\"")
-    );
     let run = match hook {
-        GitHook::PreCommit => format!("{exe} git-hook {name} \"$@\" || exit $?\n"),
+        GitHook::PreCommit => format!("  \"$codeguard_bin\" git-hook {name} \"$@\" || exit $?\n"),
         GitHook::PrePush => format!(
-            "codeguard_refs=$(mktemp) || exit 1\ncat > \"$codeguard_refs\"\nexec 9< \"$codeguard_refs\" < \"$codeguard_refs\"\nrm -f \"$codeguard_refs\"\n{exe} git-hook {name} \"$@\" <&9 || exit $?\nexec 9<&-\n"
+            "  codeguard_refs=$(mktemp) || exit 1\n  cat > \"$codeguard_refs\"\n  exec 9< \"$codeguard_refs\" < \"$codeguard_refs\"\n  rm -f \"$codeguard_refs\"\n  \"$codeguard_bin\" git-hook {name} \"$@\" <&9 || exit $?\n  exec 9<&-\n"
         ),
     };
-    format!("{}\n{check}{run}{BLOCK_END}\n", begin(created))
+    format!(
+        "{}\ncodeguard_bin={exe}\n[ -x \"$codeguard_bin\" ] || codeguard_bin=$(command -v codeguard) || codeguard_bin=\nif [ -n \"$codeguard_bin\" ]; then\n{run}else\n  echo \"codeguard: not installed on this machine; its {name} gate did not run\" >&2\nfi\n{BLOCK_END}\n",
+        begin(created)
+    )
 }
 
 /// The lines a lefthook local configuration gets: one `codeguard` command per hook, pre-push
@@ -183,7 +184,8 @@ mod tests {
         for original in ["#!/usr/bin/env sh\nnpm test\n", "npm test\n", "npm test", "", "#!/bin/sh"] {
             let block = husky_block(GitHook::PrePush, exe, false);
             let text = with_block(original, &block);
-            assert!(text.contains("'/opt/code guard/codeguard' git-hook pre-push \"$@\" <&9"), "{text}");
+            assert!(text.contains("codeguard_bin='/opt/code guard/codeguard'\n"), "{text}");
+            assert!(text.contains("\"$codeguard_bin\" git-hook pre-push \"$@\" <&9"), "{text}");
             assert_eq!(without_block(&text).as_deref(), Some(original), "{text}");
             assert_eq!(find_block(&text), Block::Present { block, rest: Some(original.to_owned()) });
         }
