@@ -201,9 +201,12 @@ fn print(dir: &Path, changes: &[Change]) -> anyhow::Result<u8> {
         let place = match change.via {
             Owner::Codeguard if change.path.parent() == Some(dir) => String::new(),
             Owner::Codeguard => format!(" ({})", change.path.display()),
-            via => format!(" (run by {}: {})", via.label(), change.path.display()),
+            via => format!(" ({}: {})", via.label(), change.path.display()),
         };
         let _ = writeln!(out, "  {}: {}{place}", change.hook.file_name(), describe(&change.action));
+    }
+    for note in git_hooks::notes(changes) {
+        let _ = writeln!(out, "codeguard: note: {note}");
     }
     std::io::stdout().write_all(out.as_bytes()).context("writing to stdout")?;
     Ok(exit::PASS)

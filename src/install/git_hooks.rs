@@ -137,6 +137,26 @@ pub struct Change {
     pub action: Action,
 }
 
+/// What a person should know after `changes`: a husky script git tracks now holds codeguard's
+/// lines, a lefthook local configuration (machine-specific) should stay out of git.
+pub fn notes(changes: &[Change]) -> Vec<String> {
+    let mut out = Vec::new();
+    for change in changes.iter().filter(|c| matches!(c.action, Action::Installed | Action::Updated)) {
+        let path = change.path.display();
+        let note = match change.via {
+            Owner::Husky => format!(
+                "{path} is a husky script git tracks: commit codeguard's lines to share the gate (a clone without codeguard gets a warning, not a blocked commit), or keep them as a local change (`git checkout`/`git reset --hard` drops them; `codeguard doctor` notices)"
+            ),
+            Owner::Lefthook if change.hook == GitHook::PreCommit => format!(
+                "{path} is lefthook's local configuration and names this machine's codeguard: keep it out of git (add it to .gitignore)"
+            ),
+            Owner::Lefthook | Owner::Codeguard | Owner::PreCommit | Owner::Prek | Owner::Other => continue,
+        };
+        out.push(note);
+    }
+    out
+}
+
 /// Where git and the hook managers look, for one repository.
 #[derive(Debug, Clone)]
 pub struct Layout {

@@ -492,3 +492,55 @@ fn doctor_reports_a_husky_script_rewritten_without_codeguard() {
     };
     doctor_reports_a_hidden_gate(&case, init, "without codeguard's lines");
 }
+
+#[test]
+fn force_is_refused_beside_a_manager_and_stops_a_chained_hook() {
+    let Some(case) = Case::new(Manager::PreCommit) else { return };
+    case.manager_install();
+    let before = case.files();
+    let out = case.codeguard(&["install", "--git-hooks", "--force"]);
+    assert_ne!(out.status.code(), Some(0), "refused");
+    let said = text(&out.stderr);
+    assert!(said.contains("--force replaces a hook that is not codeguard's, but"), "{said}");
+    assert!(said.contains("pre-commit is pre-commit's: codeguard runs beside pre-commit's hooks"), "{said}");
+    assert_same(&case.files(), &before, "a refused install writes nothing");
+
+    // Without a manager, --force after a chained install stops running the chained hook.
+    let Some(case) = Case::new(Manager::HooksPath) else { return };
+    case.manager_install();
+    let said = case.install();
+    assert!(said.contains("the existing hook is kept as pre-commit.codeguard-chained"), "{said}");
+    let runs = case.runs();
+    assert_passed(&case.commit("a.txt", "fine\n"));
+    assert!(case.runs() > runs, "the chained hook runs");
+    let out = case.codeguard(&["install", "--git-hooks", "--force"]);
+    let said = text(&out.stdout);
+    assert!(
+        said.contains(
+            "pre-commit: installed; the existing hook no longer runs (kept as pre-commit.codeguard-replaced)"
+        ),
+        "{said}"
+    );
+    let runs = case.runs();
+    assert_passed(&case.commit("stop.txt", "MANAGER-STOP\n"));
+    assert_eq!(case.runs(), runs, "the replaced hook no longer runs");
+    case.uninstall();
+    assert_eq!(
+        std::fs::read_to_string(case.repo.path("githooks/pre-commit")).expect("restored"),
+        OWN_PRE_COMMIT
+    );
+}
+
+#[test]
+fn a_lefthook_local_file_that_configures_a_hook_is_refused_and_nothing_is_written() {
+    let Some(case) = Case::new(Manager::Lefthook) else { return };
+    case.manager_install();
+    let local = "pre-commit:\n  commands:\n    mine:\n      run: echo mine\n";
+    case.repo.write("lefthook-local.yml", local);
+    let before = case.files();
+    let out = case.codeguard(&["install", "--git-hooks"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let said = text(&out.stderr);
+    assert!(said.contains("lefthook-local.yml already configures pre-commit; add a `codeguard` command running `codeguard git-hook pre-commit` to it yourself"), "{said}");
+    assert_same(&case.files(), &before, "a refused install writes nothing");
+}
