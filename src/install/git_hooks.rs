@@ -294,7 +294,17 @@ pub fn install(layout: &Layout, exe: &Path, force: bool) -> Result<Vec<Change>, 
     let husky = layout.husky_dir();
     for hook in GitHook::ALL {
         let path = layout.hooks.join(hook.file_name());
-        match present(&path) {
+        let mut now = present(&path);
+        // An earlier codeguard chained a manager's script (renaming it broke husky and made
+        // pre-commit run itself): put it back in place and join the manager instead.
+        let chained = kept(&layout.hooks, hook, CHAINED_SUFFIX);
+        if let (Present::Ours(_), Present::Manager(owner)) = (&now, present(&chained)) {
+            ops.push(Op::Rename { from: chained.clone(), to: path.clone() });
+            let action = Action::Restored(chained);
+            changes.push(Change { hook, path: path.clone(), via: owner, action });
+            now = Present::Manager(owner);
+        }
+        match now {
             Present::Manager(owner @ (Owner::PreCommit | Owner::Prek)) => {
                 refuse_force(force, &path, owner)?;
                 let slot = layout.hooks.join(format!("{}{LEGACY_SUFFIX}", hook.file_name()));
@@ -369,6 +379,21 @@ fn script_at(
     let chained = kept(dir, hook, CHAINED_SUFFIX);
     let replaced = kept(dir, hook, REPLACED_SUFFIX);
     let via = if via == Owner::Other { Owner::Codeguard } else { via };
+    // In pre-commit's `.legacy` slot, a chained copy of a manager's script (an earlier codeguard's
+    // chaining) would make the manager run itself ("installed in migration mode"): drop it.
+    let moving = |from: &Path| ops.iter().any(|op| matches!(op, Op::Rename { from: f, .. } if f == from));
+    if matches!(via, Owner::PreCommit | Owner::Prek)
+        && matches!(present(&chained), Present::Manager(_))
+        && !moving(&chained)
+    {
+        ops.push(Op::Remove(chained.clone()));
+        if let Present::Ours(text) = present(slot) {
+            if text != wanted {
+                ops.push(Op::Hook { path: slot.to_path_buf(), text: wanted });
+            }
+            return Ok(Change { hook, path: slot.to_path_buf(), via, action: Action::Updated });
+        }
+    }
     let action = match present(slot) {
         Present::Nothing => {
             ops.push(Op::Hook { path: slot.to_path_buf(), text: wanted });
@@ -447,6 +472,12 @@ pub fn uninstall(layout: &Layout) -> Result<Vec<Change>, InstallError> {
                 }
                 ops.push(Op::Remove(slot.clone()));
                 let action = match kept_hook(dir, hook) {
+                    // A copy of a manager's script in a slot the manager runs would make it run
+                    // itself: it goes, the manager's own script stays in place.
+                    Some(from) if !suffix.is_empty() && matches!(present(&from), Present::Manager(_)) => {
+                        ops.push(Op::Remove(from));
+                        Action::Removed
+                    }
                     Some(from) => {
                         ops.push(Op::Rename { from: from.clone(), to: slot.clone() });
                         Action::Restored(from)

@@ -26,7 +26,9 @@ enum Manager {
 }
 
 /// The manager's hook: logs that it ran, fails on a file holding the stop marker (the marker is
-/// spelled in two halves so the configuration does not match itself).
+/// spelled in two halves so the configuration does not match itself). `language: system` needs
+/// no network: pre-commit 4.7.0 reads it as its new name `unsupported` without a warning, prek
+/// 0.5.11 accepts both.
 const PRE_COMMIT_CONFIG: &str = r#"repos:
 - repo: local
   hooks:
@@ -543,4 +545,42 @@ fn a_lefthook_local_file_that_configures_a_hook_is_refused_and_nothing_is_writte
     let said = text(&out.stderr);
     assert!(said.contains("lefthook-local.yml already configures pre-commit; add a `codeguard` command running `codeguard git-hook pre-commit` to it yourself"), "{said}");
     assert_same(&case.files(), &before, "a refused install writes nothing");
+}
+
+/// What an earlier codeguard left beside a manager: the manager's script renamed to
+/// `<hook>.codeguard-chained` and codeguard's script in its place; a new install undoes that.
+#[test]
+fn an_earlier_install_that_chained_a_managers_script_is_repaired() {
+    for manager in [Manager::PreCommit, Manager::Husky] {
+        let Some(case) = Case::new(manager) else { return };
+        let Some(alone) = Case::new(manager) else { return };
+        alone.manager_install();
+        case.manager_install();
+        let hooks = case.repo.path(if manager == Manager::Husky { ".husky/_" } else { ".git/hooks" });
+        for hook in ["pre-commit", "pre-push"] {
+            std::fs::rename(hooks.join(hook), hooks.join(format!("{hook}.codeguard-chained"))).expect("mv");
+        }
+        if manager == Manager::Husky {
+            // The earlier codeguard wrote its own script where husky's stub was.
+            for hook in ["pre-commit", "pre-push"] {
+                std::fs::write(hooks.join(hook), "#!/bin/sh\n# codeguard-managed-hook\nexit 0\n")
+                    .expect("write");
+            }
+        } else {
+            case.install();
+            // … and pre-commit's install then moved codeguard's script to `.legacy`: every
+            // commit failed ("installed in migration mode").
+            case.manager_install();
+            assert_blocked(&case.commit("a.txt", "fine\n"));
+            case.repo.git(&["rm", "-q", "--cached", "a.txt"]);
+        }
+        let said = case.install();
+        assert!(!said.contains("error"), "{said}");
+        case.assert_doctor_ok();
+        case.assert_both_run_and_block();
+        case.uninstall();
+        let mut now = case.files();
+        now.remove(Path::new("a.txt"));
+        assert_same(&now, &alone.files(), "uninstall leaves what the manager alone writes");
+    }
 }
