@@ -634,8 +634,13 @@ fn reach_one(layout: &Layout, hook: GitHook, ours: &[PathBuf]) -> Reach {
             })
             .map(|p| p.display().to_string())
             .collect();
-        if list.is_empty() {
+        if ours.is_empty() {
             return "`codeguard install --git-hooks` ran in this repository, but none of its files is left (a hook manager removed them) — run `codeguard install --git-hooks` again".to_owned();
+        }
+        if list.is_empty() {
+            return format!(
+                "codeguard's {name} gate is gone (its other hook is still installed) — run `codeguard install --git-hooks`"
+            );
         }
         format!(
             "codeguard's gate is installed in {}, which git does not run — run `codeguard install --git-hooks`",
@@ -675,7 +680,7 @@ fn reach_one(layout: &Layout, hook: GitHook, ours: &[PathBuf]) -> Reach {
                 (
                     false,
                     format!(
-                        "git runs {}'s {}, which does not run codeguard ({} is not codeguard's); {}",
+                        "git runs {}'s {}, which does not run codeguard (no codeguard script at {}); {}",
                         owner.label(),
                         path.display(),
                         legacy.display(),

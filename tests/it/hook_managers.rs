@@ -323,6 +323,37 @@ fn assert_blocked(out: &Output) -> String {
     said
 }
 
+/// What `install --git-hooks` prints when the manager was installed first.
+fn expected_install(manager: Manager, root: &Path) -> String {
+    let r = root.display();
+    match manager {
+        Manager::PreCommit | Manager::Prek => {
+            let label = if manager == Manager::Prek { "prek" } else { "pre-commit" };
+            format!(
+                "codeguard: git hooks in {r}/.git/hooks\n  pre-commit: installed ({label}: {r}/.git/hooks/pre-commit.legacy)\n  pre-push: installed ({label}: {r}/.git/hooks/pre-push.legacy)\n"
+            )
+        }
+        Manager::Lefthook => format!(
+            "codeguard: git hooks in {r}/.git/hooks\n  pre-commit: installed (lefthook: {r}/lefthook-local.yml)\n  pre-push: installed (lefthook: {r}/lefthook-local.yml)\ncodeguard: note: {r}/lefthook-local.yml is lefthook's local configuration and names this machine's codeguard: keep it out of git (add it to .gitignore)\n"
+        ),
+        Manager::Husky => {
+            let note = |hook: &str| {
+                format!(
+                    "codeguard: note: {r}/.husky/{hook} is a husky script git tracks: commit codeguard's lines to share the gate (a clone without codeguard gets a warning, not a blocked commit), or keep them as a local change (`git checkout`/`git reset --hard` drops them; `codeguard doctor` notices)\n"
+                )
+            };
+            format!(
+                "codeguard: git hooks in {r}/.husky/_\n  pre-commit: installed (husky: {r}/.husky/pre-commit)\n  pre-push: installed (husky: {r}/.husky/pre-push)\n{}{}",
+                note("pre-commit"),
+                note("pre-push")
+            )
+        }
+        Manager::HooksPath => format!(
+            "codeguard: git hooks in {r}/githooks\n  pre-commit: installed; the existing hook is kept as pre-commit.codeguard-chained and runs first\n  pre-push: installed; the existing hook is kept as pre-push.codeguard-chained and runs first\n"
+        ),
+    }
+}
+
 /// The manager first, then codeguard: both run and block; the manager's install again keeps
 /// both; a second codeguard install changes nothing; uninstall gives back the manager's files.
 fn manager_then_codeguard(manager: Manager) {
@@ -330,7 +361,7 @@ fn manager_then_codeguard(manager: Manager) {
     case.manager_install();
     let before = case.files();
     let said = case.install();
-    assert!(!said.contains(".codeguard-chained") || manager == Manager::HooksPath, "{said}");
+    assert_eq!(said, expected_install(manager, &case.repo.root()), "install says where codeguard joined");
     case.assert_doctor_ok();
     case.assert_both_run_and_block();
 
@@ -430,21 +461,23 @@ fn codeguard_then_core_hooks_path() {
 }
 
 /// A manager that takes the hooks over after codeguard was installed hides the gate: doctor
-/// names what git runs instead of codeguard's pre-commit, and `install --git-hooks` again joins.
-fn doctor_reports_a_hidden_gate(case: &Case, take_over: impl Fn(&Case), expected: &str) {
+/// names what git runs instead of codeguard's pre-commit (`expected(root)`: the whole line after
+/// `PROBLEM  git-hooks pre-commit: `), and `install --git-hooks` again joins.
+fn doctor_reports_a_hidden_gate(case: &Case, take_over: impl Fn(&Case), expected: impl Fn(&str) -> String) {
     case.install();
     case.assert_doctor_ok();
     take_over(case);
     let (healthy, lines) = case.doctor();
     assert!(!healthy, "{lines:#?}");
-    assert!(lines[0].starts_with("PROBLEM  git-hooks pre-commit: "), "{lines:#?}");
-    assert!(lines[0].contains(expected), "{expected:?} in {lines:#?}");
-    assert!(lines[0].contains("run `codeguard install --git-hooks`"), "{lines:#?}");
+    let root = case.repo.root().display().to_string();
+    assert_eq!(lines[0], format!("PROBLEM  git-hooks pre-commit: {}", expected(&root)));
     case.install();
     case.assert_doctor_ok();
     let said = assert_blocked(&case.commit(".env", "TOKEN=abc\n"));
     assert!(said.contains("codeguard: commit blocked"), "{said}");
 }
+
+const RUN_INSTALL: &str = "run `codeguard install --git-hooks`";
 
 #[test]
 fn doctor_reports_pre_commit_and_prek_install_force_dropping_the_gate() {
@@ -457,7 +490,11 @@ fn doctor_reports_pre_commit_and_prek_install_force_dropping_the_gate() {
             assert!(out.status.success(), "{}", text(&out.stderr));
         };
         let label = if manager == Manager::Prek { "prek" } else { "pre-commit" };
-        doctor_reports_a_hidden_gate(&case, force, &format!("git runs {label}'s"));
+        doctor_reports_a_hidden_gate(&case, force, |r| {
+            format!(
+                "git runs {label}'s {r}/.git/hooks/pre-commit, which does not run codeguard (no codeguard script at {r}/.git/hooks/pre-commit.legacy); `codeguard install --git-hooks` ran in this repository, but none of its files is left (a hook manager removed them) — {RUN_INSTALL} again"
+            )
+        });
     }
 }
 
@@ -471,17 +508,21 @@ fn doctor_reports_lefthook_arriving_after_codeguard() {
         case.repo.write("lefthook.yml", LEFTHOOK_CONFIG);
         case.manager_install();
     };
-    doctor_reports_a_hidden_gate(&case, arrive, "lefthook never runs hooks it moved to pre-commit.old");
+    doctor_reports_a_hidden_gate(&case, arrive, |r| {
+        format!(
+            "git runs lefthook's {r}/.git/hooks/pre-commit, whose configuration has no codeguard command (lefthook never runs hooks it moved to pre-commit.old); codeguard's gate is installed in {r}/.git/hooks/pre-commit.old, which git does not run — {RUN_INSTALL}"
+        )
+    });
 }
 
 #[test]
 fn doctor_reports_core_hooks_path_set_after_codeguard() {
     let Some(case) = Case::new(Manager::HooksPath) else { return };
-    doctor_reports_a_hidden_gate(
-        &case,
-        Case::manager_install,
-        "githooks/pre-commit, which is not codeguard's",
-    );
+    doctor_reports_a_hidden_gate(&case, Case::manager_install, |r| {
+        format!(
+            "git runs {r}/githooks/pre-commit, which is not codeguard's; codeguard's gate is installed in {r}/.git/hooks/pre-commit, which git does not run — {RUN_INSTALL}"
+        )
+    });
 }
 
 #[test]
@@ -492,7 +533,11 @@ fn doctor_reports_a_husky_script_rewritten_without_codeguard() {
     let init = |case: &Case| {
         case.repo.write(".husky/pre-commit", "npm test\n");
     };
-    doctor_reports_a_hidden_gate(&case, init, "without codeguard's lines");
+    doctor_reports_a_hidden_gate(&case, init, |r| {
+        format!(
+            "git runs husky's {r}/.husky/_/pre-commit, which runs {r}/.husky/pre-commit without codeguard's lines; codeguard's pre-commit gate is gone (its other hook is still installed) — {RUN_INSTALL}"
+        )
+    });
 }
 
 #[test]
