@@ -286,7 +286,6 @@ fn apply(ops: Vec<Op>) -> Result<(), InstallError> {
 
 /// Joins codeguard to every hook git runs in `layout`, each running `exe` (see the module docs).
 pub fn install(layout: &Layout, exe: &Path, force: bool) -> Result<Vec<Change>, InstallError> {
-    std::fs::create_dir_all(&layout.hooks).map_err(io(format!("creating {}", layout.hooks.display())))?;
     let mut ops = Vec::new();
     let mut changes = Vec::new();
     let lefthook_local = layout.lefthook_local()?;
@@ -353,6 +352,7 @@ pub fn install(layout: &Layout, exe: &Path, force: bool) -> Result<Vec<Change>, 
         let push = Change { hook: GitHook::PrePush, ..change.clone() };
         changes.extend([change, push]);
     }
+    std::fs::create_dir_all(&layout.hooks).map_err(io(format!("creating {}", layout.hooks.display())))?;
     apply(ops)?;
     Ok(changes)
 }
@@ -471,7 +471,11 @@ pub fn uninstall(layout: &Layout) -> Result<Vec<Change>, InstallError> {
                     continue;
                 }
                 ops.push(Op::Remove(slot.clone()));
-                let action = match kept_hook(dir, hook) {
+                // A kept hook goes back once, into the first slot of ours found.
+                let taken = |from: &Path| {
+                    ops.iter().any(|op| matches!(op, Op::Rename { from: f, .. } | Op::Remove(f) if f == from))
+                };
+                let action = match kept_hook(dir, hook).filter(|from| !taken(from)) {
                     // A copy of a manager's script in a slot the manager runs would make it run
                     // itself: it goes, the manager's own script stays in place.
                     Some(from) if !suffix.is_empty() && matches!(present(&from), Present::Manager(_)) => {
