@@ -12,7 +12,16 @@ if [ ! -f "$stamp" ]; then
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r scripts/requirements-test.txt
   touch "$stamp"
 fi
-export PATH="$PWD/$venv/bin:$PATH"
+# husky (a git hook manager the hook-manager tests pair codeguard with) comes from npm.
+npm_dir=.tools/npm
+husky_version=9.1.7
+if [ ! -f "$npm_dir/.installed-husky-$husky_version" ]; then
+  rm -rf "$npm_dir"
+  mkdir -p "$npm_dir"
+  npm install --prefix "$npm_dir" --no-save --no-audit --no-fund --silent "husky@$husky_version"
+  touch "$npm_dir/.installed-husky-$husky_version"
+fi
+export PATH="$PWD/$venv/bin:$PWD/$npm_dir/node_modules/.bin:$PATH"
 # A real-linter test fails instead of skipping when its linter is missing.
 export CODEGUARD_REQUIRE_REAL_LINTERS=1
 
@@ -27,6 +36,9 @@ if ! command -v zsh >/dev/null || ! command -v fish >/dev/null; then
 fi
 
 ruff --version && shellcheck --version | sed -n 2p && yamllint --version && shfmt --version
+# (`husky` takes no --version: any argument is the directory it installs into.)
+pre-commit --version && prek --version && lefthook version &&
+  echo "husky $(node -p "require('./$npm_dir/node_modules/husky/package.json').version")"
 cargo test --locked "$@"
 # The real hosts (Claude Code, Gemini CLI, Codex, Copilot CLI, kimi-cli, openhands-sdk) against a
 # scripted model: installs cached, skipped loudly when a registry is unreachable (fails under

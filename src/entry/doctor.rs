@@ -6,7 +6,9 @@
 //! Gemini folder trust, the file each Kimi really reads); anything else is a named problem with
 //! its fix. Also that the linters of the current project are on the PATH a GUI-launched host
 //! would see (not just the shell's), that every trusted workspace is still the repository and the
-//! commands that were trusted, and that the state directory is writable.
+//! commands that were trusted, and that the state directory is writable. In a repository where
+//! codeguard's git hooks are installed anywhere, that the hooks git really runs (following
+//! `core.hooksPath` and the hook manager's chain) run codeguard.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -18,7 +20,7 @@ use serde::Serialize;
 use crate::cli::{DoctorArgs, Format};
 use crate::env::Env;
 use crate::host::{Event, Host};
-use crate::install::{codex, gemini, hosts, settings};
+use crate::install::{codex, gemini, git_hooks, hosts, settings};
 use crate::registry::Registry;
 use crate::trust::Standing;
 
@@ -53,6 +55,7 @@ pub fn run(args: &DoctorArgs, env: &Env) -> anyhow::Result<u8> {
     for host in hosts {
         checks.extend(host_checks(host, env, args.host.is_some()));
     }
+    checks.extend(git_hook_checks(env));
     checks.extend(linter_checks(env));
     checks.extend(trust_checks(env));
     checks.push(state_check(env));
@@ -381,6 +384,23 @@ fn smoke_payload(host: Host, cwd: &Path) -> serde_json::Value {
             "session_id": id, "tool_use_id": id, "tool_name": tool, "tool_input": {"command": command}, "cwd": cwd})
         }
     }
+}
+
+/// The current repository's git hooks, when codeguard's gate is installed anywhere in it: for
+/// each hook, whether what git runs (following `core.hooksPath` and the hook manager's chain)
+/// runs codeguard. A gate git does not run is a problem.
+fn git_hook_checks(env: &Env) -> Vec<Check> {
+    let Ok(cwd) = std::env::current_dir() else { return Vec::new() };
+    let Ok(layout) = git_hooks::layout(&cwd) else { return Vec::new() };
+    let recorded = git_hooks::record_path(&crate::state::home(env), &layout).is_file();
+    git_hooks::reach(&layout, recorded)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|r| {
+            let status = if r.runs { Level::Ok } else { Level::Problem };
+            check(format!("git-hooks {}", r.hook.file_name()), status, r.detail)
+        })
+        .collect()
 }
 
 /// The current project's linters: on the shell's PATH, and on the PATH a GUI host sees.

@@ -13,6 +13,7 @@ use crate::env::Env;
 use crate::exit;
 use crate::host::Host;
 use crate::install::git_hooks::{self, Action, Change};
+use crate::install::hook_managers::Owner;
 use crate::install::settings::{self, Kind, Outcome};
 use crate::install::{codex, gemini, hosts};
 
@@ -51,9 +52,10 @@ pub fn install(args: &InstallArgs, env: &Env) -> anyhow::Result<u8> {
             super::UsageError("--dry-run goes with --host (git hooks are installed or not)".into()).into()
         );
     }
-    let dir = git_hooks::hooks_dir(&current_dir()?)?;
-    let changes = git_hooks::install(&dir, &current_exe()?, args.force)?;
-    print(&dir, &changes)
+    let layout = git_hooks::layout(&current_dir()?)?;
+    let changes = git_hooks::install(&layout, &current_exe()?, args.force)?;
+    git_hooks::record(&crate::state::home(env), &layout, true).context("recording the install")?;
+    print(&layout.hooks, &changes)
 }
 
 /// Runs `uninstall`.
@@ -86,9 +88,10 @@ pub fn uninstall(args: &UninstallArgs, env: &Env) -> anyhow::Result<u8> {
         }
         return Ok(exit::PASS);
     }
-    let dir = git_hooks::hooks_dir(&current_dir()?)?;
-    let changes = git_hooks::uninstall(&dir)?;
-    print(&dir, &changes)
+    let layout = git_hooks::layout(&current_dir()?)?;
+    let changes = git_hooks::uninstall(&layout)?;
+    git_hooks::record(&crate::state::home(env), &layout, false).context("forgetting the install")?;
+    print(&layout.hooks, &changes)
 }
 
 /// Records codeguard's Codex hooks (declared in `hooks_file`) as reviewed in the user's
@@ -195,7 +198,15 @@ fn current_dir() -> anyhow::Result<std::path::PathBuf> {
 fn print(dir: &Path, changes: &[Change]) -> anyhow::Result<u8> {
     let mut out = format!("codeguard: git hooks in {}\n", dir.display());
     for change in changes {
-        let _ = writeln!(out, "  {}: {}", change.hook.file_name(), describe(&change.action));
+        let place = match change.via {
+            Owner::Codeguard if change.path.parent() == Some(dir) => String::new(),
+            Owner::Codeguard => format!(" ({})", change.path.display()),
+            via => format!(" ({}: {})", via.label(), change.path.display()),
+        };
+        let _ = writeln!(out, "  {}: {}{place}", change.hook.file_name(), describe(&change.action));
+    }
+    for note in git_hooks::notes(changes) {
+        let _ = writeln!(out, "codeguard: note: {note}");
     }
     std::io::stdout().write_all(out.as_bytes()).context("writing to stdout")?;
     Ok(exit::PASS)

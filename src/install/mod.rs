@@ -9,5 +9,6 @@
 pub mod codex;
 pub mod gemini;
 pub mod git_hooks;
+pub mod hook_managers;
 pub mod hosts;
 pub mod settings;

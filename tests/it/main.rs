@@ -15,6 +15,7 @@ mod explain;
 mod fix;
 mod gate;
 mod git_hooks;
+mod hook_managers;
 mod hostile_repo;
 mod hosts;
 mod in_place;
