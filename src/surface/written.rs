@@ -195,13 +195,10 @@ impl State {
     }
 }
 
-/// Whether codeguard's own pre-commit hook is what git runs in the repository at `root`
-/// (`core.hooksPath` honoured): our marker line in an executable `pre-commit`.
+/// Whether the pre-commit hook git runs in the repository at `root` (`core.hooksPath` honoured,
+/// through a hook manager's chain: pre-commit/prek, lefthook, husky) runs codeguard.
 fn our_pre_commit_hook(root: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    let Ok(dir) = crate::install::git_hooks::hooks_dir(root) else { return false };
-    let hook = dir.join("pre-commit");
-    let executable =
-        std::fs::metadata(&hook).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
-    executable && std::fs::read_to_string(&hook).is_ok_and(|t| crate::install::git_hooks::is_ours(&t))
+    let Ok(layout) = crate::install::git_hooks::layout(root) else { return false };
+    crate::install::git_hooks::reach(&layout, false)
+        .is_some_and(|reach| reach.iter().any(|r| r.hook == crate::cli::GitHook::PreCommit && r.runs))
 }

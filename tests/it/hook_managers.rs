@@ -629,3 +629,31 @@ fn an_earlier_install_that_chained_a_managers_script_is_repaired() {
         assert_same(&now, &alone.files(), "uninstall leaves what the manager alone writes");
     }
 }
+
+/// Content written in the same call as the commit cannot be checked by the agent gate; when the
+/// pre-commit hook git runs — through the manager's chain — is codeguard's, git checks it at
+/// commit time, so the gate lets the call go ahead with a note instead of refusing it.
+#[test]
+fn the_agent_gate_counts_a_gate_behind_a_manager_as_installed() {
+    for manager in [Manager::PreCommit, Manager::Lefthook, Manager::Husky] {
+        let Some(case) = Case::new(manager) else { return };
+        let command = "echo fine > written.txt && git add written.txt && git commit -m w";
+        let gate = |id| crate::support::pre_tool_use(case.home.path(), &case.repo.root(), id, command, &[]);
+        let before = gate("t-1");
+        assert_eq!(
+            before.status.code(),
+            Some(2),
+            "{manager:?}: no gate installed yet: {}",
+            text(&before.stderr)
+        );
+        case.manager_install();
+        case.install();
+        let out = gate("t-2");
+        assert_eq!(out.status.code(), Some(0), "{manager:?}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stdout).contains("codeguard's git pre-commit hook is installed in this repository"),
+            "{manager:?}: {}",
+            text(&out.stdout)
+        );
+    }
+}
