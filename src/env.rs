@@ -15,6 +15,7 @@ pub struct Env {
 
 impl Env {
     /// Captures the current process environment.
+    #[allow(clippy::disallowed_methods, reason = "the one reader of the process environment")]
     pub fn from_process() -> Self {
         Self::from_pairs(std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v))))
     }

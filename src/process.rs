@@ -117,6 +117,7 @@ impl Cmd {
             return failed(Ending::CannotStart("empty command".into()));
         };
         let marker = supervise();
+        #[allow(clippy::disallowed_methods, reason = "the one spawner")]
         let mut command = Command::new(program);
         command
             .args(args)
@@ -336,6 +337,7 @@ fn start_supervision() -> String {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos())
     );
     if let Ok(exe) = std::env::current_exe() {
+        #[allow(clippy::disallowed_methods, reason = "the one spawner: its watchdog")]
         let watchdog = Command::new(exe)
             .args([WATCHDOG_COMMAND, &marker])
             .env_clear()
@@ -565,6 +567,7 @@ fn drain(mut pipe: Box<dyn Read + Send>, buffer: &Mutex<(Vec<u8>, bool)>, cap: u
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods, reason = "tests spawn from the test environment")]
 mod tests {
     use super::*;
 
