@@ -19,7 +19,7 @@ use super::UsageError;
 use super::engine::Project;
 use crate::cli::{DetectArgs, Format};
 use crate::env::Env;
-use crate::registry::{CommandField, Language, detect_with_interpreters, extension_of};
+use crate::registry::{CommandField, Language, Registry, detect_with_interpreters, extension_of};
 
 /// The result of `codeguard detect`.
 #[derive(Debug, Clone, Serialize)]
@@ -155,7 +155,8 @@ fn tool_state(
         );
         return ToolState { program: program.to_owned(), ready: false, reason };
     }
-    let missing = crate::run::missing_tool(program, probe, &lang.install_hint, root, env);
+    let advice = Registry::builtin().map(|r| lang.install_advice(&r)).unwrap_or_default();
+    let missing = crate::run::missing_tool(program, probe, &advice, root, env);
     ToolState { program: program.to_owned(), ready: missing.is_none(), reason: missing.unwrap_or_default() }
 }
 

@@ -335,6 +335,7 @@ mod tests {
             output,
             fix: Some(vec!["ruff".into(), "check".into(), "--fix".into()]),
             install_hint: String::new(),
+            managed: false,
             log_path: Some(PathBuf::from(format!("/state/logs/gate-{language}.log"))),
             exempt: Vec::new(),
         }
