@@ -285,14 +285,38 @@ fn step(argv: Vec<String>, cwd: &Path, env: &Env, what: &str) -> Result<(), Stri
     }
 }
 
-/// The line of an installer's output that says what went wrong: its last `ERROR`/`error` line,
-/// else its last non-empty line.
+/// Words of installer output that mean the package registry could not be reached.
+const UNREACHABLE: &[&str] = &[
+    "Connection refused",
+    "ECONNREFUSED",
+    "ENOTFOUND",
+    "EAI_AGAIN",
+    "ETIMEDOUT",
+    "Name or service not known",
+    "Temporary failure in name resolution",
+    "Network is unreachable",
+    "No route to host",
+];
+
+/// What went wrong, from an installer's output, in one line: "the package registry is
+/// unreachable" (with the network error) when it could not connect, else its last error line
+/// (not a stack frame nor a pointer to a log file), else its last non-empty line.
 fn last_error_line(text: &str) -> Option<String> {
     let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-    let error = lines.iter().rev().find(|l| {
+    let unreachable = lines.iter().find_map(|l| UNREACHABLE.iter().find(|w| l.contains(*w)));
+    if let Some(word) = unreachable {
+        return Some(format!("the package registry is unreachable ({word}; offline, or a wrong index URL?)"));
+    }
+    let telling = |l: &&&str| {
         let lower = l.to_ascii_lowercase();
-        lower.starts_with("error") || lower.starts_with("npm error") || lower.starts_with("npm err!")
-    });
+        let error =
+            lower.starts_with("error") || lower.starts_with("npm error") || lower.starts_with("npm err!");
+        let noise = ["a complete log", "code ", "errno ", "syscall ", "at "].iter().any(|n| {
+            lower.trim_start_matches("npm error").trim_start_matches("npm err!").trim_start().starts_with(n)
+        });
+        error && !noise
+    };
+    let error = lines.iter().rev().find(telling);
     error.or(lines.last()).map(|l| crate::safety::redact(l).chars().take(300).collect())
 }
 
@@ -325,29 +349,7 @@ fn build_into(root: &Path, tool: &ManagedTool, env: &Env) -> Result<(), String> 
                     "install the package",
                 )
             } else {
-                step(
-                    vec!["python3".into(), "-m".into(), "venv".into(), text(&venv)],
-                    root,
-                    env,
-                    "create a venv",
-                )?;
-                step(
-                    vec![
-                        text(&python),
-                        "-m".into(),
-                        "pip".into(),
-                        "install".into(),
-                        "--quiet".into(),
-                        "--disable-pip-version-check".into(),
-                        "--no-input".into(),
-                        "--retries".into(),
-                        "2".into(),
-                        tool.requirement(),
-                    ],
-                    root,
-                    env,
-                    "install the package",
-                )
+                pip_install(&venv, &python, &tool.requirement(), root, env)
             }
         }
         ToolSource::Npm(_) => step(
@@ -361,6 +363,8 @@ fn build_into(root: &Path, tool: &ManagedTool, env: &Env) -> Result<(), String> 
                 "--ignore-scripts".into(),
                 "--loglevel=error".into(),
                 "--fetch-retries=1".into(),
+                "--fetch-retry-mintimeout=2000".into(),
+                "--fetch-retry-maxtimeout=10000".into(),
                 tool.requirement(),
             ],
             root,
@@ -368,6 +372,35 @@ fn build_into(root: &Path, tool: &ManagedTool, env: &Env) -> Result<(), String> 
             "install the package",
         ),
     }
+}
+
+/// `python3 -m venv` and pip: the venv is made without pip of its own, and `python3`'s pip
+/// installs into it (`pip --python`, much faster than seeding every venv with pip); when that
+/// pip is missing or too old for `--python`, the venv gets its own (`ensurepip`).
+fn pip_install(venv: &Path, python: &Path, requirement: &str, root: &Path, env: &Env) -> Result<(), String> {
+    let text = |p: &Path| p.to_string_lossy().into_owned();
+    let words = |w: &[&str]| w.iter().map(|s| (*s).to_owned()).collect::<Vec<String>>();
+    step(
+        [words(&["python3", "-m", "venv", "--without-pip"]), vec![text(venv)]].concat(),
+        root,
+        env,
+        "create a venv",
+    )?;
+    let host_pip = [words(&["python3", "-m", "pip", "--python"]), vec![text(python)]].concat();
+    let usable = step([host_pip.clone(), words(&["--version"])].concat(), root, env, "run pip").is_ok();
+    let pip = if usable {
+        host_pip
+    } else {
+        step(
+            [vec![text(python)], words(&["-m", "ensurepip", "--default-pip"])].concat(),
+            root,
+            env,
+            "seed pip",
+        )?;
+        [vec![text(python)], words(&["-m", "pip"])].concat()
+    };
+    let options = ["install", "--quiet", "--disable-pip-version-check", "--no-input", "--retries", "2"];
+    step([pip, words(&options), vec![requirement.to_owned()]].concat(), root, env, "install the package")
 }
 
 /// Runs the new install's version command and checks every program it should provide.
@@ -401,6 +434,16 @@ mod tests {
             Some("ERROR: No matching distribution found for ruff==0.17.6")
         );
         assert_eq!(last_error_line("just this\n\n").as_deref(), Some("just this"));
+        let offline = "WARNING: Retrying after connection broken by 'NewConnectionError(... [Errno 111] Connection refused')'\nERROR: No matching distribution found for ruff==0.17.6\n";
+        assert_eq!(
+            last_error_line(offline).as_deref(),
+            Some("the package registry is unreachable (Connection refused; offline, or a wrong index URL?)")
+        );
+        let npm = "npm error code E404\nnpm error 404 Not Found - GET https://registry.npmjs.org/nope - Not found\nnpm error A complete log of this run can be found in: /x.log\n";
+        assert_eq!(
+            last_error_line(npm).as_deref(),
+            Some("npm error 404 Not Found - GET https://registry.npmjs.org/nope - Not found")
+        );
         assert_eq!(last_error_line(""), None);
     }
 
