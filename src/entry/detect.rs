@@ -64,7 +64,8 @@ pub(crate) struct DetectedReport {
 pub(crate) struct ToolState {
     /// The program.
     pub program: String,
-    /// It is on `PATH` (and its explicit probe, if any, succeeds).
+    /// codeguard's managed copy is installed, or it is on `PATH` (and its explicit probe, if any,
+    /// succeeds).
     pub ready: bool,
     /// Why not, with the install hint.
     #[serde(skip_serializing_if = "String::is_empty")]

@@ -447,6 +447,47 @@ mod tests {
         assert_eq!(last_error_line(""), None);
     }
 
+    /// Makes `tool` look installed under `env`'s home: its programs (scripts) and the marker.
+    fn fake_install(env: &Env, tool: &ManagedTool) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let root = install_dir(env, tool);
+        for bin in &tool.bins {
+            let path = executable(&root, tool, bin);
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&path, "#!/bin/sh\n").expect("write");
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        }
+        std::fs::write(root.join(MARKER), "{}").expect("marker");
+        root
+    }
+
+    #[test]
+    fn resolving_points_commands_and_npx_at_the_managed_copy_and_leaves_the_rest() {
+        let home = tempfile::tempdir().expect("home");
+        let env = crate::state::test_env(home.path());
+        let registry = Registry::builtin().expect("registry");
+        let ruff = fake_install(&env, registry.managed_tool("ruff").expect("ruff"));
+        let eslint = fake_install(&env, registry.managed_tool("eslint").expect("eslint"));
+        let argv = |words: &[&str]| -> Argv { words.iter().map(|w| (*w).to_owned()).collect() };
+        let path = |p: PathBuf| p.to_string_lossy().into_owned();
+        let mut lint = argv(&["ruff", "check", "--no-fix", "a.py"]);
+        assert!(resolve_argv(&mut lint, &registry, &env));
+        assert_eq!(
+            lint,
+            [path(ruff.join("venv/bin/ruff")), "check".into(), "--no-fix".into(), "a.py".into()]
+        );
+        let mut npx = argv(&["npx", "--no-install", "eslint", "a.js"]);
+        assert!(resolve_argv(&mut npx, &registry, &env));
+        assert_eq!(npx, [path(eslint.join("node_modules/.bin/eslint")), "a.js".into()]);
+        for other in
+            [&["shellcheck", "a.sh"][..], &["cargo", "clippy"][..], &["bash", "-c", "ruff check ."][..]]
+        {
+            let mut unchanged = argv(other);
+            assert!(!resolve_argv(&mut unchanged, &registry, &env), "{other:?}");
+            assert_eq!(unchanged, argv(other));
+        }
+    }
+
     #[test]
     fn nothing_is_located_before_an_install_is_complete() {
         let home = tempfile::tempdir().expect("home");
