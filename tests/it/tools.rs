@@ -316,3 +316,50 @@ fn check_on_a_terminal_installs_the_missing_tools_first_unless_told_not_to() {
     assert!(text.contains("codeguard: installing yamllint 1.38.0 from PyPI"), "{text}");
     assert!(text.contains("FAIL") && text.contains("yamllint (managed)"), "{text}");
 }
+
+#[test]
+fn installing_git_hooks_or_host_hooks_provisions_the_repository_s_tools_for_them() {
+    let (_bin, path) = path_without_linters();
+    let repo = TestRepo::new();
+    repo.write(".yamllint.yml", "extends: relaxed\n").write("ok.yaml", "a: 1\n").commit_all("init");
+    for install in [&["install", "--git-hooks"][..], &["install", "--host", "claude", "--project", "."][..]] {
+        let home = tempfile::tempdir().expect("home");
+        let out = codeguard(home.path())
+            .current_dir(repo.root())
+            .env("PATH", &path)
+            .env("PIP_CACHE_DIR", crate::support::pip_cache())
+            .args(install)
+            .output()
+            .expect("install");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if stderr.contains("unreachable") {
+            assert!(std::env::var_os("CODEGUARD_REQUIRE_REAL_LINTERS").is_none(), "{stderr}");
+            eprintln!("SKIP: the package registry is unreachable (offline?): {stderr}");
+            return;
+        }
+        assert_eq!(out.status.code(), Some(0), "{install:?}: {stderr}");
+        assert!(stderr.contains("codeguard: installed yamllint "), "{install:?}: {stderr}");
+        let ready: Vec<String> =
+            listed(home.path(), &path).into_iter().filter(|r| r.2).map(|r| r.0).collect();
+        assert_eq!(ready, ["yamllint"], "{install:?}: only what the repository needs");
+        if install[1] == "--git-hooks" {
+            // git's own hook now blocks a bad YAML file with the managed yamllint.
+            repo.write("bad.yaml", BAD_YAML);
+            repo.git(&["add", "bad.yaml"]);
+            let path_text = path.to_string_lossy().into_owned();
+            let commit = crate::support::git_with_hooks_and(
+                &repo.root(),
+                home.path(),
+                &["commit", "-q", "-m", "bad"],
+                &[("PATH", std::ffi::OsStr::new(&path_text))],
+            );
+            let hook = String::from_utf8_lossy(&commit.stderr);
+            assert!(!commit.status.success(), "{hook}");
+            assert!(hook.contains("yaml (yamllint, managed)") && hook.contains("key-duplicates"), "{hook}");
+            repo.git(&["reset", "-q"]);
+            std::fs::remove_file(repo.path("bad.yaml")).expect("rm");
+            let _ =
+                codeguard(home.path()).current_dir(repo.root()).args(["uninstall", "--git-hooks"]).output();
+        }
+    }
+}
