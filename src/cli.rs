@@ -65,7 +65,7 @@ pub struct ToolsArgs {
 pub enum ToolsAction {
     /// Install the pinned tools of some languages (`--lang`) or of the project's languages
     /// (`--detected`); tools already installed are left as they are.
-    #[command(group(ArgGroup::new("which").required(true).args(["lang", "detected"])))]
+    #[command(group(ArgGroup::new("which").args(["lang", "detected"])))]
     Install {
         /// These languages' tools (comma-separated registry ids).
         #[arg(long, value_delimiter = ',')]

@@ -24,6 +24,13 @@ pub fn run(args: &ToolsArgs, env: &Env) -> anyhow::Result<u8> {
     let registry = Registry::builtin()?;
     match &args.action {
         ToolsAction::Install { lang, detected, path } => {
+            if lang.is_empty() && !detected {
+                return Err(UsageError(
+                    "tools install needs --lang a,b (those languages' tools) or --detected (the project's)"
+                        .into(),
+                )
+                .into());
+            }
             let ids = if *detected { detected_languages(path.as_deref(), env)? } else { lang.clone() };
             let (chosen, notes) = select(&registry, &ids)?;
             for note in notes {

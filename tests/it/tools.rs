@@ -363,3 +363,32 @@ fn installing_git_hooks_or_host_hooks_provisions_the_repository_s_tools_for_them
         }
     }
 }
+
+#[test]
+fn tools_usage_errors_are_one_line_and_exit_2() {
+    let home = tempfile::tempdir().expect("home");
+    for (args, stderr) in [
+        (
+            &["tools", "install"][..],
+            "codeguard: tools install needs --lang a,b (those languages' tools) or --detected (the project's)\n",
+        ),
+        (
+            &["tools", "install", "--lang", "nope"][..],
+            "codeguard: unknown language `nope` (see `codeguard languages`)\n",
+        ),
+    ] {
+        let out = codeguard(home.path()).args(args).output().expect("run");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), stderr, "{args:?}");
+        assert!(out.stdout.is_empty());
+    }
+    let out = codeguard(home.path()).args(["tools", "install", "--lang", "rust,go"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "codeguard: rust: no managed tool (its tools come from the system: rustup component add clippy rustfmt)\n\
+         codeguard: go: no managed tool (its tools come from the system: apt-get install golang-go)\n\
+         codeguard: no managed tools to install\n"
+    );
+    assert!(!home.path().join(".codeguard/tools").exists());
+}
