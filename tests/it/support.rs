@@ -408,6 +408,26 @@ pub fn path_without_linters() -> (tempfile::TempDir, std::ffi::OsString) {
     (dir, path)
 }
 
+/// The variables that let installers reach a package registry from this machine (its CA bundle,
+/// its proxy), taken from the test's own environment: what a user's `codeguard tools install`
+/// inherits.
+pub fn network_env() -> Vec<(String, std::ffi::OsString)> {
+    const NAMES: &[&str] = &[
+        "SSL_CERT_FILE",
+        "SSL_CERT_DIR",
+        "NODE_EXTRA_CA_CERTS",
+        "PIP_CERT",
+        "REQUESTS_CA_BUNDLE",
+        "HTTPS_PROXY",
+        "HTTP_PROXY",
+        "NO_PROXY",
+        "https_proxy",
+        "http_proxy",
+        "no_proxy",
+    ];
+    NAMES.iter().filter_map(|n| Some(((*n).to_owned(), std::env::var_os(n)?))).collect()
+}
+
 /// One pip download cache for every test that installs from `PyPI` (under the target directory),
 /// so each package is downloaded once per machine.
 pub fn pip_cache() -> PathBuf {
@@ -419,8 +439,10 @@ pub fn pip_cache() -> PathBuf {
 /// `CODEGUARD_REQUIRE_REAL_LINTERS` is not set; with it, an unreachable registry fails the test.
 pub fn tools_install(home: &Path, path: &std::ffi::OsStr, args: &[&str]) -> Option<std::process::Output> {
     let out = codeguard(home)
+        .envs(network_env())
         .env("PATH", path)
         .env("PIP_CACHE_DIR", pip_cache())
+        .env("npm_config_cache", Path::new(env!("CARGO_TARGET_TMPDIR")).join("npm-cache"))
         .args(["tools", "install"])
         .args(args)
         .output()

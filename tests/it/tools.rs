@@ -161,6 +161,7 @@ fn two_concurrent_installs_leave_one_working_copy() {
             .env("HOME", home.path())
             .env("CODEGUARD_HOME", home.path().join(".codeguard"))
             .env("PIP_CACHE_DIR", crate::support::pip_cache())
+            .envs(crate::support::network_env())
             .args(["tools", "install", "--lang", "yaml"])
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
@@ -289,6 +290,7 @@ fn check_on_a_terminal(home: &Path, path: &std::ffi::OsStr, repo: &Path, extra: 
         .env("HOME", home)
         .env("CODEGUARD_HOME", home.join(".codeguard"))
         .env("PIP_CACHE_DIR", crate::support::pip_cache())
+        .envs(crate::support::network_env())
         .envs(crate::support::git_env())
         .envs(extra.iter().copied());
     let out = cmd.output().expect("run script");
@@ -328,6 +330,7 @@ fn installing_git_hooks_or_host_hooks_provisions_the_repository_s_tools_for_them
             .current_dir(repo.root())
             .env("PATH", &path)
             .env("PIP_CACHE_DIR", crate::support::pip_cache())
+            .envs(crate::support::network_env())
             .args(install)
             .output()
             .expect("install");
@@ -391,4 +394,39 @@ fn tools_usage_errors_are_one_line_and_exit_2() {
          codeguard: no managed tools to install\n"
     );
     assert!(!home.path().join(".codeguard/tools").exists());
+}
+
+#[test]
+fn an_npm_tool_is_installed_with_its_own_prefix_and_runs_in_a_trusted_workspace() {
+    let Some(_npm) = real_tool("npm") else { return };
+    let home = tempfile::tempdir().expect("home");
+    let (_bin, path) = path_without_linters();
+    let Some(_) = tools_install(home.path(), &path, &["--lang", "markdown"]) else { return };
+    let tool = listed(home.path(), &path).into_iter().find(|r| r.0 == "markdownlint-cli2").expect("listed");
+    assert!(tool.2 && tool.3.join("node_modules/.bin/markdownlint-cli2").is_file(), "{tool:?}");
+    let repo = TestRepo::new();
+    repo.write("a.md", "# Title\n\n\n## Two blank lines above\n").write(".markdownlint.json", "{}\n");
+    // markdownlint-cli2 reads JavaScript configs: the managed copy too runs only once trusted.
+    let check = |home: &Path| {
+        let out = codeguard(home)
+            .env("PATH", &path)
+            .args(["check", "--no-cache", "--format", "json"])
+            .arg(repo.root())
+            .output()
+            .expect("check");
+        let json = json_stdout(&out);
+        let lang = &json["languages"][0];
+        (
+            lang["status"].as_str().unwrap_or_default().to_owned(),
+            lang["managed"].as_bool().unwrap_or_default(),
+        )
+    };
+    assert_eq!(check(home.path()), ("UNVERIFIED".to_owned(), false), "untrusted");
+    codeguard(home.path()).arg("trust").arg(repo.root()).assert().success();
+    assert_eq!(check(home.path()), ("SKIPPED".to_owned(), true), "advisory findings from the managed copy");
+    let log = std::fs::read_to_string(
+        home.path().join(".codeguard/logs").read_dir().expect("logs").flatten().next().expect("log").path(),
+    )
+    .expect("log");
+    assert!(log.contains("MD012"), "{log}");
 }
