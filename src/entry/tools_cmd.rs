@@ -31,7 +31,8 @@ pub fn run(args: &ToolsArgs, env: &Env) -> anyhow::Result<u8> {
                 )
                 .into());
             }
-            let ids = if *detected { detected_languages(path.as_deref(), env)? } else { lang.clone() };
+            let ids =
+                if *detected { super::detect::integrated_languages(path.as_deref())? } else { lang.clone() };
             let (chosen, notes) = select(&registry, &ids)?;
             for note in notes {
                 let _ = writeln!(std::io::stderr(), "codeguard: {note}");
@@ -103,13 +104,6 @@ fn select<'r>(registry: &'r Registry, ids: &[String]) -> anyhow::Result<(Vec<&'r
     Ok((chosen, notes))
 }
 
-/// The languages the project at `path` (default: the current directory) is checked for: the
-/// detected ones it is integrated for.
-fn detected_languages(path: Option<&Path>, env: &Env) -> anyhow::Result<Vec<String>> {
-    let detection = super::detect::detect(path, env)?;
-    Ok(detection.languages.into_iter().filter(|l| l.integrated).map(|l| l.id).collect())
-}
-
 /// Installs `chosen`, one progress line each on stderr; false when any install failed (each
 /// failure is one line, and leaves nothing behind).
 pub(crate) fn provision(chosen: &[&ManagedTool], env: &Env) -> bool {
@@ -161,7 +155,7 @@ pub(crate) fn provision(chosen: &[&ManagedTool], env: &Env) -> bool {
 /// caller. Returns whether every install succeeded.
 pub(crate) fn provision_missing(root: &Path, only: &[String], env: &Env) -> bool {
     let Ok(registry) = Registry::builtin() else { return false };
-    let Ok(mut ids) = detected_languages(Some(root), env) else { return true };
+    let Ok(mut ids) = super::detect::integrated_languages(Some(root)) else { return true };
     if !only.is_empty() {
         ids.retain(|id| only.contains(id));
     }
