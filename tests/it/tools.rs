@@ -274,6 +274,24 @@ fn a_gate_with_a_missing_managed_tool_is_unverified_names_the_install_command_an
         codeguard(home.path()).env("PATH", &path).args(["check"]).arg(repo.root()).output().expect("check");
     assert_eq!(check.status.code(), Some(3));
     assert!(!home.path().join(".codeguard/tools").exists(), "no terminal: no install");
+    // `--install` asks for it anywhere; an install that fails is one line and the check goes on.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port();
+    let empty_cache = tempfile::tempdir().expect("cache");
+    let forced = codeguard(home.path())
+        .env("PATH", &path)
+        .env("PIP_INDEX_URL", format!("http://127.0.0.1:{closed}/simple"))
+        .env("PIP_CACHE_DIR", empty_cache.path())
+        .args(["check", "--install"])
+        .arg(repo.root())
+        .output()
+        .expect("check --install");
+    assert_eq!(forced.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&forced.stderr);
+    assert!(stderr.starts_with("codeguard: installing ruff "), "{stderr}");
+    assert!(stderr.contains("the package registry is unreachable"), "{stderr}");
+    assert!(String::from_utf8_lossy(&forced.stdout).contains("codeguard tools install --lang python"));
+    assert!(!listed(home.path(), &path).iter().any(|r| r.2), "nothing installed");
+    assert!(!tools_dir(home.path()).iter().any(|n| n.starts_with(".store/")), "no build left");
 }
 
 /// `codeguard check` with stdin, stdout and stderr on a terminal (`script` gives it one).
