@@ -145,6 +145,7 @@ fn failing(language: &str, program: &str, bytes: usize) -> LanguageResult {
         output,
         fix: Some(vec![program.to_owned(), "--fix".to_owned()]),
         install_hint: String::new(),
+        managed: false,
         log_path: Some(PathBuf::from(format!("/home/u/.codeguard/logs/gate-0123456789ab-{language}.log"))),
         exempt: Vec::new(),
     }

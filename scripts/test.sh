@@ -35,6 +35,9 @@ if ! command -v zsh >/dev/null || ! command -v fish >/dev/null; then
   fi
 fi
 
+# The managed-tool tests (tests/it/tools.rs) install real tools with python3's pip and npm from
+# PyPI and the npm registry into temporary homes, sharing download caches under
+# target/tmp/{pip,npm}-cache; the terminal test needs `script` (util-linux).
 ruff --version && shellcheck --version | sed -n 2p && yamllint --version && shfmt --version
 # (`husky` takes no --version: any argument is the directory it installs into.)
 pre-commit --version && prek --version && lefthook version &&

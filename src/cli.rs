@@ -47,6 +47,54 @@ pub enum Command {
     Untrust(TrustArgs),
     /// Inspect or reset codeguard's state (sessions, dedup, audit, caches, trust).
     State(StateArgs),
+    /// Install, list, update or remove the linters codeguard manages for you
+    /// (`CODEGUARD_HOME/tools`).
+    Tools(ToolsArgs),
+}
+
+/// Arguments of `codeguard tools`.
+#[derive(Debug, Args)]
+pub struct ToolsArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub action: ToolsAction,
+}
+
+/// The `codeguard tools` actions.
+#[derive(Debug, Subcommand)]
+pub enum ToolsAction {
+    /// Install the pinned tools of some languages (`--lang`) or of the project's languages
+    /// (`--detected`); tools already installed are left as they are.
+    #[command(group(ArgGroup::new("which").args(["lang", "detected"])))]
+    Install {
+        /// These languages' tools (comma-separated registry ids).
+        #[arg(long, value_delimiter = ',')]
+        lang: Vec<String>,
+        /// The tools of the languages the project at PATH (default: the current directory) is
+        /// checked for.
+        #[arg(long)]
+        detected: bool,
+        /// The project for `--detected`.
+        #[arg(requires = "detected")]
+        path: Option<PathBuf>,
+    },
+    /// List the managed tools: name, version, package, where, ready or not.
+    List {
+        /// Only these languages' tools.
+        #[arg(long, value_delimiter = ',')]
+        lang: Vec<String>,
+        /// Output format.
+        #[arg(long, default_value = "human", value_parser = Format::text_or_json())]
+        format: Format,
+    },
+    /// Bring installed tools to the versions this codeguard pins, removing older versions.
+    Update,
+    /// Remove installed tools (every version): these languages' (`--lang`), or all.
+    Remove {
+        /// Only these languages' tools.
+        #[arg(long, value_delimiter = ',')]
+        lang: Vec<String>,
+    },
 }
 
 /// Arguments of `codeguard fix`.
@@ -216,6 +264,13 @@ pub struct CheckArgs {
     /// has a complete result in the soft cache.
     #[arg(long)]
     pub no_cache: bool,
+    /// Install the missing managed tools of the detected languages before checking, also where
+    /// that is off by default (not a terminal, or `CI` set).
+    #[arg(long, conflicts_with = "no_install")]
+    pub install: bool,
+    /// Never install missing tools (also `CODEGUARD_NO_INSTALL=1`).
+    #[arg(long)]
+    pub no_install: bool,
 }
 
 impl CheckArgs {

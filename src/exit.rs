@@ -46,6 +46,8 @@ pub enum EntryPoint {
     Trust,
     /// `codeguard state show|clear`: inspects or resets the state directory.
     State,
+    /// `codeguard tools install|list|update|remove`: installs codeguard's managed tools.
+    Tools,
 }
 
 /// What an internal error turns into.
@@ -68,9 +70,14 @@ impl EntryPoint {
             Self::Hook => ErrorPolicy::FailOpen,
             Self::Check | Self::Explain | Self::Languages | Self::Detect => ErrorPolicy::Incomplete,
             Self::GitHook => ErrorPolicy::FailClosed,
-            Self::Install | Self::Doctor | Self::Fix | Self::Init | Self::Mcp | Self::Trust | Self::State => {
-                ErrorPolicy::Failed
-            }
+            Self::Install
+            | Self::Doctor
+            | Self::Fix
+            | Self::Init
+            | Self::Mcp
+            | Self::Trust
+            | Self::State
+            | Self::Tools => ErrorPolicy::Failed,
         }
     }
 
@@ -101,7 +108,8 @@ impl EntryPoint {
             | Self::Detect
             | Self::Mcp
             | Self::Trust
-            | Self::State => None,
+            | Self::State
+            | Self::Tools => None,
         }
     }
 }
@@ -124,6 +132,7 @@ mod tests {
         }
         assert_eq!(EntryPoint::Trust.internal_error_code(), FAIL, "the decision was not recorded");
         assert_eq!(EntryPoint::State.internal_error_code(), FAIL);
+        assert_eq!(EntryPoint::Tools.internal_error_code(), FAIL, "the tool was not installed");
     }
 
     #[test]

@@ -55,11 +55,12 @@ fn plan_language(input: &PlanInput<'_>, candidate: &Candidate<'_>) -> Action {
         cwd: input.root.clone(),
         files: if project_level { Vec::new() } else { files.clone() },
         probe: lang.probe.clone(),
-        install_hint: lang.install_hint.clone(),
+        install_hint: lang.install_advice(input.registry),
         fix: None,
         fixes: None,
         advisory: false,
         runs_repo_code: Job::runs_repo_code(lang, crate::registry::CommandField::Format),
+        managed: false,
     })
 }
 

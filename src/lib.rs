@@ -41,6 +41,7 @@ pub mod safety;
 pub mod snapshot;
 pub mod state;
 pub mod surface;
+pub mod tools;
 pub mod trust;
 pub mod verdict;
 

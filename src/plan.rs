@@ -142,6 +142,10 @@ pub struct Job {
     /// trusted workspace.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub runs_repo_code: bool,
+    /// The program is codeguard's managed copy of the tool (`crate::tools::resolve`), not the
+    /// one on `PATH`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub managed: bool,
 }
 
 impl Job {
@@ -287,11 +291,12 @@ fn plan_language(input: &PlanInput<'_>, candidate: &Candidate<'_>) -> Action {
         cwd: input.root.clone(),
         files: if lang.is_project_level() { Vec::new() } else { files.clone() },
         probe: lang.probe.clone(),
-        install_hint: lang.install_hint.clone(),
+        install_hint: lang.install_advice(input.registry),
         fix: lang.format.as_ref().map(|f| fix_command(f, files, lang.is_project_level())),
         fixes: lang.format_fixes.clone(),
         advisory: lang.advisory,
         runs_repo_code: Job::runs_repo_code(lang, used),
+        managed: false,
     })
 }
 

@@ -62,6 +62,10 @@ pub struct LanguageResult {
     /// How to install the tool.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub install_hint: String,
+    /// The tool that ran is codeguard's managed copy (`codeguard tools install`), not the one on
+    /// `PATH`; its path is the program of `argv`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub managed: bool,
     /// Where the full output was written.
     pub log_path: Option<std::path::PathBuf>,
     /// Findings exempt because the same tool reports them on the baseline content
@@ -144,6 +148,7 @@ pub(crate) fn skipped(language: &str, name: &str, status: Status, reason: &str) 
         output: String::new(),
         fix: None,
         install_hint: String::new(),
+        managed: false,
         log_path: None,
         exempt: Vec::new(),
     }
@@ -154,6 +159,7 @@ fn unavailable(language: &str, name: &str, job: &Job, reason: &str) -> LanguageR
     result.install_hint.clone_from(&job.install_hint);
     result.files.clone_from(&job.files);
     result.argv.clone_from(&job.invocations);
+    result.managed = job.managed;
     result
 }
 
@@ -172,6 +178,7 @@ fn run_job(
     result.files.clone_from(&job.files);
     result.fix.clone_from(&job.fix);
     result.install_hint.clone_from(&job.install_hint);
+    result.managed = job.managed;
     let run = |argv: &Argv| Cmd::new(argv.clone(), job.cwd.clone(), env.to_vec(), deadline).run();
     let runs: Vec<_> = if job.invocations.len() > 1 {
         job.invocations.par_iter().map(run).collect()
@@ -250,7 +257,10 @@ struct Tool<'a> {
     install_hint: &'a str,
 }
 
-/// `Some(reason)` when the tool is not available: not on `PATH`, or its explicit probe fails.
+/// `Some(reason)` when the tool is not available: neither codeguard's managed copy
+/// (`crate::tools::locate`, which needs no probe: its install was verified) nor on `PATH`, or its
+/// explicit probe fails. The reason carries the install advice (`codeguard tools install --lang
+/// …` for a managed tool, see `Language::install_advice`).
 fn tool_missing(
     tool: &Tool<'_>,
     cwd: &std::path::Path,
@@ -263,6 +273,12 @@ fn tool_missing(
     } else {
         format!(" (install: {})", tool.install_hint)
     };
+    let managed = crate::registry::Registry::builtin()
+        .ok()
+        .is_some_and(|registry| crate::tools::locate(&registry, env, tool.program).is_some());
+    if managed {
+        return None;
+    }
     if !tool.program.starts_with('.') && env.which(tool.program).is_none() {
         return Some(format!("tool missing: `{}` not found on PATH{hint}", tool.program));
     }
@@ -302,7 +318,8 @@ pub fn toolchain_inventory(
         .filter_map(|d| registry.get(&d.id))
         .map(|lang| {
             let Some(program) = lang.lint_program() else { return format!("{} (format-only)", lang.id) };
-            let tool = Tool { program, probe: lang.probe.as_ref(), install_hint: &lang.install_hint };
+            let advice = lang.install_advice(registry);
+            let tool = Tool { program, probe: lang.probe.as_ref(), install_hint: &advice };
             match tool_missing(&tool, &cwd, env, &child_env, Duration::from_secs(3)) {
                 None => format!("{} ({program}: ready)", lang.id),
                 Some(reason) => format!("{} ({reason})", lang.id),

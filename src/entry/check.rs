@@ -37,11 +37,30 @@ pub(crate) fn report(args: &CheckArgs, env: &Env) -> anyhow::Result<CheckReport>
 
 fn evaluate(args: &CheckArgs, env: &Env) -> anyhow::Result<(CheckReport, Content)> {
     let root = project_root(args.path.as_deref())?;
+    if installs_tools(args, env) {
+        // Failures were reported (one line each); the check goes on and shows those languages
+        // UNVERIFIED with the install command.
+        let _ = super::tools_cmd::provision_missing(&root, &args.lang, env);
+    }
     let scope = args.scope();
     match scope {
         Scope::All | Scope::Changed => in_place(args, &root, scope, env),
         Scope::Staged => staged(args, root, env),
     }
+}
+
+/// Whether this check installs the missing managed tools of the project's languages first: on a
+/// terminal (stdin and stderr), unless `--no-install`, `CODEGUARD_NO_INSTALL=1` or `CI` is set;
+/// always with `--install`.
+fn installs_tools(args: &CheckArgs, env: &Env) -> bool {
+    if args.no_install || env.is_truthy("CODEGUARD_NO_INSTALL") {
+        return false;
+    }
+    if args.install {
+        return true;
+    }
+    let ci = env.text("CI").is_some_and(|v| !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false"));
+    !ci && std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
 }
 
 /// `--staged`: the content engine, exactly as the gate and git's pre-commit hook run it.

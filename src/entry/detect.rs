@@ -19,7 +19,7 @@ use super::UsageError;
 use super::engine::Project;
 use crate::cli::{DetectArgs, Format};
 use crate::env::Env;
-use crate::registry::{CommandField, Language, detect_with_interpreters, extension_of};
+use crate::registry::{CommandField, Language, Registry, detect_with_interpreters, extension_of};
 
 /// The result of `codeguard detect`.
 #[derive(Debug, Clone, Serialize)]
@@ -64,7 +64,8 @@ pub(crate) struct DetectedReport {
 pub(crate) struct ToolState {
     /// The program.
     pub program: String,
-    /// It is on `PATH` (and its explicit probe, if any, succeeds).
+    /// codeguard's managed copy is installed, or it is on `PATH` (and its explicit probe, if any,
+    /// succeeds).
     pub ready: bool,
     /// Why not, with the install hint.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -82,18 +83,55 @@ pub fn run(args: &DetectArgs, env: &Env) -> anyhow::Result<u8> {
     Ok(crate::exit::PASS)
 }
 
+/// What detection found in a project, before any tool is probed.
+struct Scan {
+    root: PathBuf,
+    project: Project,
+    facts: crate::plan::RootFacts,
+    detected: Vec<crate::registry::DetectedLanguage>,
+}
+
+impl Scan {
+    /// Lists the project's files in lint scope and detects their languages.
+    fn of(path: Option<&Path>) -> anyhow::Result<Self> {
+        let root = super::check::project_root(path)?;
+        let project = Project::load(&root).map_err(|e| UsageError(e.to_string()))?;
+        let files = match crate::surface::project_files(&root) {
+            Ok(files) => files.into_iter().filter(|f| root.join(f).is_file()).collect(),
+            Err(_) => crate::files::project_files(&root)
+                .with_context(|| format!("listing files under {}", root.display()))?,
+        };
+        let files = project.in_scope(&files);
+        let facts = crate::files::lint_facts(&root, &files, &project.registry);
+        let detected = detect_with_interpreters(&project.registry, &files, &facts.names, &facts.interpreters);
+        Ok(Self { root, project, facts, detected })
+    }
+
+    /// The config files that would integrate `lang` when none of them is at the root (empty when
+    /// it is integrated).
+    fn missing_config(&self, lang: &Language) -> Vec<String> {
+        lang.requires_config.clone().filter(|r| !self.facts.has_any(r)).unwrap_or_default()
+    }
+}
+
+/// The languages the project at `path` (default: the current directory) is checked for: the
+/// detected ones it is integrated for, in registry order. Probes no tool.
+pub(crate) fn integrated_languages(path: Option<&Path>) -> anyhow::Result<Vec<String>> {
+    let scan = Scan::of(path)?;
+    Ok(scan
+        .detected
+        .iter()
+        .filter_map(|d| scan.project.registry.get(&d.id))
+        .filter(|lang| scan.missing_config(lang).is_empty())
+        .map(|lang| lang.id.clone())
+        .collect())
+}
+
 /// Detects the languages of the project at `path` (default: the current directory).
 pub(crate) fn detect(path: Option<&Path>, env: &Env) -> anyhow::Result<Detection> {
-    let root = super::check::project_root(path)?;
-    let project = Project::load(&root).map_err(|e| UsageError(e.to_string()))?;
-    let files = match crate::surface::project_files(&root) {
-        Ok(files) => files.into_iter().filter(|f| root.join(f).is_file()).collect(),
-        Err(_) => crate::files::project_files(&root)
-            .with_context(|| format!("listing files under {}", root.display()))?,
-    };
-    let files = project.in_scope(&files);
-    let facts = crate::files::lint_facts(&root, &files, &project.registry);
-    let detected = detect_with_interpreters(&project.registry, &files, &facts.names, &facts.interpreters);
+    let scan = Scan::of(path)?;
+    let Scan { root, project, detected, .. } = &scan;
+    let root = root.clone();
     let trusted = crate::trust::is_trusted(env, &root, &project.config);
     let languages = detected
         .par_iter()
@@ -109,8 +147,7 @@ pub(crate) fn detect(path: Option<&Path>, env: &Env) -> anyhow::Result<Detection
                 };
                 *extensions.entry(key).or_insert(0) += 1;
             }
-            let missing_config =
-                lang.requires_config.clone().filter(|r| !facts.has_any(r)).unwrap_or_default();
+            let missing_config = scan.missing_config(lang);
             DetectedReport {
                 id: lang.id.clone(),
                 name: lang.name.clone(),
@@ -155,7 +192,8 @@ fn tool_state(
         );
         return ToolState { program: program.to_owned(), ready: false, reason };
     }
-    let missing = crate::run::missing_tool(program, probe, &lang.install_hint, root, env);
+    let advice = Registry::builtin().map(|r| lang.install_advice(&r)).unwrap_or_default();
+    let missing = crate::run::missing_tool(program, probe, &advice, root, env);
     ToolState { program: program.to_owned(), ready: missing.is_none(), reason: missing.unwrap_or_default() }
 }
 

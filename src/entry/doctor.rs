@@ -417,7 +417,13 @@ fn linter_checks(env: &Env) -> Vec<Check> {
         .filter_map(|d| registry.get(&d.id))
         .filter_map(|lang| Some((lang, lang.lint_program()?)))
         .filter(|(_, program)| !program.starts_with('.'))
-        .map(|(lang, program)| linter_check(&lang.id, program, &lang.install_hint, env, &gui, &root))
+        .map(|(lang, program)| {
+            let name = format!("linter {}", lang.id);
+            match crate::tools::locate(&registry, env, program) {
+                Some(managed) => check(name, Level::Ok, format!("{} (managed)", managed.display())),
+                None => linter_check(&lang.id, program, &lang.install_advice(&registry), env, &gui, &root),
+            }
+        })
         .collect()
 }
 

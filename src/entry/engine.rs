@@ -182,6 +182,7 @@ pub(crate) fn prepare(request: &LintRequest<'_>, env: &Env) -> Result<Prepared, 
     };
     let mut plan = plan::build(&input).map_err(|e| setup(&e))?;
     withhold_untrusted(&mut plan, &project.config, request.workspace, env);
+    crate::tools::resolve(&mut plan, &project.registry, env);
     let own: BTreeSet<&str> = project.config.overridden_languages().collect();
     let reads_whole_tree = plan.entries.iter().any(|e| {
         matches!(e.action, plan::Action::Run(_))

@@ -94,6 +94,7 @@ pub(crate) fn fix(request: &FixRequest, env: &Env) -> anyhow::Result<FixReport> 
     let adoption =
         Adoption { registry: &project.registry, facts: &facts, root: &root, env, deadline: request.timeout };
     adoption.respect(&mut plan, request.dry_run, &mut report.notes);
+    crate::tools::resolve(&mut plan, &project.registry, env);
     if files.selected.is_empty() {
         report.notes.push(if request.all {
             "nothing to fix: the project has no files".to_owned()
@@ -279,7 +280,8 @@ impl Adoption<'_> {
         let files: Vec<String> = baseline.iter().map(|(f, _)| f.clone()).collect();
         let child_env: Vec<(String, OsString)> =
             self.env.vars().map(|(k, v)| (k.clone(), v.clone())).collect();
-        for argv in crate::plan::scoped(format, &files) {
+        for mut argv in crate::plan::scoped(format, &files) {
+            crate::tools::resolve_argv(&mut argv, self.registry, self.env);
             let shown = argv.join(" ");
             let done = Cmd::new(argv, scratch.path().to_path_buf(), child_env.clone(), self.deadline).run();
             match &done.ending {

@@ -45,6 +45,12 @@ pub fn install(args: &InstallArgs, env: &Env) -> anyhow::Result<u8> {
             let outcome = settings::install(Kind::Mcp, host, &mcp_path, &exe, args.dry_run)?;
             print_settings(host, &mcp_path, &outcome, "MCP server registration")?;
         }
+        if !args.dry_run {
+            provision_tools(
+                project.as_deref().map_or_else(current_dir, |p| Ok(p.to_path_buf()))?.as_path(),
+                env,
+            );
+        }
         return Ok(exit::PASS);
     }
     if args.dry_run {
@@ -55,7 +61,23 @@ pub fn install(args: &InstallArgs, env: &Env) -> anyhow::Result<u8> {
     let layout = git_hooks::layout(&current_dir()?)?;
     let changes = git_hooks::install(&layout, &current_exe()?, args.force)?;
     git_hooks::record(&crate::state::home(env), &layout, true).context("recording the install")?;
-    print(&layout.hooks, &changes)
+    let code = print(&layout.hooks, &changes)?;
+    provision_tools(&current_dir()?, env);
+    Ok(code)
+}
+
+/// Installs the managed tools the repository at `dir` needs and has nowhere (its detected
+/// languages' tools that are neither managed nor on `PATH`), so the hooks just installed find
+/// them: the hooks themselves never install. Off with `CODEGUARD_NO_INSTALL=1`; outside a git
+/// repository there is nothing to detect. A failed install is reported and does not undo the
+/// hooks (those languages stay UNVERIFIED with the install command).
+fn provision_tools(dir: &Path, env: &Env) {
+    if env.is_truthy("CODEGUARD_NO_INSTALL") {
+        return;
+    }
+    if let Some((root, _)) = crate::intent::repository_at(dir) {
+        let _ = super::tools_cmd::provision_missing(&root, &[], env);
+    }
 }
 
 /// Runs `uninstall`.

@@ -191,6 +191,10 @@ fn call(name: &str, arguments: Value, env: &Env) -> Result<Value, String> {
                 timeout: TOOL_DEADLINE.as_secs(),
                 jobs: None,
                 no_cache: false,
+                install: false,
+                // An agent's tool call never installs (like the hooks): a missing tool is
+                // UNVERIFIED with the install command.
+                no_install: true,
             };
             serde_json::to_value(super::check::report(&args, env).map_err(failed)?)
         }

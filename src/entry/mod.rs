@@ -18,6 +18,7 @@ mod mcp;
 mod pending;
 mod replay;
 mod state_cmd;
+mod tools_cmd;
 mod trust_cmd;
 
 use std::ffi::OsString;
@@ -61,6 +62,7 @@ pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
         Command::Trust(args) => (EntryPoint::Trust, trust_cmd::run(&args, true, env)),
         Command::Untrust(args) => (EntryPoint::Trust, trust_cmd::run(&args, false, env)),
         Command::State(args) => (EntryPoint::State, state_cmd::run(&args, env)),
+        Command::Tools(args) => (EntryPoint::Tools, tools_cmd::run(&args, env)),
     };
     match result {
         Ok(code) => code,
@@ -96,6 +98,7 @@ fn arm_supervision(command: &Command) {
         Command::Mcp => EntryPoint::Mcp,
         Command::Trust(_) | Command::Untrust(_) => EntryPoint::Trust,
         Command::State(_) => EntryPoint::State,
+        Command::Tools(_) => EntryPoint::Tools,
     };
     crate::process::arm(entry.internal_error_code(), move || {
         let hint = entry.bypass_hint().map(|h| format!("codeguard: {h}\n")).unwrap_or_default();

@@ -7,12 +7,14 @@
 
 mod config;
 mod detect;
+mod tools;
 mod validate;
 
 use serde::{Deserialize, Serialize};
 
 pub use config::{ConfigError, GateScope, OwnCommands, ProjectConfig};
 pub use detect::{DetectedLanguage, detect_project, detect_with_interpreters};
+pub use tools::{ManagedTool, ToolSource, command_tool};
 pub use validate::RegistryError;
 
 /// The registry compiled into the binary.
@@ -256,12 +258,38 @@ impl Language {
     pub fn lint_program(&self) -> Option<&str> {
         self.lint.as_ref().and_then(|argv| argv.first()).map(String::as_str)
     }
+
+    /// The tools the language's commands run, by name, in field order without repeats: each
+    /// command's program, or the tool after `npx --no-install` (see [`tools::command_tool`]).
+    pub fn tool_programs(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for field in CommandField::ALL {
+            if let Some(tool) = self.command(field).and_then(|argv| tools::command_tool(argv))
+                && !out.contains(&tool)
+            {
+                out.push(tool);
+            }
+        }
+        out
+    }
+
+    /// How to get the tool of this language when it is missing: `codeguard tools install --lang
+    /// <id>` when codeguard manages one of its tools, followed by the registry's `install_hint`.
+    pub fn install_advice(&self, registry: &Registry) -> String {
+        let managed = self.tool_programs().into_iter().any(|p| registry.managed_tool(p).is_some());
+        match (managed, self.install_hint.is_empty()) {
+            (false, _) => self.install_hint.clone(),
+            (true, true) => format!("codeguard tools install --lang {}", self.id),
+            (true, false) => format!("codeguard tools install --lang {}, or {}", self.id, self.install_hint),
+        }
+    }
 }
 
 /// The whole registry: validated languages in registry order.
 #[derive(Debug, Clone)]
 pub struct Registry {
     languages: Vec<Language>,
+    tools: Vec<ManagedTool>,
 }
 
 #[derive(Deserialize)]
@@ -273,6 +301,8 @@ struct RegistryFile {
     #[serde(rename = "description", default)]
     _description: Option<String>,
     status_levels: Vec<String>,
+    #[serde(default)]
+    tools: Vec<serde_json::Value>,
     languages: Vec<serde_json::Value>,
 }
 
@@ -303,7 +333,35 @@ impl Registry {
             .collect::<Result<Vec<_>, _>>()?;
         validate::all(&languages)?;
         validate::document(&languages)?;
-        Ok(Self { languages })
+        let tools = file
+            .tools
+            .into_iter()
+            .enumerate()
+            .map(|(i, value)| validate::parse_tool(i, value))
+            .collect::<Result<Vec<_>, _>>()?;
+        validate::tools(&tools, &languages)?;
+        Ok(Self { languages, tools })
+    }
+
+    /// The tools codeguard can install for the user, in registry order.
+    pub fn managed_tools(&self) -> &[ManagedTool] {
+        &self.tools
+    }
+
+    /// The managed tool that provides `program` (a bare program name), if codeguard manages it.
+    pub fn managed_tool(&self, program: &str) -> Option<&ManagedTool> {
+        self.tools.iter().find(|t| t.bins.iter().any(|b| b == program))
+    }
+
+    /// The managed tools the language's commands run, in the language's field order.
+    pub fn managed_tools_of(&self, lang: &Language) -> Vec<&ManagedTool> {
+        let mut out: Vec<&ManagedTool> = Vec::new();
+        for tool in lang.tool_programs().into_iter().filter_map(|p| self.managed_tool(p)) {
+            if !out.iter().any(|t| t.name == tool.name) {
+                out.push(tool);
+            }
+        }
+        out
     }
 
     /// All languages, in registry order.

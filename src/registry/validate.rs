@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Argv, CommandField, Language, Status};
+use super::{Argv, CommandField, Language, ManagedTool, Status};
 
 /// Programs that execute repository content when they run, with what they execute. A command
 /// running one of them (or a program given by a relative path, like `./gradlew`) must be
@@ -417,6 +417,134 @@ fn missing_no_fix(argv: &Argv) -> Option<(String, &'static str)> {
     (!argv.iter().any(|a| a == switch)).then(|| (format!("{program} {sub}"), *switch))
 }
 
+/// Programs that belong to a system toolchain (a compiler, a language runtime, a build tool):
+/// the user's, never a tool codeguard installs.
+pub(crate) const SYSTEM_TOOLCHAINS: &[&str] = &[
+    "cargo",
+    "rustc",
+    "rustup",
+    "go",
+    "gofmt",
+    "javac",
+    "java",
+    "mvn",
+    "gradle",
+    "dotnet",
+    "node",
+    "npm",
+    "npx",
+    "python",
+    "python3",
+    "swift",
+    "swiftc",
+    "zig",
+    "dart",
+    "mix",
+    "elixir",
+    "ruby",
+    "php",
+    "perl",
+    "zsh",
+    "fish",
+    "bash",
+    "sh",
+    "clang-tidy",
+    "clang-format",
+    "nim",
+    "crystal",
+    "julia",
+    "Rscript",
+    "pwsh",
+    "terraform",
+];
+
+/// Fields a managed tool entry may have.
+const TOOL_FIELDS: &[(&str, FieldKind)] = &[
+    ("name", FieldKind::Text),
+    ("version", FieldKind::Text),
+    ("pypi", FieldKind::Text),
+    ("npm", FieldKind::Text),
+    ("bins", FieldKind::Names),
+    ("version_args", FieldKind::Names),
+];
+
+/// Checks the shape of one `tools` entry field by field, then deserialises it. Errors name the
+/// entry as `tools.<name>`.
+pub(super) fn parse_tool(index: usize, value: serde_json::Value) -> Result<ManagedTool, RegistryError> {
+    let serde_json::Value::Object(map) = &value else {
+        return Err(RegistryError::new(format!("tools.#{index}"), "entry", "must be an object"));
+    };
+    let id = map
+        .get("name")
+        .and_then(|v| v.as_str())
+        .map_or_else(|| format!("tools.#{index}"), |n| format!("tools.{n}"));
+    for (key, field_value) in map {
+        let Some((_, kind)) = TOOL_FIELDS.iter().find(|(name, _)| name == key) else {
+            return Err(RegistryError::new(&id, key, "unknown field"));
+        };
+        check_kind(*kind, field_value).map_err(|message| RegistryError::new(&id, key, message))?;
+    }
+    for required in ["name", "version", "bins"] {
+        if !map.contains_key(required) {
+            return Err(RegistryError::new(&id, required, "is required"));
+        }
+    }
+    serde_json::from_value(value).map_err(|e| RegistryError::new(&id, "entry", e.to_string()))
+}
+
+/// Rules for managed tools: one package registry each, an exact version, program names that no
+/// other tool claims, never a system toolchain, and every tool run by an active language.
+pub(super) fn tools(tools: &[ManagedTool], languages: &[Language]) -> Result<(), RegistryError> {
+    let mut names = std::collections::BTreeSet::new();
+    let mut bins: BTreeMap<&str, &str> = BTreeMap::new();
+    let used: std::collections::BTreeSet<&str> =
+        languages.iter().filter(|l| l.status.is_active()).flat_map(Language::tool_programs).collect();
+    for tool in tools {
+        let id = format!("tools.{}", tool.name);
+        let err = |field: &str, message: String| Err(RegistryError::new(&id, field, message));
+        if !is_kebab(&tool.name) {
+            return err("name", "must be kebab-case".into());
+        }
+        if !names.insert(tool.name.as_str()) {
+            return err("name", "duplicate tool".into());
+        }
+        if tool.pypi.is_some() == tool.npm.is_some() {
+            return err("pypi", "a managed tool comes from exactly one of pypi or npm".into());
+        }
+        if !is_exact_version(&tool.version) {
+            return err("version", format!("`{}` must be one exact version (no range)", tool.version));
+        }
+        if tool.bins.is_empty() {
+            return err("bins", "must name the programs the tool provides".into());
+        }
+        for bin in &tool.bins {
+            if bin.contains('/') || bin.contains(char::is_whitespace) {
+                return err("bins", format!("`{bin}` must be a program name (no path, no spaces)"));
+            }
+            if SYSTEM_TOOLCHAINS.contains(&bin.as_str()) {
+                return err(
+                    "bins",
+                    format!("`{bin}` is a system toolchain: the user's, never installed by codeguard"),
+                );
+            }
+            if let Some(first) = bins.insert(bin.as_str(), tool.name.as_str()) {
+                return err("bins", format!("`{bin}` is already provided by `{first}`"));
+            }
+        }
+        if !tool.bins.iter().any(|b| used.contains(b.as_str())) {
+            return err("bins", "no active language's command runs any of these programs".into());
+        }
+    }
+    Ok(())
+}
+
+/// An exact version: starts with a digit, holds only digits, letters and `.+-` (`0.11.0.1`,
+/// `1.0.0-rc.1`), never a range or wildcard.
+fn is_exact_version(version: &str) -> bool {
+    version.starts_with(|c: char| c.is_ascii_digit())
+        && version.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '+' | '-'))
+}
+
 fn no_collisions(
     languages: &[Language],
     field: &str,
@@ -710,6 +838,74 @@ mod tests {
         rejects(&sh.replace(r#"["bash", ".sh"]"#, "[]"), "sh", "dialects");
         let other = r#"{"id": "other", "name": "O", "status": "beta", "extensions": [".o"], "interpreters": ["bash"], "lint": ["o", "{files}"]}"#;
         rejects(&format!("{sh},{other}"), "other", "interpreters");
+    }
+
+    const TOOL: &str = r#"{"name": "ruff", "version": "0.17.6", "pypi": "ruff", "bins": ["ruff"]}"#;
+
+    fn with_tools(tools: &str) -> String {
+        doc(PY).replacen(r#""languages""#, &format!(r#""tools": [{tools}], "languages""#), 1)
+    }
+
+    fn rejects_tool(tools: &str, tool: &str, field: &str) -> String {
+        let err = Registry::from_json(&with_tools(tools)).expect_err("must be rejected");
+        assert_eq!((err.language.as_str(), err.field.as_str()), (tool, field), "{err}");
+        err.to_string()
+    }
+
+    #[test]
+    fn managed_tools_load_and_serve_their_languages() {
+        let registry = Registry::from_json(&with_tools(TOOL)).expect("valid");
+        let python = registry.get("python").expect("python");
+        assert_eq!(registry.managed_tools_of(python).len(), 1);
+        assert_eq!(python.install_advice(&registry), "codeguard tools install --lang python");
+    }
+
+    #[test]
+    fn managed_tools_come_from_exactly_one_registry() {
+        rejects_tool(&TOOL.replace(r#""pypi": "ruff", "#, ""), "tools.ruff", "pypi");
+        rejects_tool(&TOOL.replace(r#""pypi""#, r#""npm": "ruff", "pypi""#), "tools.ruff", "pypi");
+    }
+
+    #[test]
+    fn managed_tools_pin_one_exact_version() {
+        for range in [">=0.17", "^0.17.6", "0.17.*", "latest", ""] {
+            rejects_tool(&TOOL.replace("0.17.6", range), "tools.ruff", "version");
+        }
+    }
+
+    #[test]
+    fn managed_tools_are_never_system_toolchains() {
+        let cargo = r#"{"name": "cargo", "version": "1.0.0", "pypi": "cargo", "bins": ["cargo"]}"#;
+        let text = rejects_tool(cargo, "tools.cargo", "bins");
+        assert!(text.contains("system toolchain"), "{text}");
+    }
+
+    #[test]
+    fn managed_tools_are_run_by_a_language_and_provide_distinct_programs() {
+        let stale = r#"{"name": "black", "version": "24.1.0", "pypi": "black", "bins": ["black"]}"#;
+        rejects_tool(&format!("{TOOL},{stale}"), "tools.black", "bins");
+        let twice = TOOL.replace(r#""name": "ruff""#, r#""name": "ruff-two""#);
+        rejects_tool(&format!("{TOOL},{twice}"), "tools.ruff-two", "bins");
+        rejects_tool(&format!("{TOOL},{TOOL}"), "tools.ruff", "name");
+        rejects_tool(&TOOL.replace(r#""bins""#, r#""colour": "red", "bins""#), "tools.ruff", "colour");
+        rejects_tool(&TOOL.replace(r#", "bins": ["ruff"]"#, ""), "tools.ruff", "bins");
+    }
+
+    #[test]
+    fn the_builtin_manages_the_linters_of_the_common_languages_and_no_toolchain() {
+        let registry = Registry::builtin().expect("registry");
+        let names = |id: &str| -> Vec<String> {
+            let lang = registry.get(id).expect(id);
+            registry.managed_tools_of(lang).iter().map(|t| t.name.clone()).collect()
+        };
+        assert_eq!(names("python"), ["ruff"]);
+        assert_eq!(names("shell"), ["shellcheck", "shfmt"]);
+        assert_eq!(names("yaml"), ["yamllint"]);
+        assert_eq!(names("toml"), ["taplo"]);
+        assert_eq!(names("markdown"), ["markdownlint-cli2"]);
+        for id in ["rust", "go", "java", "csharp", "zsh"] {
+            assert_eq!(names(id), Vec::<String>::new(), "{id}");
+        }
     }
 
     #[test]

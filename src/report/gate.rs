@@ -77,7 +77,10 @@ pub fn render_gate_for(report: &GateReport<'_>, audience: Audience) -> String {
 fn summary(mode: &str, failed: &[&LanguageResult], blocking: &[&Finding]) -> String {
     let mut parts = Vec::new();
     if !failed.is_empty() {
-        let names: Vec<String> = failed.iter().map(|l| format!("{} ({})", l.language, tool(l))).collect();
+        let names: Vec<String> = failed
+            .iter()
+            .map(|l| format!("{} ({}{})", l.language, tool(l), if l.managed { ", managed" } else { "" }))
+            .collect();
         let problems: usize = failed.iter().map(|l| problem_count(l)).sum();
         parts.push(format!("{}: {} problem{}", names.join(", "), problems, plural(problems)));
     }
@@ -209,9 +212,10 @@ fn frame(lang: &LanguageResult) -> (String, String) {
     let histogram = rule_histogram(&lang.output);
     let _ = write!(
         head,
-        "\n[{}] {} — {} problem{}",
+        "\n[{}] {}{} — {} problem{}",
         lang.language,
         tool(lang),
+        if lang.managed { " (managed)" } else { "" },
         problem_count(lang),
         plural(problem_count(lang))
     );
@@ -335,6 +339,7 @@ mod tests {
             output,
             fix: Some(vec!["ruff".into(), "check".into(), "--fix".into()]),
             install_hint: String::new(),
+            managed: false,
             log_path: Some(PathBuf::from(format!("/state/logs/gate-{language}.log"))),
             exempt: Vec::new(),
         }

@@ -171,7 +171,12 @@ fn scope_words(scope: &str) -> &'static str {
 }
 
 fn render_language(out: &mut String, result: &LanguageResult) {
-    let tool = result.argv.first().and_then(|a| a.first()).map_or("-", String::as_str);
+    let program = result.argv.first().and_then(|a| a.first()).map_or("-", String::as_str);
+    let tool = if result.managed {
+        format!("{} (managed)", program.rsplit('/').next().unwrap_or(program))
+    } else {
+        program.to_owned()
+    };
     let files = match result.files.len() {
         0 => String::new(),
         1 => "1 file".to_owned(),

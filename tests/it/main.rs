@@ -41,4 +41,5 @@ mod supervision;
 mod support;
 mod surface;
 mod surface_exact;
+mod tools;
 mod trust;

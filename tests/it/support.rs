@@ -419,3 +419,85 @@ pub fn rust_env() -> Vec<(&'static str, std::ffi::OsString)> {
         })
         .collect()
 }
+
+/// A `PATH` with no linter on it: a directory of links to `python3` (the real interpreter, not a
+/// version manager's shim), `node` and `npm`, then `/usr/bin:/bin`. What a fresh machine has.
+pub fn path_without_linters() -> (tempfile::TempDir, std::ffi::OsString) {
+    let mut tools = Vec::new();
+    let python = Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .expect("python3 is needed by the managed-tool tests");
+    tools.push(PathBuf::from(String::from_utf8_lossy(&python.stdout).trim()));
+    for name in ["node", "npm"] {
+        if let Some(found) = std::env::var_os("PATH")
+            .and_then(|p| std::env::split_paths(&p).map(|d| d.join(name)).find(|p| p.is_file()))
+        {
+            tools.push(found);
+        }
+    }
+    let dir = tempfile::tempdir().expect("bin dir");
+    for tool in &tools {
+        let name = if tool.file_name().is_some_and(|n| n.to_string_lossy().starts_with("python")) {
+            std::ffi::OsString::from("python3")
+        } else {
+            tool.file_name().expect("name").to_owned()
+        };
+        std::os::unix::fs::symlink(tool, dir.path().join(name)).expect("symlink");
+    }
+    let mut path = dir.path().as_os_str().to_owned();
+    path.push(":/usr/bin:/bin");
+    (dir, path)
+}
+
+/// The variables that let installers reach a package registry from this machine (its CA bundle,
+/// its proxy), taken from the test's own environment: what a user's `codeguard tools install`
+/// inherits.
+pub fn network_env() -> Vec<(String, std::ffi::OsString)> {
+    const NAMES: &[&str] = &[
+        "SSL_CERT_FILE",
+        "SSL_CERT_DIR",
+        "NODE_EXTRA_CA_CERTS",
+        "PIP_CERT",
+        "REQUESTS_CA_BUNDLE",
+        "HTTPS_PROXY",
+        "HTTP_PROXY",
+        "NO_PROXY",
+        "https_proxy",
+        "http_proxy",
+        "no_proxy",
+    ];
+    NAMES.iter().filter_map(|n| Some(((*n).to_owned(), std::env::var_os(n)?))).collect()
+}
+
+/// One pip download cache for every test that installs from `PyPI` (under the target directory),
+/// so each package is downloaded once per machine.
+pub fn pip_cache() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("pip-cache")
+}
+
+/// `codeguard tools install <args>` under `path`, in the state home `home`, with the shared pip
+/// cache. `None` (and a loud SKIP) when the package registry is unreachable and
+/// `CODEGUARD_REQUIRE_REAL_LINTERS` is not set; with it, an unreachable registry fails the test.
+pub fn tools_install(home: &Path, path: &std::ffi::OsStr, args: &[&str]) -> Option<std::process::Output> {
+    let out = codeguard(home)
+        .envs(network_env())
+        .env("PATH", path)
+        .env("PIP_CACHE_DIR", pip_cache())
+        .env("npm_config_cache", Path::new(env!("CARGO_TARGET_TMPDIR")).join("npm-cache"))
+        .args(["tools", "install"])
+        .args(args)
+        .output()
+        .expect("run codeguard tools install");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() && stderr.contains("unreachable") {
+        assert!(
+            std::env::var_os("CODEGUARD_REQUIRE_REAL_LINTERS").is_none(),
+            "the package registry is unreachable, and this test needs it: {stderr}"
+        );
+        eprintln!("SKIP: the package registry is unreachable (offline?): {stderr}");
+        return None;
+    }
+    assert!(out.status.success(), "tools install {args:?} failed: {stderr}");
+    Some(out)
+}

@@ -1,0 +1,280 @@
+//! `codeguard tools install|list|update|remove`, and the provisioning other entry points ask for
+//! (`check` on a terminal, `install --host`, `install --git-hooks`): the managed tools of a
+//! project's languages (`crate::tools`).
+//!
+//! In: languages (`--lang`) or a project (`--detected`). Out: one progress line per tool on
+//! stderr, a listing on stdout; exit 0, 1 when an install failed, 2 on usage errors.
+//! Never: called by a hook (hooks never install), or installs a system toolchain.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::Path;
+
+use anyhow::Context;
+use serde::Serialize;
+
+use super::UsageError;
+use crate::cli::{Format, ToolsAction, ToolsArgs};
+use crate::env::Env;
+use crate::registry::{ManagedTool, Registry};
+use crate::tools::{self, Installed};
+
+/// Runs `codeguard tools …`.
+pub fn run(args: &ToolsArgs, env: &Env) -> anyhow::Result<u8> {
+    let registry = Registry::builtin()?;
+    match &args.action {
+        ToolsAction::Install { lang, detected, path } => {
+            if lang.is_empty() && !detected {
+                return Err(UsageError(
+                    "tools install needs --lang a,b (those languages' tools) or --detected (the project's)"
+                        .into(),
+                )
+                .into());
+            }
+            let ids =
+                if *detected { super::detect::integrated_languages(path.as_deref())? } else { lang.clone() };
+            let (chosen, notes) = select(&registry, &ids)?;
+            for note in notes {
+                let _ = writeln!(std::io::stderr(), "codeguard: {note}");
+            }
+            if chosen.is_empty() {
+                let _ = writeln!(std::io::stderr(), "codeguard: no managed tools to install");
+                return Ok(crate::exit::PASS);
+            }
+            Ok(if provision(&chosen, env) { crate::exit::PASS } else { crate::exit::FAIL })
+        }
+        ToolsAction::List { lang, format } => {
+            let chosen = if lang.is_empty() {
+                registry.managed_tools().iter().collect()
+            } else {
+                select(&registry, lang)?.0
+            };
+            let listing = listing(&registry, &chosen, env);
+            let text = match format {
+                Format::Json => serde_json::to_string_pretty(&listing)? + "\n",
+                Format::Human | Format::Sarif => human(&listing),
+            };
+            std::io::stdout().write_all(text.as_bytes()).context("writing to stdout")?;
+            Ok(crate::exit::PASS)
+        }
+        ToolsAction::Update => Ok(update(&registry, env)),
+        ToolsAction::Remove { lang } => {
+            let chosen = if lang.is_empty() {
+                registry.managed_tools().iter().collect()
+            } else {
+                select(&registry, lang)?.0
+            };
+            let mut removed = 0;
+            for tool in chosen {
+                let paths = tools::remove(env, tool).with_context(|| format!("removing {}", tool.name))?;
+                for path in paths {
+                    let _ = writeln!(std::io::stderr(), "codeguard: removed {}", path.display());
+                    removed += 1;
+                }
+            }
+            if removed == 0 {
+                let _ = writeln!(std::io::stderr(), "codeguard: nothing to remove");
+            }
+            Ok(crate::exit::PASS)
+        }
+    }
+}
+
+/// The managed tools of the languages `ids`, without repeats, and a note for each language
+/// codeguard manages no tool of. An unknown id is a usage error.
+fn select<'r>(registry: &'r Registry, ids: &[String]) -> anyhow::Result<(Vec<&'r ManagedTool>, Vec<String>)> {
+    let mut chosen: Vec<&ManagedTool> = Vec::new();
+    let mut notes = Vec::new();
+    for id in ids {
+        let lang = registry
+            .get(id)
+            .ok_or_else(|| UsageError(format!("unknown language `{id}` (see `codeguard languages`)")))?;
+        let managed = registry.managed_tools_of(lang);
+        if managed.is_empty() {
+            let how =
+                if lang.install_hint.is_empty() { String::new() } else { format!(": {}", lang.install_hint) };
+            notes.push(format!("{id}: no managed tool (its tools come from the system{how})"));
+        }
+        for tool in managed {
+            if !chosen.iter().any(|t| t.name == tool.name) {
+                chosen.push(tool);
+            }
+        }
+    }
+    Ok((chosen, notes))
+}
+
+/// Installs `chosen`, one progress line each on stderr; false when any install failed (each
+/// failure is one line, and leaves nothing behind).
+pub(crate) fn provision(chosen: &[&ManagedTool], env: &Env) -> bool {
+    let mut ok = true;
+    let mut err = std::io::stderr();
+    for tool in chosen {
+        let place = tools::install_dir(env, tool);
+        if tools::is_installed(env, tool) {
+            let _ = writeln!(
+                err,
+                "codeguard: {} {} already installed ({})",
+                tool.name,
+                tool.version,
+                place.display()
+            );
+            continue;
+        }
+        let _ = writeln!(
+            err,
+            "codeguard: installing {} {} from {} into {} …",
+            tool.name,
+            tool.version,
+            tools::registry_name(tool),
+            place.display()
+        );
+        match tools::install(env, tool) {
+            Ok(Installed::New) => {
+                let _ = writeln!(err, "codeguard: installed {} {}", tool.name, tool.version);
+            }
+            Ok(Installed::Already) => {
+                let _ = writeln!(
+                    err,
+                    "codeguard: {} {} already installed (by another process)",
+                    tool.name, tool.version
+                );
+            }
+            Err(e) => {
+                let _ = writeln!(err, "codeguard: {e}");
+                ok = false;
+            }
+        }
+    }
+    ok
+}
+
+/// Installs the managed tools the project at `root` needs and has nowhere: the tools of its
+/// detected languages (only those in `only`, when given) that are neither installed by codeguard
+/// nor on `PATH`. Nothing to do costs one detection; failures are reported and do not stop the
+/// caller. Returns whether every install succeeded.
+pub(crate) fn provision_missing(root: &Path, only: &[String], env: &Env) -> bool {
+    let Ok(registry) = Registry::builtin() else { return false };
+    let Ok(mut ids) = super::detect::integrated_languages(Some(root)) else { return true };
+    if !only.is_empty() {
+        ids.retain(|id| only.contains(id));
+    }
+    let Ok((chosen, _)) = select(&registry, &ids) else { return true };
+    let missing: Vec<&ManagedTool> = chosen
+        .into_iter()
+        .filter(|t| !tools::is_installed(env, t) && t.bins.iter().all(|b| env.which(b).is_none()))
+        .collect();
+    missing.is_empty() || provision(&missing, env)
+}
+
+/// `tools update`: every tool with an installed version gets the pinned one; older versions go.
+fn update(registry: &Registry, env: &Env) -> u8 {
+    let mut ok = true;
+    let mut any = false;
+    for tool in registry.managed_tools() {
+        let stale = tools::stale_versions(env, tool);
+        if stale.is_empty() && !tools::is_installed(env, tool) {
+            continue;
+        }
+        any = true;
+        if !provision(&[tool], env) {
+            ok = false;
+            continue;
+        }
+        for path in stale {
+            match tools::remove_install(&path) {
+                Ok(()) => {
+                    let _ = writeln!(std::io::stderr(), "codeguard: removed {}", path.display());
+                }
+                Err(e) => {
+                    let _ = writeln!(std::io::stderr(), "codeguard: cannot remove {}: {e}", path.display());
+                    ok = false;
+                }
+            }
+        }
+    }
+    if !any {
+        let _ = writeln!(std::io::stderr(), "codeguard: no managed tools installed; nothing to update");
+    }
+    if ok { crate::exit::PASS } else { crate::exit::FAIL }
+}
+
+/// `tools list` as data.
+#[derive(Debug, Serialize)]
+struct Listing {
+    /// Always `1`.
+    schema_version: &'static str,
+    /// Where managed tools live.
+    dir: std::path::PathBuf,
+    /// One entry per tool, in registry order.
+    tools: Vec<ListedTool>,
+}
+
+#[derive(Debug, Serialize)]
+struct ListedTool {
+    name: String,
+    version: String,
+    /// `pypi` or `npm`.
+    registry: &'static str,
+    /// The pinned requirement (`ruff==0.17.6`).
+    requirement: String,
+    /// The languages whose commands run it.
+    languages: Vec<String>,
+    /// Installed, complete and verified.
+    ready: bool,
+    /// Where it is (or would be) installed.
+    path: std::path::PathBuf,
+    /// Installed versions other than the pinned one (`tools update` removes them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    stale: Vec<std::path::PathBuf>,
+}
+
+fn listing(registry: &Registry, chosen: &[&ManagedTool], env: &Env) -> Listing {
+    let tools = chosen
+        .iter()
+        .map(|tool| ListedTool {
+            name: tool.name.clone(),
+            version: tool.version.clone(),
+            registry: match tool.source() {
+                crate::registry::ToolSource::Pypi(_) => "pypi",
+                crate::registry::ToolSource::Npm(_) => "npm",
+            },
+            requirement: tool.requirement(),
+            languages: registry
+                .languages()
+                .iter()
+                .filter(|l| {
+                    l.status.is_active() && registry.managed_tools_of(l).iter().any(|t| t.name == tool.name)
+                })
+                .map(|l| l.id.clone())
+                .collect(),
+            ready: tools::is_installed(env, tool),
+            path: tools::install_dir(env, tool),
+            stale: tools::stale_versions(env, tool),
+        })
+        .collect();
+    Listing { schema_version: crate::report::SCHEMA_VERSION, dir: tools::dir(env), tools }
+}
+
+fn human(listing: &Listing) -> String {
+    let mut out = format!("codeguard tools: {}\n", listing.dir.display());
+    for tool in &listing.tools {
+        let state = if tool.ready { "ready" } else { "missing" };
+        let _ = write!(
+            out,
+            "  {:<18} {:<10} {:<5} {:<32} {:<8}",
+            tool.name, tool.version, tool.registry, tool.requirement, state
+        );
+        if tool.ready {
+            let _ = write!(out, " {}", tool.path.display());
+        } else if let Some(lang) = tool.languages.first() {
+            let _ = write!(out, " (codeguard tools install --lang {lang})");
+        }
+        out.push('\n');
+        for stale in &tool.stale {
+            let _ =
+                writeln!(out, "      older version: {} (codeguard tools update removes it)", stale.display());
+        }
+    }
+    out
+}
