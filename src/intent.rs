@@ -67,6 +67,9 @@ pub struct RepoIntent {
     pub opaque: bool,
     /// Files of this repository the command writes, changes or deletes, in command order.
     pub writes: Vec<BoundWrite>,
+    /// The command writes or deletes something inside this repository's `.git` directory (its
+    /// hooks, config, …): not content a commit carries, but it can change what git runs.
+    pub writes_git_dir: bool,
 }
 
 /// A file written by the command, bound to the repository it lies in.
@@ -95,6 +98,8 @@ pub struct BoundOp {
     pub indirect: bool,
     /// The command words, for messages.
     pub text: String,
+    /// Git reads configuration for this call from the environment (`GIT_CONFIG_*`).
+    pub config_env: bool,
 }
 
 /// How the language gate is bypassed (the safety scan always runs).
@@ -537,7 +542,12 @@ impl Resolver {
                 };
                 let Ok(rel) = full.strip_prefix(&repo.root) else { return };
                 let rel = rel.to_string_lossy().into_owned();
-                if rel.is_empty() || rel == ".git" || rel.starts_with(".git/") {
+                if rel == ".git" || rel.starts_with(".git/") {
+                    let idx = self.entry(&repo.root, false);
+                    self.intent.repos[idx].writes_git_dir = true;
+                    return;
+                }
+                if rel.is_empty() {
                     return;
                 }
                 Some(rel)
@@ -689,7 +699,8 @@ impl Resolver {
         let text = call.text.clone();
         // A worktree named from outside it: git resolves paths against its top.
         let cwd = if dir.starts_with(&repo.root) { dir } else { repo.root.clone() };
-        let op = BoundOp { cwd, op: call.op, bypass, indirect, text: call.text };
+        let config_env = call.env.config.is_some();
+        let op = BoundOp { cwd, op: call.op, bypass, indirect, text: call.text, config_env };
         self.add_op(&repo.root, op, notes, false);
         self.bind_index(&repo.root, index_file, &text);
     }
@@ -802,6 +813,7 @@ impl Resolver {
             fallback,
             index_file: None,
             writes: Vec::new(),
+            writes_git_dir: false,
             opaque: false,
         });
         self.intent.repos.len() - 1
@@ -878,6 +890,7 @@ impl Resolver {
                     bypass,
                     indirect: *indirect,
                     text: call.text.clone(),
+                    config_env: call.env.config.is_some(),
                 };
                 self.add_op(&repo.root, op, vec![note.clone()], true);
             }

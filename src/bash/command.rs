@@ -762,7 +762,7 @@ impl Walker<'_> {
                 self.exported.set(name, Some(value));
             } else if !w.literal && exporting {
                 // `export "$VARS"`: which names it sets is only known at run time.
-                for name in ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"] {
+                for name in ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_CONFIG"] {
                     if w.raw.contains(name) {
                         self.exported.set(name, Some(EnvValue::Dynamic(w.raw.clone())));
                     }

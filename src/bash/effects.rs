@@ -229,9 +229,18 @@ impl Walker<'_> {
                 writes_operands(kind)
             }
             "touch" | "chmod" | "chown" | "chgrp" | "setfacl" => {
-                // The first operand of chmod/chown is the mode or owner.
-                let skip =
-                    usize::from(base != "touch" && !args.iter().any(|w| w.text.starts_with("--reference")));
+                // The first operand of chmod/chown is the mode or owner — unless chmod's mode
+                // looks like an option (`chmod -x f`: a mode, not one of chmod's options).
+                let dash_mode = base == "chmod"
+                    && args.iter().any(|w| {
+                        w.text.len() > 1
+                            && w.text.starts_with('-')
+                            && !w.text.starts_with("--")
+                            && w.text[1..].chars().all(|c| "rwxXst".contains(c))
+                    });
+                let skip = usize::from(
+                    base != "touch" && !dash_mode && !args.iter().any(|w| w.text.starts_with("--reference")),
+                );
                 operands.iter().skip(skip).map(|w| (*w, WriteKind::Mode)).collect()
             }
             "rm" | "unlink" | "shred" => writes_operands(WriteKind::Delete),
@@ -773,6 +782,11 @@ mod tests {
             [(Some("b".into()), WriteKind::Copy("a".into())), (Some("a".into()), WriteKind::Delete)]
         );
         assert_eq!(writes("chmod +x s.sh"), [(Some("s.sh".into()), WriteKind::Mode)]);
+        assert_eq!(
+            writes("chmod -R -x s.sh"),
+            [(Some("s.sh".into()), WriteKind::Mode)],
+            "a mode that looks like an option"
+        );
         assert_eq!(writes("dd if=/dev/zero of=x.bin"), [(Some("x.bin".into()), WriteKind::Content(None))]);
         assert_eq!(writes("git ls-files | xargs rm"), [(None, WriteKind::Modify)]);
         assert_eq!(writes("patch -p1 < fix.diff"), [(None, WriteKind::Modify)]);

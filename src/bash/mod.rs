@@ -301,20 +301,25 @@ pub struct GitEnv {
     pub work_tree: Option<EnvValue>,
     /// `GIT_INDEX_FILE`.
     pub index_file: Option<EnvValue>,
+    /// A `GIT_CONFIG*` variable (`GIT_CONFIG_COUNT`/`_KEY_n`/`_VALUE_n`, `GIT_CONFIG_PARAMETERS`,
+    /// `GIT_CONFIG_GLOBAL`, …): configuration git reads for this call from the environment.
+    pub config: Option<EnvValue>,
 }
 
 impl GitEnv {
-    /// Whether the command names nothing (git finds the repository from its directory).
+    /// Whether the command names no repository, worktree or index (git finds the repository
+    /// from its directory); configuration from the environment does not name one.
     pub fn is_default(&self) -> bool {
-        *self == Self::default()
+        self.git_dir.is_none() && self.work_tree.is_none() && self.index_file.is_none()
     }
 
-    /// Sets the variable `name` (one of the three git names; others are ignored).
+    /// Sets the variable `name` (a git name; others are ignored).
     pub(crate) fn set(&mut self, name: &str, value: Option<EnvValue>) {
         match name {
             "GIT_DIR" => self.git_dir = value,
             "GIT_WORK_TREE" => self.work_tree = value,
             "GIT_INDEX_FILE" => self.index_file = value,
+            _ if name.starts_with("GIT_CONFIG") => self.config = value,
             _ => {}
         }
     }
@@ -325,6 +330,7 @@ impl GitEnv {
             git_dir: over.git_dir.clone().or_else(|| self.git_dir.clone()),
             work_tree: over.work_tree.clone().or_else(|| self.work_tree.clone()),
             index_file: over.index_file.clone().or_else(|| self.index_file.clone()),
+            config: over.config.clone().or_else(|| self.config.clone()),
         }
     }
 }

@@ -563,6 +563,11 @@ pub struct Reach {
     pub hook: GitHook,
     /// Whether git, following the manager's chain, runs codeguard.
     pub runs: bool,
+    /// Whether nothing between git and codeguard's script can skip it: git runs codeguard's own
+    /// script, or pre-commit/prek's, which always runs its `.legacy` script first. A lefthook
+    /// command or a husky block can be switched off from outside (`LEFTHOOK=0`, `HUSKY=0`, a
+    /// `skip:` in the tracked config, a binary it cannot find), so it is not.
+    pub unconditional: bool,
     /// What git runs, in a sentence.
     pub detail: String,
 }
@@ -670,7 +675,8 @@ fn reach_one(layout: &Layout, hook: GitHook, ours: &[PathBuf]) -> Reach {
         },
         Present::Manager(owner @ (Owner::PreCommit | Owner::Prek)) => {
             let legacy = layout.hooks.join(format!("{name}{LEGACY_SUFFIX}"));
-            if matches!(present(&legacy), Present::Ours(_)) && executable(&legacy) {
+            let with_binary = |text: &str| binary_of(text).is_none_or(|exe| executable(Path::new(&exe)));
+            if matches!(present(&legacy), Present::Ours(text) if with_binary(&text)) && executable(&legacy) {
                 (
                     true,
                     format!(
@@ -756,7 +762,13 @@ fn reach_one(layout: &Layout, hook: GitHook, ours: &[PathBuf]) -> Reach {
             (false, format!("git runs {}, which is not codeguard's; {}", path.display(), elsewhere()))
         }
     };
-    Reach { hook, runs, detail }
+    let unconditional = runs
+        && match present(&path) {
+            Present::Ours(_) => true,
+            Present::Manager(Owner::PreCommit | Owner::Prek) => true,
+            Present::Manager(_) | Present::Other(_) | Present::Nothing => false,
+        };
+    Reach { hook, runs, unconditional, detail }
 }
 
 /// The binary codeguard's script runs (its `codeguard='…'` line).

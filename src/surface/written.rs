@@ -39,7 +39,10 @@ pub fn judge_writes(intent: &mut Intent) {
         // commit-tree do not.
         let hooks_run = commit.is_some_and(|c| matches!(c.op, GitOp::Commit { no_verify: false, .. }));
         let commit_text = commit.map_or_else(|| "a later step".to_owned(), |c| format!("`{}`", c.text));
-        if hooks_run && our_pre_commit_hook(&repo.root) {
+        if hooks_run
+            && commit.is_some_and(|c| !c.config_env && keeps_hooks(&c.text))
+            && our_pre_commit_hook(repo)
+        {
             let note = format!(
                 "`{writer}` writes or deletes {what} in this same call before {commit_text} commits it; codeguard's git pre-commit hook is installed in this repository, so git checks the real content at commit time (not checked now)"
             );
@@ -195,10 +198,27 @@ impl State {
     }
 }
 
-/// Whether the pre-commit hook git runs in the repository at `root` (`core.hooksPath` honoured,
-/// through a hook manager's chain: pre-commit/prek, lefthook, husky) runs codeguard.
-fn our_pre_commit_hook(root: &Path) -> bool {
-    let Ok(layout) = crate::install::git_hooks::layout(root) else { return false };
-    crate::install::git_hooks::reach(&layout, false)
-        .is_some_and(|reach| reach.iter().any(|r| r.hook == crate::cli::GitHook::PreCommit && r.runs))
+/// Whether the pre-commit hook git will run for the commit reaches codeguard's script with
+/// nothing able to skip it (see `git_hooks::Reach::unconditional`: codeguard's own script, or
+/// pre-commit/prek running its `.legacy` one), and the command cannot change that before it
+/// commits: it writes nothing inside `.git`, nothing in the hooks directory, and no file whose
+/// path is only known at run time.
+fn our_pre_commit_hook(repo: &RepoIntent) -> bool {
+    let Ok(layout) = crate::install::git_hooks::layout(&repo.root) else { return false };
+    let hooks = layout.hooks.strip_prefix(&repo.root).ok().map(Path::to_path_buf);
+    let touches_hooks = repo.writes_git_dir
+        || repo.writes.iter().any(|w| {
+            w.path.as_deref().is_none_or(|p| hooks.as_ref().is_some_and(|h| Path::new(p).starts_with(h)))
+        });
+    !touches_hooks
+        && crate::install::git_hooks::reach(&layout, false).is_some_and(|reach| {
+            reach.iter().any(|r| r.hook == crate::cli::GitHook::PreCommit && r.unconditional)
+        })
+}
+
+/// Whether a commit's own words leave the hooks where they are: no `core.hooksPath` set for it
+/// (`-c`, `--config-env`; configuration passed through `GIT_CONFIG_*` is `BoundOp::config_env`).
+fn keeps_hooks(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    !lower.contains("hookspath") && !lower.contains("git_config")
 }

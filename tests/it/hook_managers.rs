@@ -631,11 +631,12 @@ fn an_earlier_install_that_chained_a_managers_script_is_repaired() {
 }
 
 /// Content written in the same call as the commit cannot be checked by the agent gate; when the
-/// pre-commit hook git runs — through the manager's chain — is codeguard's, git checks it at
-/// commit time, so the gate lets the call go ahead with a note instead of refusing it.
+/// pre-commit hook git runs is pre-commit's or prek's, which always runs codeguard's `.legacy`
+/// script first, git checks it at commit time, so the gate lets the call go ahead with a note;
+/// a lefthook command or husky block can be skipped from outside, so there the call is refused.
 #[test]
-fn the_agent_gate_counts_a_gate_behind_a_manager_as_installed() {
-    for manager in [Manager::PreCommit, Manager::Lefthook, Manager::Husky] {
+fn the_agent_gate_counts_a_gate_behind_pre_commit_as_installed_and_not_one_a_manager_can_skip() {
+    for manager in [Manager::PreCommit, Manager::Prek, Manager::Lefthook, Manager::Husky] {
         let Some(case) = Case::new(manager) else { return };
         let command = "echo fine > written.txt && git add written.txt && git commit -m w";
         let gate = |id| crate::support::pre_tool_use(case.home.path(), &case.repo.root(), id, command, &[]);
@@ -649,6 +650,12 @@ fn the_agent_gate_counts_a_gate_behind_a_manager_as_installed() {
         case.manager_install();
         case.install();
         let out = gate("t-2");
+        if matches!(manager, Manager::Lefthook | Manager::Husky) {
+            // `LEFTHOOK=0`, `HUSKY=0`, a `skip:` in the tracked config or a binary the hook cannot
+            // find switch these off without a trace: git may never run the gate.
+            assert_eq!(out.status.code(), Some(2), "{manager:?}: {}", text(&out.stdout));
+            continue;
+        }
         assert_eq!(out.status.code(), Some(0), "{manager:?}: {}", text(&out.stderr));
         assert!(
             text(&out.stdout).contains("codeguard's git pre-commit hook is installed in this repository"),

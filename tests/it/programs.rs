@@ -199,6 +199,21 @@ fn with_codeguards_pre_commit_hook_installed_the_write_passes_with_context() {
     // Skipping git's hooks takes the check away again.
     let (code, _, stderr) = gate_in(&repo, &format!("{cmd} --no-verify"), &[]);
     assert_eq!(code, Some(2), "{stderr}");
+    // So does a call that switches the hook off before it commits.
+    let write = "printf 'x = 1\\n' > ok.py && git add ok.py";
+    for off in [
+        format!("{write} && rm .git/hooks/pre-commit && git commit -m x"),
+        format!("{write} && chmod -x .git/hooks/pre-commit && git commit -m x"),
+        format!("{write} && git -c core.hooksPath=/dev/null commit -m x"),
+        format!(
+            "{write} && GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/dev/null git commit -m x"
+        ),
+        format!("{write} && git --config-env=core.hooksPath=HP commit -m x"),
+    ] {
+        let (code, _, stderr) = gate_in(&repo, &off, &[]);
+        assert_eq!(code, Some(2), "{off}: {stderr}");
+        assert!(stderr.contains("Run the write first"), "{off}: {stderr}");
+    }
 }
 
 #[test]
