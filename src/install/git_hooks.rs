@@ -762,12 +762,8 @@ fn reach_one(layout: &Layout, hook: GitHook, ours: &[PathBuf]) -> Reach {
             (false, format!("git runs {}, which is not codeguard's; {}", path.display(), elsewhere()))
         }
     };
-    let unconditional = runs
-        && match present(&path) {
-            Present::Ours(_) => true,
-            Present::Manager(Owner::PreCommit | Owner::Prek) => true,
-            Present::Manager(_) | Present::Other(_) | Present::Nothing => false,
-        };
+    let unconditional =
+        runs && matches!(present(&path), Present::Ours(_) | Present::Manager(Owner::PreCommit | Owner::Prek));
     Reach { hook, runs, unconditional, detail }
 }
 
