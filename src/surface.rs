@@ -507,6 +507,11 @@ pub fn working_changes(repo_root: &Path) -> Result<Surface, SurfaceError> {
     predict(repo_root, Mode::Commit, &[add_all, StagingAction::Commit], &SurfaceOptions::default())
 }
 
+/// Whether `repo_root` is the worktree of a git repository (the error says why not).
+pub fn worktree(repo_root: &Path) -> Result<(), SurfaceError> {
+    read::open(repo_root).map(drop)
+}
+
 /// Every file of the worktree that git considers part of the project: tracked files still on
 /// disk plus untracked, not-ignored ones, sorted (for whole-tree checks).
 pub fn project_files(repo_root: &Path) -> Result<Vec<String>, SurfaceError> {
