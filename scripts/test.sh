@@ -27,6 +27,15 @@ if ! command -v zsh >/dev/null || ! command -v fish >/dev/null; then
 fi
 
 ruff --version && shellcheck --version | sed -n 2p && yamllint --version && shfmt --version
+prek --version && uv --version && maturin --version
+
+# The wheel (pyproject.toml): built by maturin in a Cargo target directory kept between runs
+# (outside the checkout, so a fresh clone reuses it), installed into a fresh venv and tried. The
+# prek test of .pre-commit-hooks.yaml's python hook builds the same wheel in that directory
+# (tests/it/pre_commit_hooks.rs), and skips or, here, fails without it.
+export CODEGUARD_WHEEL_TARGET="${CODEGUARD_WHEEL_TARGET:-${XDG_CACHE_HOME:-$HOME/.cache}/codeguard/wheel-target}"
+scripts/wheel.sh
+
 cargo test --locked "$@"
 # The real hosts (Claude Code, Gemini CLI, Codex, Copilot CLI, kimi-cli, openhands-sdk) against a
 # scripted model: installs cached, skipped loudly when a registry is unreachable (fails under

@@ -5,13 +5,13 @@
 #
 # CI's wheel is built with the `wheel-ci` Cargo profile (no fat LTO, README "Install");
 # WHEEL_PROFILE=release builds the published configuration. The Cargo target directory is
-# $CODEGUARD_WHEEL_TARGET (default ~/.cache/codeguard/wheel-target), kept between runs; the
-# tests of `.pre-commit-hooks.yaml` point prek's build of the same wheel at it. maturin (pinned
-# in scripts/requirements-test.txt) comes from PATH: scripts/test.sh puts .tools/venv/bin first.
+# $CODEGUARD_WHEEL_TARGET, which scripts/test.sh sets to a directory kept between runs; the tests
+# of `.pre-commit-hooks.yaml` point prek's build of the same wheel at it. maturin (pinned in
+# scripts/requirements-test.txt) comes from PATH: scripts/test.sh puts .tools/venv/bin first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-target=${CODEGUARD_WHEEL_TARGET:-${XDG_CACHE_HOME:-$HOME/.cache}/codeguard/wheel-target}
+target=${CODEGUARD_WHEEL_TARGET:?the Cargo target directory for the wheel (scripts/test.sh sets it)}
 profile=${WHEEL_PROFILE:-wheel-ci}
 out=$target/wheels/$profile
 rm -rf "$out"

@@ -14,7 +14,7 @@
 //! inside this sub-command: the hook path never starts it.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use rmcp::model::{
@@ -340,25 +340,27 @@ fn tool(
     tool
 }
 
-/// The output schema of one document: `{"$ref": "#/$defs/<document>"}` with every definition of
-/// `schemas/output.schema.json` and of the registry's schema (the languages document lists
-/// registry entries).
-fn output_schema(document: &str) -> JsonObject {
-    let parse = |text: &str| {
-        serde_json::from_str::<Value>(text).unwrap_or_else(|e| unreachable!("embedded schema: {e}"))
-    };
-    let (output, registry) = (parse(OUTPUT_SCHEMA), parse(LANGUAGES_SCHEMA));
+/// Every definition of `schemas/output.schema.json` and of the registry's schema (the languages
+/// document lists registry entries), parsed once.
+static OUTPUT_DEFS: LazyLock<Value> = LazyLock::new(|| {
     let mut defs = JsonObject::new();
-    for schema in [&registry, &output] {
+    for text in [LANGUAGES_SCHEMA, OUTPUT_SCHEMA] {
+        let schema: Value =
+            serde_json::from_str(text).unwrap_or_else(|e| unreachable!("embedded schema: {e}"));
         if let Some(own) = schema["$defs"].as_object() {
             defs.extend(own.iter().map(|(k, v)| (k.clone(), v.clone())));
         }
     }
+    Value::Object(defs)
+});
+
+/// The output schema of one document: `{"$ref": "#/$defs/<document>"}` with [`OUTPUT_DEFS`].
+fn output_schema(document: &str) -> JsonObject {
     let mut schema = JsonObject::new();
-    schema.insert("$schema".into(), output["$schema"].clone());
+    schema.insert("$schema".into(), json!("https://json-schema.org/draft/2020-12/schema"));
     schema.insert("type".into(), json!("object"));
     schema.insert("$ref".into(), json!(format!("#/$defs/{document}")));
-    schema.insert("$defs".into(), Value::Object(defs));
+    schema.insert("$defs".into(), OUTPUT_DEFS.clone());
     schema
 }
 
@@ -440,4 +442,40 @@ fn call(name: &str, arguments: Value, env: &Env) -> Result<Value, String> {
         other => return Err(format!("unknown tool: {other}")),
     };
     document.map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reads every message `input` holds through [`Lines`]; returns them and what was answered.
+    fn read_all(input: Vec<u8>) -> (Vec<RxJsonRpcMessage<RoleServer>>, String) {
+        let runtime = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
+        runtime.block_on(async move {
+            let mut lines = Lines::new(std::io::Cursor::new(input), Vec::new());
+            let mut messages = Vec::new();
+            while let Some(message) = lines.receive().await {
+                messages.push(message);
+            }
+            let answered = String::from_utf8(lines.write.lock().await.clone()).expect("utf-8");
+            (messages, answered)
+        })
+    }
+
+    #[test]
+    fn an_oversized_line_is_dropped_and_answered_and_reading_goes_on() {
+        let mut input = vec![b'x'; MAX_MESSAGE_BYTES + 10];
+        input.extend_from_slice(b"\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
+        let (messages, answered) = read_all(input);
+        assert_eq!(messages.len(), 1, "the ping after it, without a final newline, is read");
+        let error: Value = serde_json::from_str(answered.trim_end()).expect("one JSON line");
+        assert_eq!(error["error"]["code"], -32600, "{answered}");
+    }
+
+    #[test]
+    fn blank_lines_a_bom_and_crlf_are_read_as_json_rpc() {
+        let input = b"\n  \r\n\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n".to_vec();
+        let (messages, answered) = read_all(input);
+        assert_eq!((messages.len(), answered.as_str()), (1, ""));
+    }
 }

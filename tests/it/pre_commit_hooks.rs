@@ -121,9 +121,17 @@ fn prek_builds_the_python_hook_from_the_wheel_which_blocks_a_secret_and_passes_a
     let from_env =
         |key: &str, default: PathBuf| std::env::var_os(key).unwrap_or_else(|| default.into_os_string());
     let cache = std::env::var_os("XDG_CACHE_HOME").map_or_else(|| home.join(".cache"), PathBuf::from);
+    let Some(target) = std::env::var_os("CODEGUARD_WHEEL_TARGET") else {
+        assert!(
+            std::env::var_os("CODEGUARD_REQUIRE_REAL_LINTERS").is_none(),
+            "CODEGUARD_WHEEL_TARGET is not set: run scripts/test.sh, which builds the wheel there"
+        );
+        eprintln!("skipping: CODEGUARD_WHEEL_TARGET (scripts/wheel.sh's warm target directory) is not set");
+        return;
+    };
     let extra = vec![
         // prek's clone builds in the warm target directory of scripts/wheel.sh's wheel.
-        ("CARGO_TARGET_DIR", from_env("CODEGUARD_WHEEL_TARGET", cache.join("codeguard/wheel-target"))),
+        ("CARGO_TARGET_DIR", target),
         ("MATURIN_PEP517_ARGS", "--profile wheel-ci".into()),
         ("CARGO_HOME", from_env("CARGO_HOME", home.join(".cargo"))),
         ("RUSTUP_HOME", from_env("RUSTUP_HOME", home.join(".rustup"))),
