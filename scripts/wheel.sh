@@ -3,7 +3,7 @@
 # its `codeguard --version` runs and `codeguard check --staged` on a tiny repository whose
 # staged file holds an AWS key ends FAIL with exit 1 (README's exit-code table).
 #
-# CI's wheel is built with the `wheel-ci` Cargo profile (no fat LTO, README "Install");
+# CI's wheel is built with the `wheel-ci` Cargo profile (unoptimised, README "Install");
 # WHEEL_PROFILE=release builds the published configuration. The Cargo target directory is
 # $CODEGUARD_WHEEL_TARGET, which scripts/test.sh sets to a directory kept between runs; the tests
 # of `.pre-commit-hooks.yaml` point prek's build of the same wheel at it. maturin (pinned in
