@@ -283,6 +283,12 @@ fn check_outside_a_repository_says_so() {
         );
         assert!(text.starts_with(&expected), "{text}");
     }
+    // A directory inside a repository is not outside it.
+    let repo = TestRepo::new();
+    repo.write("app/main.py", "import sys\n\nprint(sys.argv)\n").commit_all("init");
+    let arguments = json!({"path": repo.path("app"), "languages": ["yaml"]});
+    let (inside, _) = session.request(4, "tools/call", json!({"name": "check", "arguments": arguments}));
+    assert_eq!(inside["result"]["structuredContent"]["root"], json!(repo.path("app")), "{inside:#}");
 }
 
 #[test]
