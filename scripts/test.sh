@@ -42,6 +42,15 @@ ruff --version && shellcheck --version | sed -n 2p && yamllint --version && shfm
 # (`husky` takes no --version: any argument is the directory it installs into.)
 pre-commit --version && prek --version && lefthook version &&
   echo "husky $(node -p "require('./$npm_dir/node_modules/husky/package.json').version")"
+uv --version && maturin --version
+
+# The wheel (pyproject.toml): built by maturin in a Cargo target directory kept between runs
+# (outside the checkout, so a fresh clone reuses it), installed into a fresh venv and tried. The
+# prek test of .pre-commit-hooks.yaml's python hook builds the same wheel in that directory
+# (tests/it/pre_commit_hooks.rs), and skips or, here, fails without it.
+export CODEGUARD_WHEEL_TARGET="${CODEGUARD_WHEEL_TARGET:-${XDG_CACHE_HOME:-$HOME/.cache}/codeguard/wheel-target}"
+scripts/wheel.sh
+
 cargo test --locked "$@"
 # The real hosts (Claude Code, Gemini CLI, Codex, Copilot CLI, kimi-cli, openhands-sdk) against a
 # scripted model: installs cached, skipped loudly when a registry is unreachable (fails under

@@ -507,6 +507,17 @@ pub fn working_changes(repo_root: &Path) -> Result<Surface, SurfaceError> {
     predict(repo_root, Mode::Commit, &[add_all, StagingAction::Commit], &SurfaceOptions::default())
 }
 
+/// Whether `dir` is inside the worktree of a git repository, found upwards as git finds it (the
+/// error says why not).
+pub fn within_worktree(dir: &Path) -> Result<(), SurfaceError> {
+    let repo = gix::discover(dir)
+        .map_err(|e| SurfaceError::Open { path: dir.to_owned(), message: e.to_string() })?;
+    if repo.workdir().is_none() {
+        return Err(SurfaceError::Bare(dir.to_owned()));
+    }
+    Ok(())
+}
+
 /// Every file of the worktree that git considers part of the project: tracked files still on
 /// disk plus untracked, not-ignored ones, sorted (for whole-tree checks).
 pub fn project_files(repo_root: &Path) -> Result<Vec<String>, SurfaceError> {

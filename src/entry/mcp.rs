@@ -3,24 +3,31 @@
 //! `languages`.
 //!
 //! In: JSON-RPC messages on stdin (one per line). Out: JSON-RPC answers on stdout; nothing else
-//! is ever written there. Each tool's result is the JSON document the matching CLI command
-//! prints with `--format json`, as text and as structured content.
+//! is ever written there. A line that is not JSON is answered with a parse error (-32700), a
+//! JSON value that is no JSON-RPC message with an invalid request (-32600), and a `tools/call`
+//! or `tools/list` whose parameters do not fit with invalid params (-32602). Each tool's result
+//! is the JSON document the matching CLI command prints with `--format json`, as text and as
+//! structured content, and each tool declares that document's schema (`schemas/output.schema.json`)
+//! as its `outputSchema`.
 //! Never: returns raw linter output, environment variables or anything beyond that document (the
 //! full output stays in the private log files the report names). The async runtime lives only
 //! inside this sub-command: the hook path never starts it.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, JsonObject,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest, CustomResult,
+    ErrorCode, Implementation, JsonObject, ListToolsResult, NumberOrString, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::{RequestContext, RoleServer};
+use rmcp::service::{RequestContext, RoleServer, RxJsonRpcMessage, ServerInitializeError, TxJsonRpcMessage};
+use rmcp::transport::Transport;
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 
 use crate::cli::{CheckArgs, Format};
 use crate::env::Env;
@@ -29,18 +36,151 @@ use crate::registry::Registry;
 /// How long one linter or formatter may run inside a tool call.
 const TOOL_DEADLINE: Duration = Duration::from_secs(300);
 
-/// Serves until the client closes stdin; returns the exit code.
+/// The JSON documents the tools return (`$defs` per document), beside the registry's schema
+/// that describes each language.
+const OUTPUT_SCHEMA: &str = include_str!("../../schemas/output.schema.json");
+const LANGUAGES_SCHEMA: &str = include_str!("../../registry/languages.schema.json");
+
+/// The longest message read from stdin (rmcp's own stdio limit); a longer one is dropped and
+/// answered with an invalid request.
+const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Serves until the client closes stdin (also before `initialize`); returns the exit code.
 pub fn run(env: &Env) -> anyhow::Result<u8> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let server = Server { env: env.clone() };
     runtime.block_on(async move {
-        let service = server
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|e| anyhow::anyhow!("MCP initialisation failed: {e}"))?;
+        let transport = Lines::new(tokio::io::stdin(), tokio::io::stdout());
+        let service = match server.serve(transport).await {
+            Ok(service) => service,
+            Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(crate::exit::PASS),
+            Err(e) => anyhow::bail!("MCP initialisation failed: {e}"),
+        };
         service.waiting().await.map_err(|e| anyhow::anyhow!("MCP server stopped: {e}"))?;
         Ok(crate::exit::PASS)
     })
+}
+
+/// Newline-delimited JSON-RPC over a reader and a writer, answering what rmcp's own stdio
+/// transport silently drops: a line that is not JSON gets a parse error (-32700), a JSON value
+/// that is no JSON-RPC message an invalid request (-32600, with its `id` when it has one).
+/// Messages are written whole, one per line, under one lock.
+struct Lines<R, W> {
+    read: BufReader<R>,
+    line: Vec<u8>,
+    /// Dropping the rest of a line longer than [`MAX_MESSAGE_BYTES`].
+    discarding: bool,
+    write: Arc<tokio::sync::Mutex<W>>,
+}
+
+impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Lines<R, W> {
+    fn new(read: R, write: W) -> Self {
+        Self {
+            read: BufReader::new(read),
+            line: Vec::new(),
+            discarding: false,
+            write: Arc::new(write.into()),
+        }
+    }
+}
+
+/// What one line of input is.
+enum Incoming {
+    Message(Box<RxJsonRpcMessage<RoleServer>>),
+    /// Answer with this error, then read on.
+    Answer(ErrorData, Option<NumberOrString>),
+    Ignore,
+}
+
+fn classify(line: &[u8]) -> Incoming {
+    let line = line.strip_prefix(b"\xEF\xBB\xBF".as_slice()).unwrap_or(line);
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Incoming::Ignore;
+    }
+    let value: Value = match serde_json::from_slice(line) {
+        Ok(value) => value,
+        Err(e) => return Incoming::Answer(ErrorData::parse_error(format!("Parse error: {e}"), None), None),
+    };
+    let id = value.get("id").and_then(|id| serde_json::from_value::<NumberOrString>(id.clone()).ok());
+    let notification = value.get("method").is_some() && value.get("id").is_none();
+    match serde_json::from_value(value) {
+        Ok(message) => Incoming::Message(Box::new(message)),
+        // A notification is never answered (JSON-RPC); rmcp ignores unknown ones the same way.
+        Err(_) if notification => Incoming::Ignore,
+        Err(e) => Incoming::Answer(ErrorData::invalid_request(format!("Invalid Request: {e}"), None), id),
+    }
+}
+
+async fn write_message<W: AsyncWrite + Unpin>(
+    write: &tokio::sync::Mutex<W>,
+    message: &TxJsonRpcMessage<RoleServer>,
+) -> std::io::Result<()> {
+    let mut bytes = serde_json::to_vec(message)?;
+    bytes.push(b'\n');
+    let mut write = write.lock().await;
+    write.write_all(&bytes).await?;
+    write.flush().await
+}
+
+impl<R, W> Transport<RoleServer> for Lines<R, W>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let write = Arc::clone(&self.write);
+        async move { write_message(&write, &item).await }
+    }
+
+    /// Cancel-safe (rmcp polls it in a `select!`): a partly read line stays in `self.line`.
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        loop {
+            let room = (MAX_MESSAGE_BYTES + 1).saturating_sub(self.line.len()) as u64;
+            let read = (&mut self.read).take(room).read_until(b'\n', &mut self.line).await.ok()?;
+            if self.line.len() > MAX_MESSAGE_BYTES {
+                // Longer than allowed: dropped up to its newline, then answered once.
+                self.line.clear();
+                self.discarding = true;
+                continue;
+            }
+            let at_end = read == 0;
+            if !at_end && self.line.last() != Some(&b'\n') {
+                continue;
+            }
+            if at_end && self.line.is_empty() && !self.discarding {
+                return None;
+            }
+            let incoming = if self.discarding {
+                self.discarding = false;
+                let message = format!("Invalid Request: a message longer than {MAX_MESSAGE_BYTES} bytes");
+                Incoming::Answer(ErrorData::invalid_request(message, None), None)
+            } else {
+                classify(self.line.strip_suffix(b"\n").unwrap_or(&self.line))
+            };
+            self.line.clear();
+            match incoming {
+                Incoming::Message(message) => return Some(*message),
+                Incoming::Answer(error, id) => {
+                    write_message(&self.write, &TxJsonRpcMessage::<RoleServer>::error(error, id))
+                        .await
+                        .ok()?;
+                }
+                Incoming::Ignore => {}
+            }
+            if at_end {
+                return None;
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.write.lock().await.flush().await
+    }
 }
 
 #[derive(Clone)]
@@ -92,9 +232,56 @@ impl ServerHandler for Server {
         }
         .into())
     }
+
+    /// rmcp hands over a request of a known method whose parameters do not fit as a custom
+    /// request; those are invalid params (-32602) with the reason, only unknown methods are
+    /// "method not found".
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(misfit(&request))
+    }
 }
 
-/// The tools and their input schemas.
+/// The error for a request rmcp could not type: why its parameters do not fit, or that the
+/// method is unknown.
+fn misfit(request: &CustomRequest) -> ErrorData {
+    let method = request.method.as_str();
+    let problem = match method {
+        "tools/call" => match request.params.as_ref().and_then(|p| p.get("arguments")) {
+            Some(arguments) if !arguments.is_object() && !arguments.is_null() => {
+                format!("`arguments` must be an object, not {}", json_kind(arguments))
+            }
+            _ => reason(request.params_as::<CallToolRequestParams>()),
+        },
+        "tools/list" => reason(request.params_as::<PaginatedRequestParams>()),
+        _ => return ErrorData::new(ErrorCode::METHOD_NOT_FOUND, format!("method not found: {method}"), None),
+    };
+    ErrorData::invalid_params(format!("invalid params for {method}: {problem}"), None)
+}
+
+fn reason<T>(parsed: Result<Option<T>, serde_json::Error>) -> String {
+    match parsed {
+        Err(e) => e.to_string(),
+        Ok(None) => "params are missing".to_owned(),
+        Ok(Some(_)) => "params do not fit the method".to_owned(),
+    }
+}
+
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The tools with their input and output schemas.
 fn tools() -> Vec<Tool> {
     let path = json!({"type": "string", "description": "Project directory (default: the server's working directory)."});
     let languages = json!({"type": "array", "items": {"type": "string"}, "description": "Only these registry language ids (default: every detected language)."});
@@ -105,6 +292,7 @@ fn tools() -> Vec<Tool> {
              staged snapshot a commit would record. Returns the `check --format json` report.",
             json!({"path": path, "languages": languages, "staged": {"type": "boolean", "description": "Check exactly what is staged (default false: the whole tree)."}}),
             &[],
+            "checkReport",
         ),
         tool(
             "explain",
@@ -112,6 +300,7 @@ fn tools() -> Vec<Tool> {
              files), without running or linting anything. Returns the `explain --format json` document.",
             json!({"command": {"type": "string", "description": "The shell command."}, "cwd": {"type": "string", "description": "Directory the command would run in."}}),
             &["command"],
+            "explainDocument",
         ),
         tool(
             "fix",
@@ -120,17 +309,25 @@ fn tools() -> Vec<Tool> {
              the `fix --format json` report.",
             json!({"path": path, "languages": languages, "dry_run": {"type": "boolean"}, "all": {"type": "boolean"}}),
             &[],
+            "fixReport",
         ),
         tool(
             "languages",
             "List codeguard's language registry. Returns the `languages --format json` document.",
             json!({}),
             &[],
+            "languagesDocument",
         ),
     ]
 }
 
-fn tool(name: &'static str, description: &'static str, properties: Value, required: &[&str]) -> Tool {
+fn tool(
+    name: &'static str,
+    description: &'static str,
+    properties: Value,
+    required: &[&str],
+    output: &str,
+) -> Tool {
     let mut schema = JsonObject::new();
     schema.insert("type".into(), json!("object"));
     schema.insert("properties".into(), properties);
@@ -138,7 +335,33 @@ fn tool(name: &'static str, description: &'static str, properties: Value, requir
     if !required.is_empty() {
         schema.insert("required".into(), json!(required));
     }
-    Tool::new(name, description, Arc::new(schema))
+    let mut tool = Tool::new(name, description, Arc::new(schema));
+    tool.output_schema = Some(Arc::new(output_schema(output)));
+    tool
+}
+
+/// Every definition of `schemas/output.schema.json` and of the registry's schema (the languages
+/// document lists registry entries), parsed once.
+static OUTPUT_DEFS: LazyLock<Value> = LazyLock::new(|| {
+    let mut defs = JsonObject::new();
+    for text in [LANGUAGES_SCHEMA, OUTPUT_SCHEMA] {
+        let schema: Value =
+            serde_json::from_str(text).unwrap_or_else(|e| unreachable!("embedded schema: {e}"));
+        if let Some(own) = schema["$defs"].as_object() {
+            defs.extend(own.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+    }
+    Value::Object(defs)
+});
+
+/// The output schema of one document: `{"$ref": "#/$defs/<document>"}` with [`OUTPUT_DEFS`].
+fn output_schema(document: &str) -> JsonObject {
+    let mut schema = JsonObject::new();
+    schema.insert("$schema".into(), json!("https://json-schema.org/draft/2020-12/schema"));
+    schema.insert("type".into(), json!("object"));
+    schema.insert("$ref".into(), json!(format!("#/$defs/{document}")));
+    schema.insert("$defs".into(), OUTPUT_DEFS.clone());
+    schema
 }
 
 #[derive(Deserialize)]
@@ -181,8 +404,11 @@ fn call(name: &str, arguments: Value, env: &Env) -> Result<Value, String> {
     let document = match name {
         "check" => {
             let input: CheckInput = serde_json::from_value(arguments).map_err(parse_error)?;
+            let root = super::check::project_root(input.path.as_deref()).map_err(failed)?;
+            crate::surface::within_worktree(&root)
+                .map_err(|e| format!("`check` needs a git repository: {e}"))?;
             let args = CheckArgs {
-                path: input.path,
+                path: Some(root),
                 all: !input.staged,
                 changed: false,
                 staged: input.staged,
@@ -221,4 +447,40 @@ fn call(name: &str, arguments: Value, env: &Env) -> Result<Value, String> {
         other => return Err(format!("unknown tool: {other}")),
     };
     document.map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reads every message `input` holds through [`Lines`]; returns them and what was answered.
+    fn read_all(input: Vec<u8>) -> (Vec<RxJsonRpcMessage<RoleServer>>, String) {
+        let runtime = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
+        runtime.block_on(async move {
+            let mut lines = Lines::new(std::io::Cursor::new(input), Vec::new());
+            let mut messages = Vec::new();
+            while let Some(message) = lines.receive().await {
+                messages.push(message);
+            }
+            let answered = String::from_utf8(lines.write.lock().await.clone()).expect("utf-8");
+            (messages, answered)
+        })
+    }
+
+    #[test]
+    fn an_oversized_line_is_dropped_and_answered_and_reading_goes_on() {
+        let mut input = vec![b'x'; MAX_MESSAGE_BYTES + 10];
+        input.extend_from_slice(b"\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
+        let (messages, answered) = read_all(input);
+        assert_eq!(messages.len(), 1, "the ping after it, without a final newline, is read");
+        let error: Value = serde_json::from_str(answered.trim_end()).expect("one JSON line");
+        assert_eq!(error["error"]["code"], -32600, "{answered}");
+    }
+
+    #[test]
+    fn blank_lines_a_bom_and_crlf_are_read_as_json_rpc() {
+        let input = b"\n  \r\n\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n".to_vec();
+        let (messages, answered) = read_all(input);
+        assert_eq!((messages.len(), answered.as_str()), (1, ""));
+    }
 }

@@ -30,6 +30,7 @@ mod mcp;
 mod oracle;
 mod patch_shell;
 mod path_options;
+mod pre_commit_hooks;
 mod programs;
 mod properties;
 mod repo_code;

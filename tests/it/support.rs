@@ -215,6 +215,46 @@ pub fn real_tool(name: &str) -> Option<PathBuf> {
     found
 }
 
+/// Validates `document` against the JSON Schema `schema` with Python's `jsonschema` (the draft
+/// the schema's `$schema` names; the schema itself is checked first): the errors, one
+/// `path: message` line each, or `None` when python3 or jsonschema is not installed (which fails
+/// the test under `CODEGUARD_REQUIRE_REAL_LINTERS=1`).
+pub fn schema_errors(schema: &serde_json::Value, document: &serde_json::Value) -> Option<Vec<String>> {
+    let python = real_tool("python3")?;
+    let has_jsonschema =
+        Command::new(&python).args(["-c", "import jsonschema"]).output().is_ok_and(|o| o.status.success());
+    if !has_jsonschema {
+        assert!(
+            std::env::var_os("CODEGUARD_REQUIRE_REAL_LINTERS").is_none(),
+            "python3 has no jsonschema module (run scripts/test.sh)"
+        );
+        eprintln!("skipping schema validation: python3 has no jsonschema module");
+        return None;
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    let (schema_file, document_file) = (dir.path().join("schema.json"), dir.path().join("document.json"));
+    std::fs::write(&schema_file, serde_json::to_vec(schema).expect("json")).expect("write");
+    std::fs::write(&document_file, serde_json::to_vec(document).expect("json")).expect("write");
+    let script = "\
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+cls = jsonschema.validators.validator_for(schema)
+cls.check_schema(schema)
+errors = sorted(cls(schema).iter_errors(json.load(open(sys.argv[2]))), key=lambda e: list(e.path))
+for e in errors:
+    print('/'.join(map(str, e.path)) + ':', e.message)
+";
+    let out = Command::new(&python)
+        .arg("-c")
+        .arg(script)
+        .arg(&schema_file)
+        .arg(&document_file)
+        .output()
+        .expect("python");
+    assert!(out.status.success(), "jsonschema failed: {}", String::from_utf8_lossy(&out.stderr));
+    Some(String::from_utf8_lossy(&out.stdout).lines().map(str::to_owned).collect())
+}
+
 /// A directory of symlinks to exactly the given tools, for a PATH without anything else.
 pub fn bin_dir_with(tools: &[&Path]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("bin dir");
