@@ -295,7 +295,7 @@ d = json.load(sys.stdin)
 print(" ".join(l["language"] + "=" + l["status"] for l in d["languages"] if l["status"] != "SKIPPED"))')
     [ "$statuses" = "rust=PASS" ] || { echo "codeguard check (rust): $statuses" >&2; exit 1; }
     [ -z "$("$cg" hook pre-tool-use <"$dir/commit.json" 2>&1)" ] || { echo "the rust gate was not a silent pass" >&2; exit 1; }
-    clippy="cargo clippy -q --locked --color never --workspace --all-targets --message-format=short -- -D warnings"
+    clippy="cargo clippy -q --locked --color never --workspace --keep-going --all-targets --message-format=short -- -D warnings"
     $clippy
     compare rust \
       "cargo clippy (warm)" "$clippy" \

@@ -167,13 +167,34 @@ pub(crate) fn exempt(
     for &i in &candidates {
         let Some(format) = format_of(registry, &results[i]) else { continue };
         let old = known.get(&i).or_else(|| ran.iter().find(|b| b.language == results[i].language));
-        let Some(old) = old else { continue };
+        let Some(old) = old.filter(|old| same_command(old, &results[i])) else { continue };
         let old_lines = match (&before_root, known.contains_key(&i)) {
             (Some(root), false) => Lines::Dir(root.root()),
             _ => Lines::Tree { root: &surface.root, tree: base },
         };
         compare(format, &mut results[i], old, &Lines::Dir(snapshot.root()), &old_lines);
     }
+}
+
+/// Whether the baseline run ran the same commands as the new one (its files aside): the baseline
+/// content has its own `codeguard.json`, which may configure the language otherwise — then its
+/// findings say nothing about the new run's.
+fn same_command(old: &LanguageResult, new: &LanguageResult) -> bool {
+    let template = |r: &LanguageResult| -> Vec<Vec<String>> {
+        let files: std::collections::HashSet<String> =
+            r.files.iter().flat_map(|f| [f.clone(), crate::plan::path_arg(f)]).collect();
+        let mut argvs: Vec<Vec<String>> = r
+            .argv
+            .iter()
+            .map(|argv| argv.iter().filter(|a| !files.contains(*a)).cloned().collect())
+            .collect();
+        argvs.sort();
+        argvs.dedup();
+        argvs
+    };
+    // The baseline checks a subset of the files: fewer dialect groups or parts, the same commands.
+    let new = template(new);
+    template(old).iter().all(|argv| new.contains(argv))
 }
 
 /// Runs the baseline lint of `languages` on `paths` of the baseline tree (completed to the whole
@@ -206,7 +227,8 @@ fn run_baseline(
     let mut before = Snapshot::materialise(&base_surface, &SnapshotOptions::from_env(env), &support).ok()?;
     let options = RunOptions { deadline, jobs: crate::entry::default_jobs() };
     let prefix = format!("{log_prefix}-baseline");
-    let ran = engine::lint_snapshot(&mut before, &surface.root, languages, options, &prefix, env).ok()?;
+    let ran =
+        engine::lint_snapshot(&mut before, &surface.root, languages, options, &prefix, false, env).ok()?;
     Some((ran, before))
 }
 
@@ -242,9 +264,10 @@ fn blob_at(root: &Path, tree: gix::ObjectId, path: &str) -> Option<Vec<u8>> {
 /// Finished baseline runs of project-level linters, one file per key under
 /// `<state>/cache/baseline/`: the baseline tree is immutable, so a run of the same command with
 /// the same tools on it gives the same findings. Only conclusive runs (PASS, FAIL) are kept, at
-/// most [`BASELINE_KEEP`] files (the oldest go first). Not seen: a toolchain a proxy selects
-/// (a `rustup update` behind the same `cargo`) — `RUSTUP_TOOLCHAIN` and the tree's own toolchain
-/// file are part of the key, a global default is not.
+/// most [`BASELINE_KEEP`] files (the oldest go first), each used for [`BASELINE_TTL`]. Not seen
+/// by the key: a toolchain a proxy selects (a `rustup update` behind the same `cargo`) and
+/// configuration in the user's home (`~/.cargo/config.toml`) — `RUSTUP_TOOLCHAIN`, `RUSTFLAGS`
+/// and the tree's own toolchain file are part of it; the time limit bounds the rest.
 struct BaselineCache {
     dir: std::path::PathBuf,
     tree: gix::ObjectId,
@@ -252,6 +275,9 @@ struct BaselineCache {
 
 /// How many baseline results the cache keeps.
 const BASELINE_KEEP: usize = 64;
+/// How long a stored baseline result is used: what the key cannot see (a toolchain update behind
+/// the same proxy, a config in the user's home) goes unnoticed at most this long.
+const BASELINE_TTL: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
 
 #[derive(serde::Serialize, serde::Deserialize)]
 struct StoredBaseline {
@@ -289,7 +315,12 @@ impl BaselineCache {
         workspace: &Path,
         env: &Env,
     ) -> Option<LanguageResult> {
-        let bytes = std::fs::read(self.path(registry, result, workspace, env)).ok()?;
+        let path = self.path(registry, result, workspace, env);
+        let age = std::fs::metadata(&path).ok()?.modified().ok()?.elapsed().unwrap_or_default();
+        if age > BASELINE_TTL {
+            return None;
+        }
+        let bytes = std::fs::read(path).ok()?;
         let stored: StoredBaseline = serde_json::from_slice(&bytes).ok()?;
         matches!(stored.status, Status::Pass | Status::Fail).then(|| LanguageResult {
             status: stored.status,
@@ -335,6 +366,13 @@ impl BaselineCache {
 }
 
 /// Exempts the findings of `new` that `old` (the baseline run) also reports.
+///
+/// The language passes only when every finding is pre-existing *and* the output holds nothing
+/// else the baseline's does not: a line codeguard cannot read as a finding (a build script that
+/// fails, a config the tool cannot parse) is not proven old, so the failure stands. A
+/// pre-existing finding that stops the tool from checking the rest ([`stops_analysis`]: a syntax
+/// or compile error) is never a reason to pass: what it hides was not checked, so the language
+/// is UNVERIFIED unless something new fails it anyway.
 fn compare(
     format: Format,
     new: &mut LanguageResult,
@@ -355,11 +393,15 @@ fn compare(
     let mut cache = HashMap::new();
     let mut exempt_lines = Vec::new();
     let mut new_findings = 0;
+    let mut stopping = None;
     for f in parse(format, &new.output) {
         let k = key(&f, new_lines, &mut cache);
         match remaining.get_mut(&k) {
             Some(n) if *n > 0 => {
                 *n -= 1;
+                if stopping.is_none() && stops_analysis(format, &f.rule) {
+                    stopping = Some(format!("{}:{}: {}", f.path, f.line, f.rule));
+                }
                 new.exempt.push(format!("{}:{}: {}", f.path, f.line, f.rule));
                 exempt_lines.push(f.raw);
             }
@@ -370,18 +412,85 @@ fn compare(
         return;
     }
     let count = new.exempt.len();
-    if new_findings == 0 {
+    let unexplained = unexplained_lines(format, &new.output, &old.output);
+    if new_findings == 0 && unexplained.is_none() {
+        if let Some(stopping) = stopping {
+            new.status = Status::Unverified;
+            new.reason = format!(
+                "the baseline already has `{stopping}`, which stops the tool from checking the rest; what it hides was not checked"
+            );
+            return;
+        }
         new.status = Status::Pass;
         new.reason =
             format!("{count} pre-existing finding(s) exempt: the same tool reports them on the baseline");
         return;
     }
     let mut kept: Vec<&str> = new.output.lines().filter(|l| !exempt_lines.iter().any(|e| e == l)).collect();
-    let trailer = format!(
-        "codeguard: {count} pre-existing finding(s) exempt (also reported on the baseline), not shown"
-    );
+    let trailer = match (new_findings, unexplained) {
+        (0, Some(line)) => format!(
+            "codeguard: {count} pre-existing finding(s) exempt (also reported on the baseline), not shown; the failure stands: `{line}` is not on the baseline"
+        ),
+        _ => format!(
+            "codeguard: {count} pre-existing finding(s) exempt (also reported on the baseline), not shown"
+        ),
+    };
     kept.push(&trailer);
     new.output = kept.join("\n") + "\n";
+}
+
+/// Whether a finding with `rule` stops its tool from checking the rest of the file or crate: a
+/// syntax error (ruff `SyntaxError`/`E999`, shellcheck's `SC1xxx` parse errors, yamllint's
+/// `syntax error`) or a rustc error that is not a lint (`error[E0425]`, a parse error).
+fn stops_analysis(format: Format, rule: &str) -> bool {
+    static RUSTC_PARSE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^error: (expected|unexpected|unterminated|mismatched|this file contains an unclosed|unknown start of token|couldn't read|file not found for module)")
+            .unwrap_or_else(|e| unreachable!("static pattern: {e}"))
+    });
+    match format {
+        Format::RuffConcise => rule == "SyntaxError" || rule.starts_with("E999") || rule == "invalid-syntax",
+        Format::Gcc => {
+            (rule.len() == 6 && rule.starts_with("SC1") && rule[2..].bytes().all(|b| b.is_ascii_digit()))
+                || rule.starts_with("error[E")
+                || RUSTC_PARSE.is_match(rule)
+        }
+        Format::YamllintParsable => rule == "syntax" || rule.contains("syntax error"),
+    }
+}
+
+/// The first line of `new` that is neither a finding nor a line the tool prints around findings
+/// (progress, summaries) and that `old` does not hold as often: output codeguard cannot prove
+/// pre-existing. `None` when there is none.
+fn unexplained_lines(format: Format, new: &str, old: &str) -> Option<String> {
+    static NOISE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(concat!(
+            r"^\s*$|^\s*(Checking|Compiling|Finished|Blocking|Downloading|Downloaded|Updating|Locking|Adding|Fresh|Running|Building|Documenting|Packaging|Unpacking)\s",
+            r"|^(error|warning): could not compile |^warning: build failed|^error: aborting due to",
+            r"|^(warning|error): `[^`]+` \([^)]*\) generated \d+ (warning|error)",
+            r"|^Found \d+ errors?\.|^\[\*\] \d+ fixable|^No fixes available|^All checks passed",
+            r"|^codeguard: "
+        ))
+        .unwrap_or_else(|e| unreachable!("static pattern: {e}"))
+    });
+    let rest = |text: &str| -> Vec<String> {
+        let findings: std::collections::HashSet<String> =
+            parse(format, text).into_iter().map(|f| f.raw).collect();
+        text.lines()
+            .filter(|l| !findings.contains(*l) && !NOISE.is_match(l))
+            .map(|l| l.trim().to_owned())
+            .collect()
+    };
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for line in rest(old) {
+        *seen.entry(line).or_default() += 1;
+    }
+    rest(new).into_iter().find(|line| match seen.get_mut(line) {
+        Some(n) if *n > 0 => {
+            *n -= 1;
+            false
+        }
+        _ => true,
+    })
 }
 
 /// The findings format of the language's lint output, from the registry (with the project's
@@ -445,5 +554,45 @@ mod tests {
         let yaml = "x.yml:1:1: [warning] missing document start \"---\" (document-start)\nx.yml:3:2: [error] syntax error: mapping values are not allowed here\n";
         let rules: Vec<String> = parse(Format::YamllintParsable, yaml).into_iter().map(|f| f.rule).collect();
         assert_eq!(rules, ["document-start", "[error] syntax error: mapping values are not allowed here"]);
+    }
+
+    #[test]
+    fn parse_and_compile_errors_stop_analysis_and_lints_do_not() {
+        for (format, rule) in [
+            (Format::RuffConcise, "invalid-syntax"),
+            (Format::RuffConcise, "E999"),
+            (Format::Gcc, "SC1073"),
+            (Format::Gcc, "error[E0425]: cannot find value `y` in this scope"),
+            (Format::Gcc, "error: expected one of `!` or `::`, found `x`"),
+            (Format::YamllintParsable, "syntax"),
+        ] {
+            assert!(stops_analysis(format, rule), "{rule}");
+        }
+        for (format, rule) in [
+            (Format::RuffConcise, "F401"),
+            (Format::Gcc, "SC2086"),
+            (Format::Gcc, "error: unused variable: `x`"),
+            (Format::YamllintParsable, "document-start"),
+        ] {
+            assert!(!stops_analysis(format, rule), "{rule}");
+        }
+    }
+
+    #[test]
+    fn output_that_is_neither_a_finding_nor_noise_must_be_on_the_baseline() {
+        let old = "    Checking a v0.1.0 (/tmp/x)\nsrc/a.rs:2:9: error: unused variable: `x`\nerror: could not compile `a` (lib) due to 1 previous error\n";
+        let same_elsewhere = old.replace("/tmp/x", "/tmp/y");
+        assert_eq!(unexplained_lines(Format::Gcc, &same_elsewhere, old), None);
+        let broken =
+            format!("{old}error: failed to run custom build command for `b v0.1.0`\n  --- stderr\n  boom\n");
+        assert_eq!(
+            unexplained_lines(Format::Gcc, &broken, old).as_deref(),
+            Some("error: failed to run custom build command for `b v0.1.0`")
+        );
+        let ruff =
+            "a.py:1:8: F401 [*] `os` imported but unused\nFound 1 error.\n[*] 1 fixable with `--fix`.\n";
+        assert_eq!(unexplained_lines(Format::RuffConcise, ruff, ruff), None);
+        let cannot_parse = format!("error: Failed to parse pyproject.toml\n{ruff}");
+        assert!(unexplained_lines(Format::RuffConcise, &cannot_parse, ruff).is_some());
     }
 }

@@ -141,6 +141,7 @@ pub(crate) fn judge(surface: &Surface, policy: &Policy, env: &Env) -> ContentVer
                 &policy.only,
                 options,
                 &policy.log_prefix,
+                true,
                 env,
             );
             match linted {

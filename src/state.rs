@@ -18,7 +18,7 @@
 //! | `event_dedup.json` | completed once-per-firing events ([`dedup`]) |
 //! | `gate_event_results.json` | completed `PreToolUse` blocks, replayed to a second copy |
 //! | `file_dedup.json` | completed `PostToolUse` checks per file, content and check identity |
-//! | `pending/<key>.json` | files an `apply_patch` run through the shell will write, per session ([`pending`]) |
+//! | `pending/s-<id>.json`, `pending/<key>.json` | files an `apply_patch` run through the shell will write, per session ([`pending`]) |
 //! | `audit.jsonl` | bypasses and decisions, last [`audit::KEEP`] lines ([`audit`]) |
 //! | `trust.json` | trusted workspaces (`crate::trust`) |
 //! | `soft-cache/<key>.json`, `stat-cache/<key>.tsv` | the soft result cache (`crate::cache`) |

@@ -195,12 +195,15 @@ pub(crate) fn prepare(request: &LintRequest<'_>, env: &Env) -> Result<Prepared, 
 /// Lints the changed files of `snapshot` in it: plans on what it holds (the changed files and
 /// their configuration), and first adds the rest of the tree when a planned job reads the whole
 /// project. A snapshot that cannot be completed is a setup error (UNVERIFIED for the caller).
+/// `warm`: a building linter lints in the repository's stable tree (`run::warm::StableTree`);
+/// off for a baseline run, whose content would make the next gate rebuild what changed back.
 pub(crate) fn lint_snapshot(
     snapshot: &mut crate::snapshot::Snapshot,
     workspace: &Path,
     only: &[String],
     options: RunOptions,
     log_prefix: &str,
+    warm: bool,
     env: &Env,
 ) -> Result<Vec<LanguageResult>, LintError> {
     fn request<'a>(
@@ -224,8 +227,11 @@ pub(crate) fn lint_snapshot(
         prepared = prepare(&request(snapshot, workspace, only, options, log_prefix), env)?;
     }
     // A linter that builds is warm only at a path whose unchanged files keep their times.
-    let stable =
-        if builds(&prepared) { run::warm::StableTree::sync(snapshot.root(), workspace, env) } else { None };
+    let stable = if warm && builds(&prepared) {
+        run::warm::StableTree::sync(snapshot.root(), workspace, env)
+    } else {
+        None
+    };
     let results = match &stable {
         Some(tree) => {
             let mut request = request(snapshot, workspace, only, options, log_prefix);

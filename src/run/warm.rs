@@ -150,13 +150,22 @@ impl StableTree {
         // A failed sync leaves no manifest: the next run starts from an empty tree.
         let _ = std::fs::remove_file(&manifest_path);
         let mut new = std::collections::BTreeMap::new();
+        let mut links_changed = false;
         for entry in walkdir::WalkDir::new(from).min_depth(1).sort_by_file_name() {
             let entry = entry.ok()?;
             let rel = entry.path().strip_prefix(from).ok()?.to_str()?.to_owned();
-            let kept = sync_entry(&entry, &tree.join(&rel), old.remove(&rel))?;
+            let was = old.remove(&rel);
+            let kept = sync_entry(&entry, &tree.join(&rel), was.clone())?;
+            links_changed |= matches!(kept, Kept::Link(_)) && was.as_ref() != Some(&kept);
             new.insert(rel, kept);
         }
+        links_changed |= old.values().any(|k| matches!(k, Kept::Link(_)));
         remove_extras(&tree, &new)?;
+        if links_changed {
+            // A build tool reads a link's target's time: a link that now leads to another
+            // (unchanged, old) file would look unchanged. Every file gets a new time.
+            renew_times(&tree, &mut new)?;
+        }
         crate::state::write_report(&manifest_path, &serde_json::to_vec(&new).ok()?).ok()?;
         Some(Self { tree, _lock: lock })
     }
@@ -216,6 +225,19 @@ fn sync_entry(entry: &walkdir::DirEntry, target: &Path, was: Option<Kept>) -> Op
     tmp.persist(target).ok()?;
     let copy = Identity::of(&std::fs::symlink_metadata(target).ok()?);
     Some(Kept::File { hash, exec, copy, source })
+}
+
+/// Gives every file of the tree a new modification time (and records its new identity).
+fn renew_times(tree: &Path, kept: &mut std::collections::BTreeMap<String, Kept>) -> Option<()> {
+    let now = std::time::SystemTime::now();
+    for (rel, entry) in kept.iter_mut() {
+        if let Kept::File { copy, .. } = entry {
+            let path = tree.join(rel);
+            std::fs::OpenOptions::new().write(true).open(&path).ok()?.set_modified(now).ok()?;
+            *copy = Identity::of(&std::fs::symlink_metadata(&path).ok()?);
+        }
+    }
+    Some(())
 }
 
 /// Removes whatever is at `path` (nothing there is fine).
@@ -399,6 +421,15 @@ mod tests {
         assert_eq!(std::fs::read_to_string(tree.join("src/b.rs")).expect("read"), "b2\n");
         assert!(!tree.join("src/foreign.rs").exists(), "what the content does not hold is removed");
         drop(second);
+
+        // A link that leads elsewhere now gives every file a new time.
+        std::fs::remove_file(from.join("src/l.rs")).expect("rm");
+        std::os::unix::fs::symlink("b.rs", from.join("src/l.rs")).expect("link");
+        let before = identity(&tree.join("src/a.rs"));
+        let relinked = StableTree::sync(&from, &workspace, &env).expect("synced");
+        assert_eq!(std::fs::read_link(tree.join("src/l.rs")).expect("link"), Path::new("b.rs"));
+        assert_ne!(identity(&tree.join("src/a.rs")).mtime_ns, before.mtime_ns, "a link changed: new times");
+        drop(relinked);
 
         // A file a linter changed in the tree is put back; a file the content lost goes.
         std::fs::write(tree.join("src/a.rs"), "changed in the tree").expect("write");

@@ -3,7 +3,7 @@
 //! are recorded at pre-tool-use and linted at the next event whose output reaches the model.
 //!
 //! **In:** a host session id and the files a patch will write, each with its content stamp
-//! from before the patch ran (`crate::cache::file_stamp`). **Out:** `pending/<key>.json` per session (at most
+//! from before the patch ran (`crate::cache::file_stamp`). **Out:** `pending/s-<id>.json` (or `<hash>.json`, see [`file`]) per session (at most
 //! [`MAX_FILES`] entries; an entry older than [`EXPIRY_MS`] whose file never changed is
 //! dropped), changed under the file's lock and removed when it empties.
 //! **Never:** written by a command that applies no patch; [`any`] is the only cost every other
@@ -48,14 +48,16 @@ pub struct Pending {
     pub files: Vec<PendingFile>,
 }
 
-/// The file holding a session's pending edits: `s-<id>.json` for an id of plain characters (a
-/// host's UUID; no hash to compute on the path every shell command takes — hashing starts
+/// The file holding a session's pending edits: `s-<id>.json` for an id of plain lowercase
+/// characters (a host's UUID; one file per id on case-insensitive file systems too; no hash to compute on the path every shell command takes — hashing starts
 /// blake3's CPU-feature detection, which costs more than the rest of a pass-through), else
 /// `<hash>.json` (hex digits: never `s-…`).
 pub fn file(env: &Env, session: &str) -> PathBuf {
     let plain = (1..=128).contains(&session.len())
         && !session.starts_with('.')
-        && session.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+        && session
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'-' | b'_' | b'.'));
     let name = if plain {
         format!("s-{session}.json")
     } else {
@@ -148,7 +150,7 @@ mod tests {
         let env = env(home.path());
         let name = |id: &str| file(&env, id).file_name().and_then(|n| n.to_str()).map(str::to_owned);
         assert_eq!(name("0f3c-11aa_b.2").as_deref(), Some("s-0f3c-11aa_b.2.json"));
-        for odd in ["../x", ".hidden", "a/b", "", "é", &"x".repeat(129)] {
+        for odd in ["../x", ".hidden", "a/b", "", "é", "ABC", &"x".repeat(129)] {
             let got = name(odd).expect("name");
             assert!(!got.starts_with("s-") && got.len() == 32 + 5, "{odd:?} → {got}");
         }

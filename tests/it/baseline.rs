@@ -215,3 +215,52 @@ fn clippy_finding_the_change_causes_in_an_untouched_file_blocks() {
     assert_eq!(code, Some(2), "{stdout}{stderr}");
     assert!(stderr.contains("src/other.rs:1:8: error: function `f` is never used"), "{stderr}");
 }
+
+#[test]
+fn old_clippy_debt_does_not_hide_a_build_that_now_fails() {
+    // Old debt in the root package, and the change adds a workspace member whose build script
+    // fails: clippy's only finding is the old one, but the failure is new and must block.
+    let Some(cargo) = CountedCargo::new() else { return };
+    let Some((repo, home)) =
+        crate::support::rust_crate(crate::support::CARGO_LOCK, MAIN_RS, &[("src/other.rs", OTHER_RS)])
+    else {
+        return;
+    };
+    let member = "[package]\nname = \"b\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
+    repo.write("b/Cargo.toml", member)
+        .write("b/src/lib.rs", "pub fn g() {}\n")
+        .write("b/build.rs", "fn main() {\n    panic!(\"the build script fails\");\n}\n")
+        .write("Cargo.toml", &format!("{}\n[workspace]\nmembers = [\"b\"]\n", crate::support::CARGO_TOML));
+    let lock = std::process::Command::new("cargo")
+        .args(["generate-lockfile", "--offline", "-q"])
+        .current_dir(repo.root())
+        .envs(crate::support::rust_env())
+        .status()
+        .expect("cargo");
+    assert!(lock.success());
+    repo.git(&["add", "-A"]);
+    let (code, stdout, stderr) = cargo.gate(&repo, home.path(), "git commit -m member");
+    assert_eq!(code, Some(2), "a failing build is not pre-existing: {stdout}{stderr}");
+    assert!(stderr.contains("the failure stands"), "{stderr}");
+}
+
+#[test]
+fn an_old_compile_error_is_not_a_pass_it_hides_what_it_stops() {
+    // HEAD does not compile: clippy's lints never ran on it, so a clean-looking change is not
+    // proven clean — UNVERIFIED, not PASS.
+    let Some(cargo) = CountedCargo::new() else { return };
+    let broken = "pub fn f() {\n    let _ = undefined_name;\n}\n";
+    let Some((repo, home)) =
+        crate::support::rust_crate(crate::support::CARGO_LOCK, MAIN_RS, &[("src/other.rs", broken)])
+    else {
+        return;
+    };
+    repo.write("src/main.rs", &MAIN_RS.replace("\"hi\"", "\"hello\""));
+    repo.git(&["add", "src/main.rs"]);
+    let (code, stdout, stderr) = cargo.gate(&repo, home.path(), "git commit -m edit");
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("rust UNVERIFIED") && stdout.contains("stops the tool from checking the rest"),
+        "{stdout}"
+    );
+}
