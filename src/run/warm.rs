@@ -340,6 +340,16 @@ fn sweep(root: &Path, current: &Path) {
         .filter(|p| p.is_dir() && p != current)
         .map(|p| (stamp(&p.join(LAST_USED)), p))
         .collect();
+    // A cache whose stable tree another run is linting in is not removed under it; the others'
+    // locks are held until the sweep ends, so no run starts in one while it goes.
+    let mut held = Vec::new();
+    caches.retain(|(_, dir)| {
+        let stable = dir.join(STABLE);
+        if !stable.exists() {
+            return true;
+        }
+        crate::state::try_lock(&stable.join("tree")).map(|lock| held.push(lock)).is_some()
+    });
     caches.retain(|(used, dir)| {
         let idle = now.saturating_sub(*used) > millis(MAX_IDLE);
         !(idle && std::fs::remove_dir_all(dir).is_ok())
