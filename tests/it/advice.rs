@@ -204,13 +204,7 @@ fn a_gate_after_a_blocked_attempt_lints_the_content_as_it_is_now() {
         "Cargo.toml",
         &format!("{}\n[workspace]\nmembers = [\"a\", \"b\"]\n", crate::support::CARGO_TOML),
     );
-    let lock = std::process::Command::new("cargo")
-        .args(["generate-lockfile", "--offline", "-q"])
-        .current_dir(repo.root())
-        .envs(rust_env())
-        .status()
-        .expect("cargo");
-    assert!(lock.success());
+    crate::support::generate_lockfile(&repo);
     repo.commit_all("workspace");
     let gate = |command: &str| {
         let env: Vec<(String, String)> =

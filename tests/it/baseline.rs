@@ -231,13 +231,7 @@ fn old_clippy_debt_does_not_hide_a_build_that_now_fails() {
         .write("b/src/lib.rs", "pub fn g() {}\n")
         .write("b/build.rs", "fn main() {\n    panic!(\"the build script fails\");\n}\n")
         .write("Cargo.toml", &format!("{}\n[workspace]\nmembers = [\"b\"]\n", crate::support::CARGO_TOML));
-    let lock = std::process::Command::new("cargo")
-        .args(["generate-lockfile", "--offline", "-q"])
-        .current_dir(repo.root())
-        .envs(crate::support::rust_env())
-        .status()
-        .expect("cargo");
-    assert!(lock.success());
+    crate::support::generate_lockfile(&repo);
     repo.git(&["add", "-A"]);
     let (code, stdout, stderr) = cargo.gate(&repo, home.path(), "git commit -m member");
     assert_eq!(code, Some(2), "a failing build is not pre-existing: {stdout}{stderr}");

@@ -442,6 +442,17 @@ pub fn rust_crate(
     Some((repo, home))
 }
 
+/// Writes the repository's `Cargo.lock` for its manifests (offline: no dependencies).
+pub fn generate_lockfile(repo: &TestRepo) {
+    let status = Command::new("cargo")
+        .args(["generate-lockfile", "--offline", "-q"])
+        .current_dir(repo.root())
+        .envs(rust_env())
+        .status()
+        .expect("cargo");
+    assert!(status.success(), "cargo generate-lockfile");
+}
+
 /// The machine's rustup and cargo homes, for a codeguard whose HOME is a fresh directory.
 pub fn rust_env() -> Vec<(&'static str, std::ffi::OsString)> {
     ["RUSTUP_HOME", "CARGO_HOME"]
