@@ -442,22 +442,44 @@ mod linux {
         pub zombie: bool,
     }
 
-    /// The processes whose parent is `parent`.
+    /// The processes whose parent is `parent`: from the kernel's list of each of its threads'
+    /// children (`/proc/<pid>/task/<tid>/children`, a few reads), else — a kernel built without
+    /// `CONFIG_PROC_CHILDREN` — from every process's `stat` (one read per process of the machine).
     pub(super) fn children_of(parent: u32) -> Vec<Proc> {
-        let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
-        let mut found = Vec::new();
-        for entry in entries.flatten() {
-            let Some(pid) = entry.file_name().to_str().and_then(|p| p.parse::<u32>().ok()) else { continue };
-            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
-            let Some(after_name) = stat.rfind(')').and_then(|i| stat.get(i + 2..)) else { continue };
-            let fields: Vec<&str> = after_name.split(' ').collect();
-            let number = |i: usize| fields.get(i).and_then(|f| f.parse::<u32>().ok());
-            if number(1) == Some(parent) {
-                let zombie = fields.first().is_some_and(|s| *s == "Z" || *s == "X");
-                found.push(Proc { pid, group: number(2).unwrap_or(0), zombie });
-            }
+        if let Some(pids) = listed_children(parent) {
+            return pids.into_iter().filter_map(|pid| child(pid, parent)).collect();
         }
-        found
+        let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+        entries
+            .flatten()
+            .filter_map(|e| e.file_name().to_str().and_then(|p| p.parse::<u32>().ok()))
+            .filter_map(|pid| child(pid, parent))
+            .collect()
+    }
+
+    /// The children every thread of `parent` lists; `None` when the kernel offers no such list.
+    fn listed_children(parent: u32) -> Option<Vec<u32>> {
+        let mut pids = Vec::new();
+        for task in std::fs::read_dir(format!("/proc/{parent}/task")).ok()?.flatten() {
+            let listed = std::fs::read_to_string(task.path().join("children")).ok()?;
+            pids.extend(listed.split_whitespace().filter_map(|p| p.parse::<u32>().ok()));
+        }
+        pids.sort_unstable();
+        pids.dedup();
+        Some(pids)
+    }
+
+    /// Process `pid`, when its parent is `parent` (it may have gone or moved since it was listed).
+    fn child(pid: u32, parent: u32) -> Option<Proc> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        let after_name = stat.rfind(')').and_then(|i| stat.get(i + 2..))?;
+        let fields: Vec<&str> = after_name.split(' ').collect();
+        let number = |i: usize| fields.get(i).and_then(|f| f.parse::<u32>().ok());
+        (number(1) == Some(parent)).then(|| Proc {
+            pid,
+            group: number(2).unwrap_or(0),
+            zombie: fields.first().is_some_and(|s| *s == "Z" || *s == "X"),
+        })
     }
 
     /// Waits (at most about half a second) for a killed child to be reaped.
