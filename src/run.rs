@@ -68,6 +68,10 @@ pub struct LanguageResult {
     pub managed: bool,
     /// Where the full output was written.
     pub log_path: Option<std::path::PathBuf>,
+    /// Why no conclusion was reached, as a type (see [`crate::verdict::Cause`]); not part of the
+    /// report, whose `reason` says it in words.
+    #[serde(skip)]
+    pub cause: Option<crate::verdict::Cause>,
     /// Findings exempt because the same tool reports them on the baseline content
     /// (`path:line: rule`); see `crate::baseline`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -150,12 +154,15 @@ pub(crate) fn skipped(language: &str, name: &str, status: Status, reason: &str) 
         install_hint: String::new(),
         managed: false,
         log_path: None,
+        cause: None,
         exempt: Vec::new(),
     }
 }
 
+/// A job whose tool is not available (`reason` from [`tool_missing`]).
 fn unavailable(language: &str, name: &str, job: &Job, reason: &str) -> LanguageResult {
     let mut result = skipped(language, name, Status::Unverified, reason);
+    result.cause = Some(crate::verdict::Cause::ToolMissing);
     result.install_hint.clone_from(&job.install_hint);
     result.files.clone_from(&job.files);
     result.argv.clone_from(&job.invocations);
@@ -197,10 +204,11 @@ fn run_job(
         if verdict.status > result.status {
             result.status = verdict.status;
             result.reason = verdict.reason;
+            result.cause = verdict.cause;
         }
     }
     if result.status == Status::Unverified
-        && result.reason.starts_with("tool missing")
+        && result.cause == Some(crate::verdict::Cause::ToolMissing)
         && !job.install_hint.is_empty()
     {
         result.reason = format!("{} (install: {})", result.reason, job.install_hint);

@@ -54,6 +54,16 @@ impl fmt::Display for Status {
     }
 }
 
+/// Why a check reached no conclusion, as a type for the decisions that depend on it (the
+/// `reason` text beside it is for people, and is never compared).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cause {
+    /// The tool is not installed (not found, exit 127, or its probe failed).
+    ToolMissing,
+    /// The run hit its deadline (or the tool said it timed out, exit 124).
+    TimedOut,
+}
+
 /// A status with the reason behind it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Verdict {
@@ -61,11 +71,17 @@ pub struct Verdict {
     pub status: Status,
     /// Why (empty for a plain pass or fail).
     pub reason: String,
+    /// The reason as a type, when a decision depends on it.
+    pub cause: Option<Cause>,
 }
 
 impl Verdict {
     fn new(status: Status, reason: impl Into<String>) -> Self {
-        Self { status, reason: reason.into() }
+        Self { status, reason: reason.into(), cause: None }
+    }
+
+    fn because(cause: Cause, reason: impl Into<String>) -> Self {
+        Self { status: Status::Unverified, reason: reason.into(), cause: Some(cause) }
     }
 }
 
@@ -88,9 +104,9 @@ pub fn judge(program: &str, done: &Finished) -> Verdict {
         return Verdict::new(Status::Unverified, "output exceeded the capture limit; no conclusion");
     }
     let code = match &done.ending {
-        Ending::TimedOut => return Verdict::new(Status::Unverified, "timed out"),
+        Ending::TimedOut => return Verdict::because(Cause::TimedOut, "timed out"),
         Ending::NotFound => {
-            return Verdict::new(Status::Unverified, format!("tool missing: `{program}` not found"));
+            return Verdict::because(Cause::ToolMissing, format!("tool missing: `{program}` not found"));
         }
         Ending::CannotStart(why) => {
             return Verdict::new(Status::Unverified, format!("cannot run `{program}`: {why}"));
@@ -125,9 +141,9 @@ pub fn judge(program: &str, done: &Finished) -> Verdict {
         127 if tool_name(program) == "fish" && FISH_SYNTAX_ERROR.is_match(&text) => {
             Verdict::new(Status::Fail, "")
         }
-        124 => Verdict::new(Status::Unverified, "timed out (exit 124)"),
+        124 => Verdict::because(Cause::TimedOut, "timed out (exit 124)"),
         126 => Verdict::new(Status::Unverified, "cannot execute (exit 126)"),
-        127 => Verdict::new(Status::Unverified, "tool missing (exit 127)"),
+        127 => Verdict::because(Cause::ToolMissing, "tool missing (exit 127)"),
         other => Verdict::new(Status::Unverified, format!("exit {other}, no confirmable conclusion")),
     }
 }

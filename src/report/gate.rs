@@ -341,6 +341,7 @@ mod tests {
             install_hint: String::new(),
             managed: false,
             log_path: Some(PathBuf::from(format!("/state/logs/gate-{language}.log"))),
+            cause: None,
             exempt: Vec::new(),
         }
     }
