@@ -98,7 +98,8 @@ pub struct BoundOp {
     pub indirect: bool,
     /// The command words, for messages.
     pub text: String,
-    /// Git reads configuration for this call from the environment (`GIT_CONFIG_*`).
+    /// Configuration given to this call from outside the repository's config may move its
+    /// hooks: `GIT_CONFIG_*` in its environment, or `core.hooksPath` by `-c`/`--config-env`.
     pub config_env: bool,
 }
 

@@ -53,8 +53,19 @@ pub(super) fn globals(args: &[Word]) -> Globals {
         let (name, attached) = split_option(t);
         match name {
             "-C" => g.dirs.push(dir_part(attached.map_or_else(|| args.get(i + 1), |_| None), attached, w)),
-            "-c" => {
+            "-c" | "--config-env" => {
                 let kv = attached.or_else(|| args.get(i + 1).map(|v| v.text.as_str()));
+                if kv.is_some_and(|kv| {
+                    kv.split('=').next().is_some_and(|k| k.eq_ignore_ascii_case("core.hooksPath"))
+                }) {
+                    // Another hooks directory for this call: what git's hooks are is not what
+                    // the repository's config says.
+                    g.env.set("GIT_CONFIG_PARAMETERS", Some(super::EnvValue::Dynamic(w.raw.clone())));
+                }
+                if name == "--config-env" {
+                    i += if attached.is_none() { 2 } else { 1 };
+                    continue;
+                }
                 g.skip_gate |= kv.is_some_and(is_skip_gate);
                 let alias = kv.and_then(|kv| kv.split_once('=')).and_then(|(k, v)| Some((alias_name(k)?, v)));
                 if let Some((name, value)) = alias {
@@ -766,6 +777,10 @@ mod tests {
         let g = globals(&w);
         assert_eq!(g.dirs, vec![DirPart::Path("a".into()), DirPart::Path("b".into())]);
         assert!(g.skip_gate);
+        for hooks in ["-c core.hooksPath=/dev/null commit", "--config-env=core.hookspath=HP commit"] {
+            assert!(globals(&words(hooks)).env.config.is_some(), "{hooks}");
+        }
+        assert!(globals(&words("-c user.name=x commit")).env.config.is_none());
         assert_eq!(g.sub, Some(6));
     }
 

@@ -39,10 +39,7 @@ pub fn judge_writes(intent: &mut Intent) {
         // commit-tree do not.
         let hooks_run = commit.is_some_and(|c| matches!(c.op, GitOp::Commit { no_verify: false, .. }));
         let commit_text = commit.map_or_else(|| "a later step".to_owned(), |c| format!("`{}`", c.text));
-        if hooks_run
-            && commit.is_some_and(|c| !c.config_env && keeps_hooks(&c.text))
-            && our_pre_commit_hook(repo)
-        {
+        if hooks_run && commit.is_some_and(|c| !c.config_env) && our_pre_commit_hook(repo) {
             let note = format!(
                 "`{writer}` writes or deletes {what} in this same call before {commit_text} commits it; codeguard's git pre-commit hook is installed in this repository, so git checks the real content at commit time (not checked now)"
             );
@@ -214,11 +211,4 @@ fn our_pre_commit_hook(repo: &RepoIntent) -> bool {
         && crate::install::git_hooks::reach(&layout, false).is_some_and(|reach| {
             reach.iter().any(|r| r.hook == crate::cli::GitHook::PreCommit && r.unconditional)
         })
-}
-
-/// Whether a commit's own words leave the hooks where they are: no `core.hooksPath` set for it
-/// (`-c`, `--config-env`; configuration passed through `GIT_CONFIG_*` is `BoundOp::config_env`).
-fn keeps_hooks(text: &str) -> bool {
-    let lower = text.to_ascii_lowercase();
-    !lower.contains("hookspath") && !lower.contains("git_config")
 }
