@@ -157,6 +157,16 @@ impl Job {
 }
 
 impl Plan {
+    /// The same plan run in `root` instead: every job's working directory (a plan names files
+    /// relative to the content, so a copy of the same content needs no planning again).
+    pub(crate) fn relocate(&mut self, root: &std::path::Path) {
+        for entry in &mut self.entries {
+            if let Action::Run(job) = &mut entry.action {
+                root.clone_into(&mut job.cwd);
+            }
+        }
+    }
+
     /// Whether any entry would run a job that can execute repository content.
     pub fn runs_repo_code(&self) -> bool {
         self.entries.iter().any(|e| matches!(&e.action, Action::Run(job) if job.runs_repo_code))

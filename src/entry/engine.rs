@@ -223,8 +223,8 @@ pub(crate) fn lint_snapshot(
         snapshot.complete().map_err(|e| {
             LintError::Setup(format!("the whole tree a planned linter reads could not be rebuilt ({e})"))
         })?;
-        // Completing may move the snapshot (beside the base-tree cache): plan there.
-        prepared = prepare(&request(snapshot, workspace, only, options, log_prefix), env)?;
+        // Completing may move the snapshot (beside the base-tree cache): the same plan, run there.
+        prepared.plan.relocate(snapshot.root());
     }
     // A linter that builds is warm only at a path whose unchanged files keep their times.
     let stable = if warm && builds(&prepared) {
@@ -237,7 +237,7 @@ pub(crate) fn lint_snapshot(
             let mut request = request(snapshot, workspace, only, options, log_prefix);
             request.dir = tree.root();
             request.stable = true;
-            let prepared = prepare(&request, env)?;
+            prepared.plan.relocate(tree.root());
             execute(&prepared, &request, env, &|_| {})
         }
         None => execute(&prepared, &request(snapshot, workspace, only, options, log_prefix), env, &|_| {}),

@@ -203,20 +203,25 @@ fn sync_entry(entry: &walkdir::DirEntry, target: &Path, was: Option<Kept>) -> Op
     let source = Identity::of(&meta);
     let exec = meta.permissions().mode() & 0o111 != 0;
     let copy_now = present.as_ref().filter(|m| m.is_file()).map(Identity::of);
-    if let Some(Kept::File { hash, exec: was_exec, copy, source: was_source }) = &was
-        && *was_exec == exec
-        && copy_now == Some(*copy)
-    {
-        if *was_source == source {
-            return was;
+    let unchanged_copy = match &was {
+        Some(Kept::File { exec: was_exec, copy, source: was_source, .. })
+            if *was_exec == exec && copy_now == Some(*copy) =>
+        {
+            if *was_source == source {
+                return was;
+            }
+            Some(*copy)
         }
-        let now_hash = blake3::hash(&std::fs::read(entry.path()).ok()?).to_hex().to_string();
-        if &now_hash == hash {
-            return Some(Kept::File { hash: now_hash, exec, copy: *copy, source });
-        }
-    }
+        _ => None,
+    };
+    // Read once: hashed to compare with what the tree holds, and written when it differs.
     let bytes = std::fs::read(entry.path()).ok()?;
     let hash = blake3::hash(&bytes).to_hex().to_string();
+    if let (Some(copy), Some(Kept::File { hash: was_hash, .. })) = (unchanged_copy, &was)
+        && *was_hash == hash
+    {
+        return Some(Kept::File { hash, exec, copy, source });
+    }
     remove_any(target);
     let dir = target.parent()?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir).ok()?;
