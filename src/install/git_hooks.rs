@@ -831,24 +831,22 @@ fn read_optional(path: &Path) -> Result<Option<String>, InstallError> {
 /// Writes a manager's file atomically, keeping its mode (a new file gets 0644; husky runs its
 /// user scripts with `sh`, so they need not be executable).
 fn write_file(path: &Path, text: &str) -> Result<(), InstallError> {
-    let context = || format!("writing {}", path.display());
     let mode = std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o7777);
-    let dir = path.parent().ok_or_else(|| io(context())(std::io::Error::other("no parent directory")))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io(context()))?;
-    tmp.write_all(text.as_bytes()).map_err(io(context()))?;
-    tmp.as_file().set_permissions(std::fs::Permissions::from_mode(mode)).map_err(io(context()))?;
-    tmp.as_file().sync_all().map_err(io(context()))?;
-    tmp.persist(path).map_err(|e| io(context())(e.error))?;
-    Ok(())
+    write_with_mode(path, text, mode)
 }
 
 /// Writes an executable hook atomically.
 fn write_hook(path: &Path, text: &str) -> Result<(), InstallError> {
+    write_with_mode(path, text, 0o755)
+}
+
+/// Writes `text` to `path` with `mode`: a temporary file beside it, flushed, renamed over it.
+fn write_with_mode(path: &Path, text: &str, mode: u32) -> Result<(), InstallError> {
     let context = || format!("writing {}", path.display());
     let dir = path.parent().ok_or_else(|| io(context())(std::io::Error::other("no parent directory")))?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io(context()))?;
     tmp.write_all(text.as_bytes()).map_err(io(context()))?;
-    tmp.as_file().set_permissions(std::fs::Permissions::from_mode(0o755)).map_err(io(context()))?;
+    tmp.as_file().set_permissions(std::fs::Permissions::from_mode(mode)).map_err(io(context()))?;
     tmp.as_file().sync_all().map_err(io(context()))?;
     tmp.persist(path).map_err(|e| io(context())(e.error))?;
     Ok(())
