@@ -18,7 +18,7 @@
 //! project-level one (`cargo clippy`) compares finding sets of whole trees: its baseline run
 //! checks the whole baseline tree, and its result (the tree is immutable) is kept under the
 //! state directory keyed by the tree, the command, the registry entry and the tools' identity
-//! ([`crate::cache::tools`]), so a base is paid for once ([`BaselineCache`]).
+//! ([`crate::cache::tool_identity`]), so a base is paid for once ([`BaselineCache`]).
 //! **Never:** exempts by path alone: a change can break an untouched line (an import whose last
 //! use it removed), and that finding is new because the baseline run does not report it.
 
@@ -28,8 +28,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::entry::engine;
 use crate::env::Env;
+use crate::lint;
 use crate::registry::{FindingsFormat as Format, Language, Registry};
 use crate::run::{LanguageResult, RunOptions};
 use crate::snapshot::{Snapshot, SnapshotOptions};
@@ -182,7 +182,7 @@ pub(crate) fn exempt(
 fn same_command(old: &LanguageResult, new: &LanguageResult) -> bool {
     let template = |r: &LanguageResult| -> Vec<Vec<String>> {
         let files: std::collections::HashSet<String> =
-            r.files.iter().flat_map(|f| [f.clone(), crate::plan::path_arg(f)]).collect();
+            r.files.iter().flat_map(|f| [f.clone(), crate::lint_plan::path_arg(f)]).collect();
         let mut argvs: Vec<Vec<String>> = r
             .argv
             .iter()
@@ -225,10 +225,10 @@ fn run_baseline(
     };
     let support = Registry::builtin().ok()?.support_files();
     let mut before = Snapshot::materialise(&base_surface, &SnapshotOptions::from_env(env), &support).ok()?;
-    let options = RunOptions { deadline, jobs: crate::entry::default_jobs() };
+    let options = RunOptions { deadline, jobs: crate::run::default_jobs() };
     let prefix = format!("{log_prefix}-baseline");
     let ran =
-        engine::lint_snapshot(&mut before, &surface.root, languages, options, &prefix, false, env).ok()?;
+        lint::lint_snapshot(&mut before, &surface.root, languages, options, &prefix, false, env).ok()?;
     Some((ran, before))
 }
 
@@ -304,7 +304,7 @@ impl BaselineCache {
         hasher.update(result.language.as_bytes());
         hasher.update(&serde_json::to_vec(&result.argv).unwrap_or_default());
         hasher.update(&serde_json::to_vec(&registry.get(&result.language)).unwrap_or_default());
-        crate::cache::tools::digest(&mut hasher, &result.argv, workspace, env);
+        crate::cache::tool_identity::digest(&mut hasher, &result.argv, workspace, env);
         self.dir.join(format!("{}.json", hasher.finalize().to_hex()))
     }
 

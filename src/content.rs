@@ -20,8 +20,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Duration;
 
-use crate::entry::engine;
 use crate::env::Env;
+use crate::lint;
 use crate::registry::GateScope;
 use crate::run::{LanguageResult, RunOptions};
 use crate::safety::{self, AllowList, Finding, Scanner};
@@ -134,8 +134,8 @@ pub(crate) fn judge(surface: &Surface, policy: &Policy, env: &Env) -> ContentVer
             .incomplete
             .push(format!("the exact content could not be rebuilt ({e}); linters did not run")),
         Ok(mut snapshot) => {
-            let options = RunOptions { deadline: policy.deadline, jobs: crate::entry::default_jobs() };
-            let linted = engine::lint_snapshot(
+            let options = RunOptions { deadline: policy.deadline, jobs: crate::run::default_jobs() };
+            let linted = lint::lint_snapshot(
                 &mut snapshot,
                 &surface.root,
                 &policy.only,
@@ -149,7 +149,7 @@ pub(crate) fn judge(surface: &Surface, policy: &Policy, env: &Env) -> ContentVer
                 Err(e) => verdict.incomplete.push(format!("linting could not start: {e}")),
             }
             verdict.incomplete.extend(snapshot.notes().iter().cloned());
-            let project = engine::Project::load(snapshot.root()).ok();
+            let project = lint::Project::load(snapshot.root()).ok();
             if let Some(project) = project.filter(|p| p.config.gate_scope() == GateScope::Delta) {
                 crate::baseline::exempt(
                     &project.registry,

@@ -99,7 +99,7 @@ pub fn lint_facts(
     root: &Path,
     files: &[String],
     registry: &crate::registry::Registry,
-) -> crate::plan::RootFacts {
+) -> crate::lint_plan::RootFacts {
     let mut facts = root_facts(root);
     for file in files.iter().filter(|f| registry.reads_interpreter(f)) {
         let Some(head) = head(&root.join(file)) else { continue };
@@ -167,13 +167,13 @@ pub fn shebang_interpreter(text: &str) -> Option<String> {
 }
 
 /// Root-level names and whether `pyproject.toml` configures ruff (the facts planning needs).
-pub fn root_facts(root: &Path) -> crate::plan::RootFacts {
+pub fn root_facts(root: &Path) -> crate::lint_plan::RootFacts {
     let names: std::collections::BTreeSet<String> = std::fs::read_dir(root)
         .map(|rd| rd.flatten().filter_map(|e| e.file_name().into_string().ok()).collect())
         .unwrap_or_default();
     let pyproject_configures_ruff = names.contains("pyproject.toml")
         && std::fs::read_to_string(root.join("pyproject.toml")).is_ok_and(|t| t.contains("[tool.ruff"));
-    crate::plan::RootFacts { names, pyproject_configures_ruff, ..Default::default() }
+    crate::lint_plan::RootFacts { names, pyproject_configures_ruff, ..Default::default() }
 }
 
 /// Directories whose files are vendored code or test fixtures, at any depth: not linted while

@@ -22,22 +22,24 @@ pub mod baseline;
 pub mod bash;
 pub mod cache;
 pub mod cli;
+pub mod commands;
 pub mod content;
-pub mod entry;
 pub mod env;
 pub mod exit;
 pub mod files;
-pub mod fix;
+pub mod fix_plan;
+pub mod hook;
 pub mod host;
-pub mod init;
 pub mod install;
 pub mod intent;
-pub mod plan;
+pub mod lint;
+pub mod lint_plan;
 pub mod process;
 pub mod registry;
 pub mod report;
 pub mod run;
 pub mod safety;
+pub mod setup_plan;
 pub mod snapshot;
 pub mod state;
 pub mod surface;
@@ -52,5 +54,5 @@ use std::process::ExitCode;
 /// and returns the process exit code. All exit decisions are made in [`exit`].
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let env = env::Env::from_process();
-    ExitCode::from(entry::dispatch(args, &env))
+    ExitCode::from(commands::dispatch(args, &env))
 }

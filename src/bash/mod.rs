@@ -15,6 +15,7 @@
 //! The parser sits behind [`ShellParser`] (one adapter, [`BrushParser`]); everything else works on
 //! our own small syntax tree in [`syntax`].
 
+mod apply_patch;
 mod bounds;
 mod braces;
 mod brush;
@@ -23,13 +24,12 @@ mod effects;
 mod expand;
 mod fallback;
 mod git;
-mod patch;
 mod program;
 pub mod syntax;
 mod walk;
 
+pub use apply_patch::{PatchCall, apply_patch_calls};
 pub use brush::BrushParser;
-pub use patch::{PatchCall, apply_patch_calls};
 pub use syntax::ShellParser;
 
 /// What a guarded command does at worst: push wins over commit.

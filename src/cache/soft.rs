@@ -3,7 +3,7 @@
 //! **Key:** the content identity of the worktree ([`super::identity`]), the plan (languages,
 //! exact argv lists, files, skips — which carries the effective `codeguard.json`, the registry
 //! commands and the trust decision), the effective registry, the tools and environment
-//! ([`super::tools`]), and what was asked (scope/lanes, language subset). **Stored:** only
+//! ([`super::tool_identity`]), and what was asked (scope/lanes, language subset). **Stored:** only
 //! complete results (every language PASS, FAIL or SKIPPED — never UNVERIFIED or PLANNED) whose
 //! worktree identity, recomputed after the run, is the one the run started from; at most
 //! [`KEEP`] entries per worktree, each valid for the TTL. **Used by** `codeguard check` and the
@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::identity::{self, Budget, Identity, NoIdentity};
 use crate::env::Env;
-use crate::plan::{Action, Plan};
+use crate::lint_plan::{Action, Plan};
 use crate::registry::Registry;
 use crate::run::LanguageResult;
 use crate::verdict::Status;
@@ -134,7 +134,7 @@ pub fn key(env: &Env, facts: &CheckFacts<'_>) -> Result<SoftKey, NoIdentity> {
     }
     digest_plan(&mut hasher, facts.plan);
     hasher.update(&serde_json::to_vec(facts.registry.languages()).unwrap_or_default());
-    super::tools::digest(&mut hasher, commands(facts.plan), facts.workspace, env);
+    super::tool_identity::digest(&mut hasher, commands(facts.plan), facts.workspace, env);
     Ok(SoftKey {
         file: home.join(SOFT_DIR).join(format!("{}.json", dir_key(&worktree.root))),
         stat_file,

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-use super::{DecodeError, Event, HookEvent, Host, ToolCall, patch};
+use super::{DecodeError, Event, HookEvent, Host, ToolCall, patch_files};
 
 /// How a host names its tools (from its [`super::HostSpec`]).
 /// Whether `name` is one of the host's shell tools (`shell`) or edit tools. The neutral contract
@@ -71,7 +71,7 @@ fn classify(
     if name == "apply_patch" {
         let envelope =
             input.map(|i| text(i, &["command", "patch", "input"])).transpose()?.flatten().unwrap_or_default();
-        return Ok(ToolCall::Edit { paths: patch::written_paths(&envelope) });
+        return Ok(ToolCall::Edit { paths: patch_files::written_paths(&envelope) });
     }
     if is_tool(host, name, false) || (name.is_empty() && event == Event::PostToolUse) {
         let mut paths = Vec::new();

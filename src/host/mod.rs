@@ -10,14 +10,14 @@
 mod decode;
 mod encode;
 mod neutral;
-mod patch;
+mod patch_files;
 pub mod spec;
 
 use std::path::PathBuf;
 
 pub use encode::encode;
 pub use neutral::capabilities;
-pub use patch::written_paths;
+pub use patch_files::written_paths;
 pub use spec::{HostSpec, spec};
 
 /// Payloads larger than this are ignored (fail-open).

@@ -6,15 +6,15 @@
 //! Never: runs a command or reads anything but the project config file.
 
 mod config;
-mod detect;
-mod tools;
+mod detection;
+mod managed;
 mod validate;
 
 use serde::{Deserialize, Serialize};
 
 pub use config::{ConfigError, GateScope, OwnCommands, ProjectConfig};
-pub use detect::{DetectedLanguage, detect_project, detect_with_interpreters};
-pub use tools::{ManagedTool, ToolSource, command_tool};
+pub use detection::{DetectedLanguage, detect_project, detect_with_interpreters};
+pub use managed::{ManagedTool, ToolSource, command_tool};
 pub use validate::RegistryError;
 
 /// The registry compiled into the binary.
@@ -260,11 +260,11 @@ impl Language {
     }
 
     /// The tools the language's commands run, by name, in field order without repeats: each
-    /// command's program, or the tool after `npx --no-install` (see [`tools::command_tool`]).
+    /// command's program, or the tool after `npx --no-install` (see [`managed::command_tool`]).
     pub fn tool_programs(&self) -> Vec<&str> {
         let mut out: Vec<&str> = Vec::new();
         for field in CommandField::ALL {
-            if let Some(tool) = self.command(field).and_then(|argv| tools::command_tool(argv))
+            if let Some(tool) = self.command(field).and_then(|argv| managed::command_tool(argv))
                 && !out.contains(&tool)
             {
                 out.push(tool);

@@ -11,12 +11,14 @@ use std::sync::LazyLock;
 
 use serde::Serialize;
 
-pub mod fix;
-mod gate;
+pub mod fix_report;
+mod gate_report;
 pub mod sarif;
 
-pub use fix::{FixReport, FormatterResult, Refusal, render_fix};
-pub use gate::{Audience, GateReport, MAX_REPORT_CHARS, render_gate, render_gate_for, render_incomplete};
+pub use fix_report::{FixReport, FormatterResult, Refusal, render_fix};
+pub use gate_report::{
+    Audience, GateReport, MAX_REPORT_CHARS, render_gate, render_gate_for, render_incomplete,
+};
 
 use crate::run::LanguageResult;
 use crate::safety::Finding;

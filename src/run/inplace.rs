@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::LanguageResult;
-use crate::plan::{Action, Plan};
+use crate::lint_plan::{Action, Plan};
 use crate::verdict::Status;
 
 /// How many changed files a reason names before it summarises the rest.

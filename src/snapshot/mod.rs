@@ -16,7 +16,7 @@
 //! (tmpfs first), falling back to the next one when a disk fills up, and removed by a `Drop`
 //! guard even on error or panic.
 
-mod plan;
+mod layout;
 mod scratch;
 mod trees;
 mod write;
@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use crate::env::Env;
 use crate::surface::{Base, Surface, SurfaceError};
 
-pub(crate) use plan::Source;
+pub(crate) use layout::Source;
 pub use scratch::ScratchDir;
 pub use trees::TreeCache;
 
@@ -34,24 +34,24 @@ pub use trees::TreeCache;
 /// and the snapshot ([`Snapshot::from_content`]).
 pub(crate) struct Content {
     repo: gix::Repository,
-    listing: plan::Listing,
+    listing: layout::Listing,
 }
 
 impl Content {
     /// Opens the repository and reads the listing `surface` was predicted from.
     pub(crate) fn read(surface: &Surface) -> Result<Self, SnapshotError> {
         let repo = crate::surface::open_repo(&surface.root)?;
-        let listing = plan::Listing::read(&repo, surface)?;
+        let listing = layout::Listing::read(&repo, surface)?;
         Ok(Self { repo, listing })
     }
 
     /// The content source of each of `paths` in the content the surface predicts (see
-    /// [`plan::sources`]): what the safety scan reads, whether or not the snapshot can be made.
+    /// [`layout::sources`]): what the safety scan reads, whether or not the snapshot can be made.
     /// Entries whose names are not UTF-8 (which the surface leaves out of its paths) and whose
     /// content differs from `HEAD` come last, under their lossy names.
     pub(crate) fn sources(&self, surface: &Surface, paths: &[String]) -> Vec<(String, Source)> {
-        let mut sources = plan::sources(&self.listing, surface, paths);
-        sources.extend(plan::non_utf8_changes(&self.repo, &self.listing));
+        let mut sources = layout::sources(&self.listing, surface, paths);
+        sources.extend(layout::non_utf8_changes(&self.repo, &self.listing));
         sources
     }
 }
@@ -270,7 +270,7 @@ struct Copied {
 pub struct Snapshot {
     dir: ScratchDir,
     surface: Surface,
-    listing: plan::Listing,
+    listing: layout::Listing,
     support: SupportFiles,
     options: SnapshotOptions,
     whole: bool,
@@ -317,8 +317,8 @@ impl Snapshot {
             return Err(SnapshotError::Changed("the index or HEAD moved after the prediction".into()));
         }
         let mut notes = Vec::new();
-        let items = plan::items(&listing, surface, plan::Extent::Changed { support }, &mut notes)?;
-        let mut root_names = plan::root_names(&listing, surface);
+        let items = layout::items(&listing, surface, layout::Extent::Changed { support }, &mut notes)?;
+        let mut root_names = layout::root_names(&listing, surface);
         let sync = repo.into_sync();
         let mut tried = Vec::new();
         for parent in &options.scratch_dirs {
@@ -378,8 +378,8 @@ impl Snapshot {
         }
         let repo = crate::surface::open_repo(&self.surface.root)?;
         let mut notes = Vec::new();
-        let extent = plan::Extent::Rest { support: &self.support };
-        let items = plan::items(&self.listing, &self.surface, extent, &mut notes)?;
+        let extent = layout::Extent::Rest { support: &self.support };
+        let items = layout::items(&self.listing, &self.surface, extent, &mut notes)?;
         self.notes.extend(notes);
         self.write(&repo.into_sync(), &items)?;
         self.whole = true;
@@ -394,7 +394,7 @@ impl Snapshot {
         let base: gix::index::State =
             repo.index_from_tree(&tree).map_err(SnapshotError::git("listing HEAD's tree"))?.into();
         let mut notes = Vec::new();
-        let mut items = plan::items(&self.listing, &self.surface, plan::Extent::Whole, &mut notes)?;
+        let mut items = layout::items(&self.listing, &self.surface, layout::Extent::Whole, &mut notes)?;
         if items.len() > self.options.max_files {
             return Err(SnapshotError::TooManyFiles { count: items.len(), limit: self.options.max_files });
         }
@@ -403,7 +403,7 @@ impl Snapshot {
             &sync,
             &self.surface.root,
             tree,
-            || plan::tree_items(&base),
+            || layout::tree_items(&base),
             self.options.max_bytes,
         )?;
         let dir = ScratchDir::create_in(&cache.work_dir()?).ok_or_else(|| {
@@ -432,7 +432,11 @@ impl Snapshot {
     }
 
     /// Writes `items` (within the limits), remembering what was copied from the worktree.
-    fn write(&mut self, repo: &gix::ThreadSafeRepository, items: &[plan::Item]) -> Result<(), SnapshotError> {
+    fn write(
+        &mut self,
+        repo: &gix::ThreadSafeRepository,
+        items: &[layout::Item],
+    ) -> Result<(), SnapshotError> {
         let files = self.files + items.len();
         if files > self.options.max_files {
             return Err(SnapshotError::TooManyFiles { count: files, limit: self.options.max_files });

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use super::SnapshotError;
-use super::plan::{Item, What};
+use super::layout::{Item, What};
 
 /// Entries kept at most.
 pub(crate) const MAX_ENTRIES: usize = 4;

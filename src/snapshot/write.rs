@@ -16,7 +16,7 @@ use gix::prelude::FindExt;
 use rayon::prelude::*;
 
 use super::SnapshotError;
-use super::plan::{Item, What};
+use super::layout::{Item, What};
 
 /// What a copied worktree file looked like, to notice later changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

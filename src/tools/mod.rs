@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::env::Env;
-use crate::plan::{Action, Plan};
+use crate::lint_plan::{Action, Plan};
 use crate::process::{Cmd, Ending};
 use crate::registry::{Argv, ManagedTool, Registry, ToolSource};
 

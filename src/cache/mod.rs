@@ -12,7 +12,7 @@
 pub mod identity;
 pub mod soft;
 pub mod stat;
-pub mod tools;
+pub mod tool_identity;
 
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;

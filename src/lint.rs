@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::env::Env;
-use crate::plan::{self, Plan, PlanInput};
+use crate::lint_plan::{self, Plan, PlanInput};
 use crate::registry::{ProjectConfig, Registry};
 use crate::report;
 use crate::run::{self, LanguageResult, Progress, RunOptions};
@@ -130,7 +130,7 @@ impl<'a> LintRequest<'a> {
             selected: snapshot.changed(),
             whole_tree: false,
             only: &[],
-            options: RunOptions { deadline, jobs: super::default_jobs() },
+            options: RunOptions { deadline, jobs: crate::run::default_jobs() },
             log_prefix,
             root_names: Some(snapshot.root_names()),
             stable: false,
@@ -180,12 +180,12 @@ pub(crate) fn prepare(request: &LintRequest<'_>, env: &Env) -> Result<Prepared, 
         only: request.only,
         parallelism: request.options.jobs,
     };
-    let mut plan = plan::build(&input).map_err(|e| setup(&e))?;
+    let mut plan = lint_plan::build(&input).map_err(|e| setup(&e))?;
     withhold_untrusted(&mut plan, &project.config, request.workspace, env);
     crate::tools::resolve(&mut plan, &project.registry, env);
     let own: BTreeSet<&str> = project.config.overridden_languages().collect();
     let reads_whole_tree = plan.entries.iter().any(|e| {
-        matches!(e.action, plan::Action::Run(_))
+        matches!(e.action, lint_plan::Action::Run(_))
             && (own.contains(e.language.as_str())
                 || project.registry.get(&e.language).is_some_and(crate::registry::Language::reads_whole_tree))
     });
@@ -252,7 +252,7 @@ pub(crate) fn lint_snapshot(
 /// Whether a planned job runs a linter that builds (its registry entry names a build cache).
 fn builds(prepared: &Prepared) -> bool {
     prepared.plan.entries.iter().any(|e| {
-        matches!(e.action, plan::Action::Run(_))
+        matches!(e.action, lint_plan::Action::Run(_))
             && prepared.registry.get(&e.language).is_some_and(|l| !l.build_cache_env.is_empty())
     })
 }

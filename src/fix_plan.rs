@@ -14,8 +14,8 @@
 //! Never: runs a command or touches a file. Whether a file changed is proven afterwards by the
 //! caller from content identities, never inferred from a formatter's exit code.
 
-use crate::plan::RootFacts;
-use crate::plan::{
+use crate::lint_plan::RootFacts;
+use crate::lint_plan::{
     Action, Candidate, Job, Plan, PlanInput, UnknownLanguage, nothing_to_do, plan_each, scoped,
     with_default_config,
 };
@@ -81,7 +81,7 @@ pub fn narrow(job: &mut Job, lang: &Language, files: Vec<String>, facts: &RootFa
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::tests::with_input;
+    use crate::lint_plan::tests::with_input;
 
     fn strings(items: &[&str]) -> Vec<String> {
         items.iter().map(|s| (*s).to_owned()).collect()

@@ -23,11 +23,11 @@ use anyhow::Context;
 use rayon::prelude::*;
 
 use super::UsageError;
-use super::engine::{self, LintRequest, Project};
 use crate::cli::{FixArgs, Format};
 use crate::env::Env;
-use crate::fix;
-use crate::plan::{Action, Job, PlanInput};
+use crate::fix_plan;
+use crate::lint::{self, LintRequest, Project};
+use crate::lint_plan::{Action, Job, PlanInput};
 use crate::process::{Cmd, Ending};
 use crate::registry::Registry;
 use crate::report::{self, FixReport, FormatterResult, Refusal};
@@ -86,8 +86,8 @@ pub(crate) fn fix(request: &FixRequest, env: &Env) -> anyhow::Result<FixReport> 
         only: &request.lang,
         parallelism: 1,
     };
-    let mut plan = fix::build(&input).map_err(|e| UsageError(e.to_string()))?;
-    engine::withhold_untrusted(&mut plan, &project.config, &root, env);
+    let mut plan = fix_plan::build(&input).map_err(|e| UsageError(e.to_string()))?;
+    lint::withhold_untrusted(&mut plan, &project.config, &root, env);
     let mut report =
         FixReport::new(root.clone(), if request.all { "all" } else { "changed" }, request.dry_run);
     report.refused = refused;
@@ -148,12 +148,12 @@ pub(crate) fn fix(request: &FixRequest, env: &Env) -> anyhow::Result<FixReport> 
             selected: &accepted,
             whole_tree: request.all,
             only: &ran,
-            options: RunOptions { deadline: request.timeout, jobs: super::default_jobs() },
+            options: RunOptions { deadline: request.timeout, jobs: crate::run::default_jobs() },
             log_prefix: format!("{log_prefix}-recheck"),
             root_names: None,
             stable: false,
         };
-        let results = engine::lint(&lint, env, &|_| {}).map_err(|e| UsageError(e.to_string()))?;
+        let results = lint::lint(&lint, env, &|_| {}).map_err(|e| UsageError(e.to_string()))?;
         report.recheck = results.into_iter().filter(|r| r.status != Status::Skipped).collect();
     }
     Ok(report.conclude())
@@ -162,7 +162,7 @@ pub(crate) fn fix(request: &FixRequest, env: &Env) -> anyhow::Result<FixReport> 
 /// Keeps formatters to the files of projects that adopted them (see the module header).
 struct Adoption<'a> {
     registry: &'a Registry,
-    facts: &'a crate::plan::RootFacts,
+    facts: &'a crate::lint_plan::RootFacts,
     root: &'a Path,
     env: &'a Env,
     deadline: Duration,
@@ -172,11 +172,11 @@ impl Adoption<'_> {
     /// Narrows every formatter job of an unadopted formatter to the files whose `HEAD` version
     /// it leaves unchanged (and new files); a job left with none becomes SKIPPED "not adopted
     /// here". In a dry run nothing is run: a note says the check will happen.
-    fn respect(&self, plan: &mut crate::fix::FixPlan, dry_run: bool, notes: &mut Vec<String>) {
+    fn respect(&self, plan: &mut crate::fix_plan::FixPlan, dry_run: bool, notes: &mut Vec<String>) {
         for entry in &mut plan.entries {
             let Action::Run(job) = &mut entry.action else { continue };
             let Some(lang) = self.registry.get(&entry.language) else { continue };
-            let Some(configs) = fix::unadopted(lang, self.facts) else { continue };
+            let Some(configs) = fix_plan::unadopted(lang, self.facts) else { continue };
             let program = job.program.clone();
             let why = format!("none of {} at the project root", configs.join(", "));
             if job.files.is_empty() {
@@ -212,7 +212,7 @@ impl Adoption<'_> {
                 }
                 notes.push(format!("{}: {reason}", entry.language));
             }
-            fix::narrow(job, lang, adopted, self.facts);
+            fix_plan::narrow(job, lang, adopted, self.facts);
         }
     }
 
@@ -280,7 +280,7 @@ impl Adoption<'_> {
         let files: Vec<String> = baseline.iter().map(|(f, _)| f.clone()).collect();
         let child_env: Vec<(String, OsString)> =
             self.env.vars().map(|(k, v)| (k.clone(), v.clone())).collect();
-        for mut argv in crate::plan::scoped(format, &files) {
+        for mut argv in crate::lint_plan::scoped(format, &files) {
             crate::tools::resolve_argv(&mut argv, self.registry, self.env);
             let shown = argv.join(" ");
             let done = Cmd::new(argv, scratch.path().to_path_buf(), child_env.clone(), self.deadline).run();

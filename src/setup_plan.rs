@@ -7,7 +7,7 @@
 //! Never: touches the filesystem. The caller writes only [`Change::Create`] files that still do
 //! not exist and replaces only the text between our markers, so applying twice changes nothing.
 
-use crate::plan::RootFacts;
+use crate::lint_plan::RootFacts;
 use crate::registry::DetectedLanguage;
 
 /// The line that opens codeguard's block in `AGENTS.md`.

@@ -587,7 +587,7 @@ pub(crate) mod tests {
             for whole_tree in [false, true] {
                 let lint = plan(&names, &names, whole_tree, &[], &only);
                 let fixes = with_input(&names, &names, whole_tree, &[], &only, |input| {
-                    crate::fix::build(input).expect("fix plan")
+                    crate::fix_plan::build(input).expect("fix plan")
                 });
                 for entry in lint.entries.iter().chain(&fixes.entries) {
                     let Action::Run(job) = &entry.action else { continue };

@@ -13,10 +13,10 @@ use std::path::Path;
 use anyhow::Context;
 
 use super::UsageError;
-use super::engine::Project;
 use crate::cli::InitArgs;
-use crate::init::{self, AGENTS_FILE, Change, Proposal};
+use crate::lint::Project;
 use crate::registry::detect_project;
+use crate::setup_plan::{self, AGENTS_FILE, Change, Proposal};
 
 /// Runs `init`.
 pub fn run(args: &InitArgs) -> anyhow::Result<u8> {
@@ -43,7 +43,7 @@ pub fn run(args: &InitArgs) -> anyhow::Result<u8> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(e).with_context(|| format!("reading {}", agents_path.display())),
     };
-    let proposals = init::propose(&detected, &facts, agents.as_deref());
+    let proposals = setup_plan::propose(&detected, &facts, agents.as_deref());
     let mut out = String::new();
     let mode = if args.apply { "applying" } else { "dry run: nothing is written; run with --apply to write" };
     let _ = writeln!(out, "codeguard init: {} ({mode})", root.display());

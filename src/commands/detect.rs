@@ -16,9 +16,9 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::UsageError;
-use super::engine::Project;
 use crate::cli::{DetectArgs, Format};
 use crate::env::Env;
+use crate::lint::Project;
 use crate::registry::{CommandField, Language, Registry, detect_with_interpreters, extension_of};
 
 /// The result of `codeguard detect`.
@@ -87,7 +87,7 @@ pub fn run(args: &DetectArgs, env: &Env) -> anyhow::Result<u8> {
 struct Scan {
     root: PathBuf,
     project: Project,
-    facts: crate::plan::RootFacts,
+    facts: crate::lint_plan::RootFacts,
     detected: Vec<crate::registry::DetectedLanguage>,
 }
 

@@ -9,11 +9,11 @@ use std::time::Duration;
 use anyhow::Context;
 
 use super::UsageError;
-use super::engine::{self, LintRequest};
 use crate::cache::{CheckFacts, Hit, SoftKey};
 use crate::cli::{CheckArgs, Format, Scope};
 use crate::content::{self, Linters, Policy};
 use crate::env::Env;
+use crate::lint::{self, LintRequest};
 use crate::report::{self, CheckReport};
 use crate::run::{Progress, RunOptions};
 use crate::surface;
@@ -40,7 +40,7 @@ fn evaluate(args: &CheckArgs, env: &Env) -> anyhow::Result<(CheckReport, Content
     if installs_tools(args, env) {
         // Failures were reported (one line each); the check goes on and shows those languages
         // UNVERIFIED with the install command.
-        let _ = super::tools_cmd::provision_missing(&root, &args.lang, env);
+        let _ = super::tools::provision_missing(&root, &args.lang, env);
     }
     let scope = args.scope();
     match scope {
@@ -71,7 +71,7 @@ fn staged(args: &CheckArgs, root: PathBuf, env: &Env) -> anyhow::Result<(CheckRe
     let index_file = super::index_file(env)?;
     let surface = surface::staged_from(&root, index_file.as_deref()).map_err(not_a_repo)?;
     // The project's configuration is validated first: an invalid codeguard.json is a usage error.
-    crate::entry::engine::Project::load(&root).map_err(|e| UsageError(e.to_string()))?;
+    crate::lint::Project::load(&root).map_err(|e| UsageError(e.to_string()))?;
     let policy = Policy {
         linters: Linters::Run,
         deadline: Duration::from_secs(args.timeout),
@@ -130,7 +130,7 @@ fn in_place(
         root_names: None,
         stable: false,
     };
-    let prepared = engine::prepare(&request, env).map_err(|e| UsageError(e.to_string()))?;
+    let prepared = lint::prepare(&request, env).map_err(|e| UsageError(e.to_string()))?;
     let facts = CheckFacts {
         workspace: root,
         plan: &prepared.plan,
@@ -144,7 +144,7 @@ fn in_place(
         report::write_logs(&mut results, &crate::state::log_dir(env), &request.log_prefix);
         (results, Some(hit.age))
     } else {
-        let results = engine::execute(&prepared, &request, env, &|p| progress.update(p));
+        let results = lint::execute(&prepared, &request, env, &|p| progress.update(p));
         if let Some(soft) = &soft {
             soft.keep(&results);
         }
@@ -227,7 +227,7 @@ pub(super) fn project_root(path: Option<&Path>) -> anyhow::Result<PathBuf> {
 }
 
 fn jobs(requested: Option<u64>) -> usize {
-    requested.and_then(|n| usize::try_from(n).ok()).unwrap_or_else(super::default_jobs)
+    requested.and_then(|n| usize::try_from(n).ok()).unwrap_or_else(crate::run::default_jobs)
 }
 
 /// A live one-line progress display on a terminal's stderr.

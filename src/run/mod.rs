@@ -17,10 +17,15 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::env::Env;
-use crate::plan::{Action, Job, Plan};
+use crate::lint_plan::{Action, Job, Plan};
 use crate::process::{Cmd, Ending};
 use crate::registry::Argv;
 use crate::verdict::{self, Status};
+
+/// Linters run at once by default: the number of cores.
+pub(crate) fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(2, std::num::NonZero::get)
+}
 
 /// How long an explicit probe may take.
 const PROBE_DEADLINE: Duration = Duration::from_secs(10);
@@ -107,7 +112,7 @@ pub fn execute(
 ) -> Vec<LanguageResult> {
     let child_env: Vec<(String, OsString)> = env.vars().map(|(k, v)| (k.clone(), v.clone())).collect();
     let probes = ProbeCache::default();
-    let run_entry = |entry: &crate::plan::Entry| match &entry.action {
+    let run_entry = |entry: &crate::lint_plan::Entry| match &entry.action {
         Action::Skip { status, reason } => skipped(&entry.language, &entry.name, *status, reason),
         Action::Run(job) => {
             progress(Progress::Started(&entry.language));

@@ -6,8 +6,13 @@
 //! payload, an internal error or a panic never blocks — it exits the host's "no opinion" way
 //! with one line on stderr. So does a SIGTERM/SIGINT/SIGHUP while checks run
 //! ([`crate::process::arm`]): every child is killed first. A second copy of the hook firing for
-//! the same tool call replays the first copy's delivered block (`super::replay`).
+//! the same tool call replays the first copy's delivered block (`replay`).
 //! `codeguard hook capabilities` prints what the neutral contract offers (JSON) and reads nothing.
+
+mod lifecycle;
+mod patch_edits;
+mod pre_tool;
+mod replay;
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -58,18 +63,14 @@ pub fn run(args: &HookArgs, env: &Env) -> u8 {
         return crate::exit::PASS;
     }
     if let Some((key, answer)) = fresh {
-        super::replay::record(env, &key, &answer);
+        replay::record(env, &key, &answer);
     }
     encoded.exit
 }
 
 /// Decodes and answers; a first copy's delivered block is replayed instead of checking again.
 /// The replay key comes back only with a fresh answer (to be recorded once delivered).
-fn handle(
-    host: Host,
-    event: Event,
-    env: &Env,
-) -> anyhow::Result<(HookEvent, Answer, Option<super::replay::Dedup>)> {
+fn handle(host: Host, event: Event, env: &Env) -> anyhow::Result<(HookEvent, Answer, Option<replay::Dedup>)> {
     let (payload, oversized) = read_payload()?;
     let decoded = host::decode(host, event, &payload)?;
     let triage = triage(&decoded);
@@ -82,14 +83,14 @@ fn handle(
         // The pass-through path: analysed once, no repository, no state directory (unless the
         // command is an `apply_patch`, whose files are recorded to lint after it ran); one
         // `lstat` finds whether an earlier patch's files wait to be linted.
-        let answer = super::pending::around(&decoded, Answer::Allow, env);
+        let answer = patch_edits::around(&decoded, Answer::Allow, env);
         return Ok((decoded, answer, None));
     }
-    let key = super::replay::key(&decoded, env);
-    if let Some(answer) = key.as_ref().and_then(|k| super::replay::lookup(env, k)) {
+    let key = replay::key(&decoded, env);
+    if let Some(answer) = key.as_ref().and_then(|k| replay::lookup(env, k)) {
         return Ok((decoded, answer, None));
     }
-    let answer = super::pending::around(&decoded, dispatch(&decoded, &triage, env), env);
+    let answer = patch_edits::around(&decoded, dispatch(&decoded, &triage, env), env);
     Ok((decoded, answer, key))
 }
 
@@ -123,18 +124,16 @@ fn dispatch(event: &HookEvent, triage: &Triage, env: &Env) -> Answer {
         event.cwd.clone().or_else(|| std::env::current_dir().ok()).unwrap_or_else(|| PathBuf::from("."));
     match event.event {
         Event::PreToolUse => match triage {
-            Triage::Gate(analysis) => super::gate::evaluate(analysis, &cwd, env, event.session_id.as_deref()),
+            Triage::Gate(analysis) => pre_tool::evaluate(analysis, &cwd, env, event.session_id.as_deref()),
             Triage::PassThrough | Triage::Lifecycle => Answer::Allow,
         },
-        Event::SessionStart => super::lifecycle::session_start(&cwd, env),
-        Event::UserPromptSubmit => super::lifecycle::prompt(event.prompt.as_deref().unwrap_or(""), &cwd, env),
+        Event::SessionStart => lifecycle::session_start(&cwd, env),
+        Event::UserPromptSubmit => lifecycle::prompt(event.prompt.as_deref().unwrap_or(""), &cwd, env),
         Event::PostToolUse => match &event.tool {
-            ToolCall::Edit { paths } => {
-                super::lifecycle::after_edit(paths, &cwd, env, event.session_id.as_deref())
-            }
+            ToolCall::Edit { paths } => lifecycle::after_edit(paths, &cwd, env, event.session_id.as_deref()),
             ToolCall::Shell { .. } | ToolCall::Other(_) | ToolCall::None => Answer::Allow,
         },
-        Event::Stop => super::lifecycle::stop(event, &cwd, env),
+        Event::Stop => lifecycle::stop(event, &cwd, env),
     }
 }
 

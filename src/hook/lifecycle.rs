@@ -6,9 +6,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::engine::{self, LintRequest};
 use crate::env::Env;
 use crate::host::{Answer, HookEvent};
+use crate::lint::{self, LintRequest};
 use crate::registry::{ProjectConfig, Registry};
 use crate::report::{self, histogram_line, rule_histogram};
 use crate::run::{LanguageResult, RunOptions};
@@ -251,10 +251,10 @@ pub fn prompt(prompt: &str, cwd: &Path, env: &Env) -> Answer {
     }
     files.retain(|f| root.join(f).is_file());
     let only = mentioned_languages(prompt);
-    let options = RunOptions { deadline: PROMPT_DEADLINE, jobs: super::default_jobs() };
+    let options = RunOptions { deadline: PROMPT_DEADLINE, jobs: crate::run::default_jobs() };
     let prefix = format!("prompt-{}", report::path_key(&root));
     let request = LintRequest::worktree_files(&root, &files, &only, options, prefix);
-    let results = match engine::lint(&request, env, &|_| {}) {
+    let results = match lint::lint(&request, env, &|_| {}) {
         Ok(results) => results,
         Err(e) => return Answer::context(format!("codeguard: UNVERIFIED — {e}")),
     };
@@ -470,12 +470,12 @@ fn lint_saved_file(
     let options = RunOptions { deadline: SAVE_DEADLINE, jobs: 1 };
     let prefix = format!("save-{}", report::path_key(&canonical));
     let request = LintRequest::worktree_files(&root, &files, std::slice::from_ref(&lang.id), options, prefix);
-    let mut result = engine::lint(&request, env, &|_| {}).ok()?.into_iter().next()?;
+    let mut result = lint::lint(&request, env, &|_| {}).ok()?.into_iter().next()?;
     let mut fixed = None;
     if result.status == Status::Fail && config.auto_fix_on_save() {
         fixed = auto_fix(lang, &config, &root, &canonical, &rel, env);
         if fixed.as_ref().is_some_and(|f| f.changed) {
-            result = engine::lint(&request, env, &|_| {}).ok()?.into_iter().next()?;
+            result = lint::lint(&request, env, &|_| {}).ok()?.into_iter().next()?;
         }
     }
     let changed = fixed.as_ref().is_some_and(|f| f.changed);
@@ -523,7 +523,7 @@ fn repo_code_linters(registry: &Registry, detected: &[crate::registry::DetectedL
     detected
         .iter()
         .filter_map(|d| registry.get(&d.id))
-        .filter(|l| crate::plan::Job::runs_repo_code(l, CommandField::Lint))
+        .filter(|l| crate::lint_plan::Job::runs_repo_code(l, CommandField::Lint))
         .map(|l| format!("{} ({})", l.id, l.lint_program().unwrap_or("its linter")))
         .collect()
 }
@@ -541,11 +541,11 @@ fn auto_fix(
 ) -> Option<AutoFix> {
     let format = lang.format.as_ref()?;
     let own = config.overridden_languages().any(|l| l == lang.id)
-        || crate::plan::Job::runs_repo_code(lang, crate::registry::CommandField::Format);
+        || crate::lint_plan::Job::runs_repo_code(lang, crate::registry::CommandField::Format);
     if own && !crate::trust::is_trusted(env, root, config) {
         return None;
     }
-    let argv = crate::plan::scoped(format, &[rel.to_owned()]).into_iter().next()?;
+    let argv = crate::lint_plan::scoped(format, &[rel.to_owned()]).into_iter().next()?;
     let before = std::fs::read(file).ok().map(|b| blake3::hash(&b));
     let vars: Vec<(String, std::ffi::OsString)> = env.vars().map(|(k, v)| (k.clone(), v.clone())).collect();
     let done = crate::process::Cmd::new(argv.clone(), root.to_path_buf(), vars, SAVE_DEADLINE).run();

@@ -4,22 +4,16 @@
 mod check;
 mod detect;
 mod doctor;
-pub(crate) mod engine;
 mod explain;
 mod fix;
-mod gate;
 mod git_hook;
-mod hook;
 mod init;
 mod install;
 mod languages;
-mod lifecycle;
 mod mcp;
-mod pending;
-mod replay;
-mod state_cmd;
-mod tools_cmd;
-mod trust_cmd;
+mod state;
+mod tools;
+mod trust;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -39,7 +33,7 @@ pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
         return crate::process::watchdog(&marker.to_string_lossy());
     }
     if let Some(hook_args) = hook_fast_path(&args) {
-        return hook::run(&hook_args, env);
+        return crate::hook::run(&hook_args, env);
     }
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
@@ -50,7 +44,7 @@ pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
         Command::Check(args) => (EntryPoint::Check, check::run(&args, env)),
         Command::Explain(args) => (EntryPoint::Explain, explain::run(&args, env)),
         Command::Languages(args) => (EntryPoint::Languages, languages::run(&args)),
-        Command::Hook(args) => return hook::run(&args, env),
+        Command::Hook(args) => return crate::hook::run(&args, env),
         Command::GitHook(args) => (EntryPoint::GitHook, git_hook::run(&args, env)),
         Command::Install(args) => (EntryPoint::Install, install::install(&args, env)),
         Command::Uninstall(args) => (EntryPoint::Install, install::uninstall(&args, env)),
@@ -59,10 +53,10 @@ pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
         Command::Init(args) => (EntryPoint::Init, init::run(&args)),
         Command::Detect(args) => (EntryPoint::Detect, detect::run(&args, env)),
         Command::Mcp => (EntryPoint::Mcp, mcp::run(env)),
-        Command::Trust(args) => (EntryPoint::Trust, trust_cmd::run(&args, true, env)),
-        Command::Untrust(args) => (EntryPoint::Trust, trust_cmd::run(&args, false, env)),
-        Command::State(args) => (EntryPoint::State, state_cmd::run(&args, env)),
-        Command::Tools(args) => (EntryPoint::Tools, tools_cmd::run(&args, env)),
+        Command::Trust(args) => (EntryPoint::Trust, trust::run(&args, true, env)),
+        Command::Untrust(args) => (EntryPoint::Trust, trust::run(&args, false, env)),
+        Command::State(args) => (EntryPoint::State, state::run(&args, env)),
+        Command::Tools(args) => (EntryPoint::Tools, tools::run(&args, env)),
     };
     match result {
         Ok(code) => code,
@@ -147,11 +141,6 @@ fn usage_error(err: &clap::Error) -> u8 {
 /// Maps an orchestration error to an exit code: usage errors are 2, the rest per entry policy.
 fn code_for(err: &anyhow::Error, entry: EntryPoint) -> u8 {
     if err.downcast_ref::<UsageError>().is_some() { exit::USAGE } else { entry.internal_error_code() }
-}
-
-/// Linters run at once by default: the number of cores.
-pub(crate) fn default_jobs() -> usize {
-    std::thread::available_parallelism().map_or(2, std::num::NonZero::get)
 }
 
 /// `GIT_INDEX_FILE` (git points its pre-commit hook at the index it is about to commit), made
