@@ -3,7 +3,11 @@
 //!
 //! `cargo bench --bench bash_analysis` runs criterion on the whole corpus and on a few typical
 //! commands, then prints the median over commands of each command's own mean analysis time.
-
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a test/bench harness reports on its own streams"
+)]
 // A benchmark outside codeguard's code: it sets up fixtures with git and reads its knobs from
 // the environment directly (the house rules of clippy.toml are for codeguard itself).
 #![allow(clippy::disallowed_methods)]

@@ -3,7 +3,11 @@
 //! every file, which is settled: only stat data is read).
 //!
 //! `cargo bench --bench identity` (set `IDENTITY_BENCH_FILES` for another size).
-
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a test/bench harness reports on its own streams"
+)]
 // A benchmark outside codeguard's code: it sets up fixtures with git and reads its knobs from
 // the environment directly (the house rules of clippy.toml are for codeguard itself).
 #![allow(clippy::disallowed_methods)]

@@ -3,7 +3,11 @@
 //! kind of directory (tmpfs `/dev/shm` when present), then the ratio of their medians.
 //!
 //! `cargo bench --bench snapshot` (set `SNAPSHOT_BENCH_FILES` for a smaller index).
-
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a test/bench harness reports on its own streams"
+)]
 // A benchmark outside codeguard's code: it sets up fixtures with git and reads its knobs from
 // the environment directly (the house rules of clippy.toml are for codeguard itself).
 #![allow(clippy::disallowed_methods)]

@@ -11,7 +11,11 @@
 //! - `registry`: [`Registry::builtin`] (parse and validate `registry/languages.json`).
 //! - `report`: [`report::render_gate`] for three failing languages with 5 MiB of linter output
 //!   and 40 safety findings, squeezed to the 3,000-character cap.
-
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a test/bench harness reports on its own streams"
+)]
 // A benchmark outside codeguard's code: it sets up fixtures with git and reads its knobs from
 // the environment directly (the house rules of clippy.toml are for codeguard itself).
 #![allow(clippy::disallowed_methods)]

@@ -8,6 +8,11 @@
 //! surface, the time to materialise it, their sum (`ready`: the snapshot exists and is
 //! complete) and, separately, the time the `Drop` guard takes to remove it. The last line is
 //! `VmHWM` from `/proc/self/status`: the peak resident set of this process.
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a test/bench harness reports on its own streams"
+)]
 
 use std::path::PathBuf;
 use std::time::Instant;

@@ -7,7 +7,11 @@
 //!
 //! Exits 1 (after all runs) when any run did not exit 0: a benchmark of a failing command
 //! would measure the wrong thing.
-
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a test/bench harness reports on its own streams"
+)]
 // A benchmark harness outside codeguard: it spawns directly, on purpose (not through
 // codeguard's process layer, whose supervision would be part of what it measures).
 #![allow(clippy::disallowed_methods)]

@@ -383,10 +383,9 @@ fn interrupted(signal: i32) -> ! {
         Some(on) => (on.exit, (on.answer)()),
         None => (crate::exit::FAIL, (String::new(), String::new())),
     };
-    let _ = std::io::stdout().write_all(stdout.as_bytes()).and_then(|()| std::io::stdout().flush());
-    let _ = std::io::stderr().write_all(
-        format!("codeguard: stopped by signal {signal}; every check it started was killed\n{stderr}")
-            .as_bytes(),
+    crate::output::write_both(
+        &stdout,
+        &format!("codeguard: stopped by signal {signal}; every check it started was killed\n{stderr}"),
     );
     std::process::exit(i32::from(exit))
 }

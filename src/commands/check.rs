@@ -1,7 +1,6 @@
 //! `codeguard check`: lint a project — the whole tree, the working-tree changes, or the staged
 //! snapshot — and report per language.
 
-use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -14,20 +13,20 @@ use crate::cli::{CheckArgs, Format, Scope};
 use crate::content::{self, Linters, Policy};
 use crate::env::Env;
 use crate::lint::{self, LintRequest};
+use crate::output::Output;
 use crate::report::{self, CheckReport};
 use crate::run::{Progress, RunOptions};
 use crate::surface;
 
 /// Runs `check` and returns its exit code (usage problems are [`UsageError`]s).
-pub fn run(args: &CheckArgs, env: &Env) -> anyhow::Result<u8> {
+pub fn run(args: &CheckArgs, env: &Env) -> anyhow::Result<Output> {
     let (report, content) = evaluate(args, env)?;
     let text = match args.format {
         Format::Human => report::render_check(&report),
         Format::Json => serde_json::to_string_pretty(&report)? + "\n",
         Format::Sarif => serde_json::to_string_pretty(&report::sarif::build(&report, content.dir()))? + "\n",
     };
-    std::io::stdout().write_all(text.as_bytes()).context("writing the report")?;
-    Ok(report.exit_code())
+    Ok(Output::stdout(text, report.exit_code()))
 }
 
 /// The report `check` would print as JSON (for the MCP server).
@@ -60,7 +59,7 @@ fn installs_tools(args: &CheckArgs, env: &Env) -> bool {
         return true;
     }
     let ci = env.text("CI").is_some_and(|v| !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false"));
-    !ci && std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
+    !ci && crate::output::stdin_is_terminal() && crate::output::stderr_is_terminal()
 }
 
 /// `--staged`: the content engine, exactly as the gate and git's pre-commit hook run it.
@@ -116,7 +115,7 @@ fn in_place(
         };
         (files, Vec::new(), Vec::new())
     };
-    let live = args.format == Format::Human && std::io::stderr().is_terminal();
+    let live = args.format == Format::Human && crate::output::stderr_is_terminal();
     let progress = ProgressLine::new(live);
     let request = LintRequest {
         dir: root,
@@ -254,18 +253,17 @@ impl ProgressLine {
                 state.1 += 1;
             }
         }
-        let _ = write!(
-            std::io::stderr(),
+        crate::output::progress(&format!(
             "\r\x1b[K[codeguard] {}/{} done; running: {}",
             state.1,
             state.2,
             state.0.join(", ")
-        );
+        ));
     }
 
     fn clear(&self) {
         if self.live {
-            let _ = write!(std::io::stderr(), "\r\x1b[K");
+            crate::output::progress("\r\x1b[K");
         }
     }
 }

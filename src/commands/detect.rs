@@ -8,7 +8,6 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -19,6 +18,7 @@ use super::UsageError;
 use crate::cli::{DetectArgs, Format};
 use crate::env::Env;
 use crate::lint::Project;
+use crate::output::Output;
 use crate::registry::{CommandField, Language, Registry, detect_with_interpreters, extension_of};
 
 /// The result of `codeguard detect`.
@@ -73,14 +73,13 @@ pub(crate) struct ToolState {
 }
 
 /// Runs `detect`.
-pub fn run(args: &DetectArgs, env: &Env) -> anyhow::Result<u8> {
+pub fn run(args: &DetectArgs, env: &Env) -> anyhow::Result<Output> {
     let detection = detect(args.path.as_deref(), env)?;
     let text = match args.format {
         Format::Json => serde_json::to_string_pretty(&detection)? + "\n",
         Format::Human | Format::Sarif => human(&detection),
     };
-    std::io::stdout().write_all(text.as_bytes()).context("writing to stdout")?;
-    Ok(crate::exit::PASS)
+    Ok(Output::stdout(text, crate::exit::PASS))
 }
 
 /// What detection found in a project, before any tool is probed.

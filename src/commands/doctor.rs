@@ -11,16 +11,15 @@
 //! `core.hooksPath` and the hook manager's chain) run codeguard.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use serde::Serialize;
 
 use crate::cli::{DoctorArgs, Format};
 use crate::env::Env;
 use crate::host::{Event, Host};
 use crate::install::{codex, gemini, git_hooks, hosts, settings};
+use crate::output::Output;
 use crate::registry::Registry;
 use crate::trust::Standing;
 
@@ -44,7 +43,7 @@ struct Check {
 }
 
 /// Runs `doctor`: exit 0 when healthy (warnings allowed), 1 when something is broken.
-pub fn run(args: &DoctorArgs, env: &Env) -> anyhow::Result<u8> {
+pub fn run(args: &DoctorArgs, env: &Env) -> anyhow::Result<Output> {
     let hosts = match &args.host {
         Some(name) => {
             vec![Host::from_name(name).ok_or_else(|| super::UsageError(format!("unknown host `{name}`")))?]
@@ -68,8 +67,7 @@ pub fn run(args: &DoctorArgs, env: &Env) -> anyhow::Result<u8> {
         }
         Format::Human | Format::Sarif => render(&checks, healthy),
     };
-    std::io::stdout().write_all(text.as_bytes()).context("writing the report")?;
-    Ok(if healthy { crate::exit::PASS } else { crate::exit::FAIL })
+    Ok(Output::stdout(text, if healthy { crate::exit::PASS } else { crate::exit::FAIL }))
 }
 
 fn check(name: impl Into<String>, status: Level, detail: impl Into<String>) -> Check {

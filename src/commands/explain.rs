@@ -5,7 +5,6 @@
 //! repository binding only: nothing is linted, nothing is written.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -17,10 +16,11 @@ use crate::cli::{ExplainArgs, Format};
 use crate::env::Env;
 use crate::exit;
 use crate::intent::{self, BoundOp, Intent, RepoIntent};
+use crate::output::Output;
 use crate::surface;
 
 /// Runs `explain`.
-pub fn run(args: &ExplainArgs, _env: &Env) -> anyhow::Result<u8> {
+pub fn run(args: &ExplainArgs, _env: &Env) -> anyhow::Result<Output> {
     let cwd = start_dir(args.cwd.as_deref())?;
     let command = args.command.join(" ");
     let mut intent = intent::resolve(&bash::analyse(&command), &cwd);
@@ -30,8 +30,7 @@ pub fn run(args: &ExplainArgs, _env: &Env) -> anyhow::Result<u8> {
         // `explain` parses `--format` as human or json only; SARIF never reaches here.
         Format::Human | Format::Sarif => human(&intent, &command),
     };
-    std::io::stdout().write_all(text.as_bytes()).context("writing to stdout")?;
-    Ok(exit::PASS)
+    Ok(Output::stdout(text, exit::PASS))
 }
 
 /// The JSON `explain` prints for a command run in `cwd` (for the MCP server).

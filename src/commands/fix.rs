@@ -15,7 +15,6 @@
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -28,6 +27,7 @@ use crate::env::Env;
 use crate::fix_plan;
 use crate::lint::{self, LintRequest, Project};
 use crate::lint_plan::{Action, Job, PlanInput};
+use crate::output::Output;
 use crate::process::{Cmd, Ending};
 use crate::registry::Registry;
 use crate::report::{self, FixReport, FormatterResult, Refusal};
@@ -50,7 +50,7 @@ pub(crate) struct FixRequest {
 }
 
 /// Runs `fix` and returns its exit code.
-pub fn run(args: &FixArgs, env: &Env) -> anyhow::Result<u8> {
+pub fn run(args: &FixArgs, env: &Env) -> anyhow::Result<Output> {
     let request = FixRequest {
         path: args.path.clone(),
         lang: args.lang.clone(),
@@ -64,8 +64,7 @@ pub fn run(args: &FixArgs, env: &Env) -> anyhow::Result<u8> {
         // `fix` parses `--format` as human or json only.
         Format::Human | Format::Sarif => report::render_fix(&report),
     };
-    std::io::stdout().write_all(text.as_bytes()).context("writing the report")?;
-    Ok(report.exit_code())
+    Ok(Output::stdout(text, report.exit_code()))
 }
 
 /// Plans, runs and re-checks; usage problems are [`UsageError`]s.

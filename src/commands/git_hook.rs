@@ -18,7 +18,7 @@
 //! `CODEGUARD_SKIP_GATE=1` skips everything; both are printed and audited.
 
 use std::fmt::Write as _;
-use std::io::{Read as _, Write as _};
+use std::io::Read as _;
 use std::path::Path;
 use std::time::Duration;
 
@@ -28,6 +28,7 @@ use crate::cli::{GitHook, GitHookArgs};
 use crate::content::{self, ContentVerdict, Linters, Policy};
 use crate::env::Env;
 use crate::exit;
+use crate::output::Output;
 use crate::process::{Cmd, Ending};
 use crate::report::{self, Audience, GateReport};
 use crate::state::audit::BypassKind;
@@ -44,15 +45,16 @@ const CONFIG_DEADLINE: Duration = Duration::from_secs(10);
 const MAX_STDIN: u64 = 1024 * 1024;
 
 /// Runs the hook and returns its exit code.
-pub fn run(args: &GitHookArgs, env: &Env) -> anyhow::Result<u8> {
+pub fn run(args: &GitHookArgs, env: &Env) -> anyhow::Result<Output> {
+    let mut out = Output::default();
     let root = std::env::current_dir()
         .and_then(|d| d.canonicalize())
         .context("reading the directory git runs the hook in")?;
     let command = args.hook.command();
     if env.is_truthy("CODEGUARD_SKIP_GATE") {
-        audit(env, &root, BypassKind::Env);
-        eprintln(&format!("codeguard: CODEGUARD_SKIP_GATE is set: nothing was checked for this {command}."));
-        return Ok(exit::PASS);
+        audit(env, &root, BypassKind::Env, &mut out);
+        out.note(&format!("codeguard: CODEGUARD_SKIP_GATE is set: nothing was checked for this {command}."));
+        return Ok(out);
     }
     let settings = Settings::read(&root, env)?;
     let targets = match args.hook {
@@ -62,11 +64,12 @@ pub fn run(args: &GitHookArgs, env: &Env) -> anyhow::Result<u8> {
         }
     };
     if settings.skip_gate {
-        audit(env, &root, BypassKind::Persisted);
+        audit(env, &root, BypassKind::Persisted, &mut out);
     }
     let checked: Vec<Checked<'_>> =
         targets.iter().map(|target| check(target, args.hook, settings, env)).collect();
-    Ok(decide(&checked, &root, args.hook, settings))
+    out.code = decide(&checked, &root, args.hook, settings, &mut out);
+    Ok(out)
 }
 
 /// What the hook reads from git config (including `git -c` values, which git hands to hooks).
@@ -229,11 +232,11 @@ fn check<'a>(target: &'a Target, hook: GitHook, settings: Settings, env: &Env) -
     Checked { target, verdict: content::judge(surface, &policy, env) }
 }
 
-/// Prints the outcome and returns the exit code.
-fn decide(checked: &[Checked<'_>], root: &Path, hook: GitHook, settings: Settings) -> u8 {
+/// Writes the outcome to `out`'s stderr (stdout belongs to git) and returns the exit code.
+fn decide(checked: &[Checked<'_>], root: &Path, hook: GitHook, settings: Settings, out: &mut Output) -> u8 {
     let mode = hook.command();
     if settings.skip_gate {
-        eprintln(&format!(
+        out.note(&format!(
             "codeguard: codeguard.skipGate is set: linters skipped for this {mode}; the safety scan ran."
         ));
     }
@@ -252,17 +255,17 @@ fn decide(checked: &[Checked<'_>], root: &Path, hook: GitHook, settings: Setting
             if let Some(label) = &c.target.label {
                 let _ = writeln!(text, "Checked: {label}");
             }
-            eprintln(&text);
+            out.note(&text);
         }
         return exit::FAIL;
     }
     let reasons: Vec<String> = checked.iter().flat_map(Checked::incomplete_reasons).collect();
     if !reasons.is_empty() {
-        eprintln(&report::render_incomplete(mode, root, &reasons, settings.strict));
+        out.note(&report::render_incomplete(mode, root, &reasons, settings.strict));
         return if settings.strict { exit::FAIL } else { exit::PASS };
     }
     if let Some(line) = pass_line(checked, mode) {
-        eprintln(&line);
+        out.note(&line);
     }
     exit::PASS
 }
@@ -288,19 +291,10 @@ fn pass_line(checked: &[Checked<'_>], mode: &str) -> Option<String> {
 
 /// Records a bypass in the same typed form as the agent gate's, so `state show` lists it.
 /// (`codeguard.skipGate` read by git — persisted or `git -c` — is recorded as `persisted`.)
-fn audit(env: &Env, root: &Path, kind: BypassKind) {
+fn audit(env: &Env, root: &Path, kind: BypassKind, out: &mut Output) {
     if let Err(e) = crate::state::audit::record_bypass(env, kind, root, None) {
-        eprintln(&format!("codeguard: could not record the bypass in the audit log: {e}"));
+        out.note(&format!("codeguard: could not record the bypass in the audit log: {e}"));
     }
-}
-
-/// Writes a report to stderr (stdout belongs to git).
-fn eprintln(text: &str) {
-    let mut text = text.to_owned();
-    if !text.ends_with('\n') {
-        text.push('\n');
-    }
-    let _ = std::io::stderr().write_all(text.as_bytes());
 }
 
 #[cfg(test)]

@@ -15,11 +15,12 @@ use anyhow::Context;
 use super::UsageError;
 use crate::cli::InitArgs;
 use crate::lint::Project;
+use crate::output::Output;
 use crate::registry::detect_project;
 use crate::setup_plan::{self, AGENTS_FILE, Change, Proposal};
 
 /// Runs `init`.
-pub fn run(args: &InitArgs) -> anyhow::Result<u8> {
+pub fn run(args: &InitArgs) -> anyhow::Result<Output> {
     let root = super::check::project_root(args.path.as_deref())?;
     let project = Project::load(&root).map_err(|e| UsageError(e.to_string()))?;
     let files = match crate::surface::project_files(&root) {
@@ -65,8 +66,7 @@ pub fn run(args: &InitArgs) -> anyhow::Result<u8> {
             }
         }
     }
-    std::io::stdout().write_all(out.as_bytes()).context("writing to stdout")?;
-    Ok(if failed { crate::exit::FAIL } else { crate::exit::PASS })
+    Ok(Output::stdout(out, if failed { crate::exit::FAIL } else { crate::exit::PASS }))
 }
 
 fn describe(p: &Proposal) -> String {

@@ -3,7 +3,6 @@
 //! with `--mcp` its MCP server registration too), then say what changed.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -16,9 +15,16 @@ use crate::install::git_hooks::{self, Action, Change};
 use crate::install::hook_managers::Owner;
 use crate::install::settings::{self, Kind, Outcome};
 use crate::install::{codex, gemini, hosts};
+use crate::output::Output;
 
-/// Runs `install`.
-pub fn install(args: &InstallArgs, env: &Env) -> anyhow::Result<u8> {
+/// Runs `install`. What was written before an error is still reported.
+pub fn install(args: &InstallArgs, env: &Env) -> anyhow::Result<Output> {
+    let mut out = Output::default();
+    let result = install_into(args, env, &mut out);
+    out.finish(result)
+}
+
+fn install_into(args: &InstallArgs, env: &Env, out: &mut Output) -> anyhow::Result<u8> {
     if let Some(name) = &args.host {
         let project = project_dir(args.scope.project.as_deref())?;
         let (host, _) = host_settings(name, project.as_deref(), env)?;
@@ -33,17 +39,17 @@ pub fn install(args: &InstallArgs, env: &Env) -> anyhow::Result<u8> {
         let exe = current_exe()?;
         for path in &paths {
             let outcome = settings::install(Kind::Hooks, host, path, &exe, args.dry_run)?;
-            print_settings(host, path, &outcome, "settings")?;
+            print_settings(out, host, path, &outcome, "settings");
             if host == Host::Codex {
-                codex_trust(path, &exe, project.as_deref(), env, args.dry_run)?;
+                codex_trust(path, &exe, project.as_deref(), env, args.dry_run, out)?;
             }
         }
         if let (Host::Gemini, Some(dir)) = (host, project.as_deref()) {
-            gemini_folder(dir, env, args.trust_folder, args.dry_run)?;
+            gemini_folder(dir, env, args.trust_folder, args.dry_run, out)?;
         }
         if let Some(mcp_path) = mcp_path {
             let outcome = settings::install(Kind::Mcp, host, &mcp_path, &exe, args.dry_run)?;
-            print_settings(host, &mcp_path, &outcome, "MCP server registration")?;
+            print_settings(out, host, &mcp_path, &outcome, "MCP server registration");
         }
         if !args.dry_run {
             provision_tools(
@@ -61,9 +67,9 @@ pub fn install(args: &InstallArgs, env: &Env) -> anyhow::Result<u8> {
     let layout = git_hooks::layout(&current_dir()?)?;
     let changes = git_hooks::install(&layout, &current_exe()?, args.force)?;
     git_hooks::record(&crate::state::home(env), &layout, true).context("recording the install")?;
-    let code = print(&layout.hooks, &changes)?;
+    print(out, &layout.hooks, &changes);
     provision_tools(&current_dir()?, env);
-    Ok(code)
+    Ok(exit::PASS)
 }
 
 /// Installs the managed tools the repository at `dir` needs and has nowhere (its detected
@@ -80,15 +86,21 @@ fn provision_tools(dir: &Path, env: &Env) {
     }
 }
 
-/// Runs `uninstall`.
-pub fn uninstall(args: &UninstallArgs, env: &Env) -> anyhow::Result<u8> {
+/// Runs `uninstall`. What was removed before an error is still reported.
+pub fn uninstall(args: &UninstallArgs, env: &Env) -> anyhow::Result<Output> {
+    let mut out = Output::default();
+    let result = uninstall_into(args, env, &mut out);
+    out.finish(result)
+}
+
+fn uninstall_into(args: &UninstallArgs, env: &Env, out: &mut Output) -> anyhow::Result<u8> {
     if let Some(name) = &args.host {
         let project = project_dir(args.scope.project.as_deref())?;
         let (host, path) = host_settings(name, project.as_deref(), env)?;
         let mcp_path = args.mcp.then(|| mcp_settings(host, project.as_deref(), env)).transpose()?;
         if let Some(mcp_path) = mcp_path {
             let outcome = settings::uninstall(Kind::Mcp, host, &mcp_path)?;
-            print_settings(host, &mcp_path, &outcome, "MCP server registration")?;
+            print_settings(out, host, &mcp_path, &outcome, "MCP server registration");
         }
         let paths = match (host, project.as_deref()) {
             (Host::Kimi, None) => {
@@ -98,7 +110,7 @@ pub fn uninstall(args: &UninstallArgs, env: &Env) -> anyhow::Result<u8> {
         };
         for path in &paths {
             let outcome = settings::uninstall(Kind::Hooks, host, path)?;
-            print_settings(host, path, &outcome, "settings")?;
+            print_settings(out, host, path, &outcome, "settings");
         }
         if host == Host::Codex
             && let Some(config) = codex::config_path(env)
@@ -106,14 +118,15 @@ pub fn uninstall(args: &UninstallArgs, env: &Env) -> anyhow::Result<u8> {
             let outcome = settings::remove_change(&config, true, |c| {
                 Ok(paths.iter().try_fold(c.to_owned(), |text, file| codex::stripped(&text, file)))
             })?;
-            print_settings(host, &config, &outcome, "hook trust")?;
+            print_settings(out, host, &config, &outcome, "hook trust");
         }
         return Ok(exit::PASS);
     }
     let layout = git_hooks::layout(&current_dir()?)?;
     let changes = git_hooks::uninstall(&layout)?;
     git_hooks::record(&crate::state::home(env), &layout, false).context("forgetting the install")?;
-    print(&layout.hooks, &changes)
+    print(out, &layout.hooks, &changes);
+    Ok(exit::PASS)
 }
 
 /// Records codeguard's Codex hooks (declared in `hooks_file`) as reviewed in the user's
@@ -126,13 +139,14 @@ fn codex_trust(
     project: Option<&Path>,
     env: &Env,
     dry_run: bool,
+    out: &mut Output,
 ) -> anyhow::Result<()> {
     let config = codex::config_path(env).ok_or(settings::SettingsError::NoHome)?;
     let hooks_text = hosts::merged(Host::Codex, settings::read(hooks_file)?.as_deref(), exe)?;
     let records = codex::records(hooks_file, &hooks_text);
     let outcome =
         settings::write_change(&config, dry_run, |old| Ok(codex::merged(old, hooks_file, &records)))?;
-    print_settings(Host::Codex, &config, &outcome, "hook trust")?;
+    print_settings(out, Host::Codex, &config, &outcome, "hook trust");
     let mut text = format!(
         "codeguard: codex runs only hooks the user has reviewed; codeguard's {} hooks are recorded as trusted ([hooks.state] trusted_hash) because running `codeguard install --host codex` is your consent, given in place of Codex's own review. `codeguard uninstall --host codex` removes the records.\n",
         records.len()
@@ -149,16 +163,17 @@ fn codex_trust(
             );
         }
     }
-    std::io::stdout().write_all(text.as_bytes()).context("writing to stdout")
+    out.stdout.push_str(&text);
+    Ok(())
 }
 
 /// A Gemini project install: trusts the folder when asked (`--trust-folder`), else says that an
 /// untrusted folder's hooks stay inactive and how to fix that.
-fn gemini_folder(dir: &Path, env: &Env, trust: bool, dry_run: bool) -> anyhow::Result<()> {
+fn gemini_folder(dir: &Path, env: &Env, trust: bool, dry_run: bool, out: &mut Output) -> anyhow::Result<()> {
     if trust {
         let file = gemini::trusted_folders_path(env).ok_or(settings::SettingsError::NoHome)?;
         let outcome = settings::write_change(&file, dry_run, |old| Ok(gemini::trusted_merged(old, dir)?))?;
-        print_settings(Host::Gemini, &file, &outcome, "trusted folders")?;
+        print_settings(out, Host::Gemini, &file, &outcome, "trusted folders");
         if dry_run {
             return Ok(());
         }
@@ -168,7 +183,7 @@ fn gemini_folder(dir: &Path, env: &Env, trust: bool, dry_run: bool) -> anyhow::R
             "codeguard: WARNING: these hooks are inactive: Gemini CLI ignores the hooks of a folder it does not trust ({why}). Install user-wide with `codeguard install --host gemini --user`, or trust the folder with `codeguard install --host gemini --project {} --trust-folder`.\n",
             dir.display()
         );
-        std::io::stdout().write_all(text.as_bytes()).context("writing to stdout")?;
+        out.stdout.push_str(&text);
     }
     Ok(())
 }
@@ -201,7 +216,7 @@ fn current_exe() -> anyhow::Result<std::path::PathBuf> {
     Ok(exe.canonicalize().unwrap_or(exe))
 }
 
-fn print_settings(host: Host, path: &Path, outcome: &Outcome, what: &str) -> anyhow::Result<()> {
+fn print_settings(out: &mut Output, host: Host, path: &Path, outcome: &Outcome, what: &str) {
     let change = match outcome {
         Outcome::Written => "updated".to_owned(),
         Outcome::Unchanged => "already as it should be; nothing changed".to_owned(),
@@ -209,29 +224,26 @@ fn print_settings(host: Host, path: &Path, outcome: &Outcome, what: &str) -> any
         Outcome::Removed => "removed (it held only codeguard's entries)".to_owned(),
         Outcome::WouldChange(diff) => format!("would change (dry run, nothing written):\n{diff}"),
     };
-    let text = format!("codeguard: {} {what} {}: {change}\n", host.name(), path.display());
-    std::io::stdout().write_all(text.as_bytes()).context("writing to stdout")
+    let _ = writeln!(out.stdout, "codeguard: {} {what} {}: {change}", host.name(), path.display());
 }
 
 fn current_dir() -> anyhow::Result<std::path::PathBuf> {
     std::env::current_dir().context("reading the current directory")
 }
 
-fn print(dir: &Path, changes: &[Change]) -> anyhow::Result<u8> {
-    let mut out = format!("codeguard: git hooks in {}\n", dir.display());
+fn print(out: &mut Output, dir: &Path, changes: &[Change]) {
+    let _ = writeln!(out.stdout, "codeguard: git hooks in {}", dir.display());
     for change in changes {
         let place = match change.via {
             Owner::Codeguard if change.path.parent() == Some(dir) => String::new(),
             Owner::Codeguard => format!(" ({})", change.path.display()),
             via => format!(" ({}: {})", via.label(), change.path.display()),
         };
-        let _ = writeln!(out, "  {}: {}{place}", change.hook.file_name(), describe(&change.action));
+        let _ = writeln!(out.stdout, "  {}: {}{place}", change.hook.file_name(), describe(&change.action));
     }
     for note in git_hooks::notes(changes) {
-        let _ = writeln!(out, "codeguard: note: {note}");
+        let _ = writeln!(out.stdout, "codeguard: note: {note}");
     }
-    std::io::stdout().write_all(out.as_bytes()).context("writing to stdout")?;
-    Ok(exit::PASS)
 }
 
 fn describe(action: &Action) -> String {

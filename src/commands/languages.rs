@@ -1,9 +1,9 @@
 //! `codeguard languages`: list the registry.
 
 use std::fmt::Write as _;
-use std::io::Write;
 
 use crate::cli::{Format, LanguagesArgs};
+use crate::output::Output;
 use crate::registry::Registry;
 
 /// The registry as `languages --format json` prints it.
@@ -15,7 +15,7 @@ pub(crate) fn to_json(registry: &Registry) -> serde_json::Value {
 }
 
 /// Prints the registry and returns the exit code.
-pub fn run(args: &LanguagesArgs) -> anyhow::Result<u8> {
+pub fn run(args: &LanguagesArgs) -> anyhow::Result<Output> {
     let registry = Registry::builtin()?;
     let text = match args.format {
         Format::Json => serde_json::to_string_pretty(&to_json(&registry))? + "\n",
@@ -38,6 +38,5 @@ pub fn run(args: &LanguagesArgs) -> anyhow::Result<u8> {
             out
         }
     };
-    std::io::stdout().write_all(text.as_bytes())?;
-    Ok(crate::exit::PASS)
+    Ok(Output::stdout(text, crate::exit::PASS))
 }

@@ -31,6 +31,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWrite
 
 use crate::cli::{CheckArgs, Format};
 use crate::env::Env;
+use crate::output::Output;
 use crate::registry::Registry;
 
 /// How long one linter or formatter may run inside a tool call.
@@ -45,19 +46,21 @@ const LANGUAGES_SCHEMA: &str = include_str!("../../registry/languages.schema.jso
 /// answered with an invalid request.
 const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 
-/// Serves until the client closes stdin (also before `initialize`); returns the exit code.
-pub fn run(env: &Env) -> anyhow::Result<u8> {
+/// Serves until the client closes stdin (also before `initialize`). The session's stdout is
+/// the transport's (`crate::output::stdio`); what is returned is only the exit code.
+pub fn run(env: &Env) -> anyhow::Result<Output> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let server = Server { env: env.clone() };
     runtime.block_on(async move {
-        let transport = Lines::new(tokio::io::stdin(), tokio::io::stdout());
+        let (stdin, stdout) = crate::output::stdio();
+        let transport = Lines::new(stdin, stdout);
         let service = match server.serve(transport).await {
             Ok(service) => service,
-            Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(crate::exit::PASS),
+            Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(Output::default()),
             Err(e) => anyhow::bail!("MCP initialisation failed: {e}"),
         };
         service.waiting().await.map_err(|e| anyhow::anyhow!("MCP server stopped: {e}"))?;
-        Ok(crate::exit::PASS)
+        Ok(Output::default())
     })
 }
 

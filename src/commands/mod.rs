@@ -16,15 +16,16 @@ mod tools;
 mod trust;
 
 use std::ffi::OsString;
-use std::io::Write;
 
 use clap::Parser;
 
 use crate::cli::{Cli, Command};
 use crate::env::Env;
 use crate::exit::{self, EntryPoint};
+use crate::output::{Output, Partial};
 
-/// Parses the arguments and runs the chosen entry point. Returns the process exit code.
+/// Parses the arguments, runs the chosen entry point and delivers its output — the only place
+/// a command's output is written (`crate::output::deliver`). Returns the process exit code.
 pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
     let args: Vec<OsString> = args.into_iter().collect();
     if let [_, command, marker] = args.as_slice()
@@ -33,18 +34,18 @@ pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
         return crate::process::watchdog(&marker.to_string_lossy());
     }
     if let Some(hook_args) = hook_fast_path(&args) {
-        return crate::hook::run(&hook_args, env);
+        return run_hook(&hook_args, env);
     }
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
-        Err(err) => return usage_error(&err),
+        Err(err) => return finish(&usage_error(&err)),
     };
     arm_supervision(&cli.command);
     let (entry, result) = match cli.command {
         Command::Check(args) => (EntryPoint::Check, check::run(&args, env)),
         Command::Explain(args) => (EntryPoint::Explain, explain::run(&args, env)),
         Command::Languages(args) => (EntryPoint::Languages, languages::run(&args)),
-        Command::Hook(args) => return crate::hook::run(&args, env),
+        Command::Hook(args) => return run_hook(&args, env),
         Command::GitHook(args) => (EntryPoint::GitHook, git_hook::run(&args, env)),
         Command::Install(args) => (EntryPoint::Install, install::install(&args, env)),
         Command::Uninstall(args) => (EntryPoint::Install, install::uninstall(&args, env)),
@@ -58,21 +59,45 @@ pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
         Command::State(args) => (EntryPoint::State, state::run(&args, env)),
         Command::Tools(args) => (EntryPoint::Tools, tools::run(&args, env)),
     };
-    match result {
-        Ok(code) => code,
-        Err(err) => {
-            let code = code_for(&err, entry);
-            if code == exit::USAGE {
-                let _ = writeln!(std::io::stderr(), "codeguard: {err}");
-            } else {
-                let _ = writeln!(std::io::stderr(), "codeguard: error: {err:#}");
-                if let Some(hint) = entry.bypass_hint() {
-                    let _ = writeln!(std::io::stderr(), "codeguard: {hint}");
-                }
-            }
-            code
+    let output = result.unwrap_or_else(|err| error_output(&err, entry));
+    finish(&output)
+}
+
+/// Delivers a command's output; its exit code (a broken stdout does not change it).
+fn finish(output: &Output) -> u8 {
+    crate::output::deliver(output);
+    output.code
+}
+
+/// Runs a hook and delivers its answer: 0 (fail-open) when the answer could not be written,
+/// rather than block without a reason; a delivered fresh answer is recorded for replay.
+fn run_hook(args: &crate::cli::HookArgs, env: &Env) -> u8 {
+    let outcome = crate::hook::run(args, env);
+    if !crate::output::deliver(&outcome.output) {
+        return exit::PASS;
+    }
+    let code = outcome.output.code;
+    outcome.delivered(env);
+    code
+}
+
+/// An orchestration error as one or two lines on stderr, with the entry point's code, after
+/// whatever the command had already produced (the changes it made before failing).
+fn error_output(err: &anyhow::Error, entry: EntryPoint) -> Output {
+    let done = err.downcast_ref::<Partial>();
+    let mut output = done.map(|p| p.0.clone()).unwrap_or_default();
+    let messages: Vec<String> =
+        err.chain().skip(usize::from(done.is_some())).map(ToString::to_string).collect();
+    output.code = code_for(err, entry);
+    if output.code == exit::USAGE {
+        output.note(&format!("codeguard: {}", messages.first().map_or("", String::as_str)));
+    } else {
+        output.note(&format!("codeguard: error: {}", messages.join(": ")));
+        if let Some(hint) = entry.bypass_hint() {
+            output.note(&format!("codeguard: {hint}"));
         }
     }
+    output
 }
 
 /// What a signal means for each entry point while its children run: the entry point's internal-
@@ -114,26 +139,26 @@ fn hook_fast_path(args: &[OsString]) -> Option<crate::cli::HookArgs> {
     Some(crate::cli::HookArgs { event: words[1].to_owned(), host: host.to_owned() })
 }
 
-/// Prints a clap error as one clear line (help and version print as usual) and picks the code.
-fn usage_error(err: &clap::Error) -> u8 {
+/// A clap error as one clear line (help and version print as usual), with its code.
+fn usage_error(err: &clap::Error) -> Output {
     use clap::error::ErrorKind;
     match err.kind() {
         ErrorKind::DisplayHelp
         | ErrorKind::DisplayVersion
         | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            let _ = err.print();
-            if err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+            let code = if err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
                 exit::USAGE
             } else {
                 exit::PASS
-            }
+            };
+            let text = err.render().to_string();
+            if err.use_stderr() { Output::stderr(text, code) } else { Output::stdout(text, code) }
         }
         _ => {
             let rendered = err.render().to_string();
             let first = rendered.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments");
             let first = first.trim_start_matches("error: ");
-            let _ = writeln!(std::io::stderr(), "codeguard: {first} (see `codeguard --help`)");
-            exit::USAGE
+            Output::stderr(format!("codeguard: {first} (see `codeguard --help`)\n"), exit::USAGE)
         }
     }
 }
@@ -156,3 +181,37 @@ pub(crate) fn index_file(env: &Env) -> anyhow::Result<Option<std::path::PathBuf>
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct UsageError(pub String);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_after_changes_keeps_what_was_done_and_its_code() {
+        let mut done = Output::default();
+        done.stdout.push_str("codeguard: claude settings /x: updated\n");
+        let failed = done.finish(Err(anyhow::anyhow!("disk full").context("writing /y")));
+        let out = error_output(&failed.expect_err("an error"), EntryPoint::Install);
+        assert_eq!(out.stdout, "codeguard: claude settings /x: updated\n");
+        assert_eq!(out.stderr, "codeguard: error: writing /y: disk full\n");
+        assert_eq!(out.code, EntryPoint::Install.internal_error_code());
+    }
+
+    #[test]
+    fn a_usage_error_is_one_line_with_code_2_even_after_output() {
+        let done = Output::stdout("partial\n", 0);
+        let failed = done.finish(Err(UsageError("unknown host `x`".into()).into()));
+        let out = error_output(&failed.expect_err("an error"), EntryPoint::Install);
+        assert_eq!(
+            (out.stdout.as_str(), out.stderr.as_str(), out.code),
+            ("partial\n", "codeguard: unknown host `x`\n", exit::USAGE)
+        );
+    }
+
+    #[test]
+    fn nothing_done_is_the_plain_error() {
+        let failed = Output::default().finish(Err(anyhow::anyhow!("no repository")));
+        let out = error_output(&failed.expect_err("an error"), EntryPoint::Check);
+        assert_eq!((out.stdout.as_str(), out.stderr.as_str()), ("", "codeguard: error: no repository\n"));
+    }
+}

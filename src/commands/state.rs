@@ -6,7 +6,6 @@
 //! audit log (an agent able to run `clear` must not be able to hide its bypasses).
 
 use std::fmt::Write as _;
-use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
@@ -14,13 +13,14 @@ use serde::Serialize;
 
 use crate::cli::{Format, StateAction, StateArgs};
 use crate::env::Env;
+use crate::output::Output;
 use crate::state::audit::Bypass;
 use crate::state::session::SessionStats;
 use crate::state::{self, audit, dedup, session};
 use crate::trust::Decision;
 
 /// Runs `state show` or `state clear` and returns the exit code.
-pub fn run(args: &StateArgs, env: &Env) -> anyhow::Result<u8> {
+pub fn run(args: &StateArgs, env: &Env) -> anyhow::Result<Output> {
     let text = match &args.action {
         StateAction::Show { session, format } => {
             let view = View::gather(env, session.as_deref());
@@ -31,8 +31,7 @@ pub fn run(args: &StateArgs, env: &Env) -> anyhow::Result<u8> {
         }
         StateAction::Clear { session } => clear(env, session.as_deref())?,
     };
-    std::io::stdout().write_all(text.as_bytes()).context("writing the answer")?;
-    Ok(crate::exit::PASS)
+    Ok(Output::stdout(text, crate::exit::PASS))
 }
 
 /// Everything `show` prints.

@@ -7,7 +7,6 @@
 //! Never: called by a hook (hooks never install), or installs a system toolchain.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::Path;
 
 use anyhow::Context;
@@ -16,11 +15,18 @@ use serde::Serialize;
 use super::UsageError;
 use crate::cli::{Format, ToolsAction, ToolsArgs};
 use crate::env::Env;
+use crate::output::Output;
 use crate::registry::{ManagedTool, Registry};
 use crate::tools::{self, Installed};
 
 /// Runs `codeguard tools …`.
-pub fn run(args: &ToolsArgs, env: &Env) -> anyhow::Result<u8> {
+pub fn run(args: &ToolsArgs, env: &Env) -> anyhow::Result<Output> {
+    let mut out = Output::default();
+    let result = run_into(args, env, &mut out);
+    out.finish(result)
+}
+
+fn run_into(args: &ToolsArgs, env: &Env, out: &mut Output) -> anyhow::Result<u8> {
     let registry = Registry::builtin()?;
     match &args.action {
         ToolsAction::Install { lang, detected, path } => {
@@ -35,10 +41,10 @@ pub fn run(args: &ToolsArgs, env: &Env) -> anyhow::Result<u8> {
                 if *detected { super::detect::integrated_languages(path.as_deref())? } else { lang.clone() };
             let (chosen, notes) = select(&registry, &ids)?;
             for note in notes {
-                let _ = writeln!(std::io::stderr(), "codeguard: {note}");
+                let _ = writeln!(out.stderr, "codeguard: {note}");
             }
             if chosen.is_empty() {
-                let _ = writeln!(std::io::stderr(), "codeguard: no managed tools to install");
+                let _ = writeln!(out.stderr, "codeguard: no managed tools to install");
                 return Ok(crate::exit::PASS);
             }
             Ok(if provision(&chosen, env) { crate::exit::PASS } else { crate::exit::FAIL })
@@ -54,10 +60,10 @@ pub fn run(args: &ToolsArgs, env: &Env) -> anyhow::Result<u8> {
                 Format::Json => serde_json::to_string_pretty(&listing)? + "\n",
                 Format::Human | Format::Sarif => human(&listing),
             };
-            std::io::stdout().write_all(text.as_bytes()).context("writing to stdout")?;
+            out.stdout.push_str(&text);
             Ok(crate::exit::PASS)
         }
-        ToolsAction::Update => Ok(update(&registry, env)),
+        ToolsAction::Update => Ok(update(&registry, env, out)),
         ToolsAction::Remove { lang } => {
             let chosen = if lang.is_empty() {
                 registry.managed_tools().iter().collect()
@@ -68,12 +74,12 @@ pub fn run(args: &ToolsArgs, env: &Env) -> anyhow::Result<u8> {
             for tool in chosen {
                 let paths = tools::remove(env, tool).with_context(|| format!("removing {}", tool.name))?;
                 for path in paths {
-                    let _ = writeln!(std::io::stderr(), "codeguard: removed {}", path.display());
+                    let _ = writeln!(out.stderr, "codeguard: removed {}", path.display());
                     removed += 1;
                 }
             }
             if removed == 0 {
-                let _ = writeln!(std::io::stderr(), "codeguard: nothing to remove");
+                let _ = writeln!(out.stderr, "codeguard: nothing to remove");
             }
             Ok(crate::exit::PASS)
         }
@@ -104,11 +110,12 @@ fn select<'r>(registry: &'r Registry, ids: &[String]) -> anyhow::Result<(Vec<&'r
     Ok((chosen, notes))
 }
 
-/// Installs `chosen`, one progress line each on stderr; false when any install failed (each
+/// Installs `chosen`, one progress line each on stderr at once (downloads take a while); false when any install failed (each
 /// failure is one line, and leaves nothing behind).
 pub(crate) fn provision(chosen: &[&ManagedTool], env: &Env) -> bool {
     let mut ok = true;
-    let mut err = std::io::stderr();
+    let mut err = String::new();
+    let say = |err: &mut String| crate::output::progress(&std::mem::take(err));
     for tool in chosen {
         let place = tools::install_dir(env, tool);
         if tools::is_installed(env, tool) {
@@ -119,6 +126,7 @@ pub(crate) fn provision(chosen: &[&ManagedTool], env: &Env) -> bool {
                 tool.version,
                 place.display()
             );
+            say(&mut err);
             continue;
         }
         let _ = writeln!(
@@ -129,9 +137,11 @@ pub(crate) fn provision(chosen: &[&ManagedTool], env: &Env) -> bool {
             tools::registry_name(tool),
             place.display()
         );
+        say(&mut err);
         match tools::install(env, tool) {
             Ok(Installed::New) => {
                 let _ = writeln!(err, "codeguard: installed {} {}", tool.name, tool.version);
+                say(&mut err);
             }
             Ok(Installed::Already) => {
                 let _ = writeln!(
@@ -139,9 +149,11 @@ pub(crate) fn provision(chosen: &[&ManagedTool], env: &Env) -> bool {
                     "codeguard: {} {} already installed (by another process)",
                     tool.name, tool.version
                 );
+                say(&mut err);
             }
             Err(e) => {
                 let _ = writeln!(err, "codeguard: {e}");
+                say(&mut err);
                 ok = false;
             }
         }
@@ -168,7 +180,7 @@ pub(crate) fn provision_missing(root: &Path, only: &[String], env: &Env) -> bool
 }
 
 /// `tools update`: every tool with an installed version gets the pinned one; older versions go.
-fn update(registry: &Registry, env: &Env) -> u8 {
+fn update(registry: &Registry, env: &Env, out: &mut Output) -> u8 {
     let mut ok = true;
     let mut any = false;
     for tool in registry.managed_tools() {
@@ -184,17 +196,17 @@ fn update(registry: &Registry, env: &Env) -> u8 {
         for path in stale {
             match tools::remove_install(&path) {
                 Ok(()) => {
-                    let _ = writeln!(std::io::stderr(), "codeguard: removed {}", path.display());
+                    let _ = writeln!(out.stderr, "codeguard: removed {}", path.display());
                 }
                 Err(e) => {
-                    let _ = writeln!(std::io::stderr(), "codeguard: cannot remove {}: {e}", path.display());
+                    let _ = writeln!(out.stderr, "codeguard: cannot remove {}: {e}", path.display());
                     ok = false;
                 }
             }
         }
     }
     if !any {
-        let _ = writeln!(std::io::stderr(), "codeguard: no managed tools installed; nothing to update");
+        let _ = writeln!(out.stderr, "codeguard: no managed tools installed; nothing to update");
     }
     if ok { crate::exit::PASS } else { crate::exit::FAIL }
 }

@@ -1,7 +1,6 @@
 //! `codeguard trust [DIR]` / `codeguard untrust [DIR]`: the user's decision whether a
 //! repository's own commands may run. The only place trust is ever granted.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
@@ -9,9 +8,10 @@ use anyhow::Context;
 use super::UsageError;
 use crate::cli::TrustArgs;
 use crate::env::Env;
+use crate::output::Output;
 
 /// Records the decision (`trusted` for `trust`, not for `untrust`) and prints it.
-pub fn run(args: &TrustArgs, trusted: bool, env: &Env) -> anyhow::Result<u8> {
+pub fn run(args: &TrustArgs, trusted: bool, env: &Env) -> anyhow::Result<Output> {
     let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
     if !dir.is_dir() {
         return Err(UsageError(format!("{} is not a directory", dir.display())).into());
@@ -29,6 +29,5 @@ pub fn run(args: &TrustArgs, trusted: bool, env: &Env) -> anyhow::Result<u8> {
             root.display()
         )
     };
-    std::io::stdout().write_all(text.as_bytes()).context("writing the answer")?;
-    Ok(crate::exit::PASS)
+    Ok(Output::stdout(text, crate::exit::PASS))
 }

@@ -14,28 +14,55 @@ mod patch_edits;
 mod pre_tool;
 mod replay;
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::bash;
 use crate::cli::HookArgs;
 use crate::env::Env;
-use crate::host::{self, Answer, Encoded, Event, HookEvent, Host, ToolCall};
+use crate::host::{self, Answer, Event, HookEvent, Host, ToolCall};
+use crate::output::Output;
 
 /// The most stdin a hook reads: past [`host::MAX_PAYLOAD_BYTES`] a shell command that may commit
 /// is still decoded, so padding cannot turn a commit into a fail-open.
 const HARD_PAYLOAD_BYTES: usize = 16 * 1024 * 1024;
 
-/// Runs a hook and returns the exit code. Never fails: every error is encoded fail-open.
-pub fn run(args: &HookArgs, env: &Env) -> u8 {
+/// A hook's answer, and what to record once it was delivered.
+pub struct HookOutcome {
+    /// What to print and the exit code, encoded for the host.
+    pub output: Output,
+    /// A fresh answer's replay key: recorded only after the answer reached the host.
+    fresh: Option<(replay::Dedup, Answer)>,
+}
+
+impl HookOutcome {
+    fn unrecorded(output: Output) -> Self {
+        Self { output, fresh: None }
+    }
+
+    /// Records a delivered fresh answer for a second copy of the hook to replay.
+    pub fn delivered(self, env: &Env) {
+        if let Some((key, answer)) = self.fresh {
+            replay::record(env, &key, &answer);
+        }
+    }
+}
+
+/// Runs a hook. Never fails: every error is encoded fail-open. The caller delivers the output
+/// (`crate::output::deliver`), exits 0 when it could not (rather than block without a reason),
+/// and calls [`HookOutcome::delivered`] when it could.
+pub fn run(args: &HookArgs, env: &Env) -> HookOutcome {
     let started = Instant::now();
     if args.event == "capabilities" {
         // Read-only discovery for supervisors: no stdin, no repository.
-        return emit(&Encoded { stdout: format!("{}\n", host::capabilities()), ..Encoded::default() });
+        return HookOutcome::unrecorded(Output::stdout(
+            format!("{}\n", host::capabilities()),
+            crate::exit::PASS,
+        ));
     }
     let (Some(host), Some(event)) = (Host::from_name(&args.host), Event::from_name(&args.event)) else {
-        return emit(&note(&format!(
+        return HookOutcome::unrecorded(note(&format!(
             "unknown hook `{}` for host `{}`; nothing to do",
             args.event, args.host
         )));
@@ -50,7 +77,7 @@ pub fn run(args: &HookArgs, env: &Env) -> u8 {
     let outcome = std::panic::catch_unwind(|| handle(host, event, env));
     std::panic::set_hook(previous);
     let runtime_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let (encoded, fresh) = match outcome {
+    let (output, fresh) = match outcome {
         Ok(Ok((decoded, answer, key))) => {
             let encoded = host::encode(&decoded, &answer, runtime_ms);
             (encoded, key.map(|key| (key, answer)))
@@ -58,14 +85,8 @@ pub fn run(args: &HookArgs, env: &Env) -> u8 {
         Ok(Err(err)) => (fail_open(host, event, &format!("{err:#}")), None),
         Err(panic) => (fail_open(host, event, &panic_text(&panic)), None),
     };
-    crate::process::decided(encoded.exit);
-    if !deliver(&encoded) {
-        return crate::exit::PASS;
-    }
-    if let Some((key, answer)) = fresh {
-        replay::record(env, &key, &answer);
-    }
-    encoded.exit
+    crate::process::decided(output.code);
+    HookOutcome { output, fresh }
 }
 
 /// Decodes and answers; a first copy's delivered block is replayed instead of checking again.
@@ -153,15 +174,15 @@ fn read_payload() -> anyhow::Result<(Vec<u8>, bool)> {
 
 /// The fail-open answer: the host's "no opinion" (the neutral contract still answers in JSON),
 /// plus one line on stderr.
-fn fail_open(host: Host, event: Event, reason: &str) -> Encoded {
+fn fail_open(host: Host, event: Event, reason: &str) -> Output {
     let line: String = reason.lines().next().unwrap_or("").chars().take(300).collect();
     let mut encoded = host::encode(&HookEvent::bare(host, event), &Answer::Allow, 0);
     encoded.stderr = format!("[codeguard] internal error ignored (fail-open): {line}\n");
     encoded
 }
 
-fn note(text: &str) -> Encoded {
-    Encoded { stderr: format!("[codeguard] {text}\n"), ..Encoded::default() }
+fn note(text: &str) -> Output {
+    Output { stderr: format!("[codeguard] {text}\n"), ..Output::default() }
 }
 
 fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
@@ -170,24 +191,4 @@ fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
         .map(|s| (*s).to_owned())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .map_or_else(|| "panic".to_owned(), |s| format!("panic: {s}"))
-}
-
-/// Writes the encoded answer and returns its exit code, or 0 (fail-open) when it could not be
-/// written, rather than block without a reason.
-fn emit(encoded: &Encoded) -> u8 {
-    if deliver(encoded) { encoded.exit } else { crate::exit::PASS }
-}
-
-/// Writes the encoded answer (the only writer of hook stdout); whether all of it was written.
-/// An answer that could not be delivered is never recorded for replay.
-fn deliver(encoded: &Encoded) -> bool {
-    let mut ok = std::io::stdout()
-        .write_all(encoded.stdout.as_bytes())
-        .and_then(|()| std::io::stdout().flush())
-        .is_ok();
-    ok &= std::io::stderr()
-        .write_all(encoded.stderr.as_bytes())
-        .and_then(|()| std::io::stderr().flush())
-        .is_ok();
-    ok
 }

@@ -8,13 +8,14 @@
 
 use serde_json::{Value, json};
 
-use super::{Answer, Encoded, Event, HookEvent, Host, neutral::CONTRACT_VERSION};
+use super::{Answer, Event, HookEvent, Host, neutral::CONTRACT_VERSION};
 use crate::exit;
+use crate::output::Output;
 
 /// Encodes `answer` for the host and event of `event`; `runtime_ms` feeds the neutral contract.
 /// Every text is redacted first: reports quote the agent's command and linter output, either of
 /// which can hold a secret, and nothing codeguard prints may echo one.
-pub fn encode(event: &HookEvent, answer: &Answer, runtime_ms: u64) -> Encoded {
+pub fn encode(event: &HookEvent, answer: &Answer, runtime_ms: u64) -> Output {
     let redacted = redacted(answer);
     let answer = &redacted;
     match event.host {
@@ -40,16 +41,16 @@ fn redacted(answer: &Answer) -> Answer {
     }
 }
 
-fn stdout_json(value: &Value) -> Encoded {
-    Encoded { stdout: format!("{value}\n"), ..Encoded::default() }
+fn stdout_json(value: &Value) -> Output {
+    Output { stdout: format!("{value}\n"), ..Output::default() }
 }
 
-fn block_on_stderr(report: &str) -> Encoded {
-    Encoded { stderr: report.to_owned(), exit: exit::HOOK_BLOCK, ..Encoded::default() }
+fn block_on_stderr(report: &str) -> Output {
+    Output { stderr: report.to_owned(), code: exit::HOOK_BLOCK, ..Output::default() }
 }
 
 /// Context as `hookSpecificOutput.additionalContext` (+ `systemMessage` for the user).
-fn additional_context(name: &str, text: &str, user: Option<&String>) -> Encoded {
+fn additional_context(name: &str, text: &str, user: Option<&String>) -> Output {
     let mut value = json!({"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}});
     if let Some(user) = user {
         value["systemMessage"] = json!(user);
@@ -73,54 +74,50 @@ fn event_name(host: Host, event: Event) -> &'static str {
     super::spec::spec(host).event_name(event).unwrap_or_else(|| event.claude_name())
 }
 
-fn claude_shaped(event: Event, answer: &Answer, host: Host) -> Encoded {
+fn claude_shaped(event: Event, answer: &Answer, host: Host) -> Output {
     match (event, answer) {
-        (_, Answer::Allow) => Encoded::default(),
+        (_, Answer::Allow) => Output::default(),
         (Event::PreToolUse, Answer::Block(report)) => block_on_stderr(report),
         (Event::Stop, _) => context_of(answer)
-            .map_or_else(Encoded::default, |(t, _)| stdout_json(&json!({"systemMessage": t}))),
+            .map_or_else(Output::default, |(t, _)| stdout_json(&json!({"systemMessage": t}))),
         (Event::SessionStart | Event::UserPromptSubmit | Event::PreToolUse | Event::PostToolUse, _) => {
             context_of(answer)
-                .map_or_else(Encoded::default, |(t, u)| additional_context(event_name(host, event), t, u))
+                .map_or_else(Output::default, |(t, u)| additional_context(event_name(host, event), t, u))
         }
     }
 }
 
-fn claude(event: Event, answer: &Answer) -> Encoded {
+fn claude(event: Event, answer: &Answer) -> Output {
     claude_shaped(event, answer, Host::Claude)
 }
 
-fn codex(event: Event, answer: &Answer) -> Encoded {
+fn codex(event: Event, answer: &Answer) -> Output {
     match (event, answer) {
-        (_, Answer::Allow) => Encoded::default(),
+        (_, Answer::Allow) => Output::default(),
         (Event::PreToolUse, Answer::Block(report)) => stdout_json(&json!({"hookSpecificOutput": {
             "hookEventName": event_name(Host::Codex, event), "permissionDecision": "deny", "permissionDecisionReason": report}})),
-        (Event::SessionStart | Event::UserPromptSubmit, _) => {
-            context_of(answer).map_or_else(Encoded::default, |(t, _)| Encoded {
-                stdout: format!("{t}\n"),
-                ..Encoded::default()
-            })
-        }
+        (Event::SessionStart | Event::UserPromptSubmit, _) => context_of(answer)
+            .map_or_else(Output::default, |(t, _)| Output { stdout: format!("{t}\n"), ..Output::default() }),
         (Event::Stop, _) => context_of(answer)
-            .map_or_else(Encoded::default, |(t, _)| stdout_json(&json!({"systemMessage": t}))),
+            .map_or_else(Output::default, |(t, _)| stdout_json(&json!({"systemMessage": t}))),
         (Event::PreToolUse | Event::PostToolUse, _) => context_of(answer)
-            .map_or_else(Encoded::default, |(t, u)| additional_context(event_name(Host::Codex, event), t, u)),
+            .map_or_else(Output::default, |(t, u)| additional_context(event_name(Host::Codex, event), t, u)),
     }
 }
 
-fn gemini(event: Event, answer: &Answer) -> Encoded {
+fn gemini(event: Event, answer: &Answer) -> Output {
     claude_shaped(event, answer, Host::Gemini)
 }
 
-fn kimi(event: Event, answer: &Answer) -> Encoded {
+fn kimi(event: Event, answer: &Answer) -> Output {
     match (event, answer) {
-        (_, Answer::Allow) => Encoded::default(),
+        (_, Answer::Allow) => Output::default(),
         (Event::PreToolUse, Answer::Block(report)) => block_on_stderr(report),
         (Event::SessionStart | Event::Stop, _) => {
-            context_of(answer).map_or_else(Encoded::default, |(t, _)| stdout_json(&json!({"message": t})))
+            context_of(answer).map_or_else(Output::default, |(t, _)| stdout_json(&json!({"message": t})))
         }
         (Event::UserPromptSubmit | Event::PreToolUse | Event::PostToolUse, _) => context_of(answer)
-            .map_or_else(Encoded::default, |(t, u)| additional_context(event.claude_name(), t, u)),
+            .map_or_else(Output::default, |(t, u)| additional_context(event.claude_name(), t, u)),
     }
 }
 
@@ -128,22 +125,22 @@ fn kimi(event: Event, answer: &Answer) -> Encoded {
 /// is `additionalContext`, which Copilot injects for sessionStart, userPromptSubmitted, preToolUse
 /// and postToolUse — never with a `permissionDecision` of allow, which would skip Copilot's own
 /// approval. agentStop output could only force another turn, so nothing is printed there.
-fn copilot(event: Event, answer: &Answer) -> Encoded {
+fn copilot(event: Event, answer: &Answer) -> Output {
     match (event, answer) {
-        (_, Answer::Allow) | (Event::Stop, _) => Encoded::default(),
+        (_, Answer::Allow) | (Event::Stop, _) => Output::default(),
         (Event::PreToolUse, Answer::Block(report)) => {
             stdout_json(&json!({"permissionDecision": "deny", "permissionDecisionReason": report}))
         }
         (Event::SessionStart | Event::UserPromptSubmit | Event::PreToolUse | Event::PostToolUse, _) => {
             context_of(answer)
-                .map_or_else(Encoded::default, |(t, _)| stdout_json(&json!({"additionalContext": t})))
+                .map_or_else(Output::default, |(t, _)| stdout_json(&json!({"additionalContext": t})))
         }
     }
 }
 
 /// Cursor: `beforeShellExecution` reads `{"permission": "deny", …}`; its after-events are
 /// fire-and-forget and prompts cannot receive context, so nothing else is printed.
-fn cursor(event: Event, answer: &Answer) -> Encoded {
+fn cursor(event: Event, answer: &Answer) -> Output {
     deny_only(event, answer, |report| {
         json!({
             "permission": "deny",
@@ -154,7 +151,7 @@ fn cursor(event: Event, answer: &Answer) -> Encoded {
 
 /// Hosts that honour nothing but a pre-tool-use deny: the deny as JSON with exit 0, and
 /// silence for everything else.
-fn deny_only(event: Event, answer: &Answer, deny: impl FnOnce(&str) -> Value) -> Encoded {
+fn deny_only(event: Event, answer: &Answer, deny: impl FnOnce(&str) -> Value) -> Output {
     match (event, answer) {
         (Event::PreToolUse, Answer::Block(report)) => stdout_json(&deny(report)),
         (
@@ -164,25 +161,25 @@ fn deny_only(event: Event, answer: &Answer, deny: impl FnOnce(&str) -> Value) ->
             | Event::PostToolUse
             | Event::Stop,
             _,
-        ) => Encoded::default(),
+        ) => Output::default(),
     }
 }
 
 /// `OpenHands`: exit 2 blocks; context is top-level `additionalContext`. Its Stop output can only
 /// continue the turn, so a Stop summary is not printed there.
-fn openhands(event: Event, answer: &Answer) -> Encoded {
+fn openhands(event: Event, answer: &Answer) -> Output {
     match (event, answer) {
-        (_, Answer::Allow) | (Event::Stop, _) => Encoded::default(),
+        (_, Answer::Allow) | (Event::Stop, _) => Output::default(),
         (Event::PreToolUse, Answer::Block(report)) => block_on_stderr(report),
         (Event::SessionStart | Event::UserPromptSubmit | Event::PreToolUse | Event::PostToolUse, _) => {
             context_of(answer)
-                .map_or_else(Encoded::default, |(t, _)| stdout_json(&json!({"additionalContext": t})))
+                .map_or_else(Output::default, |(t, _)| stdout_json(&json!({"additionalContext": t})))
         }
     }
 }
 
 /// The neutral contract's single JSON response; exit 1 on deny.
-fn neutral(event: &HookEvent, answer: &Answer, runtime_ms: u64) -> Encoded {
+fn neutral(event: &HookEvent, answer: &Answer, runtime_ms: u64) -> Output {
     let (decision, effect, status) = match answer {
         Answer::Allow => ("allow", json!({"action": "allow"}), "allowed"),
         Answer::Context { text, .. } => {
@@ -210,10 +207,10 @@ fn neutral(event: &HookEvent, answer: &Answer, runtime_ms: u64) -> Encoded {
         value["tracking_id"] =
             json!(format!("codeguard-{:016x}", fxhash(value["effect"]["reason"].as_str().unwrap_or(""))));
     }
-    Encoded {
+    Output {
         stdout: format!("{value}\n"),
-        exit: if decision == "deny" { exit::FAIL } else { exit::PASS },
-        ..Encoded::default()
+        code: if decision == "deny" { exit::FAIL } else { exit::PASS },
+        ..Output::default()
     }
 }
 
@@ -229,7 +226,7 @@ fn fxhash(text: &str) -> u64 {
 mod tests {
     use super::*;
 
-    fn enc(host: Host, event: Event, answer: &Answer) -> Encoded {
+    fn enc(host: Host, event: Event, answer: &Answer) -> Output {
         encode(&HookEvent::bare(host, event), answer, 3)
     }
 
@@ -238,11 +235,11 @@ mod tests {
         let block = Answer::Block("codeguard: commit blocked".into());
         for host in [Host::Claude, Host::Zcode, Host::Gemini, Host::Kimi, Host::OpenHands] {
             let e = enc(host, Event::PreToolUse, &block);
-            assert_eq!((e.exit, e.stderr.as_str()), (2, "codeguard: commit blocked"), "{host:?}");
+            assert_eq!((e.code, e.stderr.as_str()), (2, "codeguard: commit blocked"), "{host:?}");
         }
         for host in [Host::Codex, Host::Copilot, Host::Cursor] {
             let e = enc(host, Event::PreToolUse, &block);
-            assert_eq!(e.exit, 0, "{host:?} must deny through JSON");
+            assert_eq!(e.code, 0, "{host:?} must deny through JSON");
             let v: Value = serde_json::from_str(&e.stdout).expect("json");
             let text = v.to_string();
             assert!(text.contains("deny") && text.contains("commit blocked"), "{host:?}: {text}");
@@ -250,7 +247,7 @@ mod tests {
         let neutral = enc(Host::Neutral, Event::PreToolUse, &block);
         let v: Value = serde_json::from_str(&neutral.stdout).expect("json");
         assert_eq!(
-            (neutral.exit, v["decision"].as_str(), v["effect"]["action"].as_str()),
+            (neutral.code, v["decision"].as_str(), v["effect"]["action"].as_str()),
             (1, Some("deny"), Some("block"))
         );
     }
@@ -267,7 +264,7 @@ mod tests {
     fn stop_never_continues_the_turn() {
         for host in Host::ALL {
             let e = enc(host, Event::Stop, &Answer::context("summary"));
-            assert_eq!(e.exit, 0, "{host:?}");
+            assert_eq!(e.code, 0, "{host:?}");
             assert!(
                 !e.stdout.contains("\"decision\":\"block\"")
                     && !e.stdout.contains("additionalContext")
@@ -283,7 +280,7 @@ mod tests {
         for host in Host::ALL {
             for event in Event::ALL {
                 let e = enc(host, event, &Answer::Allow);
-                assert_eq!(e.exit, 0);
+                assert_eq!(e.code, 0);
                 assert_eq!(e.stdout.is_empty(), host != Host::Neutral, "{host:?} {event:?}");
             }
         }

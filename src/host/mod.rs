@@ -1,7 +1,7 @@
 //! Host dialects: decode an agent host's hook payload into one [`HookEvent`], and encode
 //! codeguard's [`Answer`] through the channel that host honours.
 //!
-//! In: raw stdin bytes (≤ [`MAX_PAYLOAD_BYTES`]). Out: a [`HookEvent`], or an [`Encoded`] answer
+//! In: raw stdin bytes (≤ [`MAX_PAYLOAD_BYTES`]). Out: a [`HookEvent`], or an encoded answer ([`crate::output::Output`])
 //! (stdout, stderr, exit code). The encoder is the only producer of hook stdout.
 //! Payloads are read tolerantly (hosts rename fields between versions; unknown fields are
 //! ignored), except the neutral contract's declared-strict requests.
@@ -242,17 +242,6 @@ impl Answer {
     pub fn context(text: impl Into<String>) -> Self {
         Self::Context { text: text.into(), user: None }
     }
-}
-
-/// An answer encoded for a host.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Encoded {
-    /// What to print on stdout.
-    pub stdout: String,
-    /// What to print on stderr.
-    pub stderr: String,
-    /// The exit code.
-    pub exit: u8,
 }
 
 /// Decodes a payload for a host and event.

@@ -321,13 +321,13 @@ mod tests {
                 encode(&HookEvent::bare(host, Event::PreToolUse), &Answer::Block("codeguard: no".into()), 0);
             match s.deny {
                 DenyChannel::ExitTwo => {
-                    assert_eq!((block.exit, block.stderr.as_str()), (2, "codeguard: no"), "{host:?}");
+                    assert_eq!((block.code, block.stderr.as_str()), (2, "codeguard: no"), "{host:?}");
                 }
                 DenyChannel::JsonDeny => {
-                    assert!(block.exit == 0 && block.stdout.contains("deny"), "{host:?}: {block:?}");
+                    assert!(block.code == 0 && block.stdout.contains("deny"), "{host:?}: {block:?}");
                 }
                 DenyChannel::Neutral => {
-                    assert!(block.exit == 1 && block.stdout.contains("\"deny\""), "{host:?}");
+                    assert!(block.code == 1 && block.stdout.contains("\"deny\""), "{host:?}");
                 }
             }
             for event in Event::ALL {

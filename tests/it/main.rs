@@ -1,6 +1,10 @@
 //! The integration-test binary: real git repositories, the real `codeguard` binary, real linters
 //! where behaviour depends on them.
-
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a test/bench harness reports on its own streams"
+)]
 // The house rules (clippy.toml) are for codeguard's own code: tests drive real processes and read
 // the environment they run in.
 #![allow(clippy::disallowed_methods)]

@@ -1,0 +1,128 @@
+//! The one writer of the process's standard output and standard error.
+//!
+//! Every entry point computes an [`Output`] — what to print on each stream and the exit code —
+//! and returns it; `commands::dispatch` hands it to [`deliver`]. Nothing else in the crate
+//! writes either stream (`clippy.toml` forbids `std::io::stdout`/`stderr` and the print
+//! macros elsewhere). Three things cannot wait for a return value and come here too: the live
+//! progress line of `check` on a terminal ([`progress`]), the answer a signal handler prints
+//! while children are killed (`process::arm`, [`deliver`]), and the MCP server's stdio
+//! transport, which owns both streams for the whole session ([`stdio`]).
+
+#![allow(clippy::disallowed_methods, reason = "the one writer of stdout and stderr")]
+
+use std::io::{IsTerminal as _, Write as _};
+
+/// What an entry point prints and how it exits.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Output {
+    /// What to print on stdout.
+    pub stdout: String,
+    /// What to print on stderr.
+    pub stderr: String,
+    /// The process exit code (see `crate::exit`).
+    pub code: u8,
+}
+
+impl Output {
+    /// `text` on stdout, nothing on stderr.
+    pub fn stdout(text: impl Into<String>, code: u8) -> Self {
+        Self { stdout: text.into(), stderr: String::new(), code }
+    }
+
+    /// `text` on stderr, nothing on stdout.
+    pub fn stderr(text: impl Into<String>, code: u8) -> Self {
+        Self { stdout: String::new(), stderr: text.into(), code }
+    }
+
+    /// Appends text to stderr, ending it with a newline if it has none.
+    pub fn note(&mut self, text: &str) {
+        self.stderr.push_str(text);
+        if !text.ends_with('\n') {
+            self.stderr.push('\n');
+        }
+    }
+}
+
+/// Marks an error that came after part of a command's output was produced (the changes made
+/// before it failed): `commands::dispatch` still prints that part, then the error.
+#[derive(Debug, Clone)]
+pub struct Partial(pub Output);
+
+impl std::fmt::Display for Partial {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("(output so far)")
+    }
+}
+
+impl Output {
+    /// The command's result with this output: `Ok` sets the exit code; an error keeps the
+    /// output produced so far attached (as [`Partial`] context) so it is not lost.
+    pub fn finish(mut self, result: anyhow::Result<u8>) -> anyhow::Result<Self> {
+        match result {
+            Ok(code) => {
+                self.code = code;
+                Ok(self)
+            }
+            Err(err) if self == Self::default() => Err(err),
+            Err(err) => Err(err.context(Partial(self))),
+        }
+    }
+}
+
+/// Writes `output`'s stdout, then its stderr, flushing each; whether all of it was written.
+/// (A hook answer that could not be delivered is never recorded for replay.)
+pub fn deliver(output: &Output) -> bool {
+    write_both(&output.stdout, &output.stderr)
+}
+
+/// Writes raw text to both streams (the signal path, which has no [`Output`] of its own).
+pub(crate) fn write_both(stdout: &str, stderr: &str) -> bool {
+    let mut ok = true;
+    if !stdout.is_empty() {
+        let mut out = std::io::stdout().lock();
+        ok &= out.write_all(stdout.as_bytes()).and_then(|()| out.flush()).is_ok();
+    }
+    if !stderr.is_empty() {
+        let mut err = std::io::stderr().lock();
+        ok &= err.write_all(stderr.as_bytes()).and_then(|()| err.flush()).is_ok();
+    }
+    ok
+}
+
+/// Writes a live progress fragment to stderr at once (no newline added; `check` redraws one
+/// line with `\r`). Only for a person watching a terminal; errors are ignored.
+pub(crate) fn progress(text: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(text.as_bytes()).and_then(|()| err.flush());
+}
+
+/// Whether stderr is a terminal (progress is shown only then).
+pub(crate) fn stderr_is_terminal() -> bool {
+    std::io::stderr().is_terminal()
+}
+
+/// Whether stdin is a terminal (a person could answer a question).
+pub(crate) fn stdin_is_terminal() -> bool {
+    std::io::stdin().is_terminal()
+}
+
+/// The MCP server's transport: it reads requests from stdin and owns stdout for the session.
+pub(crate) fn stdio() -> (tokio::io::Stdin, tokio::io::Stdout) {
+    (tokio::io::stdin(), tokio::io::stdout())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn note_appends_a_line() {
+        let mut out = Output::stdout("x\n", 1);
+        out.note("codeguard: one");
+        out.note("codeguard: two\n");
+        assert_eq!(
+            out,
+            Output { stdout: "x\n".into(), stderr: "codeguard: one\ncodeguard: two\n".into(), code: 1 }
+        );
+    }
+}
