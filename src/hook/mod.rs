@@ -9,10 +9,14 @@
 //! the same tool call replays the first copy's delivered block (`replay`).
 //! `codeguard hook capabilities` prints what the neutral contract offers (JSON) and reads nothing.
 
-mod lifecycle;
+mod after_edit;
 mod patch_edits;
 mod pre_tool;
+mod prompt;
+mod prompt_intent;
 mod replay;
+mod session_start;
+mod stop;
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -148,13 +152,13 @@ fn dispatch(event: &HookEvent, triage: &Triage, env: &Env) -> Answer {
             Triage::Gate(analysis) => pre_tool::evaluate(analysis, &cwd, env, event.session_id.as_deref()),
             Triage::PassThrough | Triage::Lifecycle => Answer::Allow,
         },
-        Event::SessionStart => lifecycle::session_start(&cwd, env),
-        Event::UserPromptSubmit => lifecycle::prompt(event.prompt.as_deref().unwrap_or(""), &cwd, env),
+        Event::SessionStart => session_start::run(&cwd, env),
+        Event::UserPromptSubmit => prompt::run(event.prompt.as_deref().unwrap_or(""), &cwd, env),
         Event::PostToolUse => match &event.tool {
-            ToolCall::Edit { paths } => lifecycle::after_edit(paths, &cwd, env, event.session_id.as_deref()),
+            ToolCall::Edit { paths } => after_edit::after_edit(paths, &cwd, env, event.session_id.as_deref()),
             ToolCall::Shell { .. } | ToolCall::Other(_) | ToolCall::None => Answer::Allow,
         },
-        Event::Stop => lifecycle::stop(event, &cwd, env),
+        Event::Stop => stop::run(event, &cwd, env),
     }
 }
 

@@ -109,7 +109,7 @@ fn flush(event: &HookEvent, session: &str, cwd: &Path, env: &Env) -> Answer {
     if ready.is_empty() {
         return Answer::Allow;
     }
-    super::lifecycle::after_patch(&ready, cwd, env, Some(session))
+    super::after_edit::after_patch(&ready, cwd, env, Some(session))
 }
 
 /// The modification time of the directory holding `path` (`None`: there is none).

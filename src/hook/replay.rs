@@ -55,7 +55,7 @@ pub(super) fn key(event: &HookEvent, env: &Env) -> Option<Dedup> {
 fn prompt_key(event: &HookEvent, scope: &Scope, dir: &std::path::Path, env: &Env) -> Option<EventKey> {
     event.session_id.as_ref()?;
     let prompt = event.prompt.as_deref()?;
-    super::lifecycle::prompt_intent(prompt)?;
+    super::prompt_intent::prompt_intent(prompt)?;
     let budget = crate::cache::identity::Budget::from_env(env);
     let identity = crate::cache::identity::worktree(dir, &budget, None).ok()?;
     Some(EventKey::user_prompt(scope, prompt, &identity.identity.hex()))
