@@ -25,12 +25,12 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use codeguard::outcome::Status;
 use codeguard::registry::Registry;
 use codeguard::report::{self, GateReport};
 use codeguard::run::LanguageResult;
 use codeguard::safety::{Finding, Kind};
 use codeguard::surface::{self, Pathspecs, StagingAction, SurfaceOptions};
-use codeguard::verdict::Status;
 use codeguard::{bash, intent};
 use criterion::{Criterion, criterion_group, criterion_main};
 

@@ -30,11 +30,11 @@ use regex::Regex;
 
 use crate::env::Env;
 use crate::lint;
+use crate::outcome::Status;
 use crate::registry::{FindingsFormat as Format, Language, Registry};
 use crate::run::{LanguageResult, RunOptions};
 use crate::snapshot::{Snapshot, SnapshotOptions};
 use crate::surface::{Base, Mode, Surface};
-use crate::verdict::Status;
 
 /// One finding read from a linter's output.
 #[derive(Debug, Clone, PartialEq, Eq)]

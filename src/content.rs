@@ -22,12 +22,12 @@ use std::time::Duration;
 
 use crate::env::Env;
 use crate::lint;
+use crate::outcome::Status;
 use crate::registry::GateScope;
 use crate::run::{LanguageResult, RunOptions};
 use crate::safety::{self, AllowList, Finding, Scanner};
 use crate::snapshot::{self, Snapshot, SnapshotOptions, Source};
 use crate::surface::Surface;
-use crate::verdict::Status;
 
 /// Total bytes the scan reads for one surface before the rest is reported as unscannable.
 const SCAN_BUDGET_BYTES: u64 = 4 * 1024 * 1024 * 1024;

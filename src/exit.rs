@@ -1,4 +1,7 @@
-//! Exit codes and the one table that decides, per entry point, what an internal error means.
+//! Exit codes and the one table that decides them: per entry point, what the overall status of
+//! its work means ([`EntryPoint::status_code`]) and what an internal error means
+//! ([`EntryPoint::internal_error_code`]); per hook channel, how an answer travels
+//! ([`HookExit`]). The numbers live only here: everyone else asks this table.
 //!
 //! Hooks fail open: an internal error never blocks an agent. The CLI fails "incomplete": an
 //! internal error is never reported as a pass. Git's own hooks are the authoritative gate and
@@ -6,16 +9,56 @@
 //! their errors (exit 1): a change that was asked for and not made is never a success. A signal
 //! (SIGTERM/SIGINT/SIGHUP) while children run exits with the same code ([`crate::process::arm`]).
 
+use crate::outcome::Status;
+
 /// Everything passed (or was legitimately skipped).
-pub const PASS: u8 = 0;
+const PASS: u8 = 0;
 /// A confirmed failure: a linter found problems or a safety rule was violated.
-pub const FAIL: u8 = 1;
+const FAIL: u8 = 1;
 /// The command line was wrong; nothing ran.
-pub const USAGE: u8 = 2;
+const USAGE: u8 = 2;
 /// Some required check could not reach a conclusion (UNVERIFIED / PLANNED) and nothing failed.
-pub const INCOMPLETE: u8 = 3;
+const INCOMPLETE: u8 = 3;
 /// Host-hook block (Claude-style hosts read exit 2 + stderr as "deny").
-pub const HOOK_BLOCK: u8 = 2;
+const HOOK_BLOCK: u8 = 2;
+
+/// Success with nothing to judge (help, version, a listing, a recorded decision).
+pub fn success() -> u8 {
+    PASS
+}
+
+/// The command line was wrong; nothing ran.
+pub fn usage() -> u8 {
+    USAGE
+}
+
+/// A signal arrived before any entry point said what it means: never claim success.
+pub fn unarmed_signal() -> u8 {
+    FAIL
+}
+
+/// How a hook's answer travels in its exit code (`host/spec.rs` says which channel each host
+/// honours; the encoder picks the variant).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookExit {
+    /// Allow, context, or a deny carried in JSON on stdout: exit 0.
+    Proceed,
+    /// A block a host reads from exit 2 and stderr (Claude-style hosts).
+    BlockOnStderr,
+    /// The neutral contract's deny: exit 1.
+    ContractDeny,
+}
+
+impl HookExit {
+    /// The exit code.
+    pub fn code(self) -> u8 {
+        match self {
+            Self::Proceed => PASS,
+            Self::BlockOnStderr => HOOK_BLOCK,
+            Self::ContractDeny => FAIL,
+        }
+    }
+}
 
 /// The places where codeguard is entered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,6 +124,30 @@ impl EntryPoint {
         }
     }
 
+    /// The exit code for the overall status of what this entry point checked or did. Commands
+    /// that report checks (`check`, `explain`, …) tell an incomplete check (UNVERIFIED or
+    /// PLANNED: 3) from a failure (1); commands that make changes (`fix`, `init`, `install`,
+    /// `tools`, `doctor`'s health) fail unless everything was done. Git's hooks block only a
+    /// failure: `codeguard.strict` makes an incomplete check one before asking. A hook's code is
+    /// its channel's ([`HookExit`]); asked here, the hook answers as the neutral contract does.
+    pub fn status_code(self, status: Status) -> u8 {
+        match status {
+            Status::Pass | Status::Skipped => PASS,
+            Status::Fail => FAIL,
+            Status::Unverified | Status::Planned => match self {
+                Self::Check
+                | Self::Explain
+                | Self::Languages
+                | Self::Detect
+                | Self::State
+                | Self::Trust
+                | Self::Mcp => INCOMPLETE,
+                Self::Install | Self::Doctor | Self::Fix | Self::Init | Self::Tools => FAIL,
+                Self::GitHook | Self::Hook => PASS,
+            },
+        }
+    }
+
     /// The exit code for an internal error at this entry point.
     pub fn internal_error_code(self) -> u8 {
         match self.error_policy() {
@@ -117,6 +184,27 @@ impl EntryPoint {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reports_tell_incomplete_from_failure_and_changes_fail_unless_done() {
+        for status in [Status::Pass, Status::Skipped] {
+            assert_eq!(EntryPoint::Check.status_code(status), PASS);
+            assert_eq!(EntryPoint::Fix.status_code(status), PASS);
+        }
+        assert_eq!(EntryPoint::Check.status_code(Status::Unverified), INCOMPLETE);
+        assert_eq!(EntryPoint::Check.status_code(Status::Planned), INCOMPLETE);
+        assert_eq!(EntryPoint::Check.status_code(Status::Fail), FAIL);
+        assert_eq!(EntryPoint::Fix.status_code(Status::Unverified), FAIL, "a fix not made is no success");
+        assert_eq!(EntryPoint::GitHook.status_code(Status::Unverified), PASS, "strict is asked first");
+        assert_eq!(EntryPoint::GitHook.status_code(Status::Fail), FAIL);
+    }
+
+    #[test]
+    fn hook_channels() {
+        assert_eq!(HookExit::Proceed.code(), EntryPoint::Hook.internal_error_code(), "fail-open proceeds");
+        assert_eq!(HookExit::BlockOnStderr.code(), 2);
+        assert_eq!(HookExit::ContractDeny.code(), 1);
+    }
 
     #[test]
     fn hooks_fail_open_cli_never_claims_success_git_hooks_fail_closed() {

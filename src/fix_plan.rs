@@ -19,8 +19,8 @@ use crate::lint_plan::{
     Action, Candidate, Job, Plan, PlanInput, UnknownLanguage, nothing_to_do, plan_each, scoped,
     with_default_config,
 };
+use crate::outcome::Status;
 use crate::registry::Language;
-use crate::verdict::Status;
 
 /// The fix plan for one run: one entry per detected language, in registry order, in the lint
 /// plan's shape — a [`Job`] whose invocations are the scoped formatter (its `files` empty for a

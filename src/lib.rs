@@ -34,6 +34,7 @@ pub mod install;
 pub mod intent;
 pub mod lint;
 pub mod lint_plan;
+pub mod outcome;
 pub mod output;
 pub mod process;
 pub mod registry;

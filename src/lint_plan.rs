@@ -13,8 +13,8 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::outcome::Status;
 use crate::registry::{Argv, CommandField, FormatFixes, Language, Registry, detect_with_interpreters};
-use crate::verdict::Status;
 
 /// Upper bound on the bytes of file arguments in one invocation (well below `ARG_MAX`).
 const MAX_ARG_BYTES: usize = 96 * 1024;

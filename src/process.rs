@@ -381,7 +381,7 @@ fn interrupted(signal: i32) -> ! {
     }
     let (exit, (stdout, stderr)) = match ON_SIGNAL.get() {
         Some(on) => (on.exit, (on.answer)()),
-        None => (crate::exit::FAIL, (String::new(), String::new())),
+        None => (crate::exit::unarmed_signal(), (String::new(), String::new())),
     };
     crate::output::write_both(
         &stdout,
@@ -426,7 +426,7 @@ pub fn watchdog(marker: &str) -> u8 {
     linux::kill_marked(&format!("{MARKER_VAR}={marker}."));
     #[cfg(not(target_os = "linux"))]
     let _ = marker;
-    crate::exit::PASS
+    crate::exit::success()
 }
 
 /// `/proc` walks (Linux only).

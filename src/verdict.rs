@@ -5,64 +5,10 @@
 //! a conclusion (missing, timed out, crashed, broken toolchain, flooded output) is UNVERIFIED,
 //! never FAIL and never PASS.
 
-use std::fmt;
 use std::sync::LazyLock;
 
-use serde::{Deserialize, Serialize};
-
+use crate::outcome::{Reason, Status};
 use crate::process::{Ending, Finished};
-
-/// The outcome of one check.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Status {
-    /// The checker ran and succeeded.
-    Pass,
-    /// Nothing applicable (no files of the language, not integrated, advisory).
-    Skipped,
-    /// Only planned: no executable command.
-    Planned,
-    /// No conclusion could be reached.
-    Unverified,
-    /// A confirmed violation.
-    Fail,
-}
-
-impl Status {
-    /// The status as shown to people and in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Pass => "PASS",
-            Self::Fail => "FAIL",
-            Self::Unverified => "UNVERIFIED",
-            Self::Skipped => "SKIPPED",
-            Self::Planned => "PLANNED",
-        }
-    }
-
-    /// Combines two statuses of one language (several invocations): the most severe wins,
-    /// FAIL > UNVERIFIED > PLANNED > SKIPPED > PASS.
-    #[must_use]
-    pub fn worst(self, other: Self) -> Self {
-        self.max(other)
-    }
-}
-
-impl fmt::Display for Status {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// Why a check reached no conclusion, as a type for the decisions that depend on it (the
-/// `reason` text beside it is for people, and is never compared).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Cause {
-    /// The tool is not installed (not found, exit 127, or its probe failed).
-    ToolMissing,
-    /// The run hit its deadline (or the tool said it timed out, exit 124).
-    TimedOut,
-}
 
 /// A status with the reason behind it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,8 +17,8 @@ pub struct Verdict {
     pub status: Status,
     /// Why (empty for a plain pass or fail).
     pub reason: String,
-    /// The reason as a type, when a decision depends on it.
-    pub cause: Option<Cause>,
+    /// The reason as a type: set for every status that reached no conclusion.
+    pub cause: Option<Reason>,
 }
 
 impl Verdict {
@@ -80,7 +26,7 @@ impl Verdict {
         Self { status, reason: reason.into(), cause: None }
     }
 
-    fn because(cause: Cause, reason: impl Into<String>) -> Self {
+    fn because(cause: Reason, reason: impl Into<String>) -> Self {
         Self { status: Status::Unverified, reason: reason.into(), cause: Some(cause) }
     }
 }
@@ -101,17 +47,17 @@ static FISH_SYNTAX_ERROR: LazyLock<regex::Regex> = LazyLock::new(|| {
 /// Judges one invocation.
 pub fn judge(program: &str, done: &Finished) -> Verdict {
     if done.overflowed {
-        return Verdict::new(Status::Unverified, "output exceeded the capture limit; no conclusion");
+        return Verdict::because(Reason::OutputCapped, "output exceeded the capture limit; no conclusion");
     }
     let code = match &done.ending {
-        Ending::TimedOut => return Verdict::because(Cause::TimedOut, "timed out"),
+        Ending::TimedOut => return Verdict::because(Reason::TimedOut, "timed out"),
         Ending::NotFound => {
-            return Verdict::because(Cause::ToolMissing, format!("tool missing: `{program}` not found"));
+            return Verdict::because(Reason::ToolMissing, format!("tool missing: `{program}` not found"));
         }
         Ending::CannotStart(why) => {
-            return Verdict::new(Status::Unverified, format!("cannot run `{program}`: {why}"));
+            return Verdict::because(Reason::CannotRun, format!("cannot run `{program}`: {why}"));
         }
-        Ending::Signalled(sig) => return Verdict::new(Status::Unverified, format!("killed by signal {sig}")),
+        Ending::Signalled(sig) => return Verdict::because(Reason::Killed, format!("killed by signal {sig}")),
         Ending::Exited(code) => *code,
     };
     if code == 0 {
@@ -121,11 +67,11 @@ pub fn judge(program: &str, done: &Finished) -> Verdict {
     if let Some(line) = text.lines().find(|l| TOOLCHAIN_ERROR.is_match(l)) {
         // The real first error line, not a guess: what the tool said it could not do.
         let line = crate::safety::redact(line.trim().trim_start_matches("error: ")).into_owned();
-        return Verdict::new(Status::Unverified, format!("toolchain error: {line}"));
+        return Verdict::because(Reason::ToolchainBroken, format!("toolchain error: {line}"));
     }
     if tool_name(program) == "shellcheck" && only_unsupported_dialect(&text) {
-        return Verdict::new(
-            Status::Unverified,
+        return Verdict::because(
+            Reason::UnsupportedDialect,
             "shellcheck cannot check this shell dialect (SC1071); add `# shellcheck shell=bash` if the script is bash-compatible",
         );
     }
@@ -141,10 +87,10 @@ pub fn judge(program: &str, done: &Finished) -> Verdict {
         127 if tool_name(program) == "fish" && FISH_SYNTAX_ERROR.is_match(&text) => {
             Verdict::new(Status::Fail, "")
         }
-        124 => Verdict::because(Cause::TimedOut, "timed out (exit 124)"),
-        126 => Verdict::new(Status::Unverified, "cannot execute (exit 126)"),
-        127 => Verdict::because(Cause::ToolMissing, "tool missing (exit 127)"),
-        other => Verdict::new(Status::Unverified, format!("exit {other}, no confirmable conclusion")),
+        124 => Verdict::because(Reason::TimedOut, "timed out (exit 124)"),
+        126 => Verdict::because(Reason::CannotRun, "cannot execute (exit 126)"),
+        127 => Verdict::because(Reason::ToolMissing, "tool missing (exit 127)"),
+        other => Verdict::because(Reason::NoConclusion, format!("exit {other}, no confirmable conclusion")),
     }
 }
 

@@ -18,9 +18,9 @@ use serde::{Deserialize, Serialize};
 use super::identity::{self, Budget, Identity, NoIdentity};
 use crate::env::Env;
 use crate::lint_plan::{Action, Plan};
+use crate::outcome::Status;
 use crate::registry::Registry;
 use crate::run::LanguageResult;
-use crate::verdict::Status;
 
 /// Sub-directory of the state directory holding one soft-cache file per worktree.
 pub const SOFT_DIR: &str = "soft-cache";

@@ -87,7 +87,7 @@ fn staged(args: &CheckArgs, root: PathBuf, env: &Env) -> anyhow::Result<(CheckRe
     }
     let mut report = CheckReport::new(root.clone(), scope_name(scope), languages, verdict.findings, notes);
     if incomplete {
-        report.status = report.status.worst(crate::verdict::Status::Unverified);
+        report.status = report.status.worst(crate::outcome::Status::Unverified);
     }
     Ok((report, Content { root }))
 }

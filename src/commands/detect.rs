@@ -79,7 +79,7 @@ pub fn run(args: &DetectArgs, env: &Env) -> anyhow::Result<Output> {
         Format::Json => serde_json::to_string_pretty(&detection)? + "\n",
         Format::Human | Format::Sarif => human(&detection),
     };
-    Ok(Output::stdout(text, crate::exit::PASS))
+    Ok(Output::stdout(text, crate::exit::success()))
 }
 
 /// What detection found in a project, before any tool is probed.

@@ -19,6 +19,7 @@ use crate::cli::{DoctorArgs, Format};
 use crate::env::Env;
 use crate::host::{Event, Host};
 use crate::install::{codex, gemini, git_hooks, hosts, settings};
+use crate::outcome::Status;
 use crate::output::Output;
 use crate::registry::Registry;
 use crate::trust::Standing;
@@ -67,7 +68,10 @@ pub fn run(args: &DoctorArgs, env: &Env) -> anyhow::Result<Output> {
         }
         Format::Human | Format::Sarif => render(&checks, healthy),
     };
-    Ok(Output::stdout(text, if healthy { crate::exit::PASS } else { crate::exit::FAIL }))
+    Ok(Output::stdout(
+        text,
+        crate::exit::EntryPoint::Doctor.status_code(if healthy { Status::Pass } else { Status::Fail }),
+    ))
 }
 
 fn check(name: impl Into<String>, status: Level, detail: impl Into<String>) -> Check {

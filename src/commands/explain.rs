@@ -30,7 +30,7 @@ pub fn run(args: &ExplainArgs, _env: &Env) -> anyhow::Result<Output> {
         // `explain` parses `--format` as human or json only; SARIF never reaches here.
         Format::Human | Format::Sarif => human(&intent, &command),
     };
-    Ok(Output::stdout(text, exit::PASS))
+    Ok(Output::stdout(text, exit::success()))
 }
 
 /// The JSON `explain` prints for a command run in `cwd` (for the MCP server).

@@ -27,12 +27,12 @@ use crate::env::Env;
 use crate::fix_plan;
 use crate::lint::{self, LintRequest, Project};
 use crate::lint_plan::{Action, Job, PlanInput};
+use crate::outcome::Status;
 use crate::output::Output;
 use crate::process::{Cmd, Ending};
 use crate::registry::Registry;
 use crate::report::{self, FixReport, FormatterResult, Refusal};
 use crate::run::RunOptions;
-use crate::verdict::Status;
 
 /// What to fix (the CLI's arguments, or an MCP tool call's).
 #[derive(Debug, Clone)]

@@ -27,13 +27,13 @@ use anyhow::{Context, anyhow};
 use crate::cli::{GitHook, GitHookArgs};
 use crate::content::{self, ContentVerdict, Linters, Policy};
 use crate::env::Env;
-use crate::exit;
+use crate::exit::EntryPoint;
+use crate::outcome::Status;
 use crate::output::Output;
 use crate::process::{Cmd, Ending};
 use crate::report::{self, Audience, GateReport};
 use crate::state::audit::BypassKind;
 use crate::surface::{self, PushAgainst, Surface};
-use crate::verdict::Status;
 
 /// Deadline per linter invocation.
 const LINT_DEADLINE: Duration = Duration::from_secs(300);
@@ -54,6 +54,7 @@ pub fn run(args: &GitHookArgs, env: &Env) -> anyhow::Result<Output> {
     if env.is_truthy("CODEGUARD_SKIP_GATE") {
         audit(env, &root, BypassKind::Env, &mut out);
         out.note(&format!("codeguard: CODEGUARD_SKIP_GATE is set: nothing was checked for this {command}."));
+        out.code = EntryPoint::GitHook.status_code(Status::Skipped);
         return Ok(out);
     }
     let settings = Settings::read(&root, env)?;
@@ -257,17 +258,22 @@ fn decide(checked: &[Checked<'_>], root: &Path, hook: GitHook, settings: Setting
             }
             out.note(&text);
         }
-        return exit::FAIL;
+        return EntryPoint::GitHook.status_code(Status::Fail);
     }
     let reasons: Vec<String> = checked.iter().flat_map(Checked::incomplete_reasons).collect();
     if !reasons.is_empty() {
         out.note(&report::render_incomplete(mode, root, &reasons, settings.strict));
-        return if settings.strict { exit::FAIL } else { exit::PASS };
+        // `codeguard.strict`: an incomplete check counts as a failure.
+        return EntryPoint::GitHook.status_code(if settings.strict {
+            Status::Fail
+        } else {
+            Status::Unverified
+        });
     }
     if let Some(line) = pass_line(checked, mode) {
         out.note(&line);
     }
-    exit::PASS
+    EntryPoint::GitHook.status_code(Status::Pass)
 }
 
 /// `codeguard: commit checked — PASS: python (ruff), shell (shellcheck); 3 files`, or `None`

@@ -15,6 +15,7 @@ use anyhow::Context;
 use super::UsageError;
 use crate::cli::InitArgs;
 use crate::lint::Project;
+use crate::outcome::Status;
 use crate::output::Output;
 use crate::registry::detect_project;
 use crate::setup_plan::{self, AGENTS_FILE, Change, Proposal};
@@ -66,7 +67,10 @@ pub fn run(args: &InitArgs) -> anyhow::Result<Output> {
             }
         }
     }
-    Ok(Output::stdout(out, if failed { crate::exit::FAIL } else { crate::exit::PASS }))
+    Ok(Output::stdout(
+        out,
+        crate::exit::EntryPoint::Init.status_code(if failed { Status::Fail } else { Status::Pass }),
+    ))
 }
 
 fn describe(p: &Proposal) -> String {

@@ -15,6 +15,7 @@ use crate::install::git_hooks::{self, Action, Change};
 use crate::install::hook_managers::Owner;
 use crate::install::settings::{self, Kind, Outcome};
 use crate::install::{codex, gemini, hosts};
+use crate::outcome::Status;
 use crate::output::Output;
 
 /// Runs `install`. What was written before an error is still reported.
@@ -57,7 +58,7 @@ fn install_into(args: &InstallArgs, env: &Env, out: &mut Output) -> anyhow::Resu
                 env,
             );
         }
-        return Ok(exit::PASS);
+        return Ok(exit::EntryPoint::Install.status_code(Status::Pass));
     }
     if args.dry_run {
         return Err(
@@ -69,7 +70,7 @@ fn install_into(args: &InstallArgs, env: &Env, out: &mut Output) -> anyhow::Resu
     git_hooks::record(&crate::state::home(env), &layout, true).context("recording the install")?;
     print(out, &layout.hooks, &changes);
     provision_tools(&current_dir()?, env);
-    Ok(exit::PASS)
+    Ok(exit::EntryPoint::Install.status_code(Status::Pass))
 }
 
 /// Installs the managed tools the repository at `dir` needs and has nowhere (its detected
@@ -120,13 +121,13 @@ fn uninstall_into(args: &UninstallArgs, env: &Env, out: &mut Output) -> anyhow::
             })?;
             print_settings(out, host, &config, &outcome, "hook trust");
         }
-        return Ok(exit::PASS);
+        return Ok(exit::EntryPoint::Install.status_code(Status::Pass));
     }
     let layout = git_hooks::layout(&current_dir()?)?;
     let changes = git_hooks::uninstall(&layout)?;
     git_hooks::record(&crate::state::home(env), &layout, false).context("forgetting the install")?;
     print(out, &layout.hooks, &changes);
-    Ok(exit::PASS)
+    Ok(exit::EntryPoint::Install.status_code(Status::Pass))
 }
 
 /// Records codeguard's Codex hooks (declared in `hooks_file`) as reviewed in the user's

@@ -38,5 +38,5 @@ pub fn run(args: &LanguagesArgs) -> anyhow::Result<Output> {
             out
         }
     };
-    Ok(Output::stdout(text, crate::exit::PASS))
+    Ok(Output::stdout(text, crate::exit::success()))
 }

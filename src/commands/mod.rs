@@ -74,7 +74,7 @@ fn finish(output: &Output) -> u8 {
 fn run_hook(args: &crate::cli::HookArgs, env: &Env) -> u8 {
     let outcome = crate::hook::run(args, env);
     if !crate::output::deliver(&outcome.output) {
-        return exit::PASS;
+        return EntryPoint::Hook.internal_error_code();
     }
     let code = outcome.output.code;
     outcome.delivered(env);
@@ -88,8 +88,9 @@ fn error_output(err: &anyhow::Error, entry: EntryPoint) -> Output {
     let mut output = done.map(|p| p.0.clone()).unwrap_or_default();
     let messages: Vec<String> =
         err.chain().skip(usize::from(done.is_some())).map(ToString::to_string).collect();
-    output.code = code_for(err, entry);
-    if output.code == exit::USAGE {
+    let usage = err.downcast_ref::<UsageError>().is_some();
+    output.code = if usage { exit::usage() } else { entry.internal_error_code() };
+    if usage {
         output.note(&format!("codeguard: {}", messages.first().map_or("", String::as_str)));
     } else {
         output.note(&format!("codeguard: error: {}", messages.join(": ")));
@@ -147,9 +148,9 @@ fn usage_error(err: &clap::Error) -> Output {
         | ErrorKind::DisplayVersion
         | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             let code = if err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-                exit::USAGE
+                exit::usage()
             } else {
-                exit::PASS
+                exit::success()
             };
             let text = err.render().to_string();
             if err.use_stderr() { Output::stderr(text, code) } else { Output::stdout(text, code) }
@@ -158,14 +159,9 @@ fn usage_error(err: &clap::Error) -> Output {
             let rendered = err.render().to_string();
             let first = rendered.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments");
             let first = first.trim_start_matches("error: ");
-            Output::stderr(format!("codeguard: {first} (see `codeguard --help`)\n"), exit::USAGE)
+            Output::stderr(format!("codeguard: {first} (see `codeguard --help`)\n"), exit::usage())
         }
     }
-}
-
-/// Maps an orchestration error to an exit code: usage errors are 2, the rest per entry policy.
-fn code_for(err: &anyhow::Error, entry: EntryPoint) -> u8 {
-    if err.downcast_ref::<UsageError>().is_some() { exit::USAGE } else { entry.internal_error_code() }
 }
 
 /// `GIT_INDEX_FILE` (git points its pre-commit hook at the index it is about to commit), made
@@ -204,7 +200,7 @@ mod tests {
         let out = error_output(&failed.expect_err("an error"), EntryPoint::Install);
         assert_eq!(
             (out.stdout.as_str(), out.stderr.as_str(), out.code),
-            ("partial\n", "codeguard: unknown host `x`\n", exit::USAGE)
+            ("partial\n", "codeguard: unknown host `x`\n", exit::usage())
         );
     }
 

@@ -31,7 +31,7 @@ pub fn run(args: &StateArgs, env: &Env) -> anyhow::Result<Output> {
         }
         StateAction::Clear { session } => clear(env, session.as_deref())?,
     };
-    Ok(Output::stdout(text, crate::exit::PASS))
+    Ok(Output::stdout(text, crate::exit::success()))
 }
 
 /// Everything `show` prints.

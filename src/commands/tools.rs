@@ -15,6 +15,7 @@ use serde::Serialize;
 use super::UsageError;
 use crate::cli::{Format, ToolsAction, ToolsArgs};
 use crate::env::Env;
+use crate::outcome::Status;
 use crate::output::Output;
 use crate::registry::{ManagedTool, Registry};
 use crate::tools::{self, Installed};
@@ -45,9 +46,9 @@ fn run_into(args: &ToolsArgs, env: &Env, out: &mut Output) -> anyhow::Result<u8>
             }
             if chosen.is_empty() {
                 let _ = writeln!(out.stderr, "codeguard: no managed tools to install");
-                return Ok(crate::exit::PASS);
+                return Ok(done(true));
             }
-            Ok(if provision(&chosen, env) { crate::exit::PASS } else { crate::exit::FAIL })
+            Ok(done(provision(&chosen, env)))
         }
         ToolsAction::List { lang, format } => {
             let chosen = if lang.is_empty() {
@@ -61,7 +62,7 @@ fn run_into(args: &ToolsArgs, env: &Env, out: &mut Output) -> anyhow::Result<u8>
                 Format::Human | Format::Sarif => human(&listing),
             };
             out.stdout.push_str(&text);
-            Ok(crate::exit::PASS)
+            Ok(done(true))
         }
         ToolsAction::Update => Ok(update(&registry, env, out)),
         ToolsAction::Remove { lang } => {
@@ -81,7 +82,7 @@ fn run_into(args: &ToolsArgs, env: &Env, out: &mut Output) -> anyhow::Result<u8>
             if removed == 0 {
                 let _ = writeln!(out.stderr, "codeguard: nothing to remove");
             }
-            Ok(crate::exit::PASS)
+            Ok(done(true))
         }
     }
 }
@@ -208,7 +209,7 @@ fn update(registry: &Registry, env: &Env, out: &mut Output) -> u8 {
     if !any {
         let _ = writeln!(out.stderr, "codeguard: no managed tools installed; nothing to update");
     }
-    if ok { crate::exit::PASS } else { crate::exit::FAIL }
+    done(ok)
 }
 
 /// `tools list` as data.
@@ -289,4 +290,9 @@ fn human(listing: &Listing) -> String {
         }
     }
     out
+}
+
+/// The exit code of a `tools` action: whether everything asked for was done.
+fn done(ok: bool) -> u8 {
+    crate::exit::EntryPoint::Tools.status_code(if ok { Status::Pass } else { Status::Fail })
 }

@@ -29,5 +29,5 @@ pub fn run(args: &TrustArgs, trusted: bool, env: &Env) -> anyhow::Result<Output>
             root.display()
         )
     };
-    Ok(Output::stdout(text, crate::exit::PASS))
+    Ok(Output::stdout(text, crate::exit::success()))
 }

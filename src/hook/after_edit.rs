@@ -9,12 +9,12 @@ use std::time::Duration;
 use crate::env::Env;
 use crate::host::Answer;
 use crate::lint::{self, LintRequest};
+use crate::outcome::Status;
 use crate::registry::{ProjectConfig, Registry};
 use crate::report::{self, histogram_line, rule_histogram};
 use crate::run::{LanguageResult, RunOptions};
 use crate::safety;
 use crate::state::session::Scope;
-use crate::verdict::Status;
 
 /// Files larger than this are not linted on save.
 const MAX_SAVE_BYTES: u64 = 1024 * 1024;

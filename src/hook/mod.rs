@@ -62,7 +62,7 @@ pub fn run(args: &HookArgs, env: &Env) -> HookOutcome {
         // Read-only discovery for supervisors: no stdin, no repository.
         return HookOutcome::unrecorded(Output::stdout(
             format!("{}\n", host::capabilities()),
-            crate::exit::PASS,
+            crate::exit::EntryPoint::Hook.internal_error_code(),
         ));
     }
     let (Some(host), Some(event)) = (Host::from_name(&args.host), Event::from_name(&args.event)) else {
@@ -72,7 +72,7 @@ pub fn run(args: &HookArgs, env: &Env) -> HookOutcome {
         )));
     };
     // A signal while checks run (the host's timeout) kills them all and fails open.
-    crate::process::arm(crate::exit::PASS, move || {
+    crate::process::arm(crate::exit::EntryPoint::Hook.internal_error_code(), move || {
         let encoded = fail_open(host, event, "stopped by a signal");
         (encoded.stdout, encoded.stderr)
     });

@@ -170,7 +170,7 @@ fn check_repo(
     };
     let verdict = content::judge(&surface, &policy, env);
     if started.elapsed() >= budget
-        && verdict.languages.iter().any(|l| l.cause == Some(crate::verdict::Cause::TimedOut))
+        && verdict.languages.iter().any(|l| l.cause == Some(crate::outcome::Reason::TimedOut))
     {
         let text = format!(
             "codeguard: {} blocked — checks did not finish in time; retry\nTarget repository: {}\nThe whole Bash call was NOT executed. The linters ran past the gate's {}-second budget and were stopped; run the same command again (a second run is usually faster), or run `codeguard check --staged` to see what is slow.\n",

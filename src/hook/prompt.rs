@@ -10,12 +10,12 @@ use super::prompt_intent::{PromptIntent, find_word, prompt_intent};
 use crate::env::Env;
 use crate::host::Answer;
 use crate::lint::{self, LintRequest};
+use crate::outcome::Status;
 use crate::registry::Registry;
 use crate::report::{self, histogram_line, rule_histogram};
 use crate::run::{LanguageResult, RunOptions};
 use crate::safety;
 use crate::surface::{self, Pathspecs, StagingAction, SurfaceOptions};
-use crate::verdict::Status;
 
 /// Deadline for the prompt-time soft gate.
 const PROMPT_DEADLINE: Duration = Duration::from_secs(100);

@@ -46,7 +46,7 @@ fn stdout_json(value: &Value) -> Output {
 }
 
 fn block_on_stderr(report: &str) -> Output {
-    Output { stderr: report.to_owned(), code: exit::HOOK_BLOCK, ..Output::default() }
+    Output { stderr: report.to_owned(), code: exit::HookExit::BlockOnStderr.code(), ..Output::default() }
 }
 
 /// Context as `hookSpecificOutput.additionalContext` (+ `systemMessage` for the user).
@@ -209,7 +209,11 @@ fn neutral(event: &HookEvent, answer: &Answer, runtime_ms: u64) -> Output {
     }
     Output {
         stdout: format!("{value}\n"),
-        code: if decision == "deny" { exit::FAIL } else { exit::PASS },
+        code: if decision == "deny" {
+            exit::HookExit::ContractDeny.code()
+        } else {
+            exit::HookExit::Proceed.code()
+        },
         ..Output::default()
     }
 }

@@ -80,7 +80,7 @@ pub fn capabilities() -> Value {
         "events": Event::ALL.iter().map(|e| e.claude_name()).collect::<Vec<_>>(),
         "effects": ["allow", "block"],
         "decisions": ["allow", "deny"],
-        "exit_codes": {"allow": crate::exit::PASS, "deny": crate::exit::FAIL},
+        "exit_codes": {"allow": crate::exit::HookExit::Proceed.code(), "deny": crate::exit::HookExit::ContractDeny.code()},
         "strict_fields": FIELDS,
         "providers": providers,
     })

@@ -6,9 +6,10 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::{INLINE_LINES, SCHEMA_VERSION, overall};
+use super::{INLINE_LINES, SCHEMA_VERSION};
+use crate::outcome::Status;
+use crate::outcome::overall;
 use crate::run::LanguageResult;
-use crate::verdict::Status;
 
 /// The result of `codeguard fix`.
 #[derive(Debug, Clone, Serialize)]
@@ -96,10 +97,7 @@ impl FixReport {
 
     /// The exit code of `fix`: 0 when everything ran and nothing remains, 1 otherwise.
     pub fn exit_code(&self) -> u8 {
-        match self.status {
-            Status::Pass | Status::Skipped => crate::exit::PASS,
-            Status::Fail | Status::Unverified | Status::Planned => crate::exit::FAIL,
-        }
+        crate::exit::EntryPoint::Fix.status_code(self.status)
     }
 }
 

@@ -9,9 +9,9 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use super::{histogram_line, rule_histogram};
+use crate::outcome::Status;
 use crate::run::LanguageResult;
 use crate::safety::{Finding, Kind};
-use crate::verdict::Status;
 
 /// Upper bound on the report's length, in characters.
 pub const MAX_REPORT_CHARS: usize = 3000;

@@ -20,9 +20,9 @@ pub use gate_report::{
     Audience, GateReport, MAX_REPORT_CHARS, render_gate, render_gate_for, render_incomplete,
 };
 
+use crate::outcome::Status;
 use crate::run::LanguageResult;
 use crate::safety::Finding;
-use crate::verdict::Status;
 
 /// The JSON schema version of machine-readable reports.
 pub const SCHEMA_VERSION: &str = "1";
@@ -67,37 +67,15 @@ impl CheckReport {
             ("all", false) => Status::Skipped,
             (_, false) => Status::Pass,
         };
-        let status = overall(languages.iter().map(|l| l.status).chain([safety_status]));
+        let status = crate::outcome::overall(languages.iter().map(|l| l.status).chain([safety_status]));
         Self { schema_version: SCHEMA_VERSION, status, root, scope, languages, safety, notes }
     }
 
     /// The process exit code of `check` for this report (SKIPPED — nothing to check — is 0: it
     /// blocks nothing, but is never reported as PASS).
     pub fn exit_code(&self) -> u8 {
-        match self.status {
-            Status::Fail => crate::exit::FAIL,
-            Status::Unverified | Status::Planned => crate::exit::INCOMPLETE,
-            Status::Pass | Status::Skipped => crate::exit::PASS,
-        }
+        crate::exit::EntryPoint::Check.status_code(self.status)
     }
-}
-
-/// The overall status of several results: the worst of those that ran (PLANNED counts as
-/// UNVERIFIED), or SKIPPED when every one was skipped (nothing was checked, so nothing passed).
-pub fn overall(statuses: impl IntoIterator<Item = Status>) -> Status {
-    let mut ran = false;
-    let worst = statuses.into_iter().fold(Status::Pass, |acc, s| match s {
-        Status::Skipped => acc,
-        Status::Planned => {
-            ran = true;
-            acc.worst(Status::Unverified)
-        }
-        Status::Pass | Status::Unverified | Status::Fail => {
-            ran = true;
-            acc.worst(s)
-        }
-    });
-    if ran { worst } else { Status::Skipped }
 }
 
 static RULE_CODE: LazyLock<regex::Regex> = LazyLock::new(|| {
@@ -249,15 +227,5 @@ mod tests {
     fn histogram_counts_codes_on_diagnostic_lines() {
         let out = "a.py:1:8: F401 [*] `os` imported\nb.py:2:1: F401 x\nb.py:3:1: E501 long\nFound 3 errors.\ns.sh:2:1: warning: cd [SC2164]";
         assert_eq!(histogram_line(&rule_histogram(out)), "F401×2 E501×1 SC2164×1");
-    }
-
-    #[test]
-    fn overall_status_never_reports_incomplete_as_pass() {
-        assert_eq!(overall([Status::Pass, Status::Skipped]), Status::Pass);
-        assert_eq!(overall([Status::Skipped, Status::Skipped]), Status::Skipped, "nothing ran: not a pass");
-        assert_eq!(overall([Status::Pass, Status::Unverified]), Status::Unverified);
-        assert_eq!(overall([Status::Planned]), Status::Unverified);
-        assert_eq!(overall([Status::Unverified, Status::Fail]), Status::Fail);
-        assert_eq!(overall([]), Status::Skipped);
     }
 }

@@ -20,9 +20,9 @@ use regex::Regex;
 use serde_json::{Value, json};
 
 use super::CheckReport;
+use crate::outcome::Status;
 use crate::run::LanguageResult;
 use crate::safety::Finding;
-use crate::verdict::Status;
 
 /// The SARIF version written.
 pub const VERSION: &str = "2.1.0";

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 
 use super::LanguageResult;
 use crate::lint_plan::{Action, Plan};
-use crate::verdict::Status;
+use crate::outcome::Status;
 
 /// How many changed files a reason names before it summarises the rest.
 const NAMED: usize = 10;

@@ -18,9 +18,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::env::Env;
 use crate::lint_plan::{Action, Job, Plan};
+use crate::outcome::Status;
 use crate::process::{Cmd, Ending};
 use crate::registry::Argv;
-use crate::verdict::{self, Status};
+use crate::verdict;
 
 /// Linters run at once by default: the number of cores.
 pub(crate) fn default_jobs() -> usize {
@@ -73,10 +74,10 @@ pub struct LanguageResult {
     pub managed: bool,
     /// Where the full output was written.
     pub log_path: Option<std::path::PathBuf>,
-    /// Why no conclusion was reached, as a type (see [`crate::verdict::Cause`]); not part of the
+    /// Why no conclusion was reached, as a type (see [`crate::outcome::Reason`]); not part of the
     /// report, whose `reason` says it in words.
     #[serde(skip)]
-    pub cause: Option<crate::verdict::Cause>,
+    pub cause: Option<crate::outcome::Reason>,
     /// Findings exempt because the same tool reports them on the baseline content
     /// (`path:line: rule`); see `crate::baseline`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -167,7 +168,7 @@ pub(crate) fn skipped(language: &str, name: &str, status: Status, reason: &str) 
 /// A job whose tool is not available (`reason` from [`tool_missing`]).
 fn unavailable(language: &str, name: &str, job: &Job, reason: &str) -> LanguageResult {
     let mut result = skipped(language, name, Status::Unverified, reason);
-    result.cause = Some(crate::verdict::Cause::ToolMissing);
+    result.cause = Some(crate::outcome::Reason::ToolMissing);
     result.install_hint.clone_from(&job.install_hint);
     result.files.clone_from(&job.files);
     result.argv.clone_from(&job.invocations);
@@ -213,7 +214,7 @@ fn run_job(
         }
     }
     if result.status == Status::Unverified
-        && result.cause == Some(crate::verdict::Cause::ToolMissing)
+        && result.cause == Some(crate::outcome::Reason::ToolMissing)
         && !job.install_hint.is_empty()
     {
         result.reason = format!("{} (install: {})", result.reason, job.install_hint);

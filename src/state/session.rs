@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::env::Env;
-use crate::verdict::Status;
+use crate::outcome::Status;
 
 /// Sub-directory of the state directory holding one file per session and worktree.
 pub const SESSIONS_DIR: &str = "sessions";

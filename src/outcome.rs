@@ -1,0 +1,107 @@
+//! Outcomes: the status of a check, the typed reason a check reached no conclusion, and the
+//! rule that combines several statuses into one.
+//!
+//! Only PASS counts as passed; UNVERIFIED and PLANNED are never shown as success, and SKIPPED
+//! (nothing applicable) is not a pass either. How a status becomes an exit code is
+//! `crate::exit`'s table; how a linter's ending becomes a status is `crate::verdict`.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// The outcome of one check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Status {
+    /// The checker ran and succeeded.
+    Pass,
+    /// Nothing applicable (no files of the language, not integrated, advisory).
+    Skipped,
+    /// Only planned: no executable command.
+    Planned,
+    /// No conclusion could be reached.
+    Unverified,
+    /// A confirmed violation.
+    Fail,
+}
+
+impl Status {
+    /// The status as shown to people and in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pass => "PASS",
+            Self::Fail => "FAIL",
+            Self::Unverified => "UNVERIFIED",
+            Self::Skipped => "SKIPPED",
+            Self::Planned => "PLANNED",
+        }
+    }
+
+    /// Combines two statuses of one language (several invocations): the most severe wins,
+    /// FAIL > UNVERIFIED > PLANNED > SKIPPED > PASS.
+    #[must_use]
+    pub fn worst(self, other: Self) -> Self {
+        self.max(other)
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a check reached no conclusion, as a type: every decision that depends on it matches on
+/// this (the `reason` text beside it is for people, and is never compared).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Reason {
+    /// The tool is not installed (not found, exit 127, or its probe failed).
+    ToolMissing,
+    /// The run hit its deadline (or the tool said it timed out, exit 124).
+    TimedOut,
+    /// The output passed the capture limit, so it cannot be judged.
+    OutputCapped,
+    /// The tool could not be started or executed (permissions, exit 126).
+    CannotRun,
+    /// The tool was killed by a signal.
+    Killed,
+    /// The toolchain or environment is broken, not the code (dependency resolution, versions).
+    ToolchainBroken,
+    /// The tool cannot check this file's dialect (shellcheck SC1071).
+    UnsupportedDialect,
+    /// An exit code that means neither pass nor a confirmed finding.
+    NoConclusion,
+}
+
+/// The overall status of several results: the worst of those that ran (PLANNED counts as
+/// UNVERIFIED), or SKIPPED when every one was skipped (nothing was checked, so nothing passed).
+pub fn overall(statuses: impl IntoIterator<Item = Status>) -> Status {
+    let mut ran = false;
+    let worst = statuses.into_iter().fold(Status::Pass, |acc, s| match s {
+        Status::Skipped => acc,
+        Status::Planned => {
+            ran = true;
+            acc.worst(Status::Unverified)
+        }
+        Status::Pass | Status::Unverified | Status::Fail => {
+            ran = true;
+            acc.worst(s)
+        }
+    });
+    if ran { worst } else { Status::Skipped }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overall_status_never_reports_incomplete_as_pass() {
+        assert_eq!(overall([Status::Pass, Status::Skipped]), Status::Pass);
+        assert_eq!(overall([Status::Skipped, Status::Skipped]), Status::Skipped, "nothing ran: not a pass");
+        assert_eq!(overall([Status::Pass, Status::Unverified]), Status::Unverified);
+        assert_eq!(overall([Status::Planned]), Status::Unverified);
+        assert_eq!(overall([Status::Unverified, Status::Fail]), Status::Fail);
+        assert_eq!(overall([]), Status::Skipped);
+    }
+}
