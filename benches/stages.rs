@@ -174,7 +174,7 @@ fn report_render(c: &mut Criterion) {
         })
         .collect();
     let report = GateReport {
-        mode: "commit",
+        mode: codeguard::bash::Mode::Commit,
         root: PathBuf::from("/home/u/project"),
         languages: &languages,
         findings: &findings,

@@ -223,8 +223,9 @@ impl Format {
     }
 }
 
-/// Which content `check` looks at.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which content `check` (and `fix`) looks at; in JSON `all`, `changed` or `staged`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Scope {
     /// Every file of the project.
     All,
@@ -232,6 +233,26 @@ pub enum Scope {
     Changed,
     /// Exactly the content of the index, as `git commit` would record it.
     Staged,
+}
+
+impl Scope {
+    /// `all`, `changed` or `staged`, as in JSON and SARIF.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::All => "all",
+            Self::Changed => "changed",
+            Self::Staged => "staged",
+        }
+    }
+
+    /// The `check` flag that selects it.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Self::All => "--all",
+            Self::Changed => "--changed",
+            Self::Staged => "--staged",
+        }
+    }
 }
 
 /// Arguments of `codeguard check`.
@@ -329,11 +350,11 @@ impl GitHook {
         }
     }
 
-    /// The git command the hook guards (`commit` or `push`).
-    pub fn command(self) -> &'static str {
+    /// The git command the hook guards.
+    pub fn command(self) -> crate::bash::Mode {
         match self {
-            GitHook::PreCommit => "commit",
-            GitHook::PrePush => "push",
+            GitHook::PreCommit => crate::bash::Mode::Commit,
+            GitHook::PrePush => crate::bash::Mode::Push,
         }
     }
 }

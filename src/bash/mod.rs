@@ -51,6 +51,12 @@ impl Mode {
     }
 }
 
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One step of the directory a command runs in, relative to where the command started.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DirPart {

@@ -43,7 +43,7 @@ pub struct CheckFacts<'a> {
     /// The effective registry (built-in plus the project's overrides).
     pub registry: &'a Registry,
     /// The content looked at: `all`, `changed` or `staged` (or a hook's lane set).
-    pub scope: &'a str,
+    pub scope: crate::cli::Scope,
     /// The language subset asked for (empty = all).
     pub only: &'a [String],
 }
@@ -126,7 +126,7 @@ pub fn key(env: &Env, facts: &CheckFacts<'_>) -> Result<SoftKey, NoIdentity> {
     hasher.update(&worktree.identity.0);
     hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
     hasher.update(&[0]);
-    hasher.update(facts.scope.as_bytes());
+    hasher.update(facts.scope.as_str().as_bytes());
     hasher.update(&[0]);
     for id in facts.only {
         hasher.update(id.as_bytes());

@@ -66,7 +66,7 @@ fn installs_tools(args: &CheckArgs, env: &Env) -> bool {
 fn staged(args: &CheckArgs, root: PathBuf, env: &Env) -> anyhow::Result<(CheckReport, Content)> {
     let scope = Scope::Staged;
     let not_a_repo =
-        |e: surface::SurfaceError| UsageError(format!("{} needs a git repository: {e}", flag(scope)));
+        |e: surface::SurfaceError| UsageError(format!("{} needs a git repository: {e}", scope.flag()));
     let index_file = super::index_file(env)?;
     let surface = surface::staged_from(&root, index_file.as_deref()).map_err(not_a_repo)?;
     // The project's configuration is validated first: an invalid codeguard.json is a usage error.
@@ -85,7 +85,7 @@ fn staged(args: &CheckArgs, root: PathBuf, env: &Env) -> anyhow::Result<(CheckRe
     if languages.is_empty() && !incomplete && !surface.paths.is_empty() {
         notes.push("no known language detected".to_owned());
     }
-    let mut report = CheckReport::new(root.clone(), scope_name(scope), languages, verdict.findings, notes);
+    let mut report = CheckReport::new(root.clone(), scope, languages, verdict.findings, notes);
     if incomplete {
         report.status = report.status.worst(crate::outcome::Status::Unverified);
     }
@@ -103,7 +103,7 @@ fn in_place(
 ) -> anyhow::Result<(CheckReport, Content)> {
     let (files, safety, mut notes): (Vec<String>, _, Vec<String>) = if scope == Scope::Changed {
         let surface = surface::working_changes(root)
-            .map_err(|e| UsageError(format!("{} needs a git repository: {e}", flag(scope))))?;
+            .map_err(|e| UsageError(format!("{} needs a git repository: {e}", scope.flag())))?;
         let allow = crate::safety::committed_allow_list(root);
         let findings = content::scan_surface(&surface, &allow);
         (surface.paths, findings, surface.unverified)
@@ -134,7 +134,7 @@ fn in_place(
         workspace: root,
         plan: &prepared.plan,
         registry: &prepared.registry,
-        scope: scope_name(scope),
+        scope,
         only: &args.lang,
     };
     let soft = if args.no_cache { None } else { SoftCheck::begin(&facts, env) };
@@ -159,7 +159,7 @@ fn in_place(
             age.as_secs()
         ));
     }
-    let report = CheckReport::new(root.to_path_buf(), scope_name(scope), results, safety, notes);
+    let report = CheckReport::new(root.to_path_buf(), scope, results, safety, notes);
     Ok((report, Content { root: root.to_path_buf() }))
 }
 
@@ -186,14 +186,6 @@ impl SoftCheck {
     }
 }
 
-fn scope_name(scope: Scope) -> &'static str {
-    match scope {
-        Scope::All => "all",
-        Scope::Changed => "changed",
-        Scope::Staged => "staged",
-    }
-}
-
 /// Where the checked content is, for SARIF locations (always the project: a snapshot is gone
 /// by the time the report is rendered, and its paths are the project's).
 struct Content {
@@ -203,14 +195,6 @@ struct Content {
 impl Content {
     fn dir(&self) -> &Path {
         &self.root
-    }
-}
-
-fn flag(scope: Scope) -> &'static str {
-    match scope {
-        Scope::All => "--all",
-        Scope::Changed => "--changed",
-        Scope::Staged => "--staged",
     }
 }
 

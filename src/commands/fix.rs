@@ -22,6 +22,7 @@ use anyhow::Context;
 use rayon::prelude::*;
 
 use super::UsageError;
+use crate::cli::Scope;
 use crate::cli::{FixArgs, Format};
 use crate::env::Env;
 use crate::fix_plan;
@@ -88,7 +89,7 @@ pub(crate) fn fix(request: &FixRequest, env: &Env) -> anyhow::Result<FixReport> 
     let mut plan = fix_plan::build(&input).map_err(|e| UsageError(e.to_string()))?;
     lint::withhold_untrusted(&mut plan, &project.config, &root, env);
     let mut report =
-        FixReport::new(root.clone(), if request.all { "all" } else { "changed" }, request.dry_run);
+        FixReport::new(root.clone(), if request.all { Scope::All } else { Scope::Changed }, request.dry_run);
     report.refused = refused;
     let adoption =
         Adoption { registry: &project.registry, facts: &facts, root: &root, env, deadline: request.timeout };

@@ -278,7 +278,7 @@ fn decide(checked: &[Checked<'_>], root: &Path, hook: GitHook, settings: Setting
 
 /// `codeguard: commit checked — PASS: python (ruff), shell (shellcheck); 3 files`, or `None`
 /// when nothing needed checking.
-fn pass_line(checked: &[Checked<'_>], mode: &str) -> Option<String> {
+fn pass_line(checked: &[Checked<'_>], mode: crate::bash::Mode) -> Option<String> {
     let files: usize = checked.iter().map(|c| c.target.surface.paths.len()).sum();
     if files == 0 {
         return None;

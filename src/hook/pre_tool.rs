@@ -174,7 +174,7 @@ fn check_repo(
     {
         let text = format!(
             "codeguard: {} blocked — checks did not finish in time; retry\nTarget repository: {}\nThe whole Bash call was NOT executed. The linters ran past the gate's {}-second budget and were stopped; run the same command again (a second run is usually faster), or run `codeguard check --staged` to see what is slow.\n",
-            surface.mode.as_str(),
+            surface.mode.git_command(),
             repo.root.display(),
             budget.as_secs()
         );
@@ -185,12 +185,12 @@ fn check_repo(
         .ops
         .iter()
         .any(|o| matches!(o.op, GitOp::Commit { no_verify: true, .. } | GitOp::Push { no_verify: true, .. }));
-    finish(repo, surface.mode.as_str(), &verdict, notes, no_verify)
+    finish(repo, surface.mode.git_command(), &verdict, notes, no_verify)
 }
 
 fn finish(
     repo: &RepoIntent,
-    mode: &str,
+    mode: crate::bash::Mode,
     verdict: &ContentVerdict,
     notes: Vec<String>,
     no_verify: bool,

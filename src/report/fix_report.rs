@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::{INLINE_LINES, SCHEMA_VERSION};
+use crate::cli::Scope;
 use crate::outcome::Status;
 use crate::outcome::overall;
 use crate::run::LanguageResult;
@@ -22,7 +23,7 @@ pub struct FixReport {
     /// The project root.
     pub root: PathBuf,
     /// `changed` (files changed against HEAD) or `all` (the whole project).
-    pub scope: &'static str,
+    pub scope: Scope,
     /// Nothing was run or written: the commands are what would run.
     pub dry_run: bool,
     /// One entry per detected language, in registry order.
@@ -64,7 +65,7 @@ pub struct Refusal {
 
 impl FixReport {
     /// An empty report; fill it in, then call [`FixReport::conclude`].
-    pub fn new(root: PathBuf, scope: &'static str, dry_run: bool) -> Self {
+    pub fn new(root: PathBuf, scope: Scope, dry_run: bool) -> Self {
         Self {
             schema_version: SCHEMA_VERSION,
             status: Status::Pass,
@@ -104,7 +105,7 @@ impl FixReport {
 /// Human output of `codeguard fix`.
 pub fn render_fix(report: &FixReport) -> String {
     let mut out = String::new();
-    let scope = if report.scope == "all" { "whole project" } else { "files changed against HEAD" };
+    let scope = if report.scope == Scope::All { "whole project" } else { "files changed against HEAD" };
     let dry = if report.dry_run { ", dry run: nothing is run or written" } else { "" };
     let _ = writeln!(out, "codeguard fix: {} ({scope}{dry})", report.root.display());
     for note in &report.notes {

@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use super::{histogram_line, rule_histogram};
+use crate::bash::Mode;
 use crate::outcome::Status;
 use crate::run::LanguageResult;
 use crate::safety::{Finding, Kind};
@@ -35,7 +36,7 @@ pub enum Audience {
 #[derive(Debug, Clone)]
 pub struct GateReport<'a> {
     /// `commit` or `push`.
-    pub mode: &'a str,
+    pub mode: Mode,
     /// The repository the command targets.
     pub root: PathBuf,
     /// Per-language results (only FAIL ones are detailed).
@@ -74,7 +75,7 @@ pub fn render_gate_for(report: &GateReport<'_>, audience: Audience) -> String {
 }
 
 /// `codeguard: commit blocked — python (ruff), shell (shellcheck): 4 problems; 1 file must not be committed`
-fn summary(mode: &str, failed: &[&LanguageResult], blocking: &[&Finding]) -> String {
+fn summary(mode: Mode, failed: &[&LanguageResult], blocking: &[&Finding]) -> String {
     let mut parts = Vec::new();
     if !failed.is_empty() {
         let names: Vec<String> = failed
@@ -126,10 +127,10 @@ fn git_hook_directives(report: &GateReport<'_>, lint_failed: bool, unsafe_conten
     let mode = report.mode;
     let mut out = String::from("What to do:\n");
     let _ = writeln!(out, "- git did not {mode}; the worktree and the index are as they were.");
-    match mode {
-        "push" => out.push_str("- Fix what is listed below, commit the fixes, then push again.\n"),
-        _ => out.push_str("- Fix what is listed below, stage the fixes (git add), then commit again.\n"),
-    }
+    out.push_str(match mode {
+        Mode::Push => "- Fix what is listed below, commit the fixes, then push again.\n",
+        Mode::Commit => "- Fix what is listed below, stage the fixes (git add), then commit again.\n",
+    });
     if lint_failed {
         let _ = writeln!(
             out,
@@ -152,7 +153,7 @@ fn git_hook_directives(report: &GateReport<'_>, lint_failed: bool, unsafe_conten
 /// The report for checks that reached no conclusion (UNVERIFIED / PLANNED languages, content
 /// that could not be rebuilt): a loud warning when they let git go ahead, a block when
 /// `blocked` (`codeguard.strict`). `reasons` are the incomplete checks, one line each.
-pub fn render_incomplete(mode: &str, root: &std::path::Path, reasons: &[String], blocked: bool) -> String {
+pub fn render_incomplete(mode: Mode, root: &std::path::Path, reasons: &[String], blocked: bool) -> String {
     let mut out = if blocked {
         format!(
             "codeguard: {mode} blocked — {} check(s) reached no conclusion (codeguard.strict is set)\n",
@@ -350,7 +351,7 @@ mod tests {
     fn ten_failing_languages_with_huge_output_stay_within_the_cap() {
         let langs: Vec<LanguageResult> = (0..10).map(|i| failing(&format!("lang{i}"), 5000)).collect();
         let report = GateReport {
-            mode: "commit",
+            mode: Mode::Commit,
             root: PathBuf::from("/repo"),
             languages: &langs,
             findings: &[],
@@ -372,7 +373,7 @@ mod tests {
     fn every_log_path_survives_when_blocks_fit() {
         let langs: Vec<LanguageResult> = (0..3).map(|i| failing(&format!("l{i}"), 2000)).collect();
         let report = GateReport {
-            mode: "push",
+            mode: Mode::Push,
             root: PathBuf::from("/r"),
             languages: &langs,
             findings: &[],
@@ -400,7 +401,7 @@ mod tests {
         };
         let findings = [finding];
         let report = GateReport {
-            mode: "commit",
+            mode: Mode::Commit,
             root: PathBuf::from("/r"),
             languages: &[],
             findings: &findings,

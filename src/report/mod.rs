@@ -20,6 +20,7 @@ pub use gate_report::{
     Audience, GateReport, MAX_REPORT_CHARS, render_gate, render_gate_for, render_incomplete,
 };
 
+use crate::cli::Scope;
 use crate::outcome::Status;
 use crate::run::LanguageResult;
 use crate::safety::Finding;
@@ -41,7 +42,7 @@ pub struct CheckReport {
     /// The project root.
     pub root: PathBuf,
     /// `all`, `changed` or `staged`.
-    pub scope: &'static str,
+    pub scope: Scope,
     /// Per-language results, in registry order.
     pub languages: Vec<LanguageResult>,
     /// Content-safety findings (for `--changed` and `--staged`).
@@ -56,7 +57,7 @@ impl CheckReport {
     /// linter, or the safety scan of `changed`/`staged`), SKIPPED when none did.
     pub fn new(
         root: PathBuf,
-        scope: &'static str,
+        scope: Scope,
         languages: Vec<LanguageResult>,
         safety: Vec<Finding>,
         notes: Vec<String>,
@@ -64,7 +65,7 @@ impl CheckReport {
         // A whole-tree check runs no safety scan: its empty findings prove nothing.
         let safety_status = match (scope, crate::safety::blocks(&safety)) {
             (_, true) => Status::Fail,
-            ("all", false) => Status::Skipped,
+            (Scope::All, false) => Status::Skipped,
             (_, false) => Status::Pass,
         };
         let status = crate::outcome::overall(languages.iter().map(|l| l.status).chain([safety_status]));
@@ -142,11 +143,11 @@ pub fn render_check(report: &CheckReport) -> String {
     out
 }
 
-fn scope_words(scope: &str) -> &'static str {
+fn scope_words(scope: Scope) -> &'static str {
     match scope {
-        "changed" => "working-tree changes against HEAD",
-        "staged" => "the staged snapshot",
-        _ => "whole tree",
+        Scope::Changed => "working-tree changes against HEAD",
+        Scope::Staged => "the staged snapshot",
+        Scope::All => "whole tree",
     }
 }
 

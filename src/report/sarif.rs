@@ -166,7 +166,7 @@ pub fn build(report: &CheckReport, content_dir: &Path) -> Value {
         .filter(|l| l.status != Status::Skipped)
         .map(|l| language_run(report, l, content_dir))
         .collect();
-    if report.scope != "all" {
+    if report.scope != crate::cli::Scope::All {
         runs.push(safety_run(report, &report.safety));
     }
     json!({

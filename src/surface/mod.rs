@@ -50,9 +50,14 @@ pub enum Mode {
 impl Mode {
     /// `"commit"` or `"push"`, as printed by `explain`.
     pub fn as_str(self) -> &'static str {
+        self.git_command().as_str()
+    }
+
+    /// The git command this content is predicted for.
+    pub fn git_command(self) -> crate::bash::Mode {
         match self {
-            Mode::Commit => "commit",
-            Mode::Push { .. } => "push",
+            Mode::Commit => crate::bash::Mode::Commit,
+            Mode::Push { .. } => crate::bash::Mode::Push,
         }
     }
 
