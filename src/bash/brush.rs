@@ -9,7 +9,8 @@ use brush_parser::{Parser, ParserOptions};
 
 use super::bounds;
 use super::syntax::{
-    AndOr, Assignment, Command, Connector, Item, Pipeline, Redirect, Script, ShellParser, Simple, Word,
+    AndOr, Assignment, Command, Connector, Item, ParseError, Pipeline, Redirect, Script, ShellParser, Simple,
+    Word,
 };
 
 /// brush-parser 0.4.0 behind [`ShellParser`].
@@ -17,15 +18,15 @@ use super::syntax::{
 pub struct BrushParser;
 
 impl ShellParser for BrushParser {
-    fn parse(&self, source: &str) -> Result<Script, String> {
+    fn parse(&self, source: &str) -> Result<Script, ParseError> {
         match bounds::check(source) {
             Ok(marks) if bounds::fits_here(marks) => {}
-            Ok(_) => return Err("nested too deeply to parse at this level".into()),
-            Err(limit) => return Err(limit.to_string()),
+            Ok(_) => return Err(ParseError::TooDeepHere),
+            Err(limit) => return Err(limit.into()),
         }
         let options = ParserOptions::default();
         let mut parser = Parser::new(source.as_bytes(), &options);
-        let program = parser.parse_program().map_err(|e| e.to_string())?;
+        let program = parser.parse_program().map_err(|e| ParseError::Syntax(e.to_string()))?;
         let mut items = Vec::new();
         for complete in &program.complete_commands {
             items.extend(list(complete).0);

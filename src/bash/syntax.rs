@@ -7,8 +7,22 @@
 /// Parses shell source into our syntax tree. An implementation must not recurse past what
 /// `bash::bounds` allows on the current thread (it rejects such a text instead).
 pub trait ShellParser: Sync {
-    /// Parses `source`; an error carries a one-line, human-readable reason.
-    fn parse(&self, source: &str) -> Result<Script, String>;
+    /// Parses `source`; an error says why in one line.
+    fn parse(&self, source: &str) -> Result<Script, ParseError>;
+}
+
+/// Why shell text was not parsed (the analyser then falls back to a token scan).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    /// Past the analyser's size or nesting bounds (`bash::bounds`).
+    #[error(transparent)]
+    Bounds(#[from] super::bounds::Limit),
+    /// Nested deeper than this thread's stack allows (the caller retries on a big stack).
+    #[error("nested too deeply to parse at this level")]
+    TooDeepHere,
+    /// The text is not valid shell: the parser's own one-line message.
+    #[error("{0}")]
+    Syntax(String),
 }
 
 /// A list of commands run one after another (`;`, newline or `&`).

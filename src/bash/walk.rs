@@ -159,7 +159,7 @@ impl<'p> Walker<'p> {
                 w.script(&script);
             }
             Err(reason) => {
-                w.out.parse_error = Some(reason);
+                w.out.parse_error = Some(reason.to_string());
                 w.fold = false;
                 w.script(&fallback::tokenize(source));
             }
@@ -535,7 +535,7 @@ impl<'p> Walker<'p> {
         let script = match self.parser.parse(source) {
             Ok(s) => s,
             Err(reason) => {
-                self.out.parse_error.get_or_insert(reason);
+                self.out.parse_error.get_or_insert(reason.to_string());
                 fallback::tokenize(enclosing)
             }
         };

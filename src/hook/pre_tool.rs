@@ -16,7 +16,7 @@ use crate::bash::{self, GitOp};
 use crate::content::{self, ContentVerdict, Linters, Policy};
 use crate::env::Env;
 use crate::host::Answer;
-use crate::intent::{self, RepoIntent};
+use crate::intent::{self, GateCase, RepoIntent};
 use crate::report::{self, GateReport};
 use crate::state::audit::BypassKind;
 use crate::surface;
@@ -33,7 +33,8 @@ const NEXT_REPOSITORY: &str = "\n==== next repository ====\n";
 pub fn evaluate(analysis: &bash::Analysis, cwd: &Path, env: &Env, session: Option<&str>) -> Answer {
     let mut intent = intent::resolve(analysis, cwd);
     surface::judge_writes(&mut intent);
-    if !intent.guarded {
+    let case = intent.gate_case();
+    if case == GateCase::Unguarded {
         return Answer::Allow;
     }
     if env.is_truthy("CODEGUARD_SKIP_GATE") {
@@ -42,31 +43,28 @@ pub fn evaluate(analysis: &bash::Analysis, cwd: &Path, env: &Env, session: Optio
             "codeguard: gate bypassed by CODEGUARD_SKIP_GATE (recorded in the audit log).",
         );
     }
-    if let Some(reason) = &intent.block {
-        return Answer::Block(uncheckable(reason, None));
-    }
-    if intent.mode.is_none() && intent.repos.is_empty() {
-        // Code that exists only at run time (`eval "$x"`, `bash -c "$CMD"`, `curl … | sh`) with
-        // nothing that looks like a commit or push: say it could not be checked, never block.
-        return combine(&[], &intent.unverified);
-    }
-    if intent.repos.is_empty() {
-        return Answer::Block(uncheckable(
-            "no git repository was found for this commit/push (the directory is not inside a repository)",
-            None,
-        ));
-    }
+    let repos = match case {
+        GateCase::Unguarded => return Answer::Allow,
+        GateCase::Uncheckable(reason) => return Answer::Block(uncheckable(reason, None)),
+        GateCase::RunTimeOnly => return combine(&[], &intent.unverified),
+        GateCase::NoRepository => {
+            return Answer::Block(uncheckable(
+                "no git repository was found for this commit/push (the directory is not inside a repository)",
+                None,
+            ));
+        }
+        GateCase::Repositories(repos) => repos,
+    };
     let started = Instant::now();
     let budget = budget(env);
     let outcomes: Vec<RepoOutcome> = std::thread::scope(|scope| {
-        let handles: Vec<_> = intent
-            .repos
+        let handles: Vec<_> = repos
             .iter()
             .map(|repo| scope.spawn(move || check_repo(repo, env, session, started, budget)))
             .collect();
         handles
             .into_iter()
-            .zip(&intent.repos)
+            .zip(repos)
             .map(|(h, repo)| {
                 h.join().unwrap_or_else(|_| RepoOutcome::note(&repo.root, "internal error while checking"))
             })

@@ -43,6 +43,40 @@ pub struct Intent {
     pub block: Option<String>,
 }
 
+/// What the gate must do with a resolved command — the one reading of [`Intent`]'s fields, in
+/// the order that decides it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GateCase<'a> {
+    /// Nothing commits or pushes: allow at once.
+    Unguarded,
+    /// The command must be blocked as uncheckable, for this reason.
+    Uncheckable(&'a str),
+    /// Code that exists only at run time with nothing that looks like a commit or push: say it
+    /// could not be checked, never block.
+    RunTimeOnly,
+    /// A commit or push with no repository to bind it to.
+    NoRepository,
+    /// Check these repositories.
+    Repositories(&'a [RepoIntent]),
+}
+
+impl Intent {
+    /// What the gate must do (see [`GateCase`]).
+    pub fn gate_case(&self) -> GateCase<'_> {
+        if !self.guarded {
+            GateCase::Unguarded
+        } else if let Some(reason) = &self.block {
+            GateCase::Uncheckable(reason)
+        } else if self.repos.is_empty() && self.mode.is_none() {
+            GateCase::RunTimeOnly
+        } else if self.repos.is_empty() {
+            GateCase::NoRepository
+        } else {
+            GateCase::Repositories(&self.repos)
+        }
+    }
+}
+
 /// One repository's share of a command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RepoIntent {
