@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::Output;
 
 use crate::support::{
-    CARGO_LOCK, TestRepo, assert_untouched, codeguard, pre_tool_use, real_tool, rust_crate, rust_env,
+    CARGO_LOCK, TestRepo, assert_untouched, codeguard, pre_tool_use, require_tools, rust_crate, rust_env,
 };
 
 /// Runs the `PreToolUse` gate for `command` in `repo` and proves the repository untouched.
@@ -28,7 +28,7 @@ fn repo_with(files: &[(&str, &str)]) -> TestRepo {
 
 #[test]
 fn a_shellcheck_finding_gets_no_formatter_advice() {
-    let (Some(_), Some(_)) = (real_tool("shellcheck"), real_tool("shfmt")) else { return };
+    require_tools(&["shellcheck", "shfmt"]);
     let repo = repo_with(&[("deploy.sh", "#!/bin/sh\ncd $1\n")]);
     let (code, stderr) = gate(&repo, "git commit -m deploy");
     assert_eq!(code, Some(2), "{stderr}");
@@ -38,7 +38,7 @@ fn a_shellcheck_finding_gets_no_formatter_advice() {
 
 #[test]
 fn a_fixable_ruff_finding_offers_the_ruff_fix() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = repo_with(&[("app.py", "import os\nimport sys\n\nprint(sys.argv)\n")]);
     let (code, stderr) = gate(&repo, "git commit -m app");
     assert_eq!(code, Some(2), "{stderr}");
@@ -48,7 +48,7 @@ fn a_fixable_ruff_finding_offers_the_ruff_fix() {
 
 #[test]
 fn an_unfixable_ruff_finding_offers_no_fix() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = repo_with(&[("app.py", "print(undefined_name)\n")]);
     let (code, stderr) = gate(&repo, "git commit -m app");
     assert_eq!(code, Some(2), "{stderr}");
@@ -58,7 +58,7 @@ fn an_unfixable_ruff_finding_offers_no_fix() {
 
 #[test]
 fn without_a_ruff_config_style_rules_pass_and_bugs_still_fail() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let style = repo_with(&[("app.py", "square = lambda x: x * x\nprint(square(2))\n")]);
     assert_eq!(gate(&style, "git commit -m style"), (Some(0), String::new()), "E731 is style, not a bug");
     let bug = repo_with(&[("app.py", "import os\nsquare = lambda x: x * x\nprint(square(2))\n")]);
@@ -91,7 +91,7 @@ fn shell_entry(json: &serde_json::Value) -> &serde_json::Value {
 
 #[test]
 fn fix_leaves_a_script_alone_when_the_project_never_adopted_shfmt() {
-    let (Some(_), Some(_)) = (real_tool("shfmt"), real_tool("shellcheck")) else { return };
+    require_tools(&["shfmt", "shellcheck"]);
     let repo = TestRepo::new();
     repo.write("tools/install.sh", UGLY_SH).commit_all("init");
     let edited = format!("{UGLY_SH}echo   finished\n");
@@ -107,7 +107,7 @@ fn fix_leaves_a_script_alone_when_the_project_never_adopted_shfmt() {
 
 #[test]
 fn fix_formats_a_script_whose_committed_version_is_already_formatted() {
-    let (Some(_), Some(_)) = (real_tool("shfmt"), real_tool("shellcheck")) else { return };
+    require_tools(&["shfmt", "shellcheck"]);
     let repo = TestRepo::new();
     repo.write("tools/install.sh", PRETTY_SH).commit_all("init");
     repo.write("tools/install.sh", &format!("{PRETTY_SH}echo   finished\n"));
@@ -124,7 +124,7 @@ fn fix_formats_a_script_whose_committed_version_is_already_formatted() {
 
 #[test]
 fn fix_formats_an_unformatted_script_when_the_project_configures_shfmt() {
-    let (Some(_), Some(_)) = (real_tool("shfmt"), real_tool("shellcheck")) else { return };
+    require_tools(&["shfmt", "shellcheck"]);
     let repo = TestRepo::new();
     repo.write("tools/install.sh", UGLY_SH).write(".editorconfig", "root = true\n").commit_all("init");
     repo.write("tools/install.sh", &format!("{UGLY_SH}echo   finished\n"));
@@ -166,7 +166,7 @@ fn build_caches(home: &Path) -> Vec<std::path::PathBuf> {
 
 #[test]
 fn clippy_builds_in_a_warm_per_repository_cache_never_in_the_users_target() {
-    let Some((repo, home)) = rust_crate(CARGO_LOCK, HELLO_RS, &[]) else { return };
+    let (repo, home) = rust_crate(CARGO_LOCK, HELLO_RS, &[]);
     repo.write("src/main.rs", "fn main() {\n    println!(\"hello\");\n}\n");
     repo.git(&["add", "src/main.rs"]);
     let first = check_rust(&repo, home.path(), &["--staged"]);
@@ -189,7 +189,7 @@ fn clippy_builds_in_a_warm_per_repository_cache_never_in_the_users_target() {
 fn a_gate_after_a_blocked_attempt_lints_the_content_as_it_is_now() {
     // Two crates: cargo re-checks only a crate with a file newer than its last build, so the
     // stable tree must give a file that went back to older content a new time as well.
-    let Some(_) = real_tool("cargo") else { return };
+    require_tools(&["cargo"]);
     let member =
         |name: &str| format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n");
     let files = [
@@ -199,7 +199,7 @@ fn a_gate_after_a_blocked_attempt_lints_the_content_as_it_is_now() {
         ("b/src/lib.rs", "pub fn g() -> u32 {\n    2\n}\n".to_owned()),
     ];
     let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
-    let Some((repo, home)) = rust_crate(CARGO_LOCK, HELLO_RS, &files) else { return };
+    let (repo, home) = rust_crate(CARGO_LOCK, HELLO_RS, &files);
     repo.write(
         "Cargo.toml",
         &format!("{}\n[workspace]\nmembers = [\"a\", \"b\"]\n", crate::support::CARGO_TOML),
@@ -234,7 +234,7 @@ fn a_gate_after_a_blocked_attempt_lints_the_content_as_it_is_now() {
 #[test]
 fn a_stale_cargo_lock_fails_with_cargos_error_and_is_never_rewritten() {
     let stale = CARGO_LOCK.replace("0.1.0", "0.0.9");
-    let Some((repo, home)) = rust_crate(&stale, HELLO_RS, &[]) else { return };
+    let (repo, home) = rust_crate(&stale, HELLO_RS, &[]);
     let json = check_rust(&repo, home.path(), &["--all"]);
     let rust = rust_result(&json);
     assert_eq!(rust["status"], "FAIL", "{json:#}");

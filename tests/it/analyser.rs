@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::support::{TestRepo, codeguard, gate_in, real_tool, repo_with};
+use crate::support::{TestRepo, codeguard, gate_in, repo_with, require_tools};
 
 const BAD_PY: &str = "import os\nimport sys\n\nprint(sys.argv)\n";
 
@@ -80,7 +80,7 @@ fn assert_passes_silently(repo: &TestRepo, command: &str) {
 
 #[test]
 fn aliases_from_the_repository_user_and_system_config_are_followed() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = staged_bad();
     repo.git(&["config", "alias.ci", "commit"]);
     let cfg = tempfile::tempdir().expect("config dir");
@@ -111,7 +111,7 @@ fn aliases_from_the_repository_user_and_system_config_are_followed() {
 
 #[test]
 fn shell_aliases_are_analysed_as_shell_from_the_worktree_top() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = staged_bad();
     repo.git(&["config", "alias.ship", "!git commit -m wip && git push"]);
     repo.git(&["config", "alias.save", "!f() { git commit \"$@\"; }; f"]);
@@ -125,7 +125,7 @@ fn shell_aliases_are_analysed_as_shell_from_the_worktree_top() {
 
 #[test]
 fn aliases_given_or_defined_in_the_command_itself_are_followed() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = staged_bad();
     for command in [
         "git -c alias.x=commit x -m y",
@@ -155,7 +155,7 @@ fn an_unknown_git_subcommand_is_unverified_never_a_silent_pass() {
 
 #[test]
 fn literal_assignments_loops_and_argument_running_functions_are_followed() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = staged_bad();
     for (command, mode, ops) in [
         ("C=commit; git $C -m x", "commit", &["commit"][..]),
@@ -177,7 +177,7 @@ fn literal_assignments_loops_and_argument_running_functions_are_followed() {
 
 #[test]
 fn wrappers_real_shells_accept_are_seen_through() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = staged_bad();
     for command in [
         "flock /tmp/codeguard-test.lock git commit -m x",
@@ -253,7 +253,7 @@ fn inline_code_of_other_interpreters_follows_one_rule() {
 
 #[test]
 fn shell_aliases_positional_words_and_arrays_are_followed() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = staged_bad();
     for command in [
         "alias gc='git commit'; gc -m x",

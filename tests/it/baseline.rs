@@ -4,7 +4,9 @@
 
 use serde_json::Value;
 
-use crate::support::{TestRepo, assert_untouched, codeguard, git_in, json_stdout, pre_tool_use, real_tool};
+use crate::support::{
+    TestRepo, assert_untouched, codeguard, git_in, json_stdout, pre_tool_use, real_tool, require_tools,
+};
 
 /// A repository whose HEAD `app.py` already has an unused import (F401 on line 1).
 fn with_lint_debt() -> TestRepo {
@@ -31,7 +33,7 @@ fn staged_report(repo: &TestRepo) -> Value {
 
 #[test]
 fn a_clean_edit_to_a_file_with_an_old_finding_passes_and_lists_it_as_exempt() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = with_lint_debt();
     repo.write("app.py", "import os\nimport sys\n\nprint(sys.argv, 'clean edit')\n");
     repo.git(&["add", "app.py"]);
@@ -52,7 +54,7 @@ fn a_clean_edit_to_a_file_with_an_old_finding_passes_and_lists_it_as_exempt() {
 
 #[test]
 fn a_new_finding_in_the_same_file_blocks_on_the_new_one_only() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = with_lint_debt();
     repo.write("app.py", "import os\nimport sys\nimport json\n\nprint(sys.argv)\n");
     repo.git(&["add", "app.py"]);
@@ -65,7 +67,7 @@ fn a_new_finding_in_the_same_file_blocks_on_the_new_one_only() {
 
 #[test]
 fn a_finding_the_change_causes_on_an_untouched_line_blocks() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = TestRepo::new();
     repo.write("app.py", "import os\n\nprint(os.sep)\n").commit_all("uses os");
     repo.write("app.py", "import os\n\nprint('no more os')\n");
@@ -77,7 +79,7 @@ fn a_finding_the_change_causes_on_an_untouched_line_blocks() {
 
 #[test]
 fn shell_debt_is_exempt_and_new_shell_findings_block() {
-    let Some(_) = real_tool("shellcheck") else { return };
+    require_tools(&["shellcheck"]);
     let repo = TestRepo::new();
     repo.write("run.sh", "#!/bin/sh\ncd $1\necho start\n").commit_all("debt");
     repo.write("run.sh", "#!/bin/sh\ncd $1\necho started\n");
@@ -92,7 +94,7 @@ fn shell_debt_is_exempt_and_new_shell_findings_block() {
 
 #[test]
 fn a_push_whose_range_introduces_a_finding_blocks_and_old_debt_does_not() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let remote = tempfile::tempdir().expect("remote");
     git_in(remote.path(), &["init", "-q", "--bare", "-b", "main"]);
     let repo = with_lint_debt();
@@ -110,7 +112,7 @@ fn a_push_whose_range_introduces_a_finding_blocks_and_old_debt_does_not() {
 
 #[test]
 fn gate_scope_repo_keeps_whole_file_blame() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = with_lint_debt();
     repo.write("codeguard.json", r#"{"gate_scope": "repo"}"#).commit_all("scope");
     repo.write("app.py", "import os\nimport sys\n\nprint(sys.argv, 'clean edit')\n");
@@ -132,9 +134,9 @@ struct CountedCargo {
 }
 
 impl CountedCargo {
-    fn new() -> Option<Self> {
+    fn new() -> Self {
         use std::os::unix::fs::PermissionsExt;
-        let real = real_tool("cargo")?;
+        let real = real_tool("cargo");
         let bin = tempfile::tempdir().expect("bin");
         let count = bin.path().join("runs");
         let script =
@@ -149,7 +151,7 @@ impl CountedCargo {
                 .into_iter()
                 .map(|(k, v)| (k.to_owned(), v.to_string_lossy().into_owned())),
         );
-        Some(Self { _bin: bin, count, env })
+        Self { _bin: bin, count, env }
     }
 
     fn runs(&self) -> usize {
@@ -166,12 +168,9 @@ impl CountedCargo {
 
 #[test]
 fn clippy_debt_elsewhere_is_exempt_new_warnings_block_and_the_base_run_is_paid_once() {
-    let Some(cargo) = CountedCargo::new() else { return };
-    let Some((repo, home)) =
-        crate::support::rust_crate(crate::support::CARGO_LOCK, MAIN_RS, &[("src/other.rs", OTHER_RS)])
-    else {
-        return;
-    };
+    let cargo = CountedCargo::new();
+    let (repo, home) =
+        crate::support::rust_crate(crate::support::CARGO_LOCK, MAIN_RS, &[("src/other.rs", OTHER_RS)]);
     repo.write("src/main.rs", &MAIN_RS.replace("\"hi\"", "\"hello\""));
     repo.git(&["add", "src/main.rs"]);
     let (code, stdout, stderr) = cargo.gate(&repo, home.path(), "git commit -m edit");
@@ -202,13 +201,10 @@ fn clippy_debt_elsewhere_is_exempt_new_warnings_block_and_the_base_run_is_paid_o
 
 #[test]
 fn clippy_finding_the_change_causes_in_an_untouched_file_blocks() {
-    let Some(cargo) = CountedCargo::new() else { return };
+    let cargo = CountedCargo::new();
     let used = "pub fn f() {}\n";
-    let Some((repo, home)) =
-        crate::support::rust_crate(crate::support::CARGO_LOCK, MAIN_RS, &[("src/other.rs", used)])
-    else {
-        return;
-    };
+    let (repo, home) =
+        crate::support::rust_crate(crate::support::CARGO_LOCK, MAIN_RS, &[("src/other.rs", used)]);
     repo.write("src/main.rs", &MAIN_RS.replace("    other::f();\n", ""));
     repo.git(&["add", "src/main.rs"]);
     let (code, stdout, stderr) = cargo.gate(&repo, home.path(), "git commit -m x");
@@ -220,12 +216,9 @@ fn clippy_finding_the_change_causes_in_an_untouched_file_blocks() {
 fn old_clippy_debt_does_not_hide_a_build_that_now_fails() {
     // Old debt in the root package, and the change adds a workspace member whose build script
     // fails: clippy's only finding is the old one, but the failure is new and must block.
-    let Some(cargo) = CountedCargo::new() else { return };
-    let Some((repo, home)) =
-        crate::support::rust_crate(crate::support::CARGO_LOCK, MAIN_RS, &[("src/other.rs", OTHER_RS)])
-    else {
-        return;
-    };
+    let cargo = CountedCargo::new();
+    let (repo, home) =
+        crate::support::rust_crate(crate::support::CARGO_LOCK, MAIN_RS, &[("src/other.rs", OTHER_RS)]);
     let member = "[package]\nname = \"b\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
     repo.write("b/Cargo.toml", member)
         .write("b/src/lib.rs", "pub fn g() {}\n")
@@ -242,13 +235,10 @@ fn old_clippy_debt_does_not_hide_a_build_that_now_fails() {
 fn an_old_compile_error_is_not_a_pass_it_hides_what_it_stops() {
     // HEAD does not compile: clippy's lints never ran on it, so a clean-looking change is not
     // proven clean — UNVERIFIED, not PASS.
-    let Some(cargo) = CountedCargo::new() else { return };
+    let cargo = CountedCargo::new();
     let broken = "pub fn f() {\n    let _ = undefined_name;\n}\n";
-    let Some((repo, home)) =
-        crate::support::rust_crate(crate::support::CARGO_LOCK, MAIN_RS, &[("src/other.rs", broken)])
-    else {
-        return;
-    };
+    let (repo, home) =
+        crate::support::rust_crate(crate::support::CARGO_LOCK, MAIN_RS, &[("src/other.rs", broken)]);
     repo.write("src/main.rs", &MAIN_RS.replace("\"hi\"", "\"hello\""));
     repo.git(&["add", "src/main.rs"]);
     let (code, stdout, stderr) = cargo.gate(&repo, home.path(), "git commit -m edit");

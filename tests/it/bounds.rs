@@ -4,7 +4,7 @@
 
 use std::os::unix::process::ExitStatusExt;
 
-use crate::support::{TestRepo, assert_untouched, pre_tool_use, real_tool};
+use crate::support::{TestRepo, assert_untouched, pre_tool_use, require_tools};
 
 const BAD_PY: &str = "import os\nimport sys\n\nprint(sys.argv)\n";
 
@@ -62,7 +62,7 @@ fn a_command_past_the_size_bound_that_commits_is_denied_as_uncheckable() {
 
 #[test]
 fn deep_nesting_within_the_bounds_gets_a_real_verdict() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = repo_with_bad_file();
     let command = format!("{} ; git add -A && git commit -m x", nested(2_000));
     let (code, _, stderr) = hook(&repo, &command);

@@ -4,7 +4,7 @@ use crate::support::{TestRepo, bin_dir_with, codeguard, json_stdout, real_tool};
 
 #[test]
 fn languages_come_with_evidence_and_tool_readiness() {
-    let Some(ruff) = real_tool("ruff") else { return };
+    let ruff = real_tool("ruff");
     let repo = TestRepo::new();
     repo.write("pyproject.toml", "[project]\nname = \"x\"\n")
         .write("src/a.py", "print(1)\n")

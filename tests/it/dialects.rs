@@ -5,7 +5,7 @@
 
 use crate::support::{
     TestRepo, assert_untouched, bin_dir_with, check_with_only, codeguard, json_stdout, pre_tool_use,
-    real_tool,
+    real_tool, require_tools,
 };
 
 const BAD_PY: &str = "import os\nimport sys\n\nprint(sys.argv)\n";
@@ -22,7 +22,7 @@ fn repo_with(files: &[(&str, &str)]) -> TestRepo {
 
 #[test]
 fn a_staged_workflow_with_a_yaml_syntax_error_blocks_the_gate() {
-    let Some(_) = real_tool("yamllint") else { return };
+    require_tools(&["yamllint"]);
     let broken = "name: ci\non: [push\njobs:\n  build:\n    runs-on: ubuntu-latest\n";
     for path in [".github/workflows/ci.yml", ".pre-commit-hooks.yaml", ".readthedocs.yaml"] {
         let repo = repo_with(&[(".yamllint", YAMLLINT), (path, broken)]);
@@ -44,7 +44,7 @@ fn a_staged_workflow_with_a_yaml_syntax_error_blocks_the_gate() {
 
 #[test]
 fn vendored_files_are_not_linted_but_their_secrets_are_found() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let aws = ["AKIA", "Z7Q3K9X2M4P8V6B1"].concat();
     let attributes = "lib/** linguist-vendored\n*_pb2.py linguist-generated\n";
     let lint_free = [
@@ -78,15 +78,6 @@ fn vendored_files_are_not_linted_but_their_secrets_are_found() {
     }
 }
 
-/// The path of an installed program, without failing when it is absent (for checkers the test
-/// proves both ways: the real check when present, the honest UNVERIFIED when absent).
-/// The dialect's own checker, found like every real linter: missing, it fails the test under
-/// `CODEGUARD_REQUIRE_REAL_LINTERS` (scripts/test.sh installs zsh and fish), and elsewhere only
-/// the UNVERIFIED path is checked.
-fn installed(name: &str) -> Option<std::path::PathBuf> {
-    crate::support::real_tool(name)
-}
-
 /// `(status, reason, argv)` of one language in a `check --format json` report.
 fn language<'a>(json: &'a serde_json::Value, id: &str) -> (&'a str, &'a str, String) {
     let entry = json["languages"]
@@ -109,7 +100,7 @@ fn check_json(tools: &[&std::path::Path], root: &std::path::Path) -> serde_json:
 
 #[test]
 fn bash_scripts_are_checked_as_bash_wherever_their_dialect_is_written() {
-    let Some(shellcheck) = real_tool("shellcheck") else { return };
+    let shellcheck = real_tool("shellcheck");
     let repo = TestRepo::new();
     let bash = "#!/usr/bin/env bash\nset -euo pipefail\nnames=(a b)\nif [[ -n \"${1:-}\" ]]; then echo \"${names[0]}\"; fi\n";
     repo.write("bin/deploy", bash).write("scripts/tool.sh", bash).write("lib/util.bash", &bash[20..]);
@@ -126,7 +117,7 @@ fn bash_scripts_are_checked_as_bash_wherever_their_dialect_is_written() {
 
 #[test]
 fn a_files_own_shellcheck_shell_directive_wins_over_its_extension() {
-    let Some(shellcheck) = real_tool("shellcheck") else { return };
+    let shellcheck = real_tool("shellcheck");
     let repo = TestRepo::new();
     let bash = "# Sourced by the installer.\n# shellcheck shell=bash\nif [[ -n \"${1:-}\" ]]; then names=(a b); echo \"${names[0]}\"; fi\n";
     repo.write("lib/common.sh", bash).commit_all("init");
@@ -142,7 +133,7 @@ fn a_files_own_shellcheck_shell_directive_wins_over_its_extension() {
 
 #[test]
 fn posix_sh_scripts_are_checked_as_sh() {
-    let Some(shellcheck) = real_tool("shellcheck") else { return };
+    let shellcheck = real_tool("shellcheck");
     let repo = TestRepo::new();
     repo.write("lib/common.sh", "log() {\n  printf '%s\\n' \"$*\"\n}\n")
         .write("run", "#!/bin/sh\necho \"$1\"\n");
@@ -161,7 +152,7 @@ fn posix_sh_scripts_are_checked_as_sh() {
 
 #[test]
 fn zsh_scripts_go_to_zsh_or_are_honestly_unverified() {
-    let Some(shellcheck) = real_tool("shellcheck") else { return };
+    let shellcheck = real_tool("shellcheck");
     let repo = TestRepo::new();
     let zsh = "#!/usr/bin/env zsh\ntypeset -A seen\nseen[a]=1\nprint -r -- ${(k)seen}\n";
     repo.write("prompt.sh", zsh).write("conf/aliases.zsh", "alias ll='ls -l'\n").commit_all("init");
@@ -176,7 +167,7 @@ fn zsh_scripts_go_to_zsh_or_are_honestly_unverified() {
     assert!(json["languages"].as_array().expect("list").iter().all(|l| l["language"] != "shell"), "{json}");
     assert_eq!(json["status"], "UNVERIFIED");
 
-    let Some(zsh_bin) = installed("zsh") else { return };
+    let zsh_bin = real_tool("zsh");
     let json = check_json(&[&shellcheck, &zsh_bin], &repo.root());
     let (status, _, argv) = language(&json, "zsh");
     assert_eq!(status, "PASS", "{json}");
@@ -190,7 +181,7 @@ fn zsh_scripts_go_to_zsh_or_are_honestly_unverified() {
 
 #[test]
 fn fish_scripts_go_to_fish_or_are_honestly_unverified() {
-    let Some(shellcheck) = real_tool("shellcheck") else { return };
+    let shellcheck = real_tool("shellcheck");
     let repo = TestRepo::new();
     repo.write("conf.d/paths.fish", "if test -d ~/bin\n    set -gx PATH ~/bin $PATH\nend\n");
     repo.write("bin/greet", "#!/usr/bin/env fish\nfor n in $argv\n    echo hi $n\nend\n");
@@ -204,7 +195,7 @@ fn fish_scripts_go_to_fish_or_are_honestly_unverified() {
         "{reason}"
     );
 
-    let Some(fish_bin) = installed("fish") else { return };
+    let fish_bin = real_tool("fish");
     let json = check_json(&[&shellcheck, &fish_bin], &repo.root());
     let (status, _, argv) = language(&json, "fish");
     assert_eq!(status, "PASS", "{json}");
@@ -218,10 +209,11 @@ fn fish_scripts_go_to_fish_or_are_honestly_unverified() {
 
 #[test]
 fn the_gate_checks_a_staged_zsh_script_with_zsh_not_shellcheck() {
-    let Some(shellcheck) = real_tool("shellcheck") else { return };
+    let shellcheck = real_tool("shellcheck");
+    require_tools(&["zsh"]);
     let repo = repo_with(&[("prompt.sh", "#!/usr/bin/env zsh\nfunction f {\n  print x\n")]);
     repo.git(&["add", "-A"]);
-    let bin = bin_dir_with(&[&shellcheck, &real_tool("git").expect("git")]);
+    let bin = bin_dir_with(&[&shellcheck, &real_tool("git")]);
     let home = tempfile::tempdir().expect("home");
     let path = bin.path().to_str().expect("utf-8 path");
     let out = assert_untouched(&repo.root(), || {
@@ -236,19 +228,17 @@ fn the_gate_checks_a_staged_zsh_script_with_zsh_not_shellcheck() {
     );
     let (code, _, stderr) = gate(&repo, "git commit -m zsh");
     assert!(!stderr.contains("SC1071") && !stderr.contains("shellcheck"), "{stderr}");
-    if installed("zsh").is_some() {
-        assert_eq!(code, Some(2), "{stderr}");
-        assert!(stderr.starts_with("codeguard: commit blocked — zsh (zsh)"), "{stderr}");
-        assert!(stderr.contains("prompt.sh:4: parse error"), "{stderr}");
-        repo.write("prompt.sh", "#!/usr/bin/env zsh\nfunction f {\n  print x\n}\n");
-        repo.git(&["add", "-A"]);
-        assert_eq!(gate(&repo, "git commit -m zsh"), (Some(0), String::new(), String::new()));
-    }
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.starts_with("codeguard: commit blocked — zsh (zsh)"), "{stderr}");
+    assert!(stderr.contains("prompt.sh:4: parse error"), "{stderr}");
+    repo.write("prompt.sh", "#!/usr/bin/env zsh\nfunction f {\n  print x\n}\n");
+    repo.git(&["add", "-A"]);
+    assert_eq!(gate(&repo, "git commit -m zsh"), (Some(0), String::new(), String::new()));
 }
 
 #[test]
 fn nothing_checked_is_not_a_pass_and_opt_in_languages_wait_for_their_config() {
-    let Some(ruff) = real_tool("ruff") else { return };
+    let ruff = real_tool("ruff");
     let repo = TestRepo::new();
     repo.write("README.md", "# Demo\n")
         .write("config.toml", "[a]\nb = 1\n")
@@ -296,8 +286,7 @@ fn nothing_checked_is_not_a_pass_and_opt_in_languages_wait_for_their_config() {
 
 #[test]
 fn an_edit_lints_dot_paths_and_never_generated_files() {
-    let Some(_) = real_tool("yamllint") else { return };
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["yamllint", "ruff"]);
     let repo = TestRepo::new();
     repo.write(".yamllint", YAMLLINT)
         .write(".github/workflows/ci.yml", "on: [push\n")

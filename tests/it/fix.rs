@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::support::{TestRepo, assert_untouched, bin_dir_with, codeguard, json_stdout, real_tool};
+use crate::support::{TestRepo, assert_untouched, bin_dir_with, codeguard, json_stdout, require_tools};
 
 const UNUSED_IMPORT: &str = "import os\nimport sys\n\nprint(sys.argv)\n";
 const CLEAN_PY: &str = "import sys\n\nprint(sys.argv)\n";
@@ -28,9 +28,7 @@ fn fix(home: &Path, repo: &TestRepo, args: &[&str]) -> std::process::Output {
 
 #[test]
 fn only_changed_files_are_rewritten_and_a_second_run_changes_nothing() {
-    let (Some(_), Some(_), Some(_)) = (real_tool("ruff"), real_tool("shfmt"), real_tool("shellcheck")) else {
-        return;
-    };
+    require_tools(&["ruff", "shfmt", "shellcheck"]);
     let repo = TestRepo::new();
     repo.write("old.py", UNUSED_IMPORT)
         .write("old.sh", UGLY_SH)
@@ -65,7 +63,7 @@ fn only_changed_files_are_rewritten_and_a_second_run_changes_nothing() {
 
 #[test]
 fn unfixable_problems_remain_listed_with_exit_1() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = TestRepo::new();
     repo.write("a.py", CLEAN_PY).commit_all("init");
     repo.write("a.py", "import os\n\nprint(undefined_name)\n");
@@ -79,7 +77,7 @@ fn unfixable_problems_remain_listed_with_exit_1() {
 
 #[test]
 fn symlinked_and_outside_targets_are_refused() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let outside = tempfile::tempdir().expect("outside");
     let outside_file = outside.path().join("victim.py");
     std::fs::write(&outside_file, UNUSED_IMPORT).expect("write");
@@ -151,7 +149,7 @@ fn repo_chmod_x(path: &Path) {
 
 #[test]
 fn dry_run_leaves_every_byte_as_it_was() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = TestRepo::new();
     repo.write("a.py", CLEAN_PY).commit_all("init");
     repo.write("a.py", UNUSED_IMPORT).write("b.py", UNUSED_IMPORT);

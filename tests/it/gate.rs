@@ -3,7 +3,7 @@
 
 use std::process::Output;
 
-use crate::support::{TestRepo, assert_untouched, codeguard, pre_tool_use, real_tool};
+use crate::support::{TestRepo, assert_untouched, codeguard, pre_tool_use, require_tools};
 
 const BAD_PY: &str = "import os\nimport sys\n\nprint(sys.argv)\n";
 const GOOD_PY: &str = "import sys\n\nprint(sys.argv)\n";
@@ -23,7 +23,7 @@ fn repo_with(files: &[(&str, &str)]) -> TestRepo {
 
 #[test]
 fn a_bad_staged_python_file_blocks_naming_file_and_rule() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = repo_with(&[("app/main.py", BAD_PY)]);
     repo.git(&["add", "app/main.py"]);
     let (code, stdout, stderr) = gate(&repo, "git commit -m 'add app'", &[]);
@@ -37,7 +37,7 @@ fn a_bad_staged_python_file_blocks_naming_file_and_rule() {
 
 #[test]
 fn clean_content_passes_silently() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = repo_with(&[("app.py", GOOD_PY)]);
     repo.git(&["add", "app.py"]);
     assert_eq!(gate(&repo, "git commit -m ok", &[]), (Some(0), String::new(), String::new()));
@@ -45,7 +45,7 @@ fn clean_content_passes_silently() {
 
 #[test]
 fn unstaged_work_in_progress_does_not_block_a_plain_commit_but_commit_a_includes_it() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = repo_with(&[("app.py", GOOD_PY)]);
     repo.commit_all("good");
     repo.write("app.py", BAD_PY).write("new.py", GOOD_PY);
@@ -107,7 +107,7 @@ fn secrets_in_staged_source_block_and_are_redacted() {
 
 #[test]
 fn interactive_staging_is_unverified_context_not_a_block() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = repo_with(&[("app.py", GOOD_PY)]);
     repo.git(&["add", "app.py"]);
     let (code, stdout, stderr) = gate(&repo, "git add -p && git commit -m partial", &[]);
@@ -120,7 +120,7 @@ fn interactive_staging_is_unverified_context_not_a_block() {
 
 #[test]
 fn a_script_that_commits_a_bad_file_is_blocked() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo =
         repo_with(&[("release.sh", "#!/bin/sh\ngit add -A\ngit commit -m release\n"), ("lib.py", BAD_PY)]);
     repo.chmod_x("release.sh");
@@ -183,7 +183,7 @@ fn a_commit_outside_any_repository_is_blocked_with_instructions() {
 
 #[test]
 fn python_and_shell_failures_are_reported_together() {
-    let (Some(_), Some(_)) = (real_tool("ruff"), real_tool("shellcheck")) else { return };
+    require_tools(&["ruff", "shellcheck"]);
     let repo = repo_with(&[("app.py", BAD_PY), ("deploy.sh", "#!/bin/sh\ncd $1\n")]);
     let (code, _, stderr) = gate(&repo, "git add . && git commit -m both", &[]);
     assert_eq!(code, Some(2));

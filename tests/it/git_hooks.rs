@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::support::{TestRepo, bin_dir_with, codeguard, git_env, git_in, real_tool};
+use crate::support::{TestRepo, bin_dir_with, codeguard, git_env, git_in, real_tool, require_tools};
 
 const BAD_PY: &str = "import os\nimport sys\n\nprint(sys.argv)\n";
 const GOOD_PY: &str = "import sys\n\nprint(sys.argv)\n";
@@ -101,8 +101,9 @@ fn assert_passed(out: &Output) -> String {
     text
 }
 
-fn linters() -> bool {
-    real_tool("ruff").is_some() && real_tool("shellcheck").is_some()
+/// The hooks' linters: missing, the test fails.
+fn require_linters() {
+    require_tools(&["ruff", "shellcheck"]);
 }
 
 /// Every file in a directory with its mode and content (hooks directories).
@@ -121,9 +122,7 @@ fn dir_state(dir: &Path) -> BTreeMap<String, (u32, Vec<u8>)> {
 
 #[test]
 fn a_bad_staged_file_blocks_git_commit_and_the_fix_passes() {
-    if !linters() {
-        return;
-    }
+    require_linters();
     let h = Hooked::new();
     let before = h.head();
     h.repo.write("app/main.py", BAD_PY);
@@ -149,9 +148,7 @@ fn a_bad_staged_file_blocks_git_commit_and_the_fix_passes() {
 
 #[test]
 fn commit_all_and_commit_paths_check_exactly_what_git_commits() {
-    if !linters() {
-        return;
-    }
+    require_linters();
     let h = Hooked::new();
     h.repo.write("a.py", GOOD_PY).write("b.py", GOOD_PY);
     h.repo.git(&["add", "a.py", "b.py"]);
@@ -215,9 +212,7 @@ fn remote_head(origin: &Path, branch: &str) -> Option<String> {
 
 #[test]
 fn git_push_blocks_a_range_with_bad_content_and_a_new_branch_checks_only_its_commits() {
-    if !linters() {
-        return;
-    }
+    require_linters();
     let (h, origin) = with_remote();
     let pushed = remote_head(origin.path(), "main");
 
@@ -269,9 +264,7 @@ fn git_push_blocks_a_range_with_bad_content_and_a_new_branch_checks_only_its_com
 
 #[test]
 fn an_existing_hook_is_chained_keeps_running_and_comes_back_on_uninstall() {
-    if !linters() {
-        return;
-    }
+    require_linters();
     let h = Hooked::with_commit();
     let marks = tempfile::tempdir().expect("marks");
     let commit_mark = marks.path().join("pre-commit-ran");
@@ -369,9 +362,7 @@ fn force_replaces_an_existing_hook_and_uninstall_restores_it() {
 
 #[test]
 fn hooks_go_where_git_looks_for_them_core_hooks_path_and_linked_worktrees() {
-    if !linters() {
-        return;
-    }
+    require_linters();
     let h = Hooked::with_commit();
     h.repo.git(&["config", "core.hooksPath", "githooks"]);
     let said = h.install(&[]);
@@ -400,7 +391,7 @@ fn hooks_go_where_git_looks_for_them_core_hooks_path_and_linked_worktrees() {
 
 #[test]
 fn unverified_checks_warn_by_default_and_block_with_codeguard_strict() {
-    let Some(ruff) = real_tool("ruff") else { return };
+    let ruff = real_tool("ruff");
     let h = Hooked::new();
     let git = which("git");
     let dirname = which("dirname");
@@ -434,9 +425,7 @@ fn which(name: &str) -> PathBuf {
 
 #[test]
 fn the_safety_scan_blocks_even_when_skip_gate_skips_the_linters() {
-    if !linters() {
-        return;
-    }
+    require_linters();
     let h = Hooked::new();
     h.repo.write("a.py", BAD_PY);
     h.repo.git(&["add", "a.py"]);

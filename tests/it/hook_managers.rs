@@ -68,14 +68,13 @@ struct Case {
 
 impl Case {
     /// A repository whose first commit holds the manager's configuration (a clone of a project
-    /// that uses the manager); `None` when the manager is not installed (skipped, or a failure
-    /// under `CODEGUARD_REQUIRE_REAL_LINTERS=1`).
-    fn new(manager: Manager) -> Option<Self> {
+    /// that uses the manager); panics when the manager is not installed.
+    fn new(manager: Manager) -> Self {
         let tool = match manager {
-            Manager::PreCommit => Some(real_tool("pre-commit")?),
-            Manager::Prek => Some(real_tool("prek")?),
-            Manager::Lefthook => Some(real_tool("lefthook")?),
-            Manager::Husky => Some(real_tool("husky")?),
+            Manager::PreCommit => Some(real_tool("pre-commit")),
+            Manager::Prek => Some(real_tool("prek")),
+            Manager::Lefthook => Some(real_tool("lefthook")),
+            Manager::Husky => Some(real_tool("husky")),
             Manager::HooksPath => None,
         };
         let case = Self {
@@ -90,7 +89,7 @@ impl Case {
         case.repo.commit_all("init");
         git_in(case.origin.path(), &["init", "-q", "--bare", "-b", "main"]);
         case.repo.git(&["remote", "add", "origin", case.origin.path().to_str().expect("utf-8")]);
-        Some(case)
+        case
     }
 
     fn write_config(&self) {
@@ -357,7 +356,7 @@ fn expected_install(manager: Manager, root: &Path) -> String {
 /// The manager first, then codeguard: both run and block; the manager's install again keeps
 /// both; a second codeguard install changes nothing; uninstall gives back the manager's files.
 fn manager_then_codeguard(manager: Manager) {
-    let Some(case) = Case::new(manager) else { return };
+    let case = Case::new(manager);
     case.manager_install();
     let before = case.files();
     let said = case.install();
@@ -386,8 +385,8 @@ fn manager_then_codeguard(manager: Manager) {
 /// manager's install: both run and block, the manager's install again keeps both, and uninstall
 /// leaves exactly what the manager alone would have written.
 fn codeguard_then_manager(manager: Manager) {
-    let Some(case) = Case::new(manager) else { return };
-    let Some(alone) = Case::new(manager) else { return };
+    let case = Case::new(manager);
+    let alone = Case::new(manager);
     alone.manager_install();
 
     case.install();
@@ -482,7 +481,7 @@ const RUN_INSTALL: &str = "run `codeguard install --git-hooks`";
 #[test]
 fn doctor_reports_pre_commit_and_prek_install_force_dropping_the_gate() {
     for manager in [Manager::PreCommit, Manager::Prek] {
-        let Some(case) = Case::new(manager) else { return };
+        let case = Case::new(manager);
         case.manager_install();
         let force = |case: &Case| {
             let tool = case.tool.as_deref().expect("tool");
@@ -500,7 +499,7 @@ fn doctor_reports_pre_commit_and_prek_install_force_dropping_the_gate() {
 
 #[test]
 fn doctor_reports_lefthook_arriving_after_codeguard() {
-    let Some(case) = Case::new(Manager::Lefthook) else { return };
+    let case = Case::new(Manager::Lefthook);
     // The repository had no lefthook configuration when codeguard was installed.
     std::fs::remove_file(case.repo.path("lefthook.yml")).expect("rm");
     case.repo.git(&["commit", "-q", "-a", "-m", "no lefthook yet"]);
@@ -517,7 +516,7 @@ fn doctor_reports_lefthook_arriving_after_codeguard() {
 
 #[test]
 fn doctor_reports_core_hooks_path_set_after_codeguard() {
-    let Some(case) = Case::new(Manager::HooksPath) else { return };
+    let case = Case::new(Manager::HooksPath);
     doctor_reports_a_hidden_gate(&case, Case::manager_install, |r| {
         format!(
             "git runs {r}/githooks/pre-commit, which is not codeguard's; codeguard's gate is installed in {r}/.git/hooks/pre-commit, which git does not run — {RUN_INSTALL}"
@@ -527,7 +526,7 @@ fn doctor_reports_core_hooks_path_set_after_codeguard() {
 
 #[test]
 fn doctor_reports_a_husky_script_rewritten_without_codeguard() {
-    let Some(case) = Case::new(Manager::Husky) else { return };
+    let case = Case::new(Manager::Husky);
     case.manager_install();
     // `husky init` writes its sample script over the user script.
     let init = |case: &Case| {
@@ -542,7 +541,7 @@ fn doctor_reports_a_husky_script_rewritten_without_codeguard() {
 
 #[test]
 fn force_is_refused_beside_a_manager_and_stops_a_chained_hook() {
-    let Some(case) = Case::new(Manager::PreCommit) else { return };
+    let case = Case::new(Manager::PreCommit);
     case.manager_install();
     let before = case.files();
     let out = case.codeguard(&["install", "--git-hooks", "--force"]);
@@ -553,7 +552,7 @@ fn force_is_refused_beside_a_manager_and_stops_a_chained_hook() {
     assert_same(&case.files(), &before, "a refused install writes nothing");
 
     // Without a manager, --force after a chained install stops running the chained hook.
-    let Some(case) = Case::new(Manager::HooksPath) else { return };
+    let case = Case::new(Manager::HooksPath);
     case.manager_install();
     let said = case.install();
     assert!(said.contains("the existing hook is kept as pre-commit.codeguard-chained"), "{said}");
@@ -580,7 +579,7 @@ fn force_is_refused_beside_a_manager_and_stops_a_chained_hook() {
 
 #[test]
 fn a_lefthook_local_file_that_configures_a_hook_is_refused_and_nothing_is_written() {
-    let Some(case) = Case::new(Manager::Lefthook) else { return };
+    let case = Case::new(Manager::Lefthook);
     case.manager_install();
     let local = "pre-commit:\n  commands:\n    mine:\n      run: echo mine\n";
     case.repo.write("lefthook-local.yml", local);
@@ -597,8 +596,8 @@ fn a_lefthook_local_file_that_configures_a_hook_is_refused_and_nothing_is_writte
 #[test]
 fn an_earlier_install_that_chained_a_managers_script_is_repaired() {
     for manager in [Manager::PreCommit, Manager::Husky] {
-        let Some(case) = Case::new(manager) else { return };
-        let Some(alone) = Case::new(manager) else { return };
+        let case = Case::new(manager);
+        let alone = Case::new(manager);
         alone.manager_install();
         case.manager_install();
         let hooks = case.repo.path(if manager == Manager::Husky { ".husky/_" } else { ".git/hooks" });
@@ -637,7 +636,7 @@ fn an_earlier_install_that_chained_a_managers_script_is_repaired() {
 #[test]
 fn the_agent_gate_counts_a_gate_behind_pre_commit_as_installed_and_not_one_a_manager_can_skip() {
     for manager in [Manager::PreCommit, Manager::Prek, Manager::Lefthook, Manager::Husky] {
-        let Some(case) = Case::new(manager) else { return };
+        let case = Case::new(manager);
         let command = "echo fine > written.txt && git add written.txt && git commit -m w";
         let gate = |id| crate::support::pre_tool_use(case.home.path(), &case.repo.root(), id, command, &[]);
         let before = gate("t-1");

@@ -8,7 +8,7 @@ use std::process::Output;
 
 use serde_json::json;
 
-use crate::support::{assert_untouched, codeguard, git_in, pre_tool_use, real_tool};
+use crate::support::{assert_untouched, codeguard, git_in, pre_tool_use, require_tools};
 
 const BAD_PY: &str = "import os\nimport sys\n\nprint(sys.argv)\n";
 const GOOD_PY: &str = "import sys\n\nprint(sys.argv)\n";
@@ -145,25 +145,25 @@ impl Filtered {
 
 #[test]
 fn clean_and_smudge_filters_never_run() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     Filtered::new(Driver::CleanSmudge).every_entry_point();
 }
 
 #[test]
 fn a_long_running_filter_process_never_runs() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     Filtered::new(Driver::Process).every_entry_point();
 }
 
 #[test]
 fn textconv_external_diff_and_fsmonitor_never_run() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     Filtered::new(Driver::DiffAndFsmonitor).every_entry_point();
 }
 
 #[test]
 fn a_worktree_change_is_still_seen_when_filters_are_configured() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let f = Filtered::new(Driver::CleanSmudge);
     // Rewritten with the same bytes: not a change.
     f.write(".gitattributes", "* filter=evil diff=evil\n");
@@ -229,7 +229,7 @@ fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn sha256_repositories_are_checked_by_the_agent_gate() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let s = Sha256::new();
     s.stage("app.py", BAD_PY);
     let out =
@@ -249,7 +249,7 @@ fn sha256_repositories_are_checked_by_the_agent_gate() {
 
 #[test]
 fn sha256_repositories_are_checked_by_the_git_hooks() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let s = Sha256::new();
     s.stage("app.py", BAD_PY);
     let out = s.pre_commit();

@@ -7,11 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::{TestRepo, codeguard};
-
-const HOSTS: [&str; 9] =
-    ["claude", "codex", "gemini", "kimi", "copilot", "cursor", "openhands", "zcode", "neutral"];
-const EVENTS: [&str; 5] = ["session-start", "user-prompt-submit", "pre-tool-use", "post-tool-use", "stop"];
+use crate::support::{NEUTRAL_HOST, TestRepo, codeguard, hosts_and_events};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/payloads")
@@ -127,15 +123,15 @@ fn check_shape(host: &str, event: &str, out: &std::process::Output) {
 fn every_host_and_event_answers_in_its_own_shape() {
     let repo = scenario();
     let home = tempfile::tempdir().expect("home");
-    for host in HOSTS {
-        for event in EVENTS {
-            let fixture = fixtures().join(host).join(format!("{event}.json"));
+    for (host, events) in hosts_and_events() {
+        for event in &events {
+            let fixture = fixtures().join(&host).join(format!("{event}.json"));
             let text =
                 std::fs::read_to_string(&fixture).unwrap_or_else(|e| panic!("{}: {e}", fixture.display()));
             let payload = text.replace("__CWD__", &repo.root().display().to_string());
             let out =
-                crate::support::assert_untouched(&repo.root(), || run(home.path(), host, event, &payload));
-            check_shape(host, event, &out);
+                crate::support::assert_untouched(&repo.root(), || run(home.path(), &host, event, &payload));
+            check_shape(&host, event, &out);
         }
     }
 }
@@ -145,16 +141,18 @@ fn every_host_and_event_has_a_fixture_and_a_protocol_row() {
     let protocol =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("hooks/__protocol__.md"))
             .expect("protocol sheet");
+    let hosts = hosts_and_events();
     let rows: Vec<(String, String)> = protocol
         .lines()
         .filter_map(|l| {
             let cells: Vec<&str> = l.split('|').map(str::trim).collect();
-            (cells.len() > 3 && HOSTS.contains(&cells[1].split_whitespace().next().unwrap_or("")))
-                .then(|| (cells[1].split_whitespace().next().unwrap_or("").to_owned(), cells[2].to_owned()))
+            let host = cells.get(1).and_then(|c| c.split_whitespace().next()).unwrap_or("");
+            (cells.len() > 3 && hosts.iter().any(|(h, _)| h == host))
+                .then(|| (host.to_owned(), cells[2].to_owned()))
         })
         .collect();
-    for host in HOSTS {
-        for event in EVENTS {
+    for (host, events) in &hosts {
+        for event in events {
             assert!(
                 fixtures().join(host).join(format!("{event}.json")).is_file(),
                 "missing fixture {host}/{event}"
@@ -172,7 +170,7 @@ fn every_host_and_event_has_a_fixture_and_a_protocol_row() {
         );
     }
     let hosts_on_disk = std::fs::read_dir(fixtures()).expect("fixtures").count();
-    assert_eq!(hosts_on_disk, HOSTS.len(), "a fixture directory for an unknown host");
+    assert_eq!(hosts_on_disk, hosts.len(), "a fixture directory for an unknown host");
 }
 
 /// A small deterministic generator (xorshift) for random payloads.
@@ -245,14 +243,14 @@ fn random_payloads_never_block_panic_or_hang() {
     let dir = tempfile::tempdir().expect("not a repository");
     let home = tempfile::tempdir().expect("home");
     let mut random = Random(0x9E37_79B9_7F4A_7C15);
-    for host in HOSTS {
-        for event in EVENTS {
+    for (host, events) in hosts_and_events() {
+        for event in &events {
             for round in 0..4 {
                 let payload =
                     if round % 2 == 0 { random.bytes() } else { random.json(3).to_string().into_bytes() };
                 let started = Instant::now();
                 let out = codeguard(home.path())
-                    .args(["hook", event, "--host", host])
+                    .args(["hook", event, "--host", &host])
                     .current_dir(dir.path())
                     .write_stdin(payload.clone())
                     .output()
@@ -262,7 +260,7 @@ fn random_payloads_never_block_panic_or_hang() {
                 assert!(started.elapsed() < Duration::from_secs(1), "too slow: {what}");
                 assert!(!stderr.contains("panicked"), "{what}");
                 let blocked = out.status.code() == Some(2)
-                    || (host == "neutral" && out.status.code() == Some(1))
+                    || (host == NEUTRAL_HOST && out.status.code() == Some(1))
                     || String::from_utf8_lossy(&out.stdout).contains("deny");
                 let commit_outside_repo = stderr.contains("cannot be checked");
                 assert!(!blocked || commit_outside_repo, "random input blocked: {what}");
@@ -283,8 +281,9 @@ fn unknown_events_and_hosts_are_ignored_with_a_note() {
 }
 
 #[test]
-fn shipped_manifests_register_all_five_events() {
+fn shipped_manifests_register_every_event_of_their_host() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("hooks");
+    let hosts = hosts_and_events();
     for (file, host) in [
         ("hooks.json", "claude"),
         ("codex/hooks.json", "codex"),
@@ -295,7 +294,8 @@ fn shipped_manifests_register_all_five_events() {
         if Path::new(file).extension().is_some_and(|e| e == "json") {
             serde_json::from_str::<Value>(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
         }
-        for event in EVENTS {
+        let (_, events) = hosts.iter().find(|(h, _)| h == host).unwrap_or_else(|| panic!("no host {host}"));
+        for event in events {
             assert!(text.contains(&format!("hook {event} --host {host}")), "{file} lacks {event}");
         }
     }
@@ -335,10 +335,17 @@ fn capabilities_describe_the_contract_without_reading_stdin() {
     let effects: Vec<&str> =
         v["effects"].as_array().expect("effects").iter().filter_map(Value::as_str).collect();
     assert_eq!(effects, ["allow", "block"]);
-    let providers = v["providers"].as_array().expect("providers");
-    for host in HOSTS.iter().filter(|h| **h != "neutral") {
-        assert!(providers.iter().any(|p| p["name"] == *host), "{host} missing: {v}");
-    }
+    // Every host with payload fixtures but the neutral contract is a provider, and no other.
+    let mut providers: Vec<&str> =
+        v["providers"].as_array().expect("providers").iter().filter_map(|p| p["name"].as_str()).collect();
+    let mut on_disk: Vec<String> = std::fs::read_dir(fixtures())
+        .expect("fixtures")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|h| h != NEUTRAL_HOST)
+        .collect();
+    providers.sort_unstable();
+    on_disk.sort();
+    assert_eq!(providers, on_disk, "{v}");
     assert_eq!(v["exit_codes"]["deny"], 1);
 }
 

@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use crate::support::{TestRepo, codeguard, json_stdout, real_tool};
+use crate::support::{TestRepo, codeguard, json_stdout, require_tools};
 
 const BAD_PY: &str = "import os\nimport sys\n\nprint(sys.argv)\n";
 const FIXING_PYPROJECT: &str = "[project]\nname = \"probe\"\nversion = \"0\"\n\n[tool.ruff]\nfix = true\n";
@@ -35,7 +35,7 @@ fn python(report: &serde_json::Value) -> &serde_json::Value {
 
 #[test]
 fn check_never_applies_a_projects_fix_setting() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = TestRepo::new();
     repo.write("pyproject.toml", FIXING_PYPROJECT).write("app.py", BAD_PY).commit_all("init");
     let home = tempfile::tempdir().expect("home");
@@ -56,7 +56,7 @@ fn check_never_applies_a_projects_fix_setting() {
 
 #[test]
 fn the_post_edit_lint_never_applies_a_projects_fix_setting() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = TestRepo::new();
     repo.write("pyproject.toml", FIXING_PYPROJECT).write("app.py", "x = 1\n").commit_all("init");
     repo.write("app.py", BAD_PY);

@@ -2,7 +2,7 @@
 //! keeps the user's files byte for byte, is idempotent, and the configs it writes work with the
 //! real linters.
 
-use crate::support::{TestRepo, assert_untouched, codeguard, json_stdout, real_tool};
+use crate::support::{TestRepo, assert_untouched, codeguard, json_stdout, require_tools};
 
 const MY_SHELLCHECKRC: &str = "# mine\ndisable=SC2086\n";
 const MY_AGENTS: &str = "# Notes for agents\n\nRun the tests before you commit.\n";
@@ -54,10 +54,7 @@ fn apply_creates_only_missing_files_keeps_yours_and_is_idempotent() {
     assert_eq!(again.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&again.stdout).contains("kept"));
 
-    let (Some(_), Some(_), Some(_)) = (real_tool("ruff"), real_tool("shellcheck"), real_tool("yamllint"))
-    else {
-        return;
-    };
+    require_tools(&["ruff", "shellcheck", "yamllint"]);
     let check = codeguard(home.path())
         .args(["check", "--lang", "python,shell,yaml", "--format", "json"])
         .arg(repo.root())

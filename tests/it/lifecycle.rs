@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::support::{TestRepo, assert_untouched, bin_dir_with, codeguard, real_tool};
+use crate::support::{TestRepo, assert_untouched, bin_dir_with, codeguard, real_tool, require_tools};
 
 fn hook(
     home: &std::path::Path,
@@ -27,7 +27,7 @@ fn context(stdout: &str) -> String {
 
 #[test]
 fn session_start_lists_languages_readiness_and_bypass() {
-    let Some(ruff) = real_tool("ruff") else { return };
+    let ruff = real_tool("ruff");
     let repo = TestRepo::new();
     repo.write("a.py", "x = 1\n").write("run.sh", "echo hi\n").write("ruff.toml", "").commit_all("init");
     repo.git(&["config", "codeguard.skipGate", "true"]);
@@ -61,7 +61,7 @@ fn session_start_lists_languages_readiness_and_bypass() {
 
 #[test]
 fn the_prompt_soft_gate_runs_only_when_asked_to_commit() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = TestRepo::new();
     repo.write("a.py", "x = 1\n").commit_all("init");
     repo.write("a.py", "import os\n").write(".env", "A=1\n");
@@ -95,7 +95,7 @@ fn the_prompt_soft_gate_runs_only_when_asked_to_commit() {
 
 #[test]
 fn an_edited_file_is_linted_alone_and_markdown_never() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = TestRepo::new();
     repo.write("ok.py", "import os\n")
         .write("a.py", "import os\n")
@@ -139,7 +139,7 @@ fn stop_warns_while_skip_gate_is_set_and_never_continues() {
 
 #[test]
 fn stop_summarises_the_session_once_and_a_second_copy_stays_silent() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = TestRepo::new();
     repo.write("a.py", "import os\n").write("b.py", "x = 1\n").write(".env", "A=1\n").commit_all("init");
     let home = tempfile::tempdir().expect("home");
@@ -186,7 +186,7 @@ fn session_start_runs_once_per_session_and_names_an_untrusted_workspace() {
 
 #[test]
 fn a_second_copy_of_the_same_prompt_stays_silent_until_the_content_changes() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = TestRepo::new();
     repo.write("a.py", "x = 1\n").commit_all("init");
     repo.write("a.py", "import os\n");
@@ -202,7 +202,7 @@ fn a_second_copy_of_the_same_prompt_stays_silent_until_the_content_changes() {
 
 #[test]
 fn auto_fix_on_save_is_off_by_default_and_says_what_it_changed_when_on() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = TestRepo::new();
     repo.write("a.py", "x = 1\n").commit_all("init");
     let home = tempfile::tempdir().expect("home");

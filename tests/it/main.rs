@@ -41,6 +41,7 @@ mod repo_code;
 mod sarif;
 mod scale;
 mod snapshot;
+mod snapshots;
 mod state;
 mod supervision;
 mod support;

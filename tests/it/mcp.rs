@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::{TestRepo, mcp_command, real_tool, schema_errors};
+use crate::support::{
+    TestRepo, language_ids, mcp_command, registry_language_ids, require_tools, schema_errors,
+};
 
 /// A running `codeguard mcp` with a line reader on its stdout.
 struct Session {
@@ -101,7 +103,7 @@ fn initialised() -> Session {
 
 #[test]
 fn handshake_tool_list_and_a_failing_check() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = TestRepo::new();
     repo.write("app/main.py", "import os\nimport sys\n\nprint(sys.argv)\n").commit_all("init");
     let mut session = initialised();
@@ -148,8 +150,8 @@ fn other_tools_and_errors() {
     assert_eq!(doc["mode"], "commit");
 
     let (languages, _) = session.request(3, "tools/call", json!({"name": "languages", "arguments": {}}));
-    let ids = languages["result"]["structuredContent"]["languages"].as_array().expect("languages").len();
-    assert_eq!(ids, 59);
+    let ids = language_ids(&languages["result"]["structuredContent"]["languages"]);
+    assert_eq!(ids, registry_language_ids());
 
     repo.write("a.py", "import os\nimport sys\n\nprint(sys.argv)\n");
     let (fix, _) = session.request(
@@ -293,7 +295,7 @@ fn check_outside_a_repository_says_so() {
 
 #[test]
 fn every_tool_declares_an_output_schema_its_structured_content_matches() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = TestRepo::new();
     repo.write("app/main.py", "import sys\n\nprint(sys.argv)\n").commit_all("init");
     repo.write("app/main.py", "import os\nimport sys\n\nprint(sys.argv)\n");
@@ -324,7 +326,7 @@ fn every_tool_declares_an_output_schema_its_structured_content_matches() {
         let content = &answer["result"]["structuredContent"];
         assert!(content.is_object() && answer["result"]["isError"] != true, "{answer:#}");
         let schema = &schemas.iter().find(|(n, _)| n == name).expect("declared").1;
-        let Some(errors) = schema_errors(schema, content) else { return };
+        let errors = schema_errors(schema, content);
         assert!(
             errors.is_empty(),
             "{name} {arguments}: the result does not match its outputSchema:\n{}",
@@ -338,10 +340,6 @@ fn every_tool_declares_an_output_schema_its_structured_content_matches() {
         // The schema is strict: a field it does not know fails.
         let mut extra = content.clone();
         extra["unexpected"] = json!(1);
-        assert_eq!(
-            schema_errors(schema, &extra).expect("validator").len(),
-            1,
-            "{name}: extra field accepted"
-        );
+        assert_eq!(schema_errors(schema, &extra).len(), 1, "{name}: extra field accepted");
     }
 }

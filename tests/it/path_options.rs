@@ -2,14 +2,14 @@
 //! (`--stdin-filename=z.py`, `--help.py`) is linted as a file, so it cannot make a real finding
 //! disappear or the language UNVERIFIED. Real ruff, real payloads, real repositories.
 
-use crate::support::{TestRepo, assert_untouched, codeguard, json_stdout, pre_tool_use, real_tool};
+use crate::support::{TestRepo, assert_untouched, codeguard, json_stdout, pre_tool_use, require_tools};
 
 const BAD_PY: &str = "import os\nimport sys\n\nprint(sys.argv)\n";
 const GOOD_PY: &str = "import sys\n\nprint(sys.argv)\n";
 
 #[test]
 fn a_file_named_like_an_option_cannot_hide_a_finding_from_the_gate() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = TestRepo::new();
     repo.write("README.txt", "hello\n").commit_all("init");
     repo.write("--stdin-filename=z.py", GOOD_PY).write("app.py", BAD_PY);
@@ -25,7 +25,7 @@ fn a_file_named_like_an_option_cannot_hide_a_finding_from_the_gate() {
 
 #[test]
 fn a_file_named_like_help_is_linted_not_obeyed() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = TestRepo::new();
     repo.write("--help.py", BAD_PY).write("ok.py", GOOD_PY).commit_all("init");
     let home = tempfile::tempdir().expect("home");

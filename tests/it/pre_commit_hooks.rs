@@ -18,7 +18,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::support::{TestRepo, bin_dir_with, git_env, real_tool};
+use crate::support::{TestRepo, bin_dir_with, git_env, require_tools};
 
 const SECRET: &str = "aws_access_key_id = AKIAQWERTYUIOPASDFGH\n";
 
@@ -106,7 +106,7 @@ fn joined(dirs: &[&Path]) -> std::ffi::OsString {
 
 #[test]
 fn prek_runs_the_system_hook_which_blocks_a_secret_and_passes_a_clean_commit() {
-    let Some(_) = real_tool("prek") else { return };
+    require_tools(&["prek"]);
     let codeguard = assert_cmd::cargo::cargo_bin("codeguard");
     let bin = bin_dir_with(&[&codeguard]);
     let managed = Managed::new("codeguard-system", joined(&[bin.path()]), Vec::new());
@@ -115,21 +115,14 @@ fn prek_runs_the_system_hook_which_blocks_a_secret_and_passes_a_clean_commit() {
 
 #[test]
 fn prek_builds_the_python_hook_from_the_wheel_which_blocks_a_secret_and_passes_a_clean_commit() {
-    let (Some(_), Some(_), Some(_)) = (real_tool("prek"), real_tool("uv"), real_tool("cargo")) else {
-        return;
-    };
+    require_tools(&["prek", "uv", "cargo"]);
     let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
     let from_env =
         |key: &str, default: PathBuf| std::env::var_os(key).unwrap_or_else(|| default.into_os_string());
     let cache = std::env::var_os("XDG_CACHE_HOME").map_or_else(|| home.join(".cache"), PathBuf::from);
-    let Some(target) = std::env::var_os("CODEGUARD_WHEEL_TARGET") else {
-        assert!(
-            std::env::var_os("CODEGUARD_REQUIRE_REAL_LINTERS").is_none(),
-            "CODEGUARD_WHEEL_TARGET is not set: run scripts/test.sh, which builds the wheel there"
-        );
-        eprintln!("skipping: CODEGUARD_WHEEL_TARGET (scripts/wheel.sh's warm target directory) is not set");
-        return;
-    };
+    let target = std::env::var_os("CODEGUARD_WHEEL_TARGET").expect(
+        "CODEGUARD_WHEEL_TARGET (scripts/wheel.sh's warm target directory) is not set: run scripts/test.sh, which builds the wheel there",
+    );
     let extra = vec![
         // prek's clone builds in the warm target directory of scripts/wheel.sh's wheel.
         ("CARGO_TARGET_DIR", target),

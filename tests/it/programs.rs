@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::support::{TestRepo, codeguard, gate_in, real_tool, repo_with};
+use crate::support::{TestRepo, codeguard, gate_in, repo_with, require_tools};
 
 const BAD_PY: &str = "import os\nimport sys\n\nprint(sys.argv)\n";
 
@@ -156,7 +156,7 @@ fn content_written_before_a_commit_that_takes_it_is_denied_with_the_directive() 
 
 #[test]
 fn writes_that_do_not_land_are_not_denied() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo =
         repo_with(&[(".gitignore", "*.log\nbuild/\n"), ("build/out.txt", "x\n"), ("scratch.txt", "x\n")]);
     repo.commit_all("ignore logs");
@@ -182,7 +182,7 @@ fn writes_that_do_not_land_are_not_denied() {
 
 #[test]
 fn with_codeguards_pre_commit_hook_installed_the_write_passes_with_context() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = repo_with(&[]);
     let home = tempfile::tempdir().expect("home");
     let out = codeguard(home.path())
@@ -218,7 +218,7 @@ fn with_codeguards_pre_commit_hook_installed_the_write_passes_with_context() {
 
 #[test]
 fn the_gate_lints_what_a_package_script_or_a_make_target_would_commit() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let repo = project();
     repo.write("app.py", BAD_PY);
     for cmd in ["npm run release", "make release", "yarn release", "cd tools && make -C .. release"] {

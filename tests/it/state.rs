@@ -119,7 +119,7 @@ const GOOD_PY: &str = "import sys\n\nprint(sys.argv)\n";
 
 #[test]
 fn a_second_copy_replays_a_delivered_block_but_never_a_pass() {
-    let Some(_) = crate::support::real_tool("ruff") else { return };
+    crate::support::require_tools(&["ruff"]);
     let repo = TestRepo::new();
     repo.write("README.txt", "hi\n").commit_all("init");
     repo.write("app.py", BAD_PY);

@@ -198,39 +198,36 @@ pub fn assert_untouched<T>(root: &Path, f: impl FnOnce() -> T) -> T {
     out
 }
 
-/// The absolute path of a real linter, or `None` when it is not installed. With
-/// `CODEGUARD_REQUIRE_REAL_LINTERS=1` (set by `scripts/test.sh`) a missing linter fails the test
-/// instead of skipping it.
-pub fn real_tool(name: &str) -> Option<PathBuf> {
-    let found = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).map(|d| d.join(name)).find(|p| p.is_file()))
-        .unwrap_or_default();
-    if found.is_none() {
-        assert!(
-            std::env::var_os("CODEGUARD_REQUIRE_REAL_LINTERS").is_none(),
-            "{name} is required by this test but not on PATH (run scripts/test.sh)"
-        );
-        eprintln!("skipping: {name} not installed");
+/// The absolute path of a real tool a test depends on (a linter, a hook manager, an interpreter).
+/// A test never passes without the tool it is about: when the tool is not on `PATH` this panics,
+/// naming it (`scripts/test.sh` installs every pinned one; `scripts/requirements-test.txt`).
+pub fn real_tool(name: &str) -> PathBuf {
+    std::env::var_os("PATH")
+        .and_then(|p| std::env::split_paths(&p).map(|d| d.join(name)).find(|p| p.is_file()))
+        .unwrap_or_else(|| {
+            panic!(
+                "`{name}` is required by this test but is not on PATH: run the suite with scripts/test.sh, \
+                 which installs the pinned tools (scripts/requirements-test.txt)"
+            )
+        })
+}
+
+/// Panics unless every tool in `names` is on `PATH` ([`real_tool`]), for tests that let
+/// codeguard find the tools itself.
+pub fn require_tools(names: &[&str]) {
+    for name in names {
+        real_tool(name);
     }
-    found
 }
 
 /// Validates `document` against the JSON Schema `schema` with Python's `jsonschema` (the draft
 /// the schema's `$schema` names; the schema itself is checked first): the errors, one
-/// `path: message` line each, or `None` when python3 or jsonschema is not installed (which fails
-/// the test under `CODEGUARD_REQUIRE_REAL_LINTERS=1`).
-pub fn schema_errors(schema: &serde_json::Value, document: &serde_json::Value) -> Option<Vec<String>> {
-    let python = real_tool("python3")?;
+/// `path: message` line each. Panics when python3 or its jsonschema module is missing.
+pub fn schema_errors(schema: &serde_json::Value, document: &serde_json::Value) -> Vec<String> {
+    let python = real_tool("python3");
     let has_jsonschema =
         Command::new(&python).args(["-c", "import jsonschema"]).output().is_ok_and(|o| o.status.success());
-    if !has_jsonschema {
-        assert!(
-            std::env::var_os("CODEGUARD_REQUIRE_REAL_LINTERS").is_none(),
-            "python3 has no jsonschema module (run scripts/test.sh)"
-        );
-        eprintln!("skipping schema validation: python3 has no jsonschema module");
-        return None;
-    }
+    assert!(has_jsonschema, "python3 has no jsonschema module, which this test needs (run scripts/test.sh)");
     let dir = tempfile::tempdir().expect("tmp");
     let (schema_file, document_file) = (dir.path().join("schema.json"), dir.path().join("document.json"));
     std::fs::write(&schema_file, serde_json::to_vec(schema).expect("json")).expect("write");
@@ -252,7 +249,7 @@ for e in errors:
         .output()
         .expect("python");
     assert!(out.status.success(), "jsonschema failed: {}", String::from_utf8_lossy(&out.stderr));
-    Some(String::from_utf8_lossy(&out.stdout).lines().map(str::to_owned).collect())
+    String::from_utf8_lossy(&out.stdout).lines().map(str::to_owned).collect()
 }
 
 /// A directory of symlinks to exactly the given tools, for a PATH without anything else.
@@ -418,19 +415,93 @@ pub fn explain_json(cwd: &Path, command: &str) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("one JSON object")
 }
 
+/// The language ids of the built-in registry, in its order, read from the data codeguard compiles
+/// in (`registry/languages.json`): the one place a test learns how many languages there are.
+pub fn registry_language_ids() -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("registry/languages.json");
+    let registry: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).expect("registry")).expect("registry JSON");
+    let ids = language_ids(&registry["languages"]);
+    assert!(!ids.is_empty(), "{} lists no languages", path.display());
+    ids
+}
+
+/// The `id` of every entry of a JSON array of languages (a registry, `codeguard languages`).
+pub fn language_ids(languages: &serde_json::Value) -> Vec<String> {
+    languages
+        .as_array()
+        .unwrap_or_else(|| panic!("not a list of languages: {languages}"))
+        .iter()
+        .map(|l| l["id"].as_str().unwrap_or_else(|| panic!("a language without an id: {l}")).to_owned())
+        .collect()
+}
+
+/// The host name under which codeguard answers the neutral contract. `hook capabilities` describes
+/// that contract as the document itself (its top-level `events`) and lists every other host as a
+/// provider; this name is the one fact about hosts a test cannot read from it.
+pub const NEUTRAL_HOST: &str = "neutral";
+
+/// Every host codeguard answers hooks for, each with the hook events it has (their command-line
+/// names, `session-start`, in the contract's order), read from the binary's
+/// `codeguard hook capabilities`: that document is generated from `Host::ALL` and the host spec
+/// table (`src/host/spec.rs`), so a host or event added there reaches every test that iterates
+/// this, and no test keeps a list of its own.
+pub fn hosts_and_events() -> Vec<(String, Vec<String>)> {
+    let home = tempfile::tempdir().expect("home");
+    let out = codeguard(home.path()).args(["hook", "capabilities"]).output().expect("hook capabilities");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let caps = json_stdout(&out);
+    let strings = |v: &serde_json::Value| -> Vec<String> {
+        v.as_array().expect("a list").iter().map(|s| s.as_str().expect("a string").to_owned()).collect()
+    };
+    // The contract's events, by their Claude-style names (`SessionStart`).
+    let contract = strings(&caps["events"]);
+    let mut hosts: Vec<(String, Vec<String>)> = caps["providers"]
+        .as_array()
+        .expect("providers")
+        .iter()
+        .map(|provider| {
+            let host = provider["name"].as_str().expect("name").to_owned();
+            // A host without an event names it "".
+            let events = contract
+                .iter()
+                .filter(|e| provider["events"][e.as_str()].as_str().is_some_and(|own| !own.is_empty()))
+                .map(|e| command_line_event(e))
+                .collect();
+            (host, events)
+        })
+        .collect();
+    assert!(!hosts.is_empty(), "hook capabilities lists no providers: {caps}");
+    assert!(
+        hosts.iter().all(|(h, _)| h != NEUTRAL_HOST),
+        "the neutral contract is listed as a provider: {caps}"
+    );
+    hosts.push((NEUTRAL_HOST.to_owned(), contract.iter().map(|e| command_line_event(e)).collect()));
+    assert!(hosts.iter().all(|(_, events)| !events.is_empty()), "a host without events: {caps}");
+    hosts
+}
+
+/// An event's command-line name from its Claude-style name: `PreToolUse` → `pre-tool-use`.
+fn command_line_event(claude_name: &str) -> String {
+    let mut name = String::new();
+    for c in claude_name.chars() {
+        if c.is_ascii_uppercase() && !name.is_empty() {
+            name.push('-');
+        }
+        name.push(c.to_ascii_lowercase());
+    }
+    name
+}
+
 /// A minimal crate's manifest and lock file (no dependencies: no network needed).
 pub const CARGO_TOML: &str = "[package]\nname = \"warm\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
 pub const CARGO_LOCK: &str = "# This file is automatically @generated by Cargo.\n# It is not intended for manual editing.\nversion = 4\n\n[[package]]\nname = \"warm\"\nversion = \"0.1.0\"\n";
 
 /// A trusted, committed Rust crate with `main_rs` as `src/main.rs` and the given `files`, and a
-/// state home on disk (never tmpfs, where codeguard keeps no build cache). `None` when cargo is
+/// state home on disk (never tmpfs, where codeguard keeps no build cache). Panics when cargo is
 /// not installed.
-pub fn rust_crate(
-    lock: &str,
-    main_rs: &str,
-    files: &[(&str, &str)],
-) -> Option<(TestRepo, tempfile::TempDir)> {
-    real_tool("cargo")?;
+pub fn rust_crate(lock: &str, main_rs: &str, files: &[(&str, &str)]) -> (TestRepo, tempfile::TempDir) {
+    real_tool("cargo");
     let repo = TestRepo::new();
     repo.write("Cargo.toml", CARGO_TOML).write("Cargo.lock", lock).write("src/main.rs", main_rs);
     for (path, text) in files {
@@ -439,7 +510,7 @@ pub fn rust_crate(
     repo.commit_all("init");
     let home = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("home");
     codeguard(home.path()).arg("trust").arg(repo.root()).assert().success();
-    Some((repo, home))
+    (repo, home)
 }
 
 /// Writes the repository's `Cargo.lock` for its manifests (offline: no dependencies).
@@ -528,9 +599,9 @@ pub fn pip_cache() -> PathBuf {
 }
 
 /// `codeguard tools install <args>` under `path`, in the state home `home`, with the shared pip
-/// cache. `None` (and a loud SKIP) when the package registry is unreachable and
-/// `CODEGUARD_REQUIRE_REAL_LINTERS` is not set; with it, an unreachable registry fails the test.
-pub fn tools_install(home: &Path, path: &std::ffi::OsStr, args: &[&str]) -> Option<std::process::Output> {
+/// cache; panics when it fails (an unreachable package registry included: a test that installs
+/// real tools fails offline, it never passes without having installed anything).
+pub fn tools_install(home: &Path, path: &std::ffi::OsStr, args: &[&str]) -> std::process::Output {
     let out = codeguard(home)
         .envs(network_env())
         .env("PATH", path)
@@ -540,15 +611,6 @@ pub fn tools_install(home: &Path, path: &std::ffi::OsStr, args: &[&str]) -> Opti
         .args(args)
         .output()
         .expect("run codeguard tools install");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if !out.status.success() && stderr.contains("unreachable") {
-        assert!(
-            std::env::var_os("CODEGUARD_REQUIRE_REAL_LINTERS").is_none(),
-            "the package registry is unreachable, and this test needs it: {stderr}"
-        );
-        eprintln!("SKIP: the package registry is unreachable (offline?): {stderr}");
-        return None;
-    }
-    assert!(out.status.success(), "tools install {args:?} failed: {stderr}");
-    Some(out)
+    assert!(out.status.success(), "tools install {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    out
 }

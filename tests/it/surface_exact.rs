@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::support::{TestRepo, gate_in, git_in, real_tool};
+use crate::support::{TestRepo, gate_in, git_in, require_tools};
 
 const BAD_PY: &str = "import os\nimport sys\n\nprint(sys.argv)\n";
 const GOOD_PY: &str = "import sys\n\nprint(sys.argv)\n";
@@ -117,7 +117,7 @@ fn a_new_branch_is_only_the_commits_no_remote_tracking_ref_reaches() {
 
 #[test]
 fn the_push_gate_lints_the_ref_that_is_pushed_not_the_current_branch() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let f = Fixture::new(true);
     f.repo.git(&["reset", "-q", "--hard", "HEAD~1"]); // main: clean, nothing unpushed
     let (code, _, stderr) = gate_in(&f.repo, "git push origin feature", &[]);
@@ -214,7 +214,7 @@ fn earlier_steps_that_stage_are_part_of_the_commit() {
 
 #[test]
 fn the_commit_gate_lints_content_an_earlier_step_stages_from_another_ref() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let f = Fixture::new(true);
     f.repo.git(&["reset", "-q", "b.py"]);
     let (code, _, stderr) = gate_in(&f.repo, "git checkout topic -- topic.py && git commit -m x", &[]);
@@ -242,7 +242,7 @@ fn amend_carries_the_amended_commits_own_changes() {
 
 #[test]
 fn the_commit_gate_lints_the_amended_commit_too() {
-    let Some(_) = real_tool("ruff") else { return };
+    require_tools(&["ruff"]);
     let f = Fixture::new(true);
     f.repo.git(&["reset", "-q", "b.py"]);
     let (code, _, stderr) = gate_in(&f.repo, "git commit --amend --no-edit", &[]);

@@ -1,0 +1,301 @@
+//! Whole-output snapshots: everything a caller of the real `codeguard` binary observes — exit
+//! code, stdout and stderr, byte for byte — compared with the reviewed files in
+//! `tests/it/snapshots/` (`insta`; `cargo insta review` after an intended change).
+//!
+//! - `check` in every `--format` the binary offers (read from its `--help`) on a small repository
+//!   with one real ruff finding (F401) and on a clean one.
+//! - Every host × every hook event the host has (read from `codeguard hook capabilities`, which is
+//!   generated from `Host::ALL` and the spec table), fed the host's payload fixture
+//!   (`tests/fixtures/payloads/<host>/<event>.json`) as one agent session in a repository whose
+//!   staged `bad.py` fails ruff: the shell-command event twice, once for a pass-through (`ls`) and
+//!   once for the fixture's own `git commit`, which codeguard denies on the host's channel.
+//!
+//! What differs from run to run is replaced by filters: the temporary repository and home, the
+//! path keys in log file names, durations and the neutral contract's tracking id. A further test reads
+//! every committed `.snap` file and fails on a temporary path or a duration that got through, and
+//! on a snapshot no test produces any more.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::Value;
+
+use crate::support::{TestRepo, assert_untouched, codeguard, hosts_and_events, require_tools};
+
+const GOOD_PY: &str = "import sys\n\nprint(sys.argv)\n";
+const BAD_PY: &str = "import os\n";
+
+/// The shell-command event, where a commit is gated.
+const PRE_TOOL_USE: &str = "pre-tool-use";
+
+/// A shell command a host's pre-tool-use step asks about.
+#[derive(Clone, Copy)]
+struct Shell {
+    /// The end of the snapshot's name.
+    suffix: &'static str,
+    /// The command put into the fixture; `None` keeps the fixture's own `git commit`.
+    replace_with: Option<&'static str>,
+}
+
+/// What every host's pre-tool-use is asked about: a command codeguard lets through untouched, and
+/// the fixture's own `git commit` of the staged, failing content.
+const SHELL_COMMANDS: [Shell; 2] =
+    [Shell { suffix: "ls", replace_with: Some("ls") }, Shell { suffix: "commit", replace_with: None }];
+
+/// The `--format` values of `codeguard check`, from its `--help` (clap lists the value enum).
+fn check_formats() -> Vec<String> {
+    let home = tempfile::tempdir().expect("home");
+    let out = codeguard(home.path()).args(["check", "--help"]).output().expect("check --help");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let help = String::from_utf8_lossy(&out.stdout).into_owned();
+    let after = help.split_once("--format").map(|(_, rest)| rest).expect("check has --format");
+    let values = after.split_once("Possible values:").map(|(_, rest)| rest).expect("possible values");
+    let formats: Vec<String> = values
+        .lines()
+        .skip(1)
+        .map_while(|l| l.trim().strip_prefix("- ").and_then(|v| v.split_once(':')).map(|(v, _)| v.to_owned()))
+        .collect();
+    assert!(formats.iter().any(|f| f == "human"), "no formats read from check --help:\n{help}");
+    formats
+}
+
+/// One step of a host's session: the event, and for the shell-command event which command.
+struct Step {
+    event: String,
+    shell: Option<Shell>,
+}
+
+impl Step {
+    /// The snapshot's name: host, position in the session, event (and command).
+    fn name(&self, host: &str, position: usize) -> String {
+        match self.shell {
+            Some(shell) => format!("hook_{host}_{position}_{}_{}", self.event, shell.suffix),
+            None => format!("hook_{host}_{position}_{}", self.event),
+        }
+    }
+}
+
+/// A host's session: its events in the contract's order, the shell-command event once per
+/// command of [`SHELL_COMMANDS`].
+fn session(events: &[String]) -> Vec<Step> {
+    events
+        .iter()
+        .flat_map(|event| {
+            if event == PRE_TOOL_USE {
+                SHELL_COMMANDS.iter().map(|c| Step { event: event.clone(), shell: Some(*c) }).collect()
+            } else {
+                vec![Step { event: event.clone(), shell: None }]
+            }
+        })
+        .collect()
+}
+
+/// The name of every snapshot this file produces.
+fn snapshot_names() -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for format in check_formats() {
+        for outcome in ["fail", "pass"] {
+            names.push(format!("check_{outcome}_{format}"));
+        }
+    }
+    for (host, events) in hosts_and_events() {
+        for (position, step) in (1..).zip(session(&events)) {
+            names.push(step.name(&host, position));
+        }
+    }
+    names
+}
+
+/// The snapshot text of a finished command: exit code, then stdout and stderr exactly as written
+/// (a missing final newline is marked, since insta trims the end of a snapshot).
+fn render(out: &Output) -> String {
+    let stream = |bytes: &[u8]| {
+        let text = String::from_utf8_lossy(bytes).into_owned();
+        if text.is_empty() || text.ends_with('\n') { text } else { format!("{text}\n[no newline at end]\n") }
+    };
+    format!(
+        "exit: {}\n--- stdout ---\n{}--- stderr ---\n{}",
+        out.status.code().map_or_else(|| "killed by a signal".to_owned(), |c| c.to_string()),
+        stream(&out.stdout),
+        stream(&out.stderr)
+    )
+}
+
+/// The filters that replace what differs between runs, most specific first: the repository and
+/// the state home of this run (as given and canonical), any other temporary directory, the key
+/// of the repository's path in log file names, durations in seconds and milliseconds (with the
+/// padding that aligns them), the age of a reused result, and the neutral contract's tracking id
+/// (a hash of the deny text, which names the temporary paths).
+fn filters(repo: &Path, home: &Path) -> Vec<(String, String)> {
+    let mut filters = Vec::new();
+    let mut place = |path: &Path, to: &str| {
+        for form in [path.to_path_buf(), path.canonicalize().unwrap_or_else(|_| path.to_path_buf())] {
+            filters.push((regex::escape(&form.display().to_string()), to.to_owned()));
+        }
+    };
+    place(repo, "[REPO]");
+    place(home, "[HOME]");
+    let temp = std::env::temp_dir();
+    for form in [temp.clone(), temp.canonicalize().unwrap_or(temp)] {
+        filters.push((format!(r"{}/\.tmp\w+", regex::escape(&form.display().to_string())), "[TMP]".into()));
+    }
+    for (pattern, to) in [
+        (r"\b(\w+)-[0-9a-f]{12}-([\w-]+)\.log\b", "$1-[ID]-$2.log"),
+        // The human report right-aligns durations: the padding goes with the number.
+        (r" +\d+\.\d+s\b", " [DURATION]"),
+        (r"\b\d+(\.\d+)?s\b", "[DURATION]"),
+        (r"\b\d+ ?ms\b", "[DURATION]"),
+        (r#"("\w+_ms":\s*)\d+"#, "$1[MS]"),
+        (r"\bfrom \d+ s ago\b", "from [N] s ago"),
+        (r#""tracking_id":\s*"[^"]*""#, r#""tracking_id":"[TRACKING-ID]""#),
+    ] {
+        filters.push((pattern.to_owned(), to.to_owned()));
+    }
+    filters
+}
+
+/// Asserts the snapshot `name` of `out`, with the run's filters and a description for readers.
+fn assert_output(name: &str, description: &str, out: &Output, repo: &Path, home: &Path) {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_description(description);
+    settings.set_omit_expression(true);
+    for (pattern, to) in filters(repo, home) {
+        settings.add_filter(&pattern, to);
+    }
+    settings.bind(|| insta::assert_snapshot!(name, render(out)));
+}
+
+/// A repository with `README.txt` and `app.py` committed and the extra `files` committed on top.
+fn committed(files: &[(&str, &str)]) -> TestRepo {
+    let repo = TestRepo::new();
+    repo.write("README.txt", "hello\n").write("app.py", GOOD_PY);
+    for (path, text) in files {
+        repo.write(path, text);
+    }
+    repo.commit_all("init");
+    repo
+}
+
+#[test]
+fn check_in_every_format_on_a_failing_and_a_passing_repository() {
+    require_tools(&["ruff"]);
+    let formats = check_formats();
+    let cases = [("fail", &[("bad.py", BAD_PY)][..], " and bad.py (ruff F401)"), ("pass", &[][..], "")];
+    for (outcome, files, extra) in cases {
+        let repo = committed(files);
+        for format in &formats {
+            // A fresh state home: the first check of this content, no cached result to reuse.
+            let home = tempfile::tempdir().expect("home");
+            let out = assert_untouched(&repo.root(), || {
+                codeguard(home.path())
+                    .args(["check", "--format", format])
+                    .arg(repo.root())
+                    .output()
+                    .expect("check")
+            });
+            let description = format!(
+                "codeguard check --format {format} [REPO]: README.txt, app.py (clean){extra} committed; \
+                 real ruff; a fresh state home"
+            );
+            assert_output(
+                &format!("check_{outcome}_{format}"),
+                &description,
+                &out,
+                &repo.root(),
+                home.path(),
+            );
+        }
+    }
+}
+
+/// Replaces the shell command of a pre-tool-use payload (the one string that is a `git commit`),
+/// wherever the host puts it.
+fn set_command(payload: &mut Value, command: &str) -> usize {
+    match payload {
+        Value::String(s) if s.starts_with("git commit") => {
+            command.clone_into(s);
+            1
+        }
+        Value::Array(items) => items.iter_mut().map(|v| set_command(v, command)).sum(),
+        Value::Object(map) => map.values_mut().map(|v| set_command(v, command)).sum(),
+        _ => 0,
+    }
+}
+
+fn fixture(host: &str, event: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/payloads")
+        .join(host)
+        .join(format!("{event}.json"))
+}
+
+#[test]
+fn every_host_answers_every_event_of_a_session_on_its_own_channel() {
+    require_tools(&["ruff"]);
+    for (host, events) in hosts_and_events() {
+        // Each host gets its own session: a repository whose staged bad.py fails ruff, and a
+        // fresh state home the session's records (edits checked, the stop summary) live in.
+        let repo = committed(&[]);
+        repo.write("bad.py", BAD_PY);
+        repo.git(&["add", "bad.py"]);
+        let home = tempfile::tempdir().expect("home");
+        for (position, step) in (1..).zip(session(&events)) {
+            let path = fixture(&host, &step.event);
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let mut payload: Value =
+                serde_json::from_str(&text.replace("__CWD__", &repo.root().display().to_string()))
+                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let mut said = String::new();
+            if let Some(Shell { replace_with: Some(command), .. }) = step.shell {
+                assert_eq!(
+                    set_command(&mut payload, command),
+                    1,
+                    "{}: one git commit command",
+                    path.display()
+                );
+                said = format!(", its command replaced by `{command}`");
+            } else if step.shell.is_some() {
+                said = ", its own `git commit`".to_owned();
+            }
+            let out = assert_untouched(&repo.root(), || {
+                codeguard(home.path())
+                    .args(["hook", &step.event, "--host", &host])
+                    .write_stdin(payload.to_string())
+                    .output()
+                    .expect("hook")
+            });
+            let description = format!(
+                "codeguard hook {event} --host {host}, step {position} of one session; payload \
+                 tests/fixtures/payloads/{host}/{event}.json{said}; repository: README.txt and app.py \
+                 committed, bad.py (ruff F401) staged; real ruff",
+                event = step.event,
+            );
+            assert_output(&step.name(&host, position), &description, &out, &repo.root(), home.path());
+        }
+    }
+}
+
+/// The committed snapshots are exactly the ones the tests above produce, and none holds what the
+/// filters should have replaced.
+#[test]
+fn committed_snapshots_are_all_produced_and_hold_no_temporary_paths_or_durations() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/snapshots");
+    let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "snap"))
+        .map(|p| p.file_name().expect("name").to_string_lossy().into_owned())
+        .collect();
+    let mut expected: Vec<String> =
+        snapshot_names().iter().map(|n| format!("it__snapshots__{n}.snap")).collect();
+    on_disk.sort();
+    expected.sort();
+    assert_eq!(on_disk, expected, "snapshots in {} that no test produces, or missing ones", dir.display());
+    let temp = std::env::temp_dir().display().to_string();
+    let leaks = regex::Regex::new(r"\.tmp\w{6}|\b\d+(\.\d+)?m?s\b|_ms\x22:\s*\d").expect("regex");
+    for name in &on_disk {
+        let text = std::fs::read_to_string(dir.join(name)).expect("snapshot");
+        assert!(!text.contains(&format!("{temp}/")), "{name} holds a temporary path");
+        assert!(!leaks.is_match(&text), "{name} holds {:?}", leaks.find(&text).map(|m| m.as_str()));
+    }
+}
