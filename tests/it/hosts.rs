@@ -3,7 +3,7 @@
 //! the protocol table; and random payloads that must never block, panic or hang.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -248,16 +248,16 @@ fn random_payloads_never_block_panic_or_hang() {
             for round in 0..4 {
                 let payload =
                     if round % 2 == 0 { random.bytes() } else { random.json(3).to_string().into_bytes() };
-                let started = Instant::now();
+                // A hang guard, not a speed claim: a hook stuck on junk input is killed and fails.
                 let out = codeguard(home.path())
                     .args(["hook", event, "--host", &host])
                     .current_dir(dir.path())
                     .write_stdin(payload.clone())
+                    .timeout(Duration::from_secs(60))
                     .output()
-                    .expect("run");
+                    .expect("the hook ended (it never hangs on junk input)");
                 let stderr = String::from_utf8_lossy(&out.stderr);
                 let what = format!("{host} {event} {:?}: {stderr}", String::from_utf8_lossy(&payload));
-                assert!(started.elapsed() < Duration::from_secs(1), "too slow: {what}");
                 assert!(!stderr.contains("panicked"), "{what}");
                 let blocked = out.status.code() == Some(2)
                     || (host == NEUTRAL_HOST && out.status.code() == Some(1))
