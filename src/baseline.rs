@@ -253,12 +253,8 @@ impl Lines<'_> {
 }
 
 fn blob_at(root: &Path, tree: gix::ObjectId, path: &str) -> Option<Vec<u8>> {
-    let repo = crate::surface::open_repo(root).ok()?;
-    let entry = repo.find_tree(tree).ok()?.lookup_entry_by_path(path).ok()??;
-    if !entry.mode().is_blob() {
-        return None;
-    }
-    Some(entry.object().ok()?.detach().data)
+    let repo = crate::git::open_worktree(root).ok()?;
+    crate::git::tree::blob_at(&repo, tree, path).ok().flatten()
 }
 
 /// Finished baseline runs of project-level linters, one file per key under
@@ -502,25 +498,15 @@ fn format_of(registry: &Registry, result: &LanguageResult) -> Option<Format> {
 /// Those of `paths` that are regular files in `tree` (the baseline has nothing to say of the
 /// others: files the change adds, or that are links there).
 fn files_in(root: &Path, tree: gix::ObjectId, paths: Vec<String>) -> Vec<String> {
-    let Ok(repo) = crate::surface::open_repo(root) else { return Vec::new() };
-    let Ok(tree) = repo.find_tree(tree) else { return Vec::new() };
-    paths
-        .into_iter()
-        .filter(|p| {
-            tree.lookup_entry_by_path(p)
-                .ok()
-                .flatten()
-                .is_some_and(|e| e.mode().is_blob() && !e.mode().is_link())
-        })
-        .collect()
+    let Ok(repo) = crate::git::open_worktree(root) else { return Vec::new() };
+    crate::git::tree::regular_files_in(&repo, tree, paths).unwrap_or_default()
 }
 
 /// The regular files of `tree` that are of `language` (by name: what a project-level linter's
 /// baseline run needs so that the language is planned there).
 fn files_of_language(root: &Path, tree: gix::ObjectId, registry: &Registry, language: &str) -> Vec<String> {
-    let Ok(repo) = crate::surface::open_repo(root) else { return Vec::new() };
-    let Ok(state) = repo.index_from_tree(&tree) else { return Vec::new() };
-    let state: gix::index::State = state.into();
+    let Ok(repo) = crate::git::open_worktree(root) else { return Vec::new() };
+    let Ok(state) = crate::git::tree_index(&repo, tree) else { return Vec::new() };
     state
         .entries()
         .iter()
@@ -534,9 +520,8 @@ fn files_of_language(root: &Path, tree: gix::ObjectId, registry: &Registry, lang
 }
 
 fn tree_of(root: &Path, commit: gix::ObjectId) -> Option<gix::ObjectId> {
-    let repo = crate::surface::open_repo(root).ok()?;
-    let commit = repo.find_commit(commit).ok()?;
-    commit.tree_id().ok().map(gix::Id::detach)
+    let repo = crate::git::open_worktree(root).ok()?;
+    crate::git::commit_tree(&repo, commit).ok()
 }
 
 #[cfg(test)]

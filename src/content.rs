@@ -188,7 +188,7 @@ fn scan_with(
     for path in &surface.paths {
         scanner.path(path);
     }
-    let repo = match crate::surface::open_repo(&surface.root) {
+    let repo = match crate::git::open_worktree(&surface.root) {
         Ok(repo) => repo,
         Err(e) => {
             for path in &surface.paths {

@@ -28,6 +28,7 @@ pub mod env;
 pub mod exit;
 pub mod files;
 pub mod fix_plan;
+pub mod git;
 pub mod hook;
 pub mod host;
 pub mod install;

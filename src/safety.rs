@@ -213,7 +213,7 @@ pub fn allow_list_change() -> Finding {
 /// The allow list as committed at `HEAD` of the repository at `root` (an allowance counts only
 /// once a person committed it; content being checked cannot allow itself).
 pub fn committed_allow_list(root: &Path) -> AllowList {
-    let text = crate::surface::head_file(root, ALLOW_FILE).ok().flatten().unwrap_or_default();
+    let text = crate::git::head_file(root, ALLOW_FILE).ok().flatten().unwrap_or_default();
     AllowList::parse(&String::from_utf8_lossy(&text))
 }
 

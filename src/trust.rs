@@ -139,7 +139,7 @@ pub fn workspace_root(dir: &Path) -> std::io::Result<PathBuf> {
 /// git directory, or the root itself outside a repository).
 fn locate(dir: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
     let dir = dir.canonicalize()?;
-    let repo = gix::discover(&dir).ok();
+    let repo = crate::git::discover(&dir).ok();
     match repo.as_ref().and_then(|r| r.workdir().map(|w| (w.to_path_buf(), r.git_dir().to_path_buf()))) {
         Some((root, git_dir)) => Ok((root.canonicalize()?, git_dir)),
         None => Ok((dir.clone(), dir)),

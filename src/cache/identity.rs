@@ -131,16 +131,20 @@ enum Content {
 /// cache at `stat_cache` when given.
 pub fn worktree(dir: &Path, budget: &Budget, stat_cache: Option<&Path>) -> Result<Worktree, NoIdentity> {
     let began = SystemTime::now();
-    let repo = gix::discover(dir).map_err(|e| NoIdentity::NotARepository(e.to_string()))?;
-    let root = repo
-        .workdir()
-        .ok_or_else(|| NoIdentity::NotARepository(format!("{} has no worktree", dir.display())))?
+    let repo = crate::git::discover_worktree(dir).map_err(|e| match e {
+        crate::git::Error::Bare(_) => {
+            NoIdentity::NotARepository(format!("{} has no worktree", dir.display()))
+        }
+        e => NoIdentity::NotARepository(e.cause().unwrap_or_default().to_owned()),
+    })?;
+    let root = crate::git::workdir(&repo)
+        .map_err(|e| NoIdentity::NotARepository(e.to_string()))?
         .canonicalize()
         .map_err(|e| NoIdentity::NotARepository(e.to_string()))?;
-    let git = |e: &dyn std::fmt::Display| NoIdentity::Git(e.to_string());
-    let index = repo.index_or_empty().map_err(|e| git(&e))?;
-    let observed = crate::surface::fingerprint(&repo, &index).map_err(|e| git(&e))?;
-    let upstream = crate::surface::upstream(&repo).map_err(|e| git(&e))?;
+    let index = crate::git::default_index(&repo)
+        .map_err(|e| NoIdentity::Git(e.cause().unwrap_or_default().to_owned()))?;
+    let observed = crate::git::fingerprint(&repo, &index).map_err(|e| NoIdentity::Git(e.to_string()))?;
+    let upstream = crate::git::upstream(&repo).map_err(|e| NoIdentity::Git(e.to_string()))?;
     let paths = listing(&repo, &index)?;
     if paths.len() > budget.max_files {
         return Err(NoIdentity::OverBudget { files: paths.len(), bytes: 0 });

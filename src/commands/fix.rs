@@ -229,7 +229,7 @@ impl Adoption<'_> {
         let mut verdicts: BTreeMap<String, bool> = BTreeMap::new();
         let mut baseline: Vec<(String, Vec<u8>)> = Vec::new();
         for file in files {
-            match crate::surface::head_file(self.root, file) {
+            match crate::git::head_file(self.root, file) {
                 Ok(None) => {
                     verdicts.insert(file.clone(), true);
                 }

@@ -239,11 +239,9 @@ pub fn hooks_dir(start: &Path) -> Result<PathBuf, InstallError> {
 
 /// Where git and the managers look for the repository containing `start`.
 pub fn layout(start: &Path) -> Result<Layout, InstallError> {
-    let repo = gix::discover(start).map_err(|e| InstallError::NotARepository(e.to_string()))?;
-    let configured = repo
-        .config_snapshot()
-        .trusted_path("core.hooksPath")
-        .map_err(|e| InstallError::HooksPath(e.to_string()))?;
+    let cause = |e: &crate::git::Error| e.cause().unwrap_or_default().to_owned();
+    let repo = crate::git::discover(start).map_err(|e| InstallError::NotARepository(cause(&e)))?;
+    let configured = crate::git::config::hooks_path(&repo).map_err(|e| InstallError::HooksPath(cause(&e)))?;
     let root = repo.workdir().map(|w| w.canonicalize().unwrap_or_else(|_| w.to_path_buf()));
     let default_hooks = repo.common_dir().join("hooks");
     let default_hooks = default_hooks.canonicalize().unwrap_or(default_hooks);

@@ -5,8 +5,8 @@
 //! command order with the absolute directory each runs in, the bypass that applies (inline
 //! `-c codeguard.skipGate=true`, an `&&` chain `git config codeguard.skipGate true`, or the
 //! persisted config value), and the reasons the prediction is not exact or must block.
-//! **I/O:** repository discovery and config through gix (never a `git` process), reading the
-//! scripts the command runs (≤ 1 MiB, one level), and looking up `alias.NAME` in the git config
+//! **I/O:** repository discovery and config through the git layer (`crate::git`; never a `git`
+//! process), reading the scripts the command runs (≤ 1 MiB, one level), and looking up `alias.NAME` in the git config
 //! (repository, user, system) for a git call whose sub-command is none of git's own. A command that cannot commit or push returns
 //! at once, without opening a repository. **Never:** writes anything or runs anything.
 
@@ -602,7 +602,10 @@ impl Resolver {
     /// without one it is an external `git-NAME` program or a typo, which may commit or push:
     /// UNVERIFIED, never a silent pass.
     fn alias(&mut self, call: &AliasCall, base: &Path, script: Option<&Path>) {
-        let value = self.locate(base, &call.config_dir).ok().and_then(|dir| alias_value(&dir, &call.name));
+        let value = self
+            .locate(base, &call.config_dir)
+            .ok()
+            .and_then(|dir| crate::git::config::alias(&dir, &call.name));
         if let Some(value) = value {
             let inner = bash::expand_alias(call, &value);
             self.expand(&inner, base, script);
@@ -790,7 +793,7 @@ impl Resolver {
                 ));
             }
             if let Some(git_dir) = &git_dir {
-                let own = gix::discover(&repo.root).ok().map(|r| canonical(r.git_dir()));
+                let own = crate::git::discover(&repo.root).ok().map(|r| canonical(r.git_dir()));
                 if own.as_deref() != Some(canonical(git_dir).as_path()) {
                     return Err(format!(
                         "commits with the git directory {} over the worktree {}, which is not that worktree's own repository",
@@ -1014,21 +1017,11 @@ fn discover(dir: &Path) -> Result<Repo, String> {
     if !dir.is_dir() {
         return Err("does not exist".into());
     }
-    let repo = gix::discover(dir).map_err(|_| "is not inside a git repository".to_owned())?;
+    let repo = crate::git::discover(dir).map_err(|_| "is not inside a git repository".to_owned())?;
     let Some(workdir) = repo.workdir() else { return Err("is inside a bare repository".into()) };
     let root = std::fs::canonicalize(workdir).unwrap_or_else(|_| workdir.to_path_buf());
-    let skip_gate = repo.config_snapshot().boolean("codeguard.skipGate").unwrap_or(false);
+    let skip_gate = crate::git::config::boolean(&repo, "codeguard.skipGate").unwrap_or(false);
     Ok(Repo { root, skip_gate })
-}
-
-/// The value of `alias.NAME` as git would read it in `dir`: the repository's config with the
-/// user's and the system config under it, or only those two outside a repository.
-fn alias_value(dir: &Path, name: &str) -> Option<String> {
-    let value = match gix::discover(dir) {
-        Ok(repo) => repo.config_snapshot().plumbing().string_by("alias", None, name),
-        Err(_) => gix::config::File::from_globals().ok()?.string_by("alias", None, name),
-    };
-    value.map(|v| v.to_string())
 }
 
 /// Immediate children of `dir` that have their own `.git` entry, sorted.

@@ -7,7 +7,8 @@ use gix::bstr::{BStr, BString, ByteSlice};
 use gix::index::entry::{Flags, Mode};
 
 use super::SnapshotError;
-use crate::surface::{Base, Observed, OverlaySource, Surface};
+use crate::git::Observed;
+use crate::surface::{Base, OverlaySource, Surface};
 
 /// One thing to write into the snapshot.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,19 +62,15 @@ impl Listing {
     /// Reads the index the surface was predicted from (and `HEAD`'s tree for a `HeadTree`
     /// base, the given tree for a `Tree` base).
     pub(crate) fn read(repo: &gix::Repository, surface: &Surface) -> Result<Self, SnapshotError> {
-        let index = crate::surface::load_index(repo, surface.index_file.as_deref())?;
-        let observed = crate::surface::fingerprint(repo, &index)?;
+        let index = crate::git::load_index(repo, surface.index_file.as_deref())?;
+        let observed = crate::git::fingerprint(repo, &index)?;
         let state = match surface.base {
             Base::Index => ListingState::Index(index),
-            Base::HeadTree => ListingState::Tree(Box::new(match repo.head_tree_id() {
-                Ok(tree) => {
-                    repo.index_from_tree(&tree).map_err(SnapshotError::git("listing HEAD's tree"))?.into()
-                }
-                Err(_) => gix::index::State::new(repo.object_hash()),
+            Base::HeadTree => ListingState::Tree(Box::new(match crate::git::head_tree(repo) {
+                Ok(Some(tree)) => crate::git::tree_index(repo, tree)?,
+                Ok(None) | Err(_) => gix::index::State::new(repo.object_hash()),
             })),
-            Base::Tree(tree) => ListingState::Tree(Box::new(
-                repo.index_from_tree(&tree).map_err(SnapshotError::git("listing the pushed tree"))?.into(),
-            )),
+            Base::Tree(tree) => ListingState::Tree(Box::new(crate::git::tree_index(repo, tree)?)),
         };
         Ok(Self { observed, state })
     }
@@ -308,11 +305,8 @@ pub(crate) fn non_utf8_changes(repo: &gix::Repository, listing: &Listing) -> Vec
     if odd.is_empty() {
         return Vec::new();
     }
-    let head = repo
-        .head_tree_id()
-        .ok()
-        .and_then(|tree| repo.index_from_tree(&tree).ok())
-        .map(gix::index::State::from);
+    let head =
+        crate::git::head_tree(repo).ok().flatten().and_then(|tree| crate::git::tree_index(repo, tree).ok());
     odd.into_iter()
         .filter(|entry| {
             let path = entry.path(state);

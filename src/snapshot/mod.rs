@@ -24,7 +24,7 @@ mod write;
 use std::path::{Path, PathBuf};
 
 use crate::env::Env;
-use crate::surface::{Base, Surface, SurfaceError};
+use crate::surface::{Base, Surface};
 
 pub(crate) use layout::Source;
 pub use scratch::ScratchDir;
@@ -40,7 +40,7 @@ pub(crate) struct Content {
 impl Content {
     /// Opens the repository and reads the listing `surface` was predicted from.
     pub(crate) fn read(surface: &Surface) -> Result<Self, SnapshotError> {
-        let repo = crate::surface::open_repo(&surface.root)?;
+        let repo = crate::git::open_worktree(&surface.root)?;
         let listing = layout::Listing::read(&repo, surface)?;
         Ok(Self { repo, listing })
     }
@@ -235,16 +235,12 @@ pub enum SnapshotError {
         /// The underlying error.
         source: std::io::Error,
     },
-    /// The repository could not be read.
+    /// The repository could not be opened or read.
     #[error(transparent)]
-    Surface(#[from] SurfaceError),
+    Repository(#[from] crate::git::Error),
 }
 
 impl SnapshotError {
-    fn git(context: &'static str) -> impl FnOnce(gix::Error) -> Self {
-        move |e| SnapshotError::Git { context, message: e.to_string() }
-    }
-
     fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> Self {
         move |source| SnapshotError::Io { context: context.into(), source }
     }
@@ -376,7 +372,7 @@ impl Snapshot {
             self.whole = true;
             return Ok(());
         }
-        let repo = crate::surface::open_repo(&self.surface.root)?;
+        let repo = crate::git::open_worktree(&self.surface.root)?;
         let mut notes = Vec::new();
         let extent = layout::Extent::Rest { support: &self.support };
         let items = layout::items(&self.listing, &self.surface, extent, &mut notes)?;
@@ -388,11 +384,10 @@ impl Snapshot {
 
     /// Makes the whole content in a new directory beside the cache entry of `HEAD`'s tree.
     fn complete_from(&mut self, cache: &TreeCache) -> Result<(), SnapshotError> {
-        let repo = crate::surface::open_repo(&self.surface.root)?;
+        let repo = crate::git::open_worktree(&self.surface.root)?;
         let head = self.surface.observed.head.ok_or_else(|| SnapshotError::Changed("no HEAD".into()))?;
-        let tree = crate::surface::commit_tree(&repo, head)?;
-        let base: gix::index::State =
-            repo.index_from_tree(&tree).map_err(SnapshotError::git("listing HEAD's tree"))?.into();
+        let tree = crate::git::commit_tree(&repo, head)?;
+        let base = crate::git::tree_index(&repo, tree)?;
         let mut notes = Vec::new();
         let mut items = layout::items(&self.listing, &self.surface, layout::Extent::Whole, &mut notes)?;
         if items.len() > self.options.max_files {
@@ -497,7 +492,7 @@ impl Snapshot {
         if is_immutable(self.surface.base) {
             return Ok(());
         }
-        let now = crate::surface::observe_index(&self.surface.root, self.surface.index_file.as_deref())?;
+        let now = crate::git::observe_index(&self.surface.root, self.surface.index_file.as_deref())?;
         if now.head != self.surface.observed.head {
             return Err(SnapshotError::Changed("HEAD moved".into()));
         }

@@ -5,10 +5,11 @@
 //! repository's `git add -A` never widens this one).
 //! **Out:** a [`Surface`]: the lanes involved, the exact changed paths (repo-relative, sorted),
 //! deletions, the push range, the recipe the snapshot follows (a [`Base`] listing plus
-//! [`Overlay`]s), the reasons the prediction is not exact, and an [`Observed`] fingerprint of the
-//! index and `HEAD` taken while predicting.
-//! **Never:** writes anything. It reads the index, `HEAD`, refs and the worktree through gix and
-//! never spawns `git`, never refreshes or rewrites the index, never runs filters or hooks.
+//! [`Overlay`]s), the reasons the prediction is not exact, and an
+//! [`Observed`](crate::git::Observed) fingerprint of the index and `HEAD` taken while predicting.
+//! **Never:** writes anything. It reads the index, `HEAD`, refs and the worktree through the git
+//! layer (`crate::git`, and gix on the repository it opens) and never spawns `git`, never
+//! refreshes or rewrites the index, never runs filters or hooks.
 //!
 //! The prediction simulates git on a *virtual* index and `HEAD` (see `surface/model.rs`):
 //! it starts from the real index, applies every action in order (pathspecs matched with gix's
@@ -18,8 +19,8 @@
 mod model;
 mod ops;
 mod push;
-mod read;
 mod revs;
+mod view;
 mod writers;
 mod written;
 
@@ -29,10 +30,7 @@ use std::path::{Path, PathBuf};
 use gix::ObjectId;
 
 pub use ops::{for_repo, push_calls, staging_actions};
-pub(crate) use push::upstream;
 pub use push::{Introduced, PushAgainst, PushBase, PushCall, PushRange, PushRefs, pushed, pushed_history};
-pub use read::{Observed, head_file, observe, observe_index};
-pub(crate) use read::{commit_tree, fingerprint, load_index, open as open_repo};
 pub use written::judge_writes;
 
 /// What the git command chain ends with in this repository.
@@ -389,7 +387,7 @@ pub struct Surface {
     /// nothing (an orphan branch, amending a root commit). Pre-existing findings are measured there.
     pub grows_from: GrowsFrom,
     /// The index and `HEAD` as they were while predicting.
-    pub observed: Observed,
+    pub observed: crate::git::Observed,
     /// The index file read instead of the repository's own (git's `GIT_INDEX_FILE` in a
     /// pre-commit hook); `None` for the repository's index.
     pub index_file: Option<PathBuf>,
@@ -402,18 +400,10 @@ pub struct Surface {
 /// Why a prediction could not be made at all.
 #[derive(Debug, thiserror::Error)]
 pub enum SurfaceError {
-    /// The path is not the worktree of a git repository (or cannot be opened).
-    #[error("cannot open the git repository at {path}: {message}")]
-    Open {
-        /// The path given.
-        path: PathBuf,
-        /// gix's explanation.
-        message: String,
-    },
-    /// The repository has no worktree (bare).
-    #[error("the repository at {0} has no worktree")]
-    Bare(PathBuf),
-    /// Reading git data failed.
+    /// The repository could not be opened (not one, bare) or read (index, `HEAD`, trees).
+    #[error(transparent)]
+    Repository(#[from] crate::git::Error),
+    /// Reading what the prediction walks (history, refs, diffs, the worktree status) failed.
     #[error("{context}: {message}")]
     Git {
         /// What was being read.
@@ -460,13 +450,13 @@ fn predict_with_index(
     index_file: Option<&Path>,
     pushes: &[PushCall],
 ) -> Result<Surface, SurfaceError> {
-    let repo = read::open(repo_root)?;
+    let repo = crate::git::open_worktree(repo_root)?;
     let actions = trimmed(actions, options);
     let plain = mode == Mode::Commit && actions.iter().all(|a| matches!(a, StagingAction::Commit));
     let view = if plain {
-        read::RepoView::load_for_plain_commit(&repo, index_file)?
+        view::RepoView::load_for_plain_commit(&repo, index_file)?
     } else {
-        read::RepoView::load(&repo, worktree_scan(mode, actions), index_file)?
+        view::RepoView::load(&repo, worktree_scan(mode, actions), index_file)?
     };
     let commit = mode.commits().then(|| model::simulate(&repo, &view, actions));
     let (push, others) = match mode {
@@ -515,19 +505,15 @@ pub fn working_changes(repo_root: &Path) -> Result<Surface, SurfaceError> {
 /// Whether `dir` is inside the worktree of a git repository, found upwards as git finds it (the
 /// error says why not).
 pub fn within_worktree(dir: &Path) -> Result<(), SurfaceError> {
-    let repo = gix::discover(dir)
-        .map_err(|e| SurfaceError::Open { path: dir.to_owned(), message: e.to_string() })?;
-    if repo.workdir().is_none() {
-        return Err(SurfaceError::Bare(dir.to_owned()));
-    }
+    crate::git::discover_worktree(dir)?;
     Ok(())
 }
 
 /// Every file of the worktree that git considers part of the project: tracked files still on
 /// disk plus untracked, not-ignored ones, sorted (for whole-tree checks).
 pub fn project_files(repo_root: &Path) -> Result<Vec<String>, SurfaceError> {
-    let repo = read::open(repo_root)?;
-    let view = read::RepoView::load(&repo, read::WorktreeScan::Changes, None)?;
+    let repo = crate::git::open_worktree(repo_root)?;
+    let view = view::RepoView::load(&repo, view::WorktreeScan::Changes, None)?;
     let tracked =
         view.index.keys().filter(|p| !matches!(view.pending.get(*p), Some(model::Pending::Deleted)));
     let untracked =
@@ -548,7 +534,7 @@ fn trimmed(actions: &[StagingAction], options: SurfaceOptions) -> &[StagingActio
 
 /// How much of the worktree the actions need: none for a plain commit or a pure push (the
 /// index and `HEAD` suffice), ignored files only when some `add -f` could take them.
-fn worktree_scan(mode: Mode, actions: &[StagingAction]) -> read::WorktreeScan {
+fn worktree_scan(mode: Mode, actions: &[StagingAction]) -> view::WorktreeScan {
     let reads_worktree = |a: &StagingAction| match a {
         StagingAction::Commit
         | StagingAction::Unverifiable(_)
@@ -571,17 +557,17 @@ fn worktree_scan(mode: Mode, actions: &[StagingAction]) -> read::WorktreeScan {
         | StagingAction::Mv { .. } => true,
     };
     if !mode.commits() || !actions.iter().any(reads_worktree) {
-        read::WorktreeScan::Skip
+        view::WorktreeScan::Skip
     } else if actions.iter().any(|a| matches!(a, StagingAction::Add { force: true, .. })) {
-        read::WorktreeScan::WithIgnored
+        view::WorktreeScan::WithIgnored
     } else {
-        read::WorktreeScan::Changes
+        view::WorktreeScan::Changes
     }
 }
 
 /// Combines the commit simulation and the push range into a [`Surface`].
 fn assemble(
-    view: read::RepoView,
+    view: view::RepoView,
     mode: Mode,
     commit: Option<model::Outcome>,
     push: Option<PushRange>,

@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::read::RepoView;
+use super::view::RepoView;
 use super::{GrowsFrom, Lanes, Overlay, OverlaySource, Pathspecs, Replay, StagingAction, revs};
 
 /// Where a path's content in the virtual index or `HEAD` comes from.

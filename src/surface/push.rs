@@ -1,7 +1,7 @@
 //! The push range: files changed in `upstream...HEAD`, or — for git's pre-push hook — in the
 //! commits of one pushed ref that the remote does not have yet.
 //!
-//! The upstream is the branch's configured tracking ref, else `origin/<branch>`, else
+//! The upstream ([`crate::git::upstream`]) is the branch's configured tracking ref, else `origin/<branch>`, else
 //! `origin/HEAD`. Without any of them every file at `HEAD` counts (a first push is never
 //! "nothing to check"). The base of the range is where `HEAD`'s unpushed commits meet the
 //! upstream (the boundary of `rev-list upstream..HEAD`), which is git's three-dot merge base
@@ -15,8 +15,9 @@ use std::path::Path;
 use gix::bstr::ByteSlice;
 
 use super::model::Source;
-use super::read::{self, RepoView};
+use super::view::{self, RepoView};
 use super::{Base, Lanes, Mode, Surface, SurfaceError};
+use crate::git;
 
 /// What a push's file list was computed against.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,7 +96,7 @@ pub(crate) fn range(repo: &gix::Repository, view: &RepoView) -> Result<PushRange
             introduced: Vec::new(),
         });
     };
-    let Some((reference, upstream)) = upstream(repo)? else {
+    let Some((reference, upstream)) = git::upstream(repo)? else {
         // A new branch: the commits no remote-tracking ref reaches (every file without any).
         let (hidden, _) = already_on_remote(repo, PushAgainst::NewRef, None)?;
         let walked = unpushed(repo, head, &hidden)?;
@@ -138,21 +139,21 @@ pub fn pushed(
     against: PushAgainst,
     remote: Option<&str>,
 ) -> Result<Surface, SurfaceError> {
-    let repo = read::open(repo_root)?;
-    let workdir = repo.workdir().map(Path::to_owned).ok_or_else(|| SurfaceError::Bare(repo_root.into()))?;
+    let repo = git::open_worktree(repo_root)?;
+    let workdir = git::workdir(&repo)?.to_owned();
     let commit = repo.find_object(tip).and_then(gix::Object::peel_to_commit).map_err(|e| {
         SurfaceError::Git { context: "the pushed object is not a commit", message: e.to_string() }
     })?;
     let tree = commit.tree_id().map_err(SurfaceError::git("reading a commit's tree"))?.detach();
     let mut unverified = Vec::new();
-    let listing = read::tree_listing(&repo, tree, &mut unverified)?;
+    let listing = view::tree_listing(&repo, tree, &mut unverified)?;
     let (hidden, base) = already_on_remote(&repo, against, remote)?;
     let walked = unpushed(&repo, commit.id, &hidden)?;
     let (changed, deleted) = files_between(&repo, &walked.boundary, tree, &listing)?;
     let introduced = introduced(&repo, &walked.commits)?;
     let commits = walked.commits.len();
     let baseline = walked.single_boundary();
-    let index = read::load_index(&repo, None)?;
+    let index = git::load_index(&repo, None)?;
     Ok(Surface {
         root: workdir,
         mode: Mode::Push { pending_commit: false },
@@ -165,7 +166,7 @@ pub fn pushed(
         unverified,
         block: None,
         grows_from: super::GrowsFrom::Head,
-        observed: read::fingerprint(&repo, &index)?,
+        observed: git::fingerprint(&repo, &index)?,
         index_file: None,
         non_utf8_worktree: Vec::new(),
     })
@@ -192,7 +193,7 @@ pub fn pushed_history(
     repo_root: &Path,
     refs: PushRefs<'_>,
 ) -> Result<(Vec<Introduced>, Vec<String>), SurfaceError> {
-    let repo = read::open(repo_root)?;
+    let repo = git::open_worktree(repo_root)?;
     let mut tips = Vec::new();
     let mut unresolved = Vec::new();
     let local = local_refs(&repo)?;
@@ -219,7 +220,7 @@ pub fn pushed_history(
     if refs.refspecs.is_empty()
         && !refs.all_refs
         && !refs.tags
-        && let Some(head) = read::observe(repo_root)?.head
+        && let Some(head) = git::observe(repo_root)?.head
     {
         tips.push(head);
     }
@@ -344,7 +345,7 @@ fn files_between(
     let mut deleted = BTreeSet::new();
     for base in boundary {
         let base_tree = match base {
-            Some(commit) => Some(read::commit_tree(repo, *commit)?),
+            Some(commit) => Some(git::commit_tree(repo, *commit)?),
             None => None,
         };
         diff_trees(repo, base_tree, tip_tree, &mut changed, &mut deleted)?;
@@ -352,30 +353,6 @@ fn files_between(
     let changed = changed.into_iter().filter(|p| tip.contains_key(p)).collect();
     let deleted = deleted.into_iter().filter(|p| !tip.contains_key(p)).collect();
     Ok((changed, deleted))
-}
-
-/// The first upstream candidate that resolves to a commit: its name and id.
-pub(crate) fn upstream(repo: &gix::Repository) -> Result<Option<(String, gix::ObjectId)>, SurfaceError> {
-    let head_name = repo.head_name().map_err(SurfaceError::git("reading HEAD"))?;
-    let mut candidates = Vec::new();
-    if let Some(name) = &head_name {
-        if let Some(Ok(tracking)) =
-            repo.branch_remote_tracking_ref_name(name.as_ref(), gix::remote::Direction::Fetch)
-        {
-            candidates.push(tracking.as_bstr().to_string());
-        }
-        candidates.push(format!("refs/remotes/origin/{}", name.shorten()));
-    }
-    candidates.push("refs/remotes/origin/HEAD".to_owned());
-    for candidate in candidates {
-        let found =
-            repo.try_find_reference(candidate.as_str()).map_err(SurfaceError::git("reading a ref"))?;
-        if let Some(mut reference) = found {
-            let id = reference.peel_to_id().map_err(SurfaceError::git("peeling the upstream ref"))?;
-            return Ok(Some((candidate, id.detach())));
-        }
-    }
-    Ok(None)
 }
 
 /// The commits of a push range and where their history meets the outside.
@@ -440,11 +417,11 @@ fn introduced(
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for (commit, parents) in commits.iter().rev() {
-        let tree = read::commit_tree(repo, *commit)?;
+        let tree = git::commit_tree(repo, *commit)?;
         let bases: Vec<Option<gix::ObjectId>> = if parents.is_empty() {
             vec![None]
         } else {
-            parents.iter().map(|p| read::commit_tree(repo, *p).map(Some)).collect::<Result<_, _>>()?
+            parents.iter().map(|p| git::commit_tree(repo, *p).map(Some)).collect::<Result<_, _>>()?
         };
         for base in bases {
             for change in tree_changes(repo, base, tree)? {
@@ -667,8 +644,8 @@ fn add_sent(repo: &gix::Repository, one: &Sent, out: &mut OtherRefs) -> Result<(
         Some(id) => vec![id],
         None => remote_tips(repo, Some(&one.remote))?,
     };
-    let tree = read::commit_tree(repo, one.tip)?;
-    let listing = read::tree_listing(repo, tree, &mut out.unverified)?;
+    let tree = git::commit_tree(repo, one.tip)?;
+    let listing = view::tree_listing(repo, tree, &mut out.unverified)?;
     let walked = unpushed(repo, one.tip, &hidden)?;
     let mut boundary = walked.boundary.clone();
     if let Some(old) = tracking
@@ -706,7 +683,7 @@ fn default_remote(repo: &gix::Repository) -> String {
 
 /// `push.default`, lower-cased.
 fn push_default(repo: &gix::Repository) -> Option<String> {
-    repo.config_snapshot().string("push.default").map(|v| v.to_string().to_ascii_lowercase())
+    git::config::string(repo, "push.default").map(|v| v.to_ascii_lowercase())
 }
 
 /// The range of the current branch when it is pushed to `remote`: the upstream range when the
@@ -717,7 +694,7 @@ pub(crate) fn range_to(
     view: &RepoView,
     remote: Option<&str>,
 ) -> Result<PushRange, SurfaceError> {
-    let upstream_remote = upstream(repo)?.and_then(|(r, _)| {
+    let upstream_remote = git::upstream(repo)?.and_then(|(r, _)| {
         r.strip_prefix("refs/remotes/").and_then(|r| r.split('/').next()).map(str::to_owned)
     });
     let (Some(remote), Some(head), Some(head_tree)) = (remote, view.observed.head, view.head_tree) else {

@@ -12,7 +12,8 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use gix::bstr::ByteSlice;
 
 use super::model::Source;
-use super::read;
+use super::view;
+use crate::git;
 
 /// The commit `spec` names: a ref (`HEAD`, `@`, a branch, a tag, `origin/main`, a full name), a
 /// full hex id, optionally followed by `~N`, `^`, `^N` steps, or `@{u}`/`@{upstream}`/`@{push}`
@@ -92,9 +93,9 @@ pub(crate) fn parents(repo: &gix::Repository, commit: gix::ObjectId) -> Option<V
 
 /// The listing (path → blob) of a commit's tree; an unreadable tree is `None`.
 pub(crate) fn listing(repo: &gix::Repository, commit: gix::ObjectId) -> Option<BTreeMap<String, Source>> {
-    let tree = read::commit_tree(repo, commit).ok()?;
+    let tree = git::commit_tree(repo, commit).ok()?;
     let mut ignored = Vec::new();
-    read::tree_listing(repo, tree, &mut ignored).ok()
+    view::tree_listing(repo, tree, &mut ignored).ok()
 }
 
 /// A merge base of `a` and `b`: the first commit reachable from `b` (in walk order) that `a`
@@ -128,12 +129,12 @@ pub(crate) fn changed_by_commits(
     let mut out = BTreeSet::new();
     for info in walk {
         let info = info.ok()?;
-        let tree = read::commit_tree(repo, info.id).ok()?;
+        let tree = git::commit_tree(repo, info.id).ok()?;
         let parents: Vec<gix::ObjectId> = info.parent_ids().map(gix::Id::detach).collect();
         let bases: Vec<Option<gix::ObjectId>> = if parents.is_empty() {
             vec![None]
         } else {
-            parents.iter().map(|p| read::commit_tree(repo, *p).ok().map(Some)).collect::<Option<_>>()?
+            parents.iter().map(|p| git::commit_tree(repo, *p).ok().map(Some)).collect::<Option<_>>()?
         };
         for base in bases {
             let mut deleted = BTreeSet::new();

@@ -192,7 +192,7 @@ fn pull(call: &WriterCall<'_>) -> Vec<StagingAction> {
 
 /// Whether `rev` names a commit in the repository at `root`.
 fn is_rev(root: &Path, rev: &str) -> bool {
-    super::read::open(root).ok().is_some_and(|repo| revs::resolve(&repo, rev).is_some())
+    crate::git::open_worktree(root).ok().is_some_and(|repo| revs::resolve(&repo, rev).is_some())
 }
 
 fn checkout(call: &WriterCall<'_>, root: &Path, cwd_rel: &str) -> Vec<StagingAction> {

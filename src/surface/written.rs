@@ -100,8 +100,8 @@ struct State {
 
 impl State {
     fn open(root: &Path) -> Self {
-        let repo = super::read::open(root).ok();
-        let index = repo.as_ref().and_then(|r| super::read::load_index(r, None).ok());
+        let repo = crate::git::open_worktree(root).ok();
+        let index = repo.as_ref().and_then(|r| crate::git::load_index(r, None).ok());
         Self { repo, index }
     }
 

@@ -1,8 +1,8 @@
-//! Reads what the prediction needs from a repository through gix: the index listing, the `HEAD`
-//! listing, the worktree differences (status with untracked and, on demand, ignored files) and a
-//! fingerprint of the index and `HEAD`. Read-only: the status is never written back, and no
-//! program the repository configures (filter driver, textconv, external diff, fsmonitor) ever
-//! runs: worktree content is compared as raw bytes.
+//! The repository as the staging simulation sees it ([`RepoView`]), read once through the git
+//! layer: the index listing, the `HEAD` listing, the worktree differences (status with untracked
+//! and, on demand, ignored files) and the fingerprint of the index and `HEAD`. Read-only: the
+//! status is never written back, and no program the repository configures (filter driver,
+//! textconv, external diff, fsmonitor) ever runs: worktree content is compared as raw bytes.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -16,6 +16,7 @@ use gix_status_types::{Change, CompareBlobs, Entry, EntryStatus, ReadData, Submo
 
 use super::SurfaceError;
 use super::model::{Pending, Source};
+use crate::git::{self, Observed};
 
 /// Re-exported so the match arms below stay readable.
 mod gix_status_types {
@@ -28,16 +29,6 @@ mod gix_status_types {
 
 /// At most this many ignored files are listed from inside ignored directories for `add -f`.
 const MAX_IGNORED_EXPANSION: usize = 100_000;
-
-/// A fingerprint of the index content (paths, modes, ids, stages, flags — not stat data) and the
-/// commit `HEAD` points to. Equal fingerprints mean a commit would get the same content.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Observed {
-    /// The commit `HEAD` points to (`None` on an unborn branch).
-    pub head: Option<gix::ObjectId>,
-    /// blake3 over the index entries.
-    pub index_digest: [u8; 32],
-}
 
 /// How much of the worktree to look at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,132 +55,6 @@ pub(crate) struct RepoView {
     pub non_utf8_worktree: Vec<PathBuf>,
 }
 
-/// Opens the repository whose worktree is (or contains) `root`.
-pub(crate) fn open(root: &Path) -> Result<gix::Repository, SurfaceError> {
-    let repo =
-        gix::open(root).map_err(|e| SurfaceError::Open { path: root.to_owned(), message: e.to_string() })?;
-    if repo.workdir().is_none() {
-        return Err(SurfaceError::Bare(root.to_owned()));
-    }
-    Ok(repo)
-}
-
-/// Re-reads the fingerprint of the repository at `root` (used to detect changes after predicting).
-pub fn observe(root: &Path) -> Result<Observed, SurfaceError> {
-    observe_index(root, None)
-}
-
-/// Like [`observe`], reading the index from `index_file` when given (git's `GIT_INDEX_FILE`).
-pub fn observe_index(root: &Path, index_file: Option<&Path>) -> Result<Observed, SurfaceError> {
-    let repo = open(root)?;
-    let index = load_index(&repo, index_file)?;
-    fingerprint(&repo, &index)
-}
-
-/// The content of `path` (repo-relative) in the commit `HEAD` points to: `None` when `HEAD` is
-/// unborn or has no such blob. For files whose committed version is what counts (the safety
-/// allow list takes effect only once a human committed it).
-pub fn head_file(root: &Path, path: &str) -> Result<Option<Vec<u8>>, SurfaceError> {
-    let repo = open(root)?;
-    let Some(head) = head_commit(&repo)? else { return Ok(None) };
-    let tree =
-        repo.find_commit(head).and_then(|c| c.tree()).map_err(SurfaceError::git("reading HEAD's tree"))?;
-    let Some(entry) = tree.lookup_entry_by_path(path).map_err(SurfaceError::git("looking up a path"))? else {
-        return Ok(None);
-    };
-    if !entry.mode().is_blob() {
-        return Ok(None);
-    }
-    let object = entry.object().map_err(SurfaceError::git("reading a blob"))?;
-    Ok(Some(object.data.clone()))
-}
-
-/// The index to read: the repository's own (`<git dir>/index`, empty when there is none yet),
-/// or the file git pointed a hook at (`git commit -a` and `git commit <paths>` commit a
-/// temporary index). The caller decides: gix's own reading of `GIT_INDEX_FILE` from the process
-/// environment is deliberately not used, so the environment is read in one place (`env.rs`).
-pub(crate) fn load_index(
-    repo: &gix::Repository,
-    index_file: Option<&Path>,
-) -> Result<gix::worktree::Index, SurfaceError> {
-    let own = repo.git_dir().join("index");
-    let path = index_file.unwrap_or(&own);
-    let identity = FileIdentity::of(path);
-    if let Some(index) = identity.as_ref().and_then(|id| loaded(path, id)) {
-        return Ok(index);
-    }
-    // A missing index is an empty one, as git reads it (`GIT_INDEX_FILE=new git add x` starts
-    // a new index file). The trailing checksum is not verified (git's `index.skipHash` reading):
-    // hashing the whole file with collision detection cost more than the rest of a one-file
-    // commit in a large repository, and what the gate relies on is its own digest of the
-    // entries (`digest`), taken when predicting and again after linting.
-    let file = if path.exists() {
-        gix::index::File::at(path, repo.object_hash(), true, gix::index::decode::Options::default())
-            .map_err(|e| SurfaceError::Git { context: "reading the index", message: e.to_string() })?
-    } else {
-        gix::index::File::from_state(gix::index::State::new(repo.object_hash()), path.to_owned())
-    };
-    let index = gix::worktree::Index::new(gix::fs::FileSnapshot::new(file));
-    if let Some(identity) = identity
-        && let Ok(mut last) = LOADED.lock()
-    {
-        *last = Some(Loaded { path: path.to_owned(), identity, index: index.clone(), digest: None });
-    }
-    Ok(index)
-}
-
-/// What identifies one version of an index file: git replaces the file on every write (a lock
-/// file renamed into place: a new inode), and any write in place changes its size or times.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct FileIdentity {
-    dev: u64,
-    ino: u64,
-    len: u64,
-    mtime: (i64, i64),
-    ctime: (i64, i64),
-}
-
-impl FileIdentity {
-    fn of(path: &Path) -> Option<Self> {
-        use std::os::unix::fs::MetadataExt;
-        let m = std::fs::metadata(path).ok()?;
-        Some(Self {
-            dev: m.dev(),
-            ino: m.ino(),
-            len: m.len(),
-            mtime: (m.mtime(), m.mtime_nsec()),
-            ctime: (m.ctime(), m.ctime_nsec()),
-        })
-    }
-}
-
-/// The index this process read last, with its digest once taken: predicting, scanning,
-/// materialising and re-verifying read the same file, and decoding a large index (and hashing
-/// its entries) is most of what a one-file commit costs in a large repository. A file whose
-/// identity changed is read again.
-struct Loaded {
-    path: PathBuf,
-    identity: FileIdentity,
-    index: gix::worktree::Index,
-    digest: Option<[u8; 32]>,
-}
-
-static LOADED: std::sync::Mutex<Option<Loaded>> = std::sync::Mutex::new(None);
-
-fn loaded(path: &Path, identity: &FileIdentity) -> Option<gix::worktree::Index> {
-    let last = LOADED.lock().ok()?;
-    let last = last.as_ref()?;
-    (last.path == path && last.identity == *identity).then(|| last.index.clone())
-}
-
-/// The fingerprint of an already opened repository and its loaded index.
-pub(crate) fn fingerprint(
-    repo: &gix::Repository,
-    index: &gix::index::State,
-) -> Result<Observed, SurfaceError> {
-    Ok(Observed { head: head_commit(repo)?, index_digest: digest(index) })
-}
-
 /// What every view starts from: the worktree root, the index, `HEAD` and its tree.
 struct Basics {
     workdir: PathBuf,
@@ -200,12 +65,11 @@ struct Basics {
 
 impl Basics {
     fn read(repo: &gix::Repository, index_file: Option<&Path>) -> Result<Self, SurfaceError> {
-        let workdir =
-            repo.workdir().map(Path::to_owned).ok_or_else(|| SurfaceError::Bare(repo.path().into()))?;
-        let index = load_index(repo, index_file)?;
-        let head = head_commit(repo)?;
+        let workdir = git::workdir(repo)?.to_owned();
+        let index = git::load_index(repo, index_file)?;
+        let head = git::head_commit(repo)?;
         let head_tree = match head {
-            Some(id) => Some(commit_tree(repo, id)?),
+            Some(id) => Some(git::commit_tree(repo, id)?),
             None => None,
         };
         Ok(Self { workdir, index, head, head_tree })
@@ -227,7 +91,7 @@ impl RepoView {
             Some(tree) => tree_listing(repo, tree, &mut unverified)?,
             None => BTreeMap::new(),
         };
-        let observed = Observed { head, index_digest: digest(&index) };
+        let observed = Observed { head, index_digest: git::index_digest(&index) };
         let mut non_utf8 = Vec::new();
         let pending = match scan {
             WorktreeScan::Skip => BTreeMap::new(),
@@ -294,7 +158,7 @@ impl RepoView {
                 &mut unverified,
             )?;
         }
-        let observed = Observed { head, index_digest: digest(&index) };
+        let observed = Observed { head, index_digest: git::index_digest(&index) };
         Ok(Self {
             workdir,
             index: index_listing,
@@ -392,28 +256,13 @@ fn index_source(entry: &gix::index::Entry) -> Source {
     }
 }
 
-/// The commit `HEAD` points to, `None` when the branch is unborn.
-fn head_commit(repo: &gix::Repository) -> Result<Option<gix::ObjectId>, SurfaceError> {
-    let head = repo.head().map_err(SurfaceError::git("reading HEAD"))?;
-    Ok(head.id().map(gix::Id::detach))
-}
-
-/// The tree of a commit.
-pub(crate) fn commit_tree(
-    repo: &gix::Repository,
-    commit: gix::ObjectId,
-) -> Result<gix::ObjectId, SurfaceError> {
-    let commit = repo.find_commit(commit).map_err(SurfaceError::git("reading a commit"))?;
-    commit.tree_id().map(gix::Id::detach).map_err(SurfaceError::git("reading a commit's tree"))
-}
-
 /// All non-tree entries of a tree, by path.
 pub(crate) fn tree_listing(
     repo: &gix::Repository,
     tree: gix::ObjectId,
     unverified: &mut Vec<String>,
 ) -> Result<BTreeMap<String, Source>, SurfaceError> {
-    let state = repo.index_from_tree(&tree).map_err(SurfaceError::git("listing a tree"))?;
+    let state = git::tree_index(repo, tree)?;
     let mut out = BTreeMap::new();
     for entry in state.entries() {
         if let Some(path) = utf8(entry.path(&state), unverified) {
@@ -433,47 +282,6 @@ fn index_listing(index: &gix::index::State, unverified: &mut Vec<String>) -> BTr
     out
 }
 
-/// A blake3 digest of the index entries' identity (path, mode, id, stage, content flags).
-/// The bytes are gathered into blocks first: one hasher call per field cost more than the rest
-/// of reading a large index.
-fn digest(index: &gix::index::State) -> [u8; 32] {
-    let same = |l: &Loaded| std::ptr::eq::<gix::index::State>(std::ptr::from_ref(&***l.index), index);
-    if let Some(known) =
-        LOADED.lock().ok().and_then(|l| l.as_ref().filter(|l| same(l)).and_then(|l| l.digest))
-    {
-        return known;
-    }
-    let digest = digest_entries(index);
-    if let Ok(mut last) = LOADED.lock()
-        && let Some(last) = last.as_mut().filter(|l| same(l))
-    {
-        last.digest = Some(digest);
-    }
-    digest
-}
-
-fn digest_entries(index: &gix::index::State) -> [u8; 32] {
-    const BLOCK: usize = 64 * 1024;
-    let mut hasher = blake3::Hasher::new();
-    let mut block: Vec<u8> = Vec::with_capacity(BLOCK + 512);
-    for entry in index.entries() {
-        let flags =
-            entry.flags & (gix::index::entry::Flags::INTENT_TO_ADD | gix::index::entry::Flags::SKIP_WORKTREE);
-        block.extend_from_slice(entry.path(index));
-        block.push(0);
-        block.extend_from_slice(&entry.mode.bits().to_le_bytes());
-        block.extend_from_slice(&entry.stage_raw().to_le_bytes());
-        block.extend_from_slice(&flags.bits().to_le_bytes());
-        block.extend_from_slice(entry.id.as_bytes());
-        if block.len() >= BLOCK {
-            hasher.update(&block);
-            block.clear();
-        }
-    }
-    hasher.update(&block);
-    *hasher.finalize().as_bytes()
-}
-
 /// Index-vs-worktree differences plus untracked (and optionally ignored) files.
 ///
 /// gix's own status would hash a changed-looking file through the repository's filter
@@ -491,7 +299,7 @@ fn worktree_changes(
     non_utf8: &mut Vec<PathBuf>,
 ) -> Result<BTreeMap<String, Pending>, SurfaceError> {
     let ignored = with_ignored.then_some(gix::dir::walk::EmissionMode::Matching);
-    let workdir = repo.workdir().ok_or_else(|| SurfaceError::Bare(repo.path().into()))?;
+    let workdir = git::workdir(repo)?;
     let dirwalk = repo
         .dirwalk_options()
         .map_err(SurfaceError::git("preparing the status"))?

@@ -1,0 +1,150 @@
+//! The one git layer: every repository codeguard reads is opened or discovered here, and the
+//! reads more than one module needs live here too.
+//!
+//! **In:** a directory (a worktree root to open, or any directory to discover a repository
+//! from) and, for the reads, an opened [`gix::Repository`]. **Out:** the repository; the index
+//! (the repository's own or the file `GIT_INDEX_FILE` names, see [`load_index`]); `HEAD`, commit
+//! and tree reads and blobs ([`tree`]); the fingerprint of the index and `HEAD` ([`Observed`]);
+//! the upstream of the current branch ([`upstream`]); the config values other modules ask for
+//! ([`config`]). Every failure is one [`Error`], which callers map into their own errors.
+//! **Never:** writes to a repository, spawns `git`, or runs a program a repository configures
+//! (filters, hooks, fsmonitor). The process environment is not read here: a caller passes the
+//! index file it was given (`env.rs` is the only reader).
+//!
+//! What stays with the callers: the prediction's own walks, diffs and listings
+//! (`surface/`), snapshot writing from blobs (`snapshot/`), and the content scan (`content.rs`)
+//! use the [`gix::Repository`] they got from here.
+
+pub mod config;
+mod index;
+mod refs;
+pub mod tree;
+
+use std::path::{Path, PathBuf};
+
+pub use index::{
+    Observed, default_index, fingerprint, head_commit, index_digest, load_index, observe, observe_index,
+};
+pub use refs::upstream;
+pub use tree::{commit_tree, head_file, head_tree, tree_index};
+
+/// Why a repository could not be opened or read.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// No repository is at the path (or, when discovering, at or above it).
+    #[error("cannot open the git repository at {path}: {message}")]
+    NotARepository {
+        /// The path given.
+        path: PathBuf,
+        /// gix's explanation.
+        message: String,
+    },
+    /// A repository is there but could not be opened (unreadable, bad configuration, not trusted).
+    #[error("cannot open the git repository at {path}: {message}")]
+    Open {
+        /// The path given.
+        path: PathBuf,
+        /// gix's explanation.
+        message: String,
+    },
+    /// The repository has no worktree (bare), where one is needed.
+    #[error("the repository at {0} has no worktree")]
+    Bare(PathBuf),
+    /// The index file could not be read.
+    #[error("reading the index: {message}")]
+    Index {
+        /// The index file.
+        path: PathBuf,
+        /// gix's explanation.
+        message: String,
+    },
+    /// `HEAD` or a reference could not be read.
+    #[error("{context}: {message}")]
+    Ref {
+        /// What was being read.
+        context: &'static str,
+        /// gix's explanation.
+        message: String,
+    },
+    /// An object (commit, tree, blob) could not be read.
+    #[error("{context}: {message}")]
+    Object {
+        /// What was being read.
+        context: &'static str,
+        /// gix's explanation.
+        message: String,
+    },
+    /// A configuration value could not be read.
+    #[error("cannot read {key}: {message}")]
+    Config {
+        /// The key (`core.hooksPath`).
+        key: &'static str,
+        /// gix's explanation.
+        message: String,
+    },
+}
+
+impl Error {
+    /// gix's own explanation, without what codeguard was doing (`None` for [`Error::Bare`]).
+    pub fn cause(&self) -> Option<&str> {
+        match self {
+            Error::NotARepository { message, .. }
+            | Error::Open { message, .. }
+            | Error::Index { message, .. }
+            | Error::Ref { message, .. }
+            | Error::Object { message, .. }
+            | Error::Config { message, .. } => Some(message),
+            Error::Bare(_) => None,
+        }
+    }
+
+    /// A mapper for a failed object read.
+    pub(crate) fn object<E: std::fmt::Display>(context: &'static str) -> impl FnOnce(E) -> Self {
+        move |e| Error::Object { context, message: e.to_string() }
+    }
+
+    /// A mapper for a failed read of `HEAD` or a reference.
+    pub(crate) fn reference<E: std::fmt::Display>(context: &'static str) -> impl FnOnce(E) -> Self {
+        move |e| Error::Ref { context, message: e.to_string() }
+    }
+
+    /// The error for a failed open or discovery at `path`: no repository there, or one that
+    /// could not be opened.
+    fn opening(path: &Path, e: &gix::Error) -> Self {
+        let (path, message) = (path.to_owned(), e.to_string());
+        if e.is_not_found() { Error::NotARepository { path, message } } else { Error::Open { path, message } }
+    }
+}
+
+/// Opens the repository whose worktree is (or contains) `root`, as gix opens a directory
+/// (no upward search beyond what `gix::open` does); a bare repository is [`Error::Bare`].
+pub fn open_worktree(root: &Path) -> Result<gix::Repository, Error> {
+    let repo = gix::open(root).map_err(|e| Error::opening(root, &e))?;
+    if repo.workdir().is_none() {
+        return Err(Error::Bare(root.to_owned()));
+    }
+    Ok(repo)
+}
+
+/// The repository containing `dir`, found upwards as git finds it; bare repositories too.
+pub fn discover(dir: &Path) -> Result<gix::Repository, Error> {
+    gix::discover(dir).map_err(|e| Error::opening(dir, &e))
+}
+
+/// The repository containing `dir`, found upwards as git finds it, which must have a worktree
+/// ([`Error::Bare`] names `dir` otherwise).
+pub fn discover_worktree(dir: &Path) -> Result<gix::Repository, Error> {
+    let repo = discover(dir)?;
+    if repo.workdir().is_none() {
+        return Err(Error::Bare(dir.to_owned()));
+    }
+    Ok(repo)
+}
+
+/// The worktree root of an opened repository ([`Error::Bare`] when it has none).
+pub fn workdir(repo: &gix::Repository) -> Result<&Path, Error> {
+    repo.workdir().ok_or_else(|| Error::Bare(repo.path().to_owned()))
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -1,0 +1,69 @@
+//! `HEAD`, commit and tree reads, and blobs by path.
+//!
+//! **In:** an opened repository (or a worktree root, for [`head_file`]) and object ids.
+//! **Out:** a commit's tree, `HEAD`'s tree, a tree listed as index entries ([`tree_index`]),
+//! a tree's blob at a path. **Never:** writes objects.
+
+use std::path::Path;
+
+use super::Error;
+
+/// The tree of a commit.
+pub fn commit_tree(repo: &gix::Repository, commit: gix::ObjectId) -> Result<gix::ObjectId, Error> {
+    let commit = repo.find_commit(commit).map_err(Error::object("reading a commit"))?;
+    commit.tree_id().map(gix::Id::detach).map_err(Error::object("reading a commit's tree"))
+}
+
+/// The tree of the commit `HEAD` points to, `None` when the branch is unborn.
+pub fn head_tree(repo: &gix::Repository) -> Result<Option<gix::ObjectId>, Error> {
+    match super::head_commit(repo)? {
+        Some(head) => commit_tree(repo, head).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// Every non-tree entry of `tree`, recursively, as index entries (stage 0, sorted by path).
+pub fn tree_index(repo: &gix::Repository, tree: gix::ObjectId) -> Result<gix::index::State, Error> {
+    Ok(repo.index_from_tree(&tree).map_err(Error::object("listing a tree"))?.into())
+}
+
+/// The blob at `path` (repo-relative) in `tree`: `None` when there is no such entry or it is
+/// not a blob (a tree, a submodule). A symlink's blob is its target.
+pub fn blob_at(repo: &gix::Repository, tree: gix::ObjectId, path: &str) -> Result<Option<Vec<u8>>, Error> {
+    let tree = repo.find_tree(tree).map_err(Error::object("reading a tree"))?;
+    let Some(entry) = tree.lookup_entry_by_path(path).map_err(Error::object("looking up a path"))? else {
+        return Ok(None);
+    };
+    if !entry.mode().is_blob() {
+        return Ok(None);
+    }
+    let object = entry.object().map_err(Error::object("reading a blob"))?;
+    Ok(Some(object.detach().data))
+}
+
+/// Which of `paths` are regular files (not links, trees or submodules) in `tree`.
+pub fn regular_files_in(
+    repo: &gix::Repository,
+    tree: gix::ObjectId,
+    paths: Vec<String>,
+) -> Result<Vec<String>, Error> {
+    let tree = repo.find_tree(tree).map_err(Error::object("reading a tree"))?;
+    Ok(paths
+        .into_iter()
+        .filter(|p| {
+            tree.lookup_entry_by_path(p)
+                .ok()
+                .flatten()
+                .is_some_and(|e| e.mode().is_blob() && !e.mode().is_link())
+        })
+        .collect())
+}
+
+/// The content of `path` (repo-relative) in the commit `HEAD` points to in the repository at
+/// `root`: `None` when `HEAD` is unborn or has no such blob. For files whose committed version
+/// is what counts (the safety allow list takes effect only once a human committed it).
+pub fn head_file(root: &Path, path: &str) -> Result<Option<Vec<u8>>, Error> {
+    let repo = super::open_worktree(root)?;
+    let Some(tree) = head_tree(&repo)? else { return Ok(None) };
+    blob_at(&repo, tree, path)
+}
