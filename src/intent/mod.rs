@@ -206,9 +206,57 @@ struct Repo {
     skip_gate: bool,
 }
 
+/// Why a directory has no repository to bind a git operation to (read after the directory:
+/// "… which is not inside a git repository").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum NoRepository {
+    /// The directory does not exist.
+    #[error("does not exist")]
+    Missing,
+    /// No repository contains it.
+    #[error("is not inside a git repository")]
+    Outside,
+    /// Only a bare repository contains it: nothing to commit from.
+    #[error("is inside a bare repository")]
+    Bare,
+}
+
+/// Why the directory a command runs in is not known before it runs.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unlocated {
+    /// `cd "$(git rev-parse --show-toplevel)"` from a directory without a repository.
+    #[error("`git rev-parse --show-toplevel` in {}: {why}", dir.display())]
+    Toplevel {
+        /// Where it was asked.
+        dir: PathBuf,
+        /// Why it has no top level.
+        why: NoRepository,
+    },
+    /// A directory only known at run time, described for people (`"$DIR"`).
+    #[error("{0}")]
+    Unknown(String),
+}
+
+/// Why a script or config file the command reads could not be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Unreadable {
+    /// The file system said no (missing, permissions).
+    #[error("{0}")]
+    Io(std::io::ErrorKind),
+    /// A directory, device or other non-file.
+    #[error("not a regular file")]
+    NotAFile,
+    /// Past [`MAX_SCRIPT_BYTES`].
+    #[error("larger than {MAX_SCRIPT_BYTES} bytes")]
+    TooLarge,
+    /// An earlier part of the same command deletes it.
+    #[error("deleted earlier in this command")]
+    Deleted,
+}
+
 struct Resolver {
     cwd: PathBuf,
-    repos: HashMap<PathBuf, Result<Repo, String>>,
+    repos: HashMap<PathBuf, Result<Repo, NoRepository>>,
     events: Vec<Event>,
     intent: Intent,
     /// Files written by the command so far (absolute path), for scripts it runs later.
@@ -288,7 +336,7 @@ impl Resolver {
                 self.unknown_code(reason, &dir);
                 return;
             }
-            Some(Written::Deleted) => Some(Err("deleted earlier in this command".to_owned())),
+            Some(Written::Deleted) => Some(Err(Unreadable::Deleted)),
             None => None,
         };
         let body = match from_command.unwrap_or_else(|| read_script(&path)) {
@@ -620,25 +668,23 @@ impl Resolver {
     }
 
     /// The absolute directory `parts` lead to from `base`.
-    fn locate(&mut self, base: &Path, parts: &[DirPart]) -> Result<PathBuf, String> {
+    fn locate(&mut self, base: &Path, parts: &[DirPart]) -> Result<PathBuf, Unlocated> {
         let mut dir = base.to_path_buf();
         for part in parts {
             match part {
                 DirPart::Path(p) => dir = normalise(&dir.join(p)),
                 DirPart::Toplevel => match self.repo(&dir) {
                     Ok(repo) => dir = repo.root,
-                    Err(why) => {
-                        return Err(format!("`git rev-parse --show-toplevel` in {}: {why}", dir.display()));
-                    }
+                    Err(why) => return Err(Unlocated::Toplevel { dir, why }),
                 },
-                DirPart::Unknown(what) => return Err(what.clone()),
+                DirPart::Unknown(what) => return Err(Unlocated::Unknown(what.clone())),
             }
         }
         Ok(dir)
     }
 
     /// Discovers (and caches) the repository containing `dir`.
-    fn repo(&mut self, dir: &Path) -> Result<Repo, String> {
+    fn repo(&mut self, dir: &Path) -> Result<Repo, NoRepository> {
         if let Some(found) = self.repos.get(dir) {
             return found.clone();
         }
@@ -870,8 +916,8 @@ impl Resolver {
             }
             return;
         };
-        let repo = self.locate(base, &o.dir).and_then(|dir| self.repo(&dir));
-        if let Ok(repo) = repo {
+        let repo = self.locate(base, &o.dir).ok().and_then(|dir| self.repo(&dir).ok());
+        if let Some(repo) = repo {
             let idx = self.entry(&repo.root, false);
             let entry = &mut self.intent.repos[idx];
             entry.mode = entry.mode.max(mode);
@@ -1013,12 +1059,12 @@ pub fn repository_at(dir: &Path) -> Option<(PathBuf, bool)> {
 }
 
 /// Discovers the repository containing `dir` with gix.
-fn discover(dir: &Path) -> Result<Repo, String> {
+fn discover(dir: &Path) -> Result<Repo, NoRepository> {
     if !dir.is_dir() {
-        return Err("does not exist".into());
+        return Err(NoRepository::Missing);
     }
-    let repo = crate::git::discover(dir).map_err(|_| "is not inside a git repository".to_owned())?;
-    let Some(workdir) = repo.workdir() else { return Err("is inside a bare repository".into()) };
+    let repo = crate::git::discover(dir).map_err(|_| NoRepository::Outside)?;
+    let Some(workdir) = repo.workdir() else { return Err(NoRepository::Bare) };
     let root = std::fs::canonicalize(workdir).unwrap_or_else(|_| workdir.to_path_buf());
     let skip_gate = crate::git::config::boolean(&repo, "codeguard.skipGate").unwrap_or(false);
     Ok(Repo { root, skip_gate })
@@ -1036,15 +1082,15 @@ fn child_repos(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-fn read_script(path: &Path) -> Result<String, String> {
-    let meta = std::fs::metadata(path).map_err(|e| e.kind().to_string())?;
+fn read_script(path: &Path) -> Result<String, Unreadable> {
+    let meta = std::fs::metadata(path).map_err(|e| Unreadable::Io(e.kind()))?;
     if !meta.is_file() {
-        return Err("not a regular file".into());
+        return Err(Unreadable::NotAFile);
     }
     if meta.len() > MAX_SCRIPT_BYTES {
-        return Err(format!("larger than {MAX_SCRIPT_BYTES} bytes"));
+        return Err(Unreadable::TooLarge);
     }
-    let bytes = std::fs::read(path).map_err(|e| e.kind().to_string())?;
+    let bytes = std::fs::read(path).map_err(|e| Unreadable::Io(e.kind()))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
