@@ -335,13 +335,13 @@ impl BaselineCache {
         env: &Env,
     ) {
         if !matches!(old.status, Status::Pass | Status::Fail)
-            || crate::state::ensure_private_dir(&self.dir).is_err()
+            || crate::fs::ensure_private_dir(&self.dir).is_err()
         {
             return;
         }
         let stored = StoredBaseline { status: old.status, output: old.output.clone() };
         let Ok(bytes) = serde_json::to_vec(&stored) else { return };
-        if crate::state::write_private(&self.path(registry, result, workspace, env), &bytes).is_err() {
+        if crate::fs::write_private(&self.path(registry, result, workspace, env), &bytes).is_err() {
             return;
         }
         let mut files: Vec<(std::time::SystemTime, std::path::PathBuf)> = std::fs::read_dir(&self.dir)

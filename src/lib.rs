@@ -28,6 +28,7 @@ pub mod env;
 pub mod exit;
 pub mod files;
 pub mod fix_plan;
+pub mod fs;
 pub mod git;
 pub mod hook;
 pub mod host;

@@ -153,7 +153,7 @@ impl StatCache {
                 k.mode
             );
         }
-        crate::state::write_private(path, text.as_bytes())
+        crate::fs::write_private(path, text.as_bytes())
     }
 }
 

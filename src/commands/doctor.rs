@@ -491,7 +491,7 @@ fn trust_checks(env: &Env) -> Vec<Check> {
 fn state_check(env: &Env) -> Check {
     let dir = crate::state::home(env);
     let probe = dir.join(".doctor-probe");
-    match crate::state::write_private(&probe, b"ok") {
+    match crate::fs::write_private(&probe, b"ok") {
         Ok(()) => {
             let _ = std::fs::remove_file(&probe);
             check("state directory", Level::Ok, dir.display().to_string())

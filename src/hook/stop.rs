@@ -64,6 +64,6 @@ fn bypasses_since_last_stop(env: &Env, scope: &Scope) -> Vec<crate::state::audit
         .into_iter()
         .filter(|b| b.ts_ms > since && b.repo.starts_with(scope.worktree()))
         .collect();
-    let _ = crate::state::write_private(&cursor, crate::state::now_ms().to_string().as_bytes());
+    let _ = crate::fs::write_private(&cursor, crate::state::now_ms().to_string().as_bytes());
     found
 }

@@ -22,7 +22,6 @@
 //! or leaves a half-written file (every check runs before the first write; files are written to a
 //! temp file in the same directory, then renamed).
 
-use std::io::Write as _;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
@@ -585,9 +584,9 @@ pub fn record(state_home: &Path, layout: &Layout, installed: bool) -> std::io::R
         return crate::state::remove(&path);
     }
     if let Some(dir) = path.parent() {
-        crate::state::ensure_private_dir(dir)?;
+        crate::fs::ensure_private_dir(dir)?;
     }
-    crate::state::write_private(&path, layout.default_hooks.as_os_str().as_encoded_bytes())
+    crate::fs::write_private(&path, layout.default_hooks.as_os_str().as_encoded_bytes())
 }
 
 /// For each hook: does the hook git runs (following `core.hooksPath` and the manager's chain)
@@ -829,8 +828,7 @@ fn read_optional(path: &Path) -> Result<Option<String>, InstallError> {
 /// Writes a manager's file atomically, keeping its mode (a new file gets 0644; husky runs its
 /// user scripts with `sh`, so they need not be executable).
 fn write_file(path: &Path, text: &str) -> Result<(), InstallError> {
-    let mode = std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o7777);
-    write_with_mode(path, text, mode)
+    write_with_mode(path, text, crate::fs::mode_or(path, 0o644))
 }
 
 /// Writes an executable hook atomically.
@@ -838,16 +836,11 @@ fn write_hook(path: &Path, text: &str) -> Result<(), InstallError> {
     write_with_mode(path, text, 0o755)
 }
 
-/// Writes `text` to `path` with `mode`: a temporary file beside it, flushed, renamed over it.
+/// Writes `text` to `path` with `mode` ([`crate::fs::write_atomic`]: a temporary file beside it,
+/// flushed, renamed over it; the hooks directory must exist).
 fn write_with_mode(path: &Path, text: &str, mode: u32) -> Result<(), InstallError> {
-    let context = || format!("writing {}", path.display());
-    let dir = path.parent().ok_or_else(|| io(context())(std::io::Error::other("no parent directory")))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io(context()))?;
-    tmp.write_all(text.as_bytes()).map_err(io(context()))?;
-    tmp.as_file().set_permissions(std::fs::Permissions::from_mode(mode)).map_err(io(context()))?;
-    tmp.as_file().sync_all().map_err(io(context()))?;
-    tmp.persist(path).map_err(|e| io(context())(e.error))?;
-    Ok(())
+    crate::fs::write_atomic(path, text.as_bytes(), crate::fs::Atomic::with_mode(mode))
+        .map_err(io(format!("writing {}", path.display())))
 }
 
 /// The hook script for `hook`, running `exe`. A chained hook runs first and its failure stops

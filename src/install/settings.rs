@@ -4,8 +4,6 @@
 //! for the hook entries and for the MCP server entry (`--mcp`).
 
 use std::fmt::Write as _;
-use std::io::Write as _;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use super::hosts::{self, HostInstallError};
@@ -313,19 +311,13 @@ pub fn read(path: &Path) -> Result<Option<String>, SettingsError> {
     }
 }
 
-/// Writes through a temp file in the same directory, keeping the mode of `mode_of` (0644 for a
-/// new file).
+/// Writes atomically ([`crate::fs::write_atomic`], flushed), creating the directory, keeping the
+/// mode of `mode_of` (0644 for a new file).
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8], mode_of: &Path) -> Result<(), SettingsError> {
-    let io = |source| SettingsError::Io { path: path.to_owned(), source };
-    let dir = path.parent().ok_or_else(|| io(std::io::Error::other("no parent directory")))?;
-    std::fs::create_dir_all(dir).map_err(io)?;
-    let mode = std::fs::metadata(mode_of).map_or(0o644, |m| m.permissions().mode() & 0o7777);
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
-    tmp.write_all(bytes).map_err(io)?;
-    tmp.as_file().set_permissions(std::fs::Permissions::from_mode(mode)).map_err(io)?;
-    tmp.as_file().sync_all().map_err(io)?;
-    tmp.persist(path).map_err(|e| io(e.error))?;
-    Ok(())
+    let how =
+        crate::fs::Atomic::with_mode(crate::fs::mode_or(mode_of, 0o644)).parent(crate::fs::Parent::Create);
+    crate::fs::write_atomic(path, bytes, how)
+        .map_err(|source| SettingsError::Io { path: path.to_owned(), source })
 }
 
 /// A minimal line diff (`-` removed, `+` added), enough to review a settings change.

@@ -113,7 +113,7 @@ pub fn write_logs(results: &mut [LanguageResult], dir: &Path, prefix: &str) {
         }
         let _ = writeln!(text, "# status: {} {}\n", result.status, result.reason);
         text.push_str(&result.output);
-        if crate::state::write_report(&path, text.as_bytes()).is_ok() {
+        if crate::fs::write_private_unsynced(&path, text.as_bytes()).is_ok() {
             result.log_path = Some(path);
         }
     }

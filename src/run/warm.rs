@@ -86,7 +86,7 @@ const STABLE: &str = "stable";
 /// for as long as this value lives (see the module header). Made by [`StableTree::sync`].
 pub(crate) struct StableTree {
     tree: PathBuf,
-    _lock: crate::state::Lock,
+    _lock: crate::fs::Lock,
 }
 
 /// What the manifest records of one entry of the tree.
@@ -135,8 +135,8 @@ impl StableTree {
     pub(crate) fn sync(from: &Path, workspace: &Path, env: &Env) -> Option<Self> {
         let root = crate::state::home(env).join("cache").join("build");
         let base = repo_cache(&root, workspace)?.join(STABLE);
-        crate::state::ensure_private_dir(&base).ok()?;
-        let lock = crate::state::try_lock(&base.join("tree"))?;
+        crate::fs::ensure_private_dir(&base).ok()?;
+        let lock = crate::fs::try_lock(&base.join("tree"))?;
         let tree = base.join("tree");
         let manifest_path = base.join("manifest.json");
         let mut old: std::collections::BTreeMap<String, Kept> = std::fs::read(&manifest_path)
@@ -166,7 +166,7 @@ impl StableTree {
             // (unchanged, old) file would look unchanged. Every file gets a new time.
             renew_times(&tree, &mut new)?;
         }
-        crate::state::write_report(&manifest_path, &serde_json::to_vec(&new).ok()?).ok()?;
+        crate::fs::write_private_unsynced(&manifest_path, &serde_json::to_vec(&new).ok()?).ok()?;
         Some(Self { tree, _lock: lock })
     }
 
@@ -223,11 +223,8 @@ fn sync_entry(entry: &walkdir::DirEntry, target: &Path, was: Option<Kept>) -> Op
         return Some(Kept::File { hash, exec, copy, source });
     }
     remove_any(target);
-    let dir = target.parent()?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).ok()?;
-    std::io::Write::write_all(&mut tmp, &bytes).ok()?;
-    tmp.as_file().set_permissions(std::fs::Permissions::from_mode(if exec { 0o755 } else { 0o644 })).ok()?;
-    tmp.persist(target).ok()?;
+    let mode = if exec { 0o755 } else { 0o644 };
+    crate::fs::write_atomic(target, &bytes, crate::fs::Atomic::with_mode(mode).unsynced()).ok()?;
     let copy = Identity::of(&std::fs::symlink_metadata(target).ok()?);
     Some(Kept::File { hash, exec, copy, source })
 }
@@ -292,7 +289,7 @@ fn repo_cache(root: &Path, workspace: &Path) -> Option<PathBuf> {
     if on_tmpfs(&dir) {
         return None;
     }
-    crate::state::ensure_private_dir(&dir).ok()?;
+    crate::fs::ensure_private_dir(&dir).ok()?;
     std::fs::write(dir.join(LAST_USED), crate::state::now_ms().to_string()).ok()?;
     Some(dir)
 }
@@ -353,7 +350,7 @@ fn sweep(root: &Path, current: &Path) {
         if !stable.exists() {
             return true;
         }
-        crate::state::try_lock(&stable.join("tree")).map(|lock| held.push(lock)).is_some()
+        crate::fs::try_lock(&stable.join("tree")).map(|lock| held.push(lock)).is_some()
     });
     caches.retain(|(used, dir)| {
         let idle = now.saturating_sub(*used) > millis(MAX_IDLE);

@@ -18,11 +18,7 @@ impl ScratchDir {
         if !parent.is_dir() {
             return None;
         }
-        let dir = tempfile::Builder::new()
-            .prefix("codeguard-snapshot-")
-            .permissions(std::fs::Permissions::from_mode(0o700))
-            .tempdir_in(parent)
-            .ok()?;
+        let dir = crate::fs::private_temp_dir(parent, "codeguard-snapshot-").ok()?;
         let path = dir.keep();
         // A signal that ends the run removes it too (the `Drop` below never runs then).
         crate::process::remove_on_signal(&path, true);

@@ -93,10 +93,7 @@ impl TreeCache {
         }
         std::fs::create_dir_all(&self.root)
             .map_err(SnapshotError::io(format!("creating {}", self.root.display())))?;
-        let tmp = tempfile::Builder::new()
-            .prefix(".tmp-")
-            .permissions(std::fs::Permissions::from_mode(0o700))
-            .tempdir_in(&self.root)
+        let tmp = crate::fs::private_temp_dir(&self.root, ".tmp-")
             .map_err(SnapshotError::io("creating a tree cache entry"))?;
         let items = items()?;
         let outcome = super::write::all(repo, workdir, tmp.path(), &items, max_bytes)?;

@@ -84,7 +84,7 @@ pub fn audit(env: &Env, record: &serde_json::Value) -> std::io::Result<()> {
         let start = lines.len().saturating_sub(KEEP);
         let mut text = lines[start..].join("\n");
         text.push('\n');
-        super::write_private(&path, text.as_bytes())
+        crate::fs::write_private(&path, text.as_bytes())
     })
 }
 

@@ -1,12 +1,13 @@
-//! Where codeguard keeps its files, and the one way it writes them.
+//! Where codeguard keeps its files, and how they are read and updated.
 //!
 //! **In:** the state directory from the environment ([`home`]). **Out:** private files (0600 in
-//! 0700 directories) written atomically (temp file in the same directory, fsync, rename), so a
-//! concurrent reader sees the old or the new content, never half of it. Every read-modify-write
-//! ([`update_json`], [`take_json`], the audit log) holds an exclusive lock on a sidecar
-//! `<file>.lock` that is never replaced; a lock not had within [`LOCK_WAIT`] is an error the
-//! caller degrades on (a hook then works without dedup), never a hang. A missing, corrupt or
-//! wrongly shaped file reads as empty and is replaced on the next write; it never fails a hook.
+//! 0700 directories) written atomically by `crate::fs` ([`crate::fs::write_private`]: temp file in
+//! the same directory, fsync, rename), so a concurrent reader sees the old or the new content,
+//! never half of it. Every read-modify-write ([`update_json`], [`take_json`], the audit log) holds
+//! the exclusive lock of its file ([`crate::fs::lock`], a sidecar `<file>.lock` that is never
+//! replaced); a lock not had within [`LOCK_WAIT`] is an error the caller degrades on (a hook then
+//! works without dedup), never a hang. A missing, corrupt or wrongly shaped file reads as empty
+//! and is replaced on the next write; it never fails a hook.
 //! **Never:** writes through a symlinked directory, or keeps a lock longer than one update.
 //!
 //! Layout of the state directory:
@@ -32,10 +33,7 @@ pub mod dedup;
 pub mod pending;
 pub mod session;
 
-use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
@@ -82,94 +80,9 @@ pub fn key_of(parts: &[&[u8]]) -> String {
     hasher.finalize().to_hex()[..32].to_owned()
 }
 
-/// Creates a private directory (0700) and its parents, refusing a symlink at `dir` itself.
-pub fn ensure_private_dir(dir: &Path) -> std::io::Result<()> {
-    if std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(std::io::Error::other(format!("refusing symlinked directory {}", dir.display())));
-    }
-    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
-}
-
-/// Writes `bytes` to `path` privately and atomically, flushed to disk before it replaces the
-/// old file (state that must survive a crash).
-pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    write_private_as(path, bytes, true)
-}
-
-/// [`write_private`] without the flush, for files that only report (logs): a crash may lose or
-/// empty the newest one, and a gate does not wait for the disk.
-pub fn write_report(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    write_private_as(path, bytes, false)
-}
-
-fn write_private_as(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
-    let dir = path.parent().ok_or_else(|| std::io::Error::other("path has no parent"))?;
-    ensure_private_dir(dir)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.as_file().set_permissions(std::fs::Permissions::from_mode(0o600))?;
-    tmp.write_all(bytes)?;
-    if durable {
-        tmp.as_file().sync_all()?;
-    }
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}
-
-/// An exclusive lock on `<path>.lock`, released when dropped (the descriptor closes).
-#[derive(Debug)]
-pub struct Lock {
-    _file: std::fs::File,
-}
-
-/// Takes the exclusive lock of `path` (its sidecar `<path>.lock`), waiting at most `wait`.
-///
-/// An uncontended lock costs one `flock`. A contended one is waited for by a helper thread in a
-/// blocking `flock`, so the kernel hands the lock over as soon as it is released (no polling
-/// interval to lose the race with a busy writer); when `wait` runs out the caller gets a
-/// [`std::io::ErrorKind::TimedOut`] error, and the helper drops the lock unused if it ever gets it.
-pub fn lock(path: &Path, wait: Duration) -> std::io::Result<Lock> {
-    use rustix::fs::{FlockOperation, flock};
-    let dir = path.parent().ok_or_else(|| std::io::Error::other("path has no parent"))?;
-    ensure_private_dir(dir)?;
-    let mut name = path.as_os_str().to_owned();
-    name.push(".lock");
-    let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).mode(0o600).open(name)?;
-    match flock(&file, FlockOperation::NonBlockingLockExclusive) {
-        Ok(()) => return Ok(Lock { _file: file }),
-        Err(e) if e == rustix::io::Errno::WOULDBLOCK => {}
-        Err(e) => return Err(e.into()),
-    }
-    let (tx, rx) = mpsc::sync_channel(1);
-    std::thread::Builder::new().name("codeguard-lock".into()).spawn(move || {
-        let locked = flock(&file, FlockOperation::LockExclusive).map(|()| file);
-        // A receiver that gave up is gone: the file (and its lock) is dropped here.
-        let _ = tx.send(locked);
-    })?;
-    match rx.recv_timeout(wait) {
-        Ok(Ok(file)) => Ok(Lock { _file: file }),
-        Ok(Err(e)) => Err(e.into()),
-        Err(_) => Err(std::io::Error::new(
-            std::io::ErrorKind::TimedOut,
-            format!("{} is locked by another codeguard process", path.display()),
-        )),
-    }
-}
-
-/// The exclusive lock of `path` if nobody holds it now (never waits); `None` otherwise.
-pub fn try_lock(path: &Path) -> Option<Lock> {
-    use rustix::fs::{FlockOperation, flock};
-    ensure_private_dir(path.parent()?).ok()?;
-    let mut name = path.as_os_str().to_owned();
-    name.push(".lock");
-    let file =
-        std::fs::OpenOptions::new().create(true).truncate(false).write(true).mode(0o600).open(name).ok()?;
-    flock(&file, FlockOperation::NonBlockingLockExclusive).ok()?;
-    Some(Lock { _file: file })
-}
-
 /// Runs `f` while holding the exclusive lock of `path` (waiting at most [`LOCK_WAIT`]).
 pub fn with_lock<T>(path: &Path, f: impl FnOnce() -> std::io::Result<T>) -> std::io::Result<T> {
-    let _lock = lock(path, LOCK_WAIT)?;
+    let _lock = crate::fs::lock(path, LOCK_WAIT)?;
     f()
 }
 
@@ -187,7 +100,7 @@ where
     with_lock(path, || {
         let mut value: T = read_json(path);
         let out = f(&mut value);
-        write_private(path, &serde_json::to_vec(&value).map_err(std::io::Error::other)?)?;
+        crate::fs::write_private(path, &serde_json::to_vec(&value).map_err(std::io::Error::other)?)?;
         Ok(out)
     })
 }
@@ -206,9 +119,7 @@ pub fn take_json<T: DeserializeOwned + Default>(path: &Path) -> std::io::Result<
 
 /// Removes a state file and its sidecar lock; a missing file is not an error.
 pub fn remove(path: &Path) -> std::io::Result<()> {
-    let mut lock_name = path.as_os_str().to_owned();
-    lock_name.push(".lock");
-    for file in [path.to_path_buf(), PathBuf::from(lock_name)] {
+    for file in [path.to_path_buf(), crate::fs::lock_path(path)] {
         match std::fs::remove_file(&file) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -227,22 +138,6 @@ pub(crate) fn test_env(home: &Path) -> Env {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn writes_are_private_and_refuse_symlinked_dirs() {
-        let tmp = tempfile::tempdir().expect("tmp");
-        let file = tmp.path().join("logs/a.log");
-        write_private(&file, b"hello").expect("write");
-        assert_eq!(std::fs::read(&file).expect("read"), b"hello");
-        assert_eq!(std::fs::metadata(&file).expect("meta").permissions().mode() & 0o777, 0o600);
-        assert_eq!(
-            std::fs::metadata(tmp.path().join("logs")).expect("meta").permissions().mode() & 0o777,
-            0o700
-        );
-        let link = tmp.path().join("link");
-        std::os::unix::fs::symlink(tmp.path().join("logs"), &link).expect("symlink");
-        assert!(write_private(&link.join("b.log"), b"x").is_err());
-    }
 
     #[test]
     fn home_prefers_codeguard_home_then_xdg_then_home() {
@@ -271,31 +166,5 @@ mod tests {
         let taken: std::collections::BTreeMap<String, u32> = take_json(&path).expect("take");
         assert_eq!(taken.get("n"), Some(&1));
         assert!(!path.exists());
-    }
-
-    #[test]
-    fn a_held_lock_times_out_within_the_bound_and_is_then_free() {
-        let tmp = tempfile::tempdir().expect("tmp");
-        let path = tmp.path().join("x.json");
-        let held = lock(&path, LOCK_WAIT).expect("first");
-        let started = std::time::Instant::now();
-        let err = lock(&path, Duration::from_millis(200)).expect_err("busy");
-        assert_eq!(err.kind(), std::io::ErrorKind::TimedOut);
-        assert!(started.elapsed() < Duration::from_secs(1));
-        drop(held);
-        lock(&path, Duration::from_millis(200)).expect("free again");
-    }
-
-    #[test]
-    fn a_waiter_gets_the_lock_as_soon_as_it_is_released() {
-        let tmp = tempfile::tempdir().expect("tmp");
-        let path = tmp.path().join("x.json");
-        let held = lock(&path, LOCK_WAIT).expect("first");
-        std::thread::scope(|s| {
-            let waiter = s.spawn(|| lock(&path, LOCK_WAIT).map(drop));
-            std::thread::sleep(Duration::from_millis(100));
-            drop(held);
-            waiter.join().expect("join").expect("handed over");
-        });
     }
 }

@@ -108,7 +108,7 @@ pub fn settle<R>(
                 Err(e) => return Err(e),
             }
         } else {
-            super::write_private(&path, &serde_json::to_vec(&pending).map_err(std::io::Error::other)?)?;
+            crate::fs::write_private(&path, &serde_json::to_vec(&pending).map_err(std::io::Error::other)?)?;
         }
         Ok(out)
     })

@@ -150,9 +150,9 @@ pub fn install(env: &Env, tool: &ManagedTool) -> Result<Installed, InstallError>
     };
     let tools = dir(env);
     let store = tools.join(".store");
-    crate::state::ensure_private_dir(&store).map_err(|e| fail(format!("{}: {e}", store.display())))?;
+    crate::fs::ensure_private_dir(&store).map_err(|e| fail(format!("{}: {e}", store.display())))?;
     let final_path = install_dir(env, tool);
-    let _lock = crate::state::lock(&final_path, LOCK_WAIT).map_err(|e| fail(e.to_string()))?;
+    let _lock = crate::fs::lock(&final_path, LOCK_WAIT).map_err(|e| fail(e.to_string()))?;
     if complete(&final_path, tool) {
         return Ok(Installed::Already);
     }
@@ -195,7 +195,7 @@ pub fn install(env: &Env, tool: &ManagedTool) -> Result<Installed, InstallError>
 pub fn remove(env: &Env, tool: &ManagedTool) -> std::io::Result<Vec<PathBuf>> {
     let tools = dir(env);
     let final_path = install_dir(env, tool);
-    let _lock = crate::state::lock(&final_path, LOCK_WAIT)?;
+    let _lock = crate::fs::lock(&final_path, LOCK_WAIT)?;
     let mut removed = Vec::new();
     for path in versions(env, tool) {
         remove_install(&path)?;
