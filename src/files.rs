@@ -4,54 +4,95 @@
 //! In: a project root. Out: repository-relative paths (`/`-separated), sorted.
 //! Dot-directories and dotfiles (`.github/workflows/ci.yml`, `.pre-commit-hooks.yaml`) are
 //! linted like any other path; only the directories of [`ARTIFACT_DIRS`] (dependencies, build
-//! output, caches, local environments, `.git`) are not. What must not be *committed* is the
-//! safety scan's business (`crate::safety`), not this module's: nothing here narrows that scan.
+//! output, caches, local environments, `.git`) are not. Each of them also says whether a commit
+//! may carry it ([`Commit`]), which the safety scan (`crate::safety`) enforces; lint scope never
+//! narrows that scan (vendored, generated and fixture files are still scanned).
 //! Never: follows symlinked directories or descends into excluded directories.
 
 use std::path::Path;
 
-/// Directories that hold dependencies, build output, caches, local environments or version
-/// control data. They are never linted (whether committing them is allowed is `safety`'s rule).
-pub const ARTIFACT_DIRS: &[&str] = &[
-    ".git",
-    ".hg",
-    ".svn",
-    ".venv",
-    "venv",
-    "env",
-    "node_modules",
-    "upstream",
-    "build",
-    "dist",
-    "target",
-    "out",
-    ".next",
-    ".nuxt",
-    ".gradle",
-    "coverage",
-    ".terraform",
-    ".tox",
-    ".eggs",
-    "htmlcov",
-    ".turbo",
-    ".parcel-cache",
-    "__pycache__",
-    ".pytest_cache",
-    ".mypy_cache",
-    ".ruff_cache",
-    ".mimosa",
-    ".worktrees",
-    ".direnv",
-    ".cache",
-    ".bundle",
-    ".yarn",
-    ".pnpm-store",
-    ".dart_tool",
-    ".stack-work",
-    ".svelte-kit",
-    ".nox",
-    ".hypothesis",
+/// Whether the safety scan refuses a commit that carries an artifact directory's files
+/// (`crate::safety`'s `artifact-directory` rule).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Commit {
+    /// Refused at any depth: dependencies, caches, local environments.
+    Refused,
+    /// Refused at the repository root only: a common source name deeper down (`src/build/`,
+    /// `pkg/env/`).
+    RefusedAtRoot,
+    /// Not the safety scan's business: version-control data git never commits, or caches some
+    /// projects commit on purpose (`.yarn/`, `.bundle/`).
+    Allowed,
+}
+
+/// A directory name that holds dependencies, build output, caches, local environments or version
+/// control data: never linted, at any depth; whether committing it is refused is [`Commit`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArtifactDir {
+    /// The directory's name (one path segment).
+    pub name: &'static str,
+    /// Whether a commit may carry it.
+    pub commit: Commit,
+}
+
+const fn dir(name: &'static str, commit: Commit) -> ArtifactDir {
+    ArtifactDir { name, commit }
+}
+
+use Commit::{Allowed, Refused, RefusedAtRoot};
+
+/// The artifact directories: the one list the lint scope ([`is_out_of_lint_scope`],
+/// [`project_files`]) and the safety scan's `artifact-directory` rule read.
+pub const ARTIFACT_DIRS: &[ArtifactDir] = &[
+    dir(".git", Allowed),
+    dir(".hg", Allowed),
+    dir(".svn", Allowed),
+    dir(".venv", Refused),
+    dir("venv", Refused),
+    dir("env", RefusedAtRoot),
+    dir("node_modules", Refused),
+    dir("upstream", RefusedAtRoot),
+    dir("build", RefusedAtRoot),
+    dir("dist", Refused),
+    dir("target", Refused),
+    dir("out", RefusedAtRoot),
+    dir(".next", Refused),
+    dir(".nuxt", Refused),
+    dir(".gradle", Refused),
+    dir("coverage", Refused),
+    dir(".terraform", Refused),
+    dir(".tox", Refused),
+    dir(".eggs", Refused),
+    dir("htmlcov", Refused),
+    dir(".turbo", Refused),
+    dir(".parcel-cache", Refused),
+    dir("__pycache__", Refused),
+    dir(".pytest_cache", Refused),
+    dir(".mypy_cache", Refused),
+    dir(".ruff_cache", Refused),
+    dir(".mimosa", Refused),
+    dir(".worktrees", Refused),
+    dir(".direnv", Allowed),
+    dir(".cache", Allowed),
+    dir(".bundle", Allowed),
+    dir(".yarn", Allowed),
+    dir(".pnpm-store", Allowed),
+    dir(".dart_tool", Allowed),
+    dir(".stack-work", Allowed),
+    dir(".svelte-kit", Allowed),
+    dir(".nox", Refused),
+    dir(".hypothesis", Allowed),
 ];
+
+/// Whether `name` (one path segment) is one of the [`ARTIFACT_DIRS`].
+pub fn is_artifact_dir(name: &str) -> bool {
+    artifact_dir(name).is_some()
+}
+
+/// The [`ARTIFACT_DIRS`] entry named `name`, if any.
+pub fn artifact_dir(name: &str) -> Option<&'static ArtifactDir> {
+    ARTIFACT_DIRS.iter().find(|d| d.name == name)
+}
 
 /// Whether a repository-relative path lies in one of the [`ARTIFACT_DIRS`]. Dot-paths are in
 /// scope: `.github/workflows/ci.yml` is linted like `ci/workflow.yml`.
@@ -59,7 +100,7 @@ pub fn is_out_of_lint_scope(rel: &str) -> bool {
     let mut segments = rel.split('/').peekable();
     while let Some(segment) = segments.next() {
         let is_dir = segments.peek().is_some();
-        if is_dir && ARTIFACT_DIRS.contains(&segment) {
+        if is_dir && is_artifact_dir(segment) {
             return true;
         }
     }
@@ -74,7 +115,7 @@ pub fn project_files(root: &Path) -> std::io::Result<Vec<String>> {
     let walker = walker.filter_entry(|e| {
         e.depth() == 0 || {
             let name = e.file_name().to_string_lossy();
-            !(e.file_type().is_dir() && ARTIFACT_DIRS.contains(&name.as_ref()))
+            !(e.file_type().is_dir() && is_artifact_dir(&name))
         }
     });
     for entry in walker {
@@ -292,6 +333,16 @@ mod tests {
         ] {
             assert!(!is_out_of_lint_scope(rel), "{rel}");
         }
+    }
+
+    #[test]
+    fn artifact_dirs_are_listed_once() {
+        let mut names: Vec<&str> = ARTIFACT_DIRS.iter().map(|d| d.name).collect();
+        names.sort_unstable();
+        let count = names.len();
+        names.dedup();
+        assert_eq!(names.len(), count, "a directory listed twice");
+        assert!(ARTIFACT_DIRS.iter().all(|d| !d.name.is_empty() && !d.name.contains('/')));
     }
 
     #[test]

@@ -225,37 +225,24 @@ pub fn blocks(findings: &[Finding]) -> bool {
 // ---------------------------------------------------------------------------------------------
 // Path rules
 
-/// Dependency, cache and local-environment directories: never committed, at any depth. Dot
-/// directories in general (`.github/`, `.claude/`, `.codex-plugin/`) hold committable tool
-/// configuration; only these environment and cache dot-directories are refused.
-const ARTIFACT_DIRS_ANY_DEPTH: &[&str] = &[
-    "node_modules",
-    "__pycache__",
-    ".venv",
-    "venv",
-    ".tox",
-    ".nox",
-    ".pytest_cache",
-    ".mypy_cache",
-    ".ruff_cache",
-    ".gradle",
-    ".terraform",
-    ".next",
-    ".nuxt",
-    ".turbo",
-    ".parcel-cache",
-    ".eggs",
-    "htmlcov",
-    "target",
-    "dist",
-    "coverage",
-    ".mimosa",
-    ".worktrees",
-];
+/// Directory names refused at the repository root besides the artifact directories of
+/// [`crate::files::ARTIFACT_DIRS`] (whose [`crate::files::Commit`] says where each is refused):
+/// a root `vendor/` holds dependencies, while its files are in lint scope unless the project
+/// excludes vendored code (`crate::files::VENDORED_DIRS`), and `scripts/vendor/` is source.
+const REFUSED_AT_ROOT: &[&str] = &["vendor"];
 
-/// Directory names that are artifacts at the repository root but common source names deeper
-/// (`scripts/vendor/`, `src/build/`, `pkg/env/`).
-const ARTIFACT_DIRS_AT_ROOT: &[&str] = &["vendor", "build", "out", "env", "upstream"];
+/// Whether the directory `name` at `depth` (0: the repository root) may not be committed: an
+/// artifact directory whose rule refuses it there, or one of [`REFUSED_AT_ROOT`] at the root. Dot
+/// directories in general (`.github/`, `.claude/`, `.codex-plugin/`) hold committable tool
+/// configuration; only environment and cache dot-directories are refused.
+fn is_refused_dir(name: &str, depth: usize) -> bool {
+    use crate::files::Commit;
+    match crate::files::artifact_dir(name).map(|d| d.commit) {
+        Some(Commit::Refused) => true,
+        Some(Commit::RefusedAtRoot) => depth == 0,
+        Some(Commit::Allowed) | None => depth == 0 && REFUSED_AT_ROOT.contains(&name),
+    }
+}
 
 /// File names (any depth) that hold secrets or machine-local junk. `*` matches any run.
 const SENSITIVE_NAMES: &[&str] = &[
@@ -294,9 +281,7 @@ fn path_findings(path: &str) -> Vec<Finding> {
     let segments: Vec<&str> = path.split('/').collect();
     let (name, dirs) = segments.split_last().map_or(("", &[][..]), |(n, d)| (*n, d));
     let mut out = Vec::new();
-    let artifact = dirs.iter().enumerate().find(|(depth, d)| {
-        ARTIFACT_DIRS_ANY_DEPTH.contains(d) || (*depth == 0 && ARTIFACT_DIRS_AT_ROOT.contains(d))
-    });
+    let artifact = dirs.iter().enumerate().find(|(depth, d)| is_refused_dir(d, *depth));
     if let Some((depth, dir)) = artifact {
         let prefix = segments[..=depth].join("/");
         out.push(path_finding(path, "artifact-directory", Kind::ArtifactDirectory, format!(
@@ -862,6 +847,28 @@ mod tests {
         assert!(!redacted.contains(&key) && !redacted.contains(&token), "{redacted}");
         assert!(redacted.contains("a.py:2:1: E999 x = '[REDACTED]'") && redacted.ends_with("clean line\n"));
         assert!(matches!(redact("nothing here"), std::borrow::Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn artifact_directories_are_refused_as_their_rule_in_files_says() {
+        use crate::files::{ARTIFACT_DIRS, Commit};
+        let refused = |p: &str| path_findings(p).iter().any(|f| f.rule == "artifact-directory");
+        for d in ARTIFACT_DIRS {
+            let (root, deeper) = (format!("{}/x", d.name), format!("src/{}/x", d.name));
+            let expected = match d.commit {
+                Commit::Refused => (true, true),
+                Commit::RefusedAtRoot => (true, false),
+                Commit::Allowed => (false, false),
+            };
+            assert_eq!((refused(&root), refused(&deeper)), expected, "{}", d.name);
+        }
+        for name in REFUSED_AT_ROOT {
+            assert!(
+                !crate::files::is_artifact_dir(name),
+                "{name} is an artifact directory: give it its rule there"
+            );
+            assert!(refused(&format!("{name}/x")) && !refused(&format!("src/{name}/x")), "{name}");
+        }
     }
 
     #[test]
