@@ -35,10 +35,10 @@ impl Env {
         self.get(key).and_then(|v| v.to_str())
     }
 
-    /// Whether a variable holds one of the truthy words `1`, `true`, `yes` (case-insensitive).
-    /// `0`, `false` and anything else are not truthy.
+    /// Whether a variable holds one of the truthy words of a switch ([`BoolWords::Switch`]: `1`,
+    /// `true`, `yes`, case-insensitive). `0`, `false` and anything else are not truthy.
     pub fn is_truthy(&self, key: &str) -> bool {
-        self.text(key).is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes"))
+        self.text(key).is_some_and(|v| parse_bool(v, BoolWords::Switch) == Some(true))
     }
 
     /// The directories of `PATH`, in order.
@@ -67,6 +67,29 @@ impl Env {
     }
 }
 
+/// Which words a boolean setting takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BoolWords {
+    /// codeguard's own switches (`CODEGUARD_SKIP_GATE`, `CODEGUARD_NO_INSTALL`; the hard-gate
+    /// spec): `1`, `true`, `yes` and `0`, `false`, `no`.
+    Switch,
+    /// A git config boolean (`codeguard.skipGate`, `codeguard.strict`): the same and `on`/`off`,
+    /// as git reads them.
+    Git,
+}
+
+/// The one reader of boolean words: `Some(true)` or `Some(false)` for a word of `words`
+/// (case-insensitive, surrounding whitespace ignored), `None` for anything else — each caller
+/// decides what a value that is no boolean means.
+pub fn parse_bool(text: &str, words: BoolWords) -> Option<bool> {
+    let word = text.trim().to_ascii_lowercase();
+    match (word.as_str(), words) {
+        ("1" | "true" | "yes", _) | ("on", BoolWords::Git) => Some(true),
+        ("0" | "false" | "no", _) | ("off", BoolWords::Git) => Some(false),
+        _ => None,
+    }
+}
+
 fn is_executable(path: &std::path::Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
@@ -91,5 +114,23 @@ mod tests {
             assert_eq!(env.is_truthy("X"), expected, "{value:?}");
         }
         assert!(!Env::default().is_truthy("X"));
+        assert!(!Env::from_pairs([("X", "on")]).is_truthy("X"), "on/off are git's words only");
+    }
+
+    #[test]
+    fn git_booleans_add_on_and_off_and_anything_else_is_none() {
+        for (text, expected) in [
+            ("on", Some(true)),
+            (" Yes ", Some(true)),
+            ("OFF", Some(false)),
+            ("0", Some(false)),
+            ("", None),
+            ("maybe", None),
+            ("2", None),
+        ] {
+            assert_eq!(parse_bool(text, BoolWords::Git), expected, "{text:?}");
+        }
+        assert_eq!(parse_bool("on", BoolWords::Switch), None);
+        assert_eq!(parse_bool("no", BoolWords::Switch), Some(false));
     }
 }

@@ -359,7 +359,7 @@ pub(super) fn is_skip_gate(kv: &str) -> bool {
 }
 
 fn is_truthy(v: &str) -> bool {
-    matches!(v.to_ascii_lowercase().as_str(), "true" | "1" | "yes" | "on")
+    crate::env::parse_bool(v, crate::env::BoolWords::Git) == Some(true)
 }
 
 /// Operands and flags of a sub-command, split by a small option table.

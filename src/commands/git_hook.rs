@@ -106,7 +106,10 @@ impl Settings {
         let mut settings = Self::default();
         for entry in text.split('\0').filter(|e| !e.is_empty()) {
             let (key, value) = entry.split_once('\n').map_or((entry, None), |(k, v)| (k, Some(v)));
-            let flag = value.map_or(Some(true), git_bool);
+            // An empty value reads like a bare key (true), as it always has here.
+            let flag = value
+                .filter(|v| !v.trim().is_empty())
+                .map_or(Some(true), |v| crate::env::parse_bool(v, crate::env::BoolWords::Git));
             match key.to_ascii_lowercase().as_str() {
                 "codeguard.strict" => settings.strict = flag.unwrap_or(true),
                 "codeguard.skipgate" => settings.skip_gate = flag.unwrap_or(false),
@@ -114,15 +117,6 @@ impl Settings {
             }
         }
         settings
-    }
-}
-
-/// A git boolean: `None` when the text is not one.
-fn git_bool(value: &str) -> Option<bool> {
-    match value.trim().to_ascii_lowercase().as_str() {
-        "true" | "yes" | "on" | "1" | "" => Some(true),
-        "false" | "no" | "off" | "0" => Some(false),
-        _ => None,
     }
 }
 
