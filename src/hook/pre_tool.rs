@@ -153,7 +153,7 @@ fn check_repo(
     }
     let linters = match repo.bypass {
         Some(kind) => {
-            audit(env, kind.into(), &repo.root, session);
+            audit(env, kind, &repo.root, session);
             Linters::Bypassed(format!("codeguard.skipGate ({})", kind.as_str()))
         }
         None => Linters::Run,

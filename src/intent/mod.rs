@@ -20,6 +20,9 @@ use crate::bash::{
     ScriptRun, Severity, Step, WriteKind,
 };
 pub use crate::bash::{GitOp, Mode};
+/// How the language gate is bypassed; intent finds the `codeguard.skipGate` kinds (`Inline`,
+/// `Chain`, `Persisted`), the gate itself the others.
+pub use crate::state::audit::BypassKind;
 
 /// Largest script read to follow one level of indirection.
 pub const MAX_SCRIPT_BYTES: u64 = 1_000_000;
@@ -135,28 +138,6 @@ pub struct BoundOp {
     /// Configuration given to this call from outside the repository's config may move its
     /// hooks: `GIT_CONFIG_*` in its environment, or `core.hooksPath` by `-c`/`--config-env`.
     pub config_env: bool,
-}
-
-/// How the language gate is bypassed (the safety scan always runs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BypassKind {
-    /// `git -c codeguard.skipGate=true commit …`.
-    Inline,
-    /// `git config codeguard.skipGate true && … git commit` in the same `&&` chain.
-    Chain,
-    /// `codeguard.skipGate` is true in the repository's config.
-    Persisted,
-}
-
-impl BypassKind {
-    /// `"inline"`, `"chain"` or `"persisted"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Inline => "inline",
-            Self::Chain => "chain",
-            Self::Persisted => "persisted",
-        }
-    }
 }
 
 /// Binds `analysis` to repositories, starting from `cwd` (absolute).

@@ -17,7 +17,8 @@ pub const AUDIT_FILE: &str = "audit.jsonl";
 /// Lines kept in the audit log.
 pub const KEEP: usize = 500;
 
-/// How the gate was bypassed.
+/// How the gate was bypassed: the one type for the audit log, `crate::intent` (which finds the
+/// `codeguard.skipGate` kinds) and the gate's messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BypassKind {
@@ -43,16 +44,6 @@ impl BypassKind {
             Self::Chain => "chain",
             Self::Persisted => "persisted",
             Self::Fallback => "fallback",
-        }
-    }
-}
-
-impl From<crate::intent::BypassKind> for BypassKind {
-    fn from(kind: crate::intent::BypassKind) -> Self {
-        match kind {
-            crate::intent::BypassKind::Inline => Self::Inline,
-            crate::intent::BypassKind::Chain => Self::Chain,
-            crate::intent::BypassKind::Persisted => Self::Persisted,
         }
     }
 }
