@@ -17,6 +17,7 @@ use serde::Serialize;
 
 use crate::cli::{DoctorArgs, Format};
 use crate::env::Env;
+use crate::host::spec::UserFiles;
 use crate::host::{Event, Host};
 use crate::install::{codex, gemini, git_hooks, hosts, settings};
 use crate::outcome::Status;
@@ -87,17 +88,22 @@ fn locations(host: Host, env: &Env) -> Vec<(PathBuf, Option<PathBuf>)> {
             out.push((path, project));
         }
     };
-    if host == Host::Kimi {
-        for kimi in settings::Kimi::ALL {
-            if let Some(path) = settings::kimi_path(kimi, env) {
-                add(path, None);
-            }
-            if let Some(home) = env.home() {
-                add(home.join(kimi.location().1).join("config.toml"), None);
+    match crate::host::spec(host).user_files {
+        UserFiles::EachKimi => {
+            for kimi in settings::Kimi::ALL {
+                if let Some(path) = settings::kimi_path(kimi, env) {
+                    add(path, None);
+                }
+                if let Some(home) = env.home() {
+                    add(home.join(kimi.location().1).join("config.toml"), None);
+                }
             }
         }
-    } else if let Ok(path) = settings::path(host, None, env) {
-        add(path, None);
+        UserFiles::One => {
+            if let Ok(path) = settings::path(host, None, env) {
+                add(path, None);
+            }
+        }
     }
     if let Some(project) = project_root()
         && let Ok(path) = settings::path(host, Some(&project), env)
@@ -139,7 +145,7 @@ fn host_checks(host: Host, env: &Env, asked: bool) -> Vec<Check> {
         found = true;
         out.extend(file_checks(host, &path, project.as_deref(), &text, &declared, env));
     }
-    if host == Host::Kimi {
+    if crate::host::spec(host).user_files == UserFiles::EachKimi {
         out.extend(kimi_reach(env));
     }
     if !found && asked {

@@ -11,6 +11,7 @@ use crate::cli::{InstallArgs, UninstallArgs};
 use crate::env::Env;
 use crate::exit;
 use crate::host::Host;
+use crate::host::spec::{Trust, UserFiles};
 use crate::install::git_hooks::{self, Action, Change};
 use crate::install::hook_managers::Owner;
 use crate::install::settings::{self, Kind, Outcome};
@@ -29,7 +30,8 @@ fn install_into(args: &InstallArgs, env: &Env, out: &mut Output) -> anyhow::Resu
     if let Some(name) = &args.host {
         let project = project_dir(args.scope.project.as_deref())?;
         let (host, _) = host_settings(name, project.as_deref(), env)?;
-        if args.trust_folder && (host != Host::Gemini || project.is_none()) {
+        let trust = crate::host::spec(host).trust;
+        if args.trust_folder && (trust != Trust::GeminiFolder || project.is_none()) {
             return Err(
                 super::UsageError("--trust-folder goes with --host gemini --project DIR".into()).into()
             );
@@ -41,11 +43,12 @@ fn install_into(args: &InstallArgs, env: &Env, out: &mut Output) -> anyhow::Resu
         for path in &paths {
             let outcome = settings::install(Kind::Hooks, host, path, &exe, args.dry_run)?;
             print_settings(out, host, path, &outcome, "settings");
-            if host == Host::Codex {
-                codex_trust(path, &exe, project.as_deref(), env, args.dry_run, out)?;
+            match trust {
+                Trust::CodexHookState => codex_trust(path, &exe, project.as_deref(), env, args.dry_run, out)?,
+                Trust::GeminiFolder | Trust::None => {}
             }
         }
-        if let (Host::Gemini, Some(dir)) = (host, project.as_deref()) {
+        if let (Trust::GeminiFolder, Some(dir)) = (trust, project.as_deref()) {
             gemini_folder(dir, env, args.trust_folder, args.dry_run, out)?;
         }
         if let Some(mcp_path) = mcp_path {
@@ -103,8 +106,8 @@ fn uninstall_into(args: &UninstallArgs, env: &Env, out: &mut Output) -> anyhow::
             let outcome = settings::uninstall(Kind::Mcp, host, &mcp_path)?;
             print_settings(out, host, &mcp_path, &outcome, "MCP server registration");
         }
-        let paths = match (host, project.as_deref()) {
-            (Host::Kimi, None) => {
+        let paths = match (crate::host::spec(host).user_files, project.as_deref()) {
+            (UserFiles::EachKimi, None) => {
                 settings::Kimi::ALL.iter().filter_map(|k| settings::kimi_path(*k, env)).collect()
             }
             _ => vec![path],
@@ -113,7 +116,7 @@ fn uninstall_into(args: &UninstallArgs, env: &Env, out: &mut Output) -> anyhow::
             let outcome = settings::uninstall(Kind::Hooks, host, path)?;
             print_settings(out, host, path, &outcome, "settings");
         }
-        if host == Host::Codex
+        if crate::host::spec(host).trust == Trust::CodexHookState
             && let Some(config) = codex::config_path(env)
         {
             let outcome = settings::remove_change(&config, true, |c| {

@@ -16,7 +16,7 @@ fn is_tool(host: Host, name: &str, shell: bool) -> bool {
         let spec = super::spec(*h);
         if shell { spec.shell_tools } else { spec.edit_tools }.contains(&name)
     };
-    if host == Host::Neutral { Host::ALL.iter().any(listed) } else { listed(&host) }
+    if super::spec(host).provider { listed(&host) } else { Host::ALL.iter().any(listed) }
 }
 
 pub(super) fn decode(host: Host, event: Event, payload: &[u8]) -> Result<HookEvent, DecodeError> {
@@ -46,7 +46,9 @@ pub(super) fn from_map(host: Host, event: Event, map: &Map<String, Value>) -> Re
             Some(text) => Some(text),
             None => input.as_ref().map(prompt).transpose()?.flatten(),
         }
-        .map(|text| if host == Host::Gemini { without_hook_context(&text).to_owned() } else { text }),
+        .map(|text| {
+            if super::spec(host).prompt_hook_context { without_hook_context(&text).to_owned() } else { text }
+        }),
         stop_hook_active: map.get("stop_hook_active").and_then(Value::as_bool).unwrap_or(false),
         correlation_id: None,
         provider: None,

@@ -51,7 +51,7 @@ pub(super) fn decode(event: Event, payload: &[u8]) -> Result<HookEvent, DecodeEr
 pub fn capabilities() -> Value {
     let providers: Vec<Value> = Host::ALL
         .iter()
-        .filter(|h| **h != Host::Neutral)
+        .filter(|h| super::spec(**h).provider)
         .map(|&host| {
             let spec = super::spec(host);
             let events: Map<String, Value> = Event::ALL

@@ -76,6 +76,27 @@ pub enum Trust {
     GeminiFolder,
 }
 
+/// How codeguard's hook entries sit in a host's settings file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HooksFile {
+    /// A JSON object whose `hooks` object holds the entries, per event.
+    Json,
+    /// The same with a top-level `"version": 1`, which the host requires (Copilot CLI, Cursor).
+    VersionedJson,
+    /// A marked block of `[[hooks]]` tables in a TOML config, every other byte left alone (Kimi).
+    TomlBlock,
+}
+
+/// Which user settings files hold the hooks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UserFiles {
+    /// One file.
+    One,
+    /// The config of each Kimi (`crate::install::settings::Kimi`): Kimi CLI and Kimi Code read
+    /// the same format from different files, each moved by its own variable.
+    EachKimi,
+}
+
 /// Everything codeguard relies on about one host.
 #[derive(Debug, Clone, Copy)]
 pub struct HostSpec {
@@ -105,6 +126,17 @@ pub struct HostSpec {
     pub project_settings: Option<&'static str>,
     /// What else decides whether it runs the hooks.
     pub trust: Trust,
+    /// How the hook entries sit in its settings file.
+    pub hooks_file: HooksFile,
+    /// Which user settings files hold them.
+    pub user_files: UserFiles,
+    /// Whether its prompts carry the context hooks gave earlier as `<hook_context>` blocks before
+    /// the user's words (Gemini CLI), which the decoder takes off.
+    pub prompt_hook_context: bool,
+    /// Whether it is one agent host's own dialect. The neutral contract is not: supervisors of
+    /// any host call it, so its decoder accepts every host's tool names, and it is not listed
+    /// among the providers `hook capabilities` reports.
+    pub provider: bool,
 }
 
 impl HostSpec {
@@ -131,24 +163,33 @@ const CLAUDE_EVENTS: [Option<&str>; 5] = [
 const CLAUDE_EDITS: &[&str] = &["Write", "Edit", "MultiEdit", "NotebookEdit"];
 use Delivery::{Ignored, Model, User};
 
+/// Claude Code's spec (the default dialect; `ZCode`'s is the same under its own name).
+const CLAUDE: HostSpec = HostSpec {
+    host: Host::Claude,
+    label: "Claude Code",
+    shell_tools: &["Bash", "PowerShell"],
+    edit_tools: CLAUDE_EDITS,
+    events: CLAUDE_EVENTS,
+    matcher: MatcherRule::Anchored,
+    shell_matcher: Some("Bash|PowerShell"),
+    edit_matcher: Some("Write|Edit|MultiEdit|NotebookEdit"),
+    deny: DenyChannel::ExitTwo,
+    delivers: [Model, Model, Model, Model, User],
+    user_settings: "~/.claude/settings.json",
+    project_settings: Some(".claude/settings.json"),
+    trust: Trust::None,
+    hooks_file: HooksFile::Json,
+    user_files: UserFiles::One,
+    prompt_hook_context: false,
+    provider: true,
+};
+
 /// The spec of a host.
 pub fn spec(host: Host) -> HostSpec {
     match host {
-        Host::Claude | Host::Zcode => HostSpec {
-            host,
-            label: if host == Host::Claude { "Claude Code" } else { "ZCode" },
-            shell_tools: &["Bash", "PowerShell"],
-            edit_tools: CLAUDE_EDITS,
-            events: CLAUDE_EVENTS,
-            matcher: MatcherRule::Anchored,
-            shell_matcher: Some("Bash|PowerShell"),
-            edit_matcher: Some("Write|Edit|MultiEdit|NotebookEdit"),
-            deny: DenyChannel::ExitTwo,
-            delivers: [Model, Model, Model, Model, User],
-            user_settings: "~/.claude/settings.json",
-            project_settings: Some(".claude/settings.json"),
-            trust: Trust::None,
-        },
+        Host::Claude => CLAUDE,
+        // ZCode's payloads are Claude-shaped: the same facts under its own name.
+        Host::Zcode => HostSpec { host, label: "ZCode", ..CLAUDE },
         Host::Codex => HostSpec {
             host,
             label: "Codex CLI",
@@ -163,6 +204,10 @@ pub fn spec(host: Host) -> HostSpec {
             user_settings: "$CODEX_HOME/hooks.json (default ~/.codex)",
             project_settings: Some(".codex/hooks.json"),
             trust: Trust::CodexHookState,
+            hooks_file: HooksFile::Json,
+            user_files: UserFiles::One,
+            prompt_hook_context: false,
+            provider: true,
         },
         Host::Gemini => HostSpec {
             host,
@@ -184,6 +229,10 @@ pub fn spec(host: Host) -> HostSpec {
             user_settings: "~/.gemini/settings.json",
             project_settings: Some(".gemini/settings.json"),
             trust: Trust::GeminiFolder,
+            hooks_file: HooksFile::Json,
+            user_files: UserFiles::One,
+            prompt_hook_context: true,
+            provider: true,
         },
         Host::Kimi => HostSpec {
             host,
@@ -199,6 +248,10 @@ pub fn spec(host: Host) -> HostSpec {
             user_settings: "$KIMI_SHARE_DIR/config.toml (~/.kimi) and $KIMI_CODE_HOME/config.toml (~/.kimi-code)",
             project_settings: None,
             trust: Trust::None,
+            hooks_file: HooksFile::TomlBlock,
+            user_files: UserFiles::EachKimi,
+            prompt_hook_context: false,
+            provider: true,
         },
         Host::Copilot => HostSpec {
             host,
@@ -220,6 +273,10 @@ pub fn spec(host: Host) -> HostSpec {
             user_settings: "~/.copilot/hooks/codeguard.json",
             project_settings: Some(".github/hooks/codeguard.json"),
             trust: Trust::None,
+            hooks_file: HooksFile::VersionedJson,
+            user_files: UserFiles::One,
+            prompt_hook_context: false,
+            provider: true,
         },
         Host::Cursor => HostSpec {
             host,
@@ -241,6 +298,10 @@ pub fn spec(host: Host) -> HostSpec {
             user_settings: "~/.cursor/hooks.json",
             project_settings: Some(".cursor/hooks.json"),
             trust: Trust::None,
+            hooks_file: HooksFile::VersionedJson,
+            user_files: UserFiles::One,
+            prompt_hook_context: false,
+            provider: true,
         },
         Host::OpenHands => HostSpec {
             host,
@@ -256,6 +317,10 @@ pub fn spec(host: Host) -> HostSpec {
             user_settings: "$OH_PERSISTENCE_DIR/hooks.json (default ~/.openhands)",
             project_settings: Some(".openhands/hooks.json"),
             trust: Trust::None,
+            hooks_file: HooksFile::Json,
+            user_files: UserFiles::One,
+            prompt_hook_context: false,
+            provider: true,
         },
         Host::Neutral => HostSpec {
             host,
@@ -272,6 +337,10 @@ pub fn spec(host: Host) -> HostSpec {
             user_settings: "(called by a supervisor; nothing to install)",
             project_settings: None,
             trust: Trust::None,
+            hooks_file: HooksFile::Json,
+            user_files: UserFiles::One,
+            prompt_hook_context: false,
+            provider: false,
         },
     }
 }

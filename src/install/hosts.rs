@@ -15,6 +15,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
+use crate::host::spec::HooksFile;
 use crate::host::{Event, Host};
 
 /// Why a settings file cannot be changed.
@@ -117,7 +118,8 @@ fn program_of(command: &str) -> &str {
 /// The settings text with our entries merged in (replacing any earlier ones of ours).
 pub fn merged(host: Host, old: Option<&str>, exe: &Path) -> Result<String, HostInstallError> {
     let entries = entries(host)?;
-    if host == Host::Kimi {
+    let format = crate::host::spec(host).hooks_file;
+    if format == HooksFile::TomlBlock {
         return Ok(kimi_merged(old.unwrap_or(""), &entries, exe));
     }
     let mut root = parse_object(old)?;
@@ -133,7 +135,7 @@ pub fn merged(host: Host, old: Option<&str>, exe: &Path) -> Result<String, HostI
         };
         list.push(handler(host, e, &command(exe, host, e.event)));
     }
-    if matches!(host, Host::Copilot | Host::Cursor) {
+    if format == HooksFile::VersionedJson {
         root.entry("version").or_insert(json!(1));
     }
     Ok(pretty(&root))
@@ -143,7 +145,7 @@ pub fn merged(host: Host, old: Option<&str>, exe: &Path) -> Result<String, HostI
 /// ours alone).
 pub fn stripped(host: Host, current: &str) -> Result<Option<String>, HostInstallError> {
     entries(host)?;
-    if host == Host::Kimi {
+    if crate::host::spec(host).hooks_file == HooksFile::TomlBlock {
         let text = kimi_stripped(current);
         return Ok((!text.trim().is_empty()).then_some(text));
     }
@@ -189,7 +191,7 @@ pub struct Declared {
 
 /// codeguard's handlers in a settings text (JSON settings, or Kimi's `[[hooks]]` TOML).
 pub fn declared(host: Host, text: &str) -> Vec<Declared> {
-    if host == Host::Kimi {
+    if crate::host::spec(host).hooks_file == HooksFile::TomlBlock {
         return kimi_declared(text);
     }
     let Ok(root) = parse_object(Some(text)) else { return Vec::new() };
@@ -378,7 +380,7 @@ pub fn mcp_merged(host: Host, old: Option<&str>, exe: &Path) -> Result<String, H
                 format!("[mcp_servers.{MCP_NAME}]\ncommand = {}\nargs = [\"mcp\"]\n", toml_string(&exe_text));
             Ok(block_merged(old, CODEX_MCP_BEGIN, CODEX_MCP_END, &body))
         }
-        McpFormat::Json => {
+        McpFormat::Json { typed } => {
             let mut root = parse_object(old)?;
             let servers = root.entry("mcpServers").or_insert_with(|| json!({}));
             let Value::Object(servers) = servers else {
@@ -390,7 +392,7 @@ pub fn mcp_merged(host: Host, old: Option<&str>, exe: &Path) -> Result<String, H
                 ));
             }
             let mut entry = json!({"command": exe_text, "args": ["mcp"]});
-            if host == Host::Claude {
+            if typed {
                 entry["type"] = json!("stdio");
             }
             servers.insert(MCP_NAME.to_owned(), entry);
@@ -406,7 +408,7 @@ pub fn mcp_stripped(host: Host, current: &str) -> Result<Option<String>, HostIns
             let text = block_stripped(current, CODEX_MCP_BEGIN, CODEX_MCP_END);
             Ok((!text.trim().is_empty()).then_some(text))
         }
-        McpFormat::Json => {
+        McpFormat::Json { .. } => {
             let mut root = parse_object(Some(current))?;
             if let Some(Value::Object(servers)) = root.get_mut("mcpServers") {
                 if servers.get(MCP_NAME).is_some_and(is_our_server) {
@@ -425,21 +427,30 @@ pub fn mcp_stripped(host: Host, current: &str) -> Result<Option<String>, HostIns
 pub fn mcp_installed(host: Host, text: &str) -> bool {
     match mcp_format(host) {
         Ok(McpFormat::Toml) => text.contains(CODEX_MCP_BEGIN),
-        Ok(McpFormat::Json) => parse_object(Some(text)).is_ok_and(|root| {
+        Ok(McpFormat::Json { .. }) => parse_object(Some(text)).is_ok_and(|root| {
             root.get("mcpServers").and_then(|s| s.get(MCP_NAME)).is_some_and(is_our_server)
         }),
         Err(_) => false,
     }
 }
 
-enum McpFormat {
-    Json,
+/// How a host's settings register MCP servers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum McpFormat {
+    /// An `mcpServers` object in JSON; `typed`: each server says `"type": "stdio"` (Claude).
+    Json {
+        /// Whether the entry carries `"type": "stdio"`.
+        typed: bool,
+    },
+    /// A marked `[mcp_servers.codeguard]` block in Codex's `config.toml`.
     Toml,
 }
 
-fn mcp_format(host: Host) -> Result<McpFormat, HostInstallError> {
+/// How `host` registers MCP servers; an error for a host codeguard does not register with.
+pub(crate) fn mcp_format(host: Host) -> Result<McpFormat, HostInstallError> {
     match host {
-        Host::Claude | Host::Gemini => Ok(McpFormat::Json),
+        Host::Claude => Ok(McpFormat::Json { typed: true }),
+        Host::Gemini => Ok(McpFormat::Json { typed: false }),
         Host::Codex => Ok(McpFormat::Toml),
         Host::Kimi | Host::Copilot | Host::Cursor | Host::OpenHands | Host::Zcode | Host::Neutral => {
             Err(HostInstallError::Unsupported(format!(
@@ -497,6 +508,24 @@ mod tests {
             assert_eq!(installed_events(host, &text).len(), 5, "{host:?}");
             assert_eq!(stripped(host, &text).expect("strip"), None, "{host:?}");
         }
+    }
+
+    #[test]
+    fn the_settings_written_have_the_shape_the_host_spec_names() {
+        for host in Host::ALL {
+            let Ok(text) = merged(host, None, Path::new(EXE)) else { continue };
+            let json = serde_json::from_str::<Value>(&text).ok();
+            match crate::host::spec(host).hooks_file {
+                HooksFile::Json => assert!(json.is_some_and(|v| v.get("version").is_none()), "{host:?}"),
+                HooksFile::VersionedJson => {
+                    assert_eq!(json.and_then(|v| v.get("version").cloned()), Some(json!(1)));
+                }
+                HooksFile::TomlBlock => assert!(json.is_none() && text.contains("[[hooks]]"), "{host:?}"),
+            }
+            assert_eq!(installed_events(host, &text).len(), Event::ALL.len(), "{host:?}");
+            assert_eq!(declared(host, &text).len(), Event::ALL.len(), "{host:?}");
+        }
+        assert!(matches!(mcp_format(Host::Claude), Ok(McpFormat::Json { typed: true })));
     }
 
     #[test]

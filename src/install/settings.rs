@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use super::hosts::{self, HostInstallError};
 use crate::env::Env;
 use crate::host::Host;
+use crate::host::spec::{HooksFile, UserFiles};
 
 /// Suffix of the copy of a settings file as it was before codeguard first changed it.
 pub const BACKUP_SUFFIX: &str = ".codeguard-backup";
@@ -118,7 +119,7 @@ pub fn kimi_path(kimi: Kimi, env: &Env) -> Option<PathBuf> {
 /// Kimi whose data directory exists or whose variable is set, both when neither is there yet;
 /// for every other host its one file.
 pub fn paths(host: Host, project: Option<&Path>, env: &Env) -> Result<Vec<PathBuf>, SettingsError> {
-    if host != Host::Kimi || project.is_some() {
+    if project.is_some() || crate::host::spec(host).user_files == UserFiles::One {
         return Ok(vec![path(host, project, env)?]);
     }
     let all: Vec<PathBuf> = Kimi::ALL.iter().filter_map(|k| kimi_path(*k, env)).collect();
@@ -229,7 +230,10 @@ pub fn write_change(
 /// backup is kept until it is restored (or the file removed), so that taking out hooks and the
 /// MCP server from one file in two steps still ends with the original bytes.
 pub fn uninstall(kind: Kind, host: Host, path: &Path) -> Result<Outcome, SettingsError> {
-    let toml = host == Host::Kimi || (kind == Kind::Mcp && host == Host::Codex);
+    let toml = match kind {
+        Kind::Hooks => crate::host::spec(host).hooks_file == HooksFile::TomlBlock,
+        Kind::Mcp => hosts::mcp_format(host).is_ok_and(|f| f == hosts::McpFormat::Toml),
+    };
     remove_change(path, toml, |current| {
         Ok(match kind {
             Kind::Hooks => hosts::stripped(host, current)?,
