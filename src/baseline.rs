@@ -24,9 +24,6 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::LazyLock;
-
-use regex::Regex;
 
 use crate::env::Env;
 use crate::lint;
@@ -34,6 +31,7 @@ use crate::outcome::Status;
 use crate::registry::{FindingsFormat as Format, Language, Registry};
 use crate::run::{LanguageResult, RunOptions};
 use crate::snapshot::{Snapshot, SnapshotOptions};
+use crate::static_regex::static_regex;
 use crate::surface::{Base, Mode, Surface};
 
 /// One finding read from a linter's output.
@@ -49,16 +47,21 @@ pub(crate) struct LintFinding {
     pub raw: String,
 }
 
-static LOCATED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?P<path>[^:\s][^:]*):(?P<line>\d+):(?:\d+:)?\s*(?P<rest>.*)$")
-        .unwrap_or_else(|e| unreachable!("static pattern: {e}"))
-});
-static TRAILING_BRACKET: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\[(?P<rule>SC\d+)\]\s*$").unwrap_or_else(|e| unreachable!("static pattern: {e}"))
-});
-static TRAILING_PAREN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\((?P<rule>[a-z][a-z0-9-]*)\)\s*$").unwrap_or_else(|e| unreachable!("static pattern: {e}"))
-});
+static_regex! {
+    static LOCATED = r"^(?P<path>[^:\s][^:]*):(?P<line>\d+):(?:\d+:)?\s*(?P<rest>.*)$";
+    static TRAILING_BRACKET = r"\[(?P<rule>SC\d+)\]\s*$";
+    static TRAILING_PAREN = r"\((?P<rule>[a-z][a-z0-9-]*)\)\s*$";
+    /// A rustc error that is a parse error, not a lint.
+    static RUSTC_PARSE = r"^error: (expected|unexpected|unterminated|mismatched|this file contains an unclosed|unknown start of token|couldn't read|file not found for module)";
+    /// Lines a tool prints around its findings (progress, summaries).
+    static NOISE = concat!(
+        r"^\s*$|^\s*(Checking|Compiling|Finished|Blocking|Downloading|Downloaded|Updating|Locking|Adding|Fresh|Running|Building|Documenting|Packaging|Unpacking)\s",
+        r"|^(error|warning): could not compile |^warning: build failed|^error: aborting due to",
+        r"|^(warning|error): `[^`]+` \([^)]*\) generated \d+ (warning|error)",
+        r"|^Found \d+ errors?\.|^\[\*\] \d+ fixable|^No fixes available|^All checks passed",
+        r"|^codeguard: "
+    );
+}
 
 /// The findings in `output`, in order.
 pub(crate) fn parse(format: Format, output: &str) -> Vec<LintFinding> {
@@ -439,10 +442,6 @@ fn compare(
 /// syntax error (ruff `SyntaxError`/`E999`, shellcheck's `SC1xxx` parse errors, yamllint's
 /// `syntax error`) or a rustc error that is not a lint (`error[E0425]`, a parse error).
 fn stops_analysis(format: Format, rule: &str) -> bool {
-    static RUSTC_PARSE: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"^error: (expected|unexpected|unterminated|mismatched|this file contains an unclosed|unknown start of token|couldn't read|file not found for module)")
-            .unwrap_or_else(|e| unreachable!("static pattern: {e}"))
-    });
     match format {
         Format::RuffConcise => rule == "SyntaxError" || rule.starts_with("E999") || rule == "invalid-syntax",
         Format::Gcc => {
@@ -458,16 +457,6 @@ fn stops_analysis(format: Format, rule: &str) -> bool {
 /// (progress, summaries) and that `old` does not hold as often: output codeguard cannot prove
 /// pre-existing. `None` when there is none.
 fn unexplained_lines(format: Format, new: &str, old: &str) -> Option<String> {
-    static NOISE: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(concat!(
-            r"^\s*$|^\s*(Checking|Compiling|Finished|Blocking|Downloading|Downloaded|Updating|Locking|Adding|Fresh|Running|Building|Documenting|Packaging|Unpacking)\s",
-            r"|^(error|warning): could not compile |^warning: build failed|^error: aborting due to",
-            r"|^(warning|error): `[^`]+` \([^)]*\) generated \d+ (warning|error)",
-            r"|^Found \d+ errors?\.|^\[\*\] \d+ fixable|^No fixes available|^All checks passed",
-            r"|^codeguard: "
-        ))
-        .unwrap_or_else(|e| unreachable!("static pattern: {e}"))
-    });
     let rest = |text: &str| -> Vec<String> {
         let findings: std::collections::HashSet<String> =
             parse(format, text).into_iter().map(|f| f.raw).collect();

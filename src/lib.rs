@@ -46,6 +46,7 @@ pub mod safety;
 pub mod setup_plan;
 pub mod snapshot;
 pub mod state;
+pub mod static_regex;
 pub mod surface;
 pub mod tools;
 pub mod trust;

@@ -18,6 +18,8 @@ use std::path::Path;
 use std::sync::{LazyLock, OnceLock};
 
 use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+
+use crate::static_regex::compiled;
 use serde::Serialize;
 
 /// Files up to this size are scanned whole; a larger one is an [`Kind::Unscannable`] finding.
@@ -500,22 +502,15 @@ struct Compiled {
 
 impl Compiled {
     fn rule(&self, i: usize) -> &Regex {
-        self.each[i].get_or_init(|| {
-            RegexBuilder::new(RULES[i].pattern)
-                .unicode(false)
-                .build()
-                .unwrap_or_else(|e| unreachable!("static rule: {e}"))
-        })
+        let pattern = RULES[i].pattern;
+        self.each[i].get_or_init(|| compiled(pattern, RegexBuilder::new(pattern).unicode(false).build()))
     }
 }
 
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
     let patterns: Vec<&str> = RULES.iter().map(|r| r.pattern).collect();
     Compiled {
-        set: RegexSetBuilder::new(&patterns)
-            .unicode(false)
-            .build()
-            .unwrap_or_else(|e| unreachable!("static secret rules: {e}")),
+        set: compiled("the secret rules", RegexSetBuilder::new(&patterns).unicode(false).build()),
         each: RULES.iter().map(|_| OnceLock::new()).collect(),
     }
 });
@@ -802,6 +797,14 @@ mod tests {
                 "token = compute_the_next_token_value".into(),
             ),
         ]
+    }
+
+    #[test]
+    fn every_secret_rule_compiles_alone_and_in_the_set() {
+        assert_eq!(COMPILED.set.len(), RULES.len());
+        for i in 0..RULES.len() {
+            COMPILED.rule(i);
+        }
     }
 
     #[test]

@@ -5,10 +5,9 @@
 //! a conclusion (missing, timed out, crashed, broken toolchain, flooded output) is UNVERIFIED,
 //! never FAIL and never PASS.
 
-use std::sync::LazyLock;
-
 use crate::outcome::{Reason, Status};
 use crate::process::{Ending, Finished};
+use crate::static_regex::static_regex;
 
 /// A status with the reason behind it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,18 +30,12 @@ impl Verdict {
     }
 }
 
-/// Output that means the toolchain or environment is broken, not the code.
-static TOOLCHAIN_ERROR: LazyLock<regex::Regex> = LazyLock::new(|| {
-    regex::Regex::new(
-        r"(?i)could not resolve dependencies|could not find artifact|DependencyResolutionException|cannot find module|ModuleNotFoundError|unknown lifecycle phase|could not resolve all|could not find or load main class|invalid configuration|is newer than the versions supported|requires a newer version of maven|release version \d+ not supported|invalid target release|UnsupportedClassVersionError|class file version|has been compiled by a more recent version|cannot create the lock file .* because --locked was passed|rustc [0-9.]+ is not supported by the following package|requires rustc [0-9.]+ or newer|is not supported by this toolchain",
-    )
-    .unwrap_or_else(|e| unreachable!("static regex: {e}"))
-});
-
-/// A syntax error as `fish --no-execute` reports it.
-static FISH_SYNTAX_ERROR: LazyLock<regex::Regex> = LazyLock::new(|| {
-    regex::Regex::new(r"(?m) \(line \d+\): ").unwrap_or_else(|e| unreachable!("static regex: {e}"))
-});
+static_regex! {
+    /// Output that means the toolchain or environment is broken, not the code.
+    static TOOLCHAIN_ERROR = r"(?i)could not resolve dependencies|could not find artifact|DependencyResolutionException|cannot find module|ModuleNotFoundError|unknown lifecycle phase|could not resolve all|could not find or load main class|invalid configuration|is newer than the versions supported|requires a newer version of maven|release version \d+ not supported|invalid target release|UnsupportedClassVersionError|class file version|has been compiled by a more recent version|cannot create the lock file .* because --locked was passed|rustc [0-9.]+ is not supported by the following package|requires rustc [0-9.]+ or newer|is not supported by this toolchain";
+    /// A syntax error as `fish --no-execute` reports it.
+    static FISH_SYNTAX_ERROR = r"(?m) \(line \d+\): ";
+}
 
 /// Judges one invocation.
 pub fn judge(program: &str, done: &Finished) -> Verdict {

@@ -5,12 +5,9 @@
 //! `execFileSync("git", ["commit"])`, ``execSync(`git push`)``). Help strings, template literals
 //! outside a call and comments are ignored. Pure and bounded: a linear scan with one regex.
 
-use std::sync::LazyLock;
-
-use regex::Regex;
-
 use super::syntax::Word;
 use super::{GitOp, Mode, git};
+use crate::static_regex::static_regex;
 
 /// A git call found in a program.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,33 +27,25 @@ pub(super) enum Effect {
     SkipGate,
 }
 
-static CALL: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
-        r"(?x)
+static_regex! {
+    static CALL = r"(?x)
         (?: \bsubprocess\s*\.\s*)?
         (?: \bos\s*\.\s*)?
         (?: \bchild_process\s*\.\s*)?
         \b(?: run | call | check_call | check_output | Popen | getoutput | getstatusoutput
             | system | popen | execvp | execv | execlp
             | execSync | execFileSync | execFile | exec | spawnSync | spawn | execa | execaSync )
-        \s*\(",
-    )
-    .ok()
-});
+        \s*\(";
 
-static RUNS: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
-        r#"(?x)
+    static RUNS = r#"(?x)
         \b(?: system | exec[a-zA-Z]* | spawn[a-zA-Z]* | popen[0-9]? | Popen | subprocess | child_process
             | shell_exec | passthru | proc_open | pcntl_exec | IO\s*\.\s*popen | Open3
             | os\s*\.\s*execute | Deno\s*\.\s*(?:Command|run) | Bun\s*\.\s*spawn | getline )\b
         | `
         | \bqx\s*[{(\[<|/!"']
         | %x\s*[{(\[<|/!"']
-        | \|"#,
-    )
-    .ok()
-});
+        | \|"#;
+}
 
 /// The one rule for inline code of any interpreter: code that can run a command (a call such
 /// as `system`, `exec`, `spawn`, `popen`, `subprocess`, `child_process`, `IO.popen`; backticks,
@@ -77,13 +66,13 @@ pub(super) fn runs_git(code: &str, strings: bool) -> Option<Mode> {
     } else {
         code.into()
     };
-    RUNS.as_ref().is_some_and(|re| re.is_match(&calls)).then_some(mode)
+    RUNS.is_match(&calls).then_some(mode)
 }
 
 /// Finds the git calls in a Python or Node program. Call names inside string literals and
 /// comments are not calls (`print("subprocess.run([...])")`).
 pub(super) fn scan(source: &str, shell: &dyn Fn(&str) -> Vec<Effect>) -> Vec<ProgramCall> {
-    let Some(re) = CALL.as_ref() else { return Vec::new() };
+    let re = &*CALL;
     let masked = mask_strings_and_comments(source);
     let mut found = Vec::new();
     for m in re.find_iter(&masked) {

@@ -7,7 +7,6 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::LazyLock;
 
 use serde::Serialize;
 
@@ -24,6 +23,7 @@ use crate::cli::Scope;
 use crate::outcome::Status;
 use crate::run::LanguageResult;
 use crate::safety::Finding;
+use crate::static_regex::static_regex;
 
 /// The JSON schema version of machine-readable reports.
 pub const SCHEMA_VERSION: &str = "1";
@@ -79,9 +79,9 @@ impl CheckReport {
     }
 }
 
-static RULE_CODE: LazyLock<regex::Regex> = LazyLock::new(|| {
-    regex::Regex::new(r"\b([A-Z]{1,4}\d{3,4})\b").unwrap_or_else(|e| unreachable!("static regex: {e}"))
-});
+static_regex! {
+    static RULE_CODE = r"\b([A-Z]{1,4}\d{3,4})\b";
+}
 
 /// Counts rule codes (`F401`, `SC2086`, `DL3008`) on diagnostic lines (lines with a `:`),
 /// most frequent first.

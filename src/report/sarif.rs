@@ -14,15 +14,14 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
-use std::sync::LazyLock;
 
-use regex::Regex;
 use serde_json::{Value, json};
 
 use super::CheckReport;
 use crate::outcome::Status;
 use crate::run::LanguageResult;
 use crate::safety::Finding;
+use crate::static_regex::static_regex;
 
 /// The SARIF version written.
 pub const VERSION: &str = "2.1.0";
@@ -87,30 +86,18 @@ pub struct Diagnostic {
     pub message: String,
 }
 
-fn regex(pattern: &str) -> Regex {
-    Regex::new(pattern).unwrap_or_else(|e| unreachable!("static regex {pattern}: {e}"))
+static_regex! {
+    /// `path:line[:col][:] rest` — the location head every supported format shares.
+    static LOCATED = r"^(?P<path>[^\s:][^:]*?):(?P<line>\d+)(?::(?P<col>\d+))?:?\s+(?P<rest>\S.*?)\s*$";
+    /// yamllint parsable: `[level] message (rule)`.
+    static YAMLLINT = r"^\[(?P<level>error|warning)\]\s+(?P<msg>.*?)\s+\((?P<rule>[\w-]+)\)$";
+    /// gcc style with a bracketed code (shellcheck): `level: message [SC1234]`.
+    static GCC = r"^(?P<level>error|warning|note|info|style):\s+(?P<msg>.*?)\s+\[(?P<rule>[A-Z]+\d+)\]$";
+    /// Code first (ruff concise, hadolint): `F401 [*] message`, `DL3008 warning: message`.
+    static CODE_FIRST = r"^(?P<rule>[A-Z]{1,8}\d{1,5})\s+(?:\[\*\]\s+)?(?:(?P<level>error|warning|info|style):\s+)?(?P<msg>.+)$";
+    /// Anything else after the location, with an optional severity word.
+    static PLAIN = r"^(?:(?P<level>error|warning|note|info):\s+)?(?P<msg>.+)$";
 }
-
-/// `path:line[:col][:] rest` — the location head every supported format shares.
-static LOCATED: LazyLock<Regex> = LazyLock::new(|| {
-    regex(r"^(?P<path>[^\s:][^:]*?):(?P<line>\d+)(?::(?P<col>\d+))?:?\s+(?P<rest>\S.*?)\s*$")
-});
-/// yamllint parsable: `[level] message (rule)`.
-static YAMLLINT: LazyLock<Regex> =
-    LazyLock::new(|| regex(r"^\[(?P<level>error|warning)\]\s+(?P<msg>.*?)\s+\((?P<rule>[\w-]+)\)$"));
-/// gcc style with a bracketed code (shellcheck): `level: message [SC1234]`.
-static GCC: LazyLock<Regex> = LazyLock::new(|| {
-    regex(r"^(?P<level>error|warning|note|info|style):\s+(?P<msg>.*?)\s+\[(?P<rule>[A-Z]+\d+)\]$")
-});
-/// Code first (ruff concise, hadolint): `F401 [*] message`, `DL3008 warning: message`.
-static CODE_FIRST: LazyLock<Regex> = LazyLock::new(|| {
-    regex(
-        r"^(?P<rule>[A-Z]{1,8}\d{1,5})\s+(?:\[\*\]\s+)?(?:(?P<level>error|warning|info|style):\s+)?(?P<msg>.+)$",
-    )
-});
-/// Anything else after the location, with an optional severity word.
-static PLAIN: LazyLock<Regex> =
-    LazyLock::new(|| regex(r"^(?:(?P<level>error|warning|note|info):\s+)?(?P<msg>.+)$"));
 
 /// Parses the diagnostics out of a linter's output. Paths are made relative to `content_dir`
 /// (the directory the linter ran in); lines whose path lies outside it are not diagnostics.
