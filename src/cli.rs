@@ -8,7 +8,7 @@ use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 /// codeguard: a commit/push quality gate for AI coding agents.
 #[derive(Debug, Parser)]
 #[command(name = "codeguard", version, about, disable_help_subcommand = true)]
-pub struct Cli {
+pub(crate) struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -16,7 +16,7 @@ pub struct Cli {
 
 /// The sub-commands.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Lint a project: the whole tree (default), the working-tree changes, or the staged snapshot.
     Check(CheckArgs),
     /// Show what the gate predicts for a shell command, without linting.
@@ -54,7 +54,7 @@ pub enum Command {
 
 /// Arguments of `codeguard tools`.
 #[derive(Debug, Args)]
-pub struct ToolsArgs {
+pub(crate) struct ToolsArgs {
     /// What to do.
     #[command(subcommand)]
     pub action: ToolsAction,
@@ -62,7 +62,7 @@ pub struct ToolsArgs {
 
 /// The `codeguard tools` actions.
 #[derive(Debug, Subcommand)]
-pub enum ToolsAction {
+pub(crate) enum ToolsAction {
     /// Install the pinned tools of some languages (`--lang`) or of the project's languages
     /// (`--detected`); tools already installed are left as they are.
     #[command(group(ArgGroup::new("which").args(["lang", "detected"])))]
@@ -99,7 +99,7 @@ pub enum ToolsAction {
 
 /// Arguments of `codeguard fix`.
 #[derive(Debug, Args)]
-pub struct FixArgs {
+pub(crate) struct FixArgs {
     /// The project directory (default: the current directory).
     pub path: Option<PathBuf>,
     /// Only these languages (comma-separated registry ids).
@@ -122,7 +122,7 @@ pub struct FixArgs {
 
 /// Arguments of `codeguard init`.
 #[derive(Debug, Args)]
-pub struct InitArgs {
+pub(crate) struct InitArgs {
     /// The project directory (default: the current directory).
     pub path: Option<PathBuf>,
     /// Show what would be written (the default).
@@ -135,7 +135,7 @@ pub struct InitArgs {
 
 /// Arguments of `codeguard detect`.
 #[derive(Debug, Args)]
-pub struct DetectArgs {
+pub(crate) struct DetectArgs {
     /// The project directory (default: the current directory).
     pub path: Option<PathBuf>,
     /// Output format.
@@ -145,7 +145,7 @@ pub struct DetectArgs {
 
 /// Arguments of `codeguard doctor`.
 #[derive(Debug, Args)]
-pub struct DoctorArgs {
+pub(crate) struct DoctorArgs {
     /// Only this host (default: every host whose settings mention codeguard).
     #[arg(long)]
     pub host: Option<String>,
@@ -156,7 +156,7 @@ pub struct DoctorArgs {
 
 /// Arguments of `codeguard trust` and `codeguard untrust`.
 #[derive(Debug, Args)]
-pub struct TrustArgs {
+pub(crate) struct TrustArgs {
     /// A directory of the workspace (default: the current directory); the decision applies to
     /// the whole git worktree containing it.
     pub dir: Option<PathBuf>,
@@ -164,7 +164,7 @@ pub struct TrustArgs {
 
 /// Arguments of `codeguard state`.
 #[derive(Debug, Args)]
-pub struct StateArgs {
+pub(crate) struct StateArgs {
     /// What to do.
     #[command(subcommand)]
     pub action: StateAction,
@@ -172,7 +172,7 @@ pub struct StateArgs {
 
 /// The `codeguard state` actions.
 #[derive(Debug, Subcommand)]
-pub enum StateAction {
+pub(crate) enum StateAction {
     /// Print the state directory's content: sessions, bypasses, dedup, caches, trust.
     Show {
         /// Only this host session.
@@ -193,7 +193,7 @@ pub enum StateAction {
 
 /// Arguments of `codeguard hook`.
 #[derive(Debug, Args)]
-pub struct HookArgs {
+pub(crate) struct HookArgs {
     /// The hook event: session-start, user-prompt-submit, pre-tool-use, post-tool-use or stop (a
     /// host's own names such as `BeforeTool` are accepted too; unknown events are ignored), or
     /// `capabilities` (what the neutral contract offers, as JSON; reads nothing).
@@ -206,7 +206,7 @@ pub struct HookArgs {
 
 /// Output formats for reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     /// Text for people.
     Human,
     /// Exactly one JSON document.
@@ -257,7 +257,7 @@ impl Scope {
 
 /// Arguments of `codeguard check`.
 #[derive(Debug, Args)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     /// The project directory (default: the current directory).
     pub path: Option<PathBuf>,
     /// Check the whole tree (the default).
@@ -296,7 +296,7 @@ pub struct CheckArgs {
 
 impl CheckArgs {
     /// The selected scope.
-    pub fn scope(&self) -> Scope {
+    pub(crate) fn scope(&self) -> Scope {
         if self.staged {
             Scope::Staged
         } else if self.changed {
@@ -309,7 +309,7 @@ impl CheckArgs {
 
 /// Arguments of `codeguard explain`.
 #[derive(Debug, Args)]
-pub struct ExplainArgs {
+pub(crate) struct ExplainArgs {
     /// The directory the command would run in (default: the current directory).
     #[arg(long)]
     pub cwd: Option<PathBuf>,
@@ -323,7 +323,7 @@ pub struct ExplainArgs {
 
 /// Arguments of `codeguard languages`.
 #[derive(Debug, Args)]
-pub struct LanguagesArgs {
+pub(crate) struct LanguagesArgs {
     /// Output format.
     #[arg(long, default_value = "human", value_parser = Format::text_or_json())]
     pub format: Format,
@@ -331,7 +331,7 @@ pub struct LanguagesArgs {
 
 /// The git hooks codeguard serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum GitHook {
+pub(crate) enum GitHook {
     /// Before git records a commit: checks the index git is about to commit.
     PreCommit,
     /// Before git sends refs: checks the commits of every pushed ref (ref lines on stdin).
@@ -340,10 +340,10 @@ pub enum GitHook {
 
 impl GitHook {
     /// Every hook, in installation order.
-    pub const ALL: [GitHook; 2] = [GitHook::PreCommit, GitHook::PrePush];
+    pub(crate) const ALL: [GitHook; 2] = [GitHook::PreCommit, GitHook::PrePush];
 
     /// The hook's file name in git's hooks directory.
-    pub fn file_name(self) -> &'static str {
+    pub(crate) fn file_name(self) -> &'static str {
         match self {
             GitHook::PreCommit => "pre-commit",
             GitHook::PrePush => "pre-push",
@@ -351,7 +351,7 @@ impl GitHook {
     }
 
     /// The git command the hook guards.
-    pub fn command(self) -> crate::bash::Mode {
+    pub(crate) fn command(self) -> crate::bash::Mode {
         match self {
             GitHook::PreCommit => crate::bash::Mode::Commit,
             GitHook::PrePush => crate::bash::Mode::Push,
@@ -361,7 +361,7 @@ impl GitHook {
 
 /// Arguments of `codeguard git-hook`.
 #[derive(Debug, Args)]
-pub struct GitHookArgs {
+pub(crate) struct GitHookArgs {
     /// Which hook git is running.
     #[arg(value_enum)]
     pub hook: GitHook,
@@ -373,7 +373,7 @@ pub struct GitHookArgs {
 /// Arguments of `codeguard install`: exactly one target.
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("target").required(true).args(["git_hooks", "host"])))]
-pub struct InstallArgs {
+pub(crate) struct InstallArgs {
     /// Install git's pre-commit and pre-push hooks in the current repository.
     #[arg(long)]
     pub git_hooks: bool,
@@ -403,7 +403,7 @@ pub struct InstallArgs {
 
 /// Which of a host's settings files to change.
 #[derive(Debug, Args)]
-pub struct SettingsScope {
+pub(crate) struct SettingsScope {
     /// The user's settings (the default).
     #[arg(long, conflicts_with = "project", requires = "host")]
     pub user: bool,
@@ -415,7 +415,7 @@ pub struct SettingsScope {
 /// Arguments of `codeguard uninstall`.
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("target").required(true).args(["git_hooks", "host"])))]
-pub struct UninstallArgs {
+pub(crate) struct UninstallArgs {
     /// Remove codeguard's git hooks from the current repository and restore what they chained to.
     #[arg(long)]
     pub git_hooks: bool,

@@ -23,24 +23,24 @@ const INCOMPLETE: u8 = 3;
 const HOOK_BLOCK: u8 = 2;
 
 /// Success with nothing to judge (help, version, a listing, a recorded decision).
-pub fn success() -> u8 {
+pub(crate) fn success() -> u8 {
     PASS
 }
 
 /// The command line was wrong; nothing ran.
-pub fn usage() -> u8 {
+pub(crate) fn usage() -> u8 {
     USAGE
 }
 
 /// A signal arrived before any entry point said what it means: never claim success.
-pub fn unarmed_signal() -> u8 {
+pub(crate) fn unarmed_signal() -> u8 {
     FAIL
 }
 
 /// How a hook's answer travels in its exit code (`host/spec.rs` says which channel each host
 /// honours; the encoder picks the variant).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HookExit {
+pub(crate) enum HookExit {
     /// Allow, context, or a deny carried in JSON on stdout: exit 0.
     Proceed,
     /// A block a host reads from exit 2 and stderr (Claude-style hosts).
@@ -51,7 +51,7 @@ pub enum HookExit {
 
 impl HookExit {
     /// The exit code.
-    pub fn code(self) -> u8 {
+    pub(crate) fn code(self) -> u8 {
         match self {
             Self::Proceed => PASS,
             Self::BlockOnStderr => HOOK_BLOCK,
@@ -62,7 +62,7 @@ impl HookExit {
 
 /// The places where codeguard is entered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EntryPoint {
+pub(crate) enum EntryPoint {
     /// `codeguard check`.
     Check,
     /// `codeguard explain`.
@@ -95,7 +95,7 @@ pub enum EntryPoint {
 
 /// What an internal error turns into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorPolicy {
+pub(crate) enum ErrorPolicy {
     /// Never block: exit with the host's "no opinion" code.
     FailOpen,
     /// Never claim success: report the run as incomplete.
@@ -108,7 +108,7 @@ pub enum ErrorPolicy {
 
 impl EntryPoint {
     /// The error policy of this entry point.
-    pub fn error_policy(self) -> ErrorPolicy {
+    pub(crate) fn error_policy(self) -> ErrorPolicy {
         match self {
             Self::Hook => ErrorPolicy::FailOpen,
             Self::Check | Self::Explain | Self::Languages | Self::Detect => ErrorPolicy::Incomplete,
@@ -130,7 +130,7 @@ impl EntryPoint {
     /// `tools`, `doctor`'s health) fail unless everything was done. Git's hooks block only a
     /// failure: `codeguard.strict` makes an incomplete check one before asking. A hook's code is
     /// its channel's ([`HookExit`]); asked here, the hook answers as the neutral contract does.
-    pub fn status_code(self, status: Status) -> u8 {
+    pub(crate) fn status_code(self, status: Status) -> u8 {
         match status {
             Status::Pass | Status::Skipped => PASS,
             Status::Fail => FAIL,
@@ -149,7 +149,7 @@ impl EntryPoint {
     }
 
     /// The exit code for an internal error at this entry point.
-    pub fn internal_error_code(self) -> u8 {
+    pub(crate) fn internal_error_code(self) -> u8 {
         match self.error_policy() {
             ErrorPolicy::FailOpen => PASS,
             ErrorPolicy::Incomplete => INCOMPLETE,
@@ -159,7 +159,7 @@ impl EntryPoint {
 
     /// What a person can do when this entry point failed closed: a one-time bypass, or `None`
     /// where an error never blocks anything.
-    pub fn bypass_hint(self) -> Option<&'static str> {
+    pub(crate) fn bypass_hint(self) -> Option<&'static str> {
         match self {
             Self::GitHook => Some(
                 "the check could not run, so git was stopped (fail-closed). To go ahead once without it: git commit --no-verify (or git push --no-verify)",

@@ -14,7 +14,7 @@ use std::path::Path;
 /// Whether the safety scan refuses a commit that carries an artifact directory's files
 /// (`crate::safety`'s `artifact-directory` rule).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Commit {
+pub(crate) enum Commit {
     /// Refused at any depth: dependencies, caches, local environments.
     Refused,
     /// Refused at the repository root only: a common source name deeper down (`src/build/`,
@@ -28,7 +28,7 @@ pub enum Commit {
 /// A directory name that holds dependencies, build output, caches, local environments or version
 /// control data: never linted, at any depth; whether committing it is refused is [`Commit`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ArtifactDir {
+pub(crate) struct ArtifactDir {
     /// The directory's name (one path segment).
     pub name: &'static str,
     /// Whether a commit may carry it.
@@ -43,7 +43,7 @@ use Commit::{Allowed, Refused, RefusedAtRoot};
 
 /// The artifact directories: the one list the lint scope ([`is_out_of_lint_scope`],
 /// [`project_files`]) and the safety scan's `artifact-directory` rule read.
-pub const ARTIFACT_DIRS: &[ArtifactDir] = &[
+pub(crate) const ARTIFACT_DIRS: &[ArtifactDir] = &[
     dir(".git", Allowed),
     dir(".hg", Allowed),
     dir(".svn", Allowed),
@@ -85,18 +85,18 @@ pub const ARTIFACT_DIRS: &[ArtifactDir] = &[
 ];
 
 /// Whether `name` (one path segment) is one of the [`ARTIFACT_DIRS`].
-pub fn is_artifact_dir(name: &str) -> bool {
+pub(crate) fn is_artifact_dir(name: &str) -> bool {
     artifact_dir(name).is_some()
 }
 
 /// The [`ARTIFACT_DIRS`] entry named `name`, if any.
-pub fn artifact_dir(name: &str) -> Option<&'static ArtifactDir> {
+pub(crate) fn artifact_dir(name: &str) -> Option<&'static ArtifactDir> {
     ARTIFACT_DIRS.iter().find(|d| d.name == name)
 }
 
 /// Whether a repository-relative path lies in one of the [`ARTIFACT_DIRS`]. Dot-paths are in
 /// scope: `.github/workflows/ci.yml` is linted like `ci/workflow.yml`.
-pub fn is_out_of_lint_scope(rel: &str) -> bool {
+pub(crate) fn is_out_of_lint_scope(rel: &str) -> bool {
     let mut segments = rel.split('/').peekable();
     while let Some(segment) = segments.next() {
         let is_dir = segments.peek().is_some();
@@ -109,7 +109,7 @@ pub fn is_out_of_lint_scope(rel: &str) -> bool {
 
 /// Every file under `root` that is in lint scope, skipping the [`ARTIFACT_DIRS`] (`.git`
 /// among them). Symlinks are listed but never followed.
-pub fn project_files(root: &Path) -> std::io::Result<Vec<String>> {
+pub(crate) fn project_files(root: &Path) -> std::io::Result<Vec<String>> {
     let mut out = Vec::new();
     let walker = walkdir::WalkDir::new(root).follow_links(false).sort_by_file_name().into_iter();
     let walker = walker.filter_entry(|e| {
@@ -136,7 +136,7 @@ pub fn project_files(root: &Path) -> std::io::Result<Vec<String>> {
 /// The facts planning needs about the content in `root` for linting `files`: the root facts,
 /// the interpreter of each file whose `#!` line can decide its language, and the files that name
 /// their own dialect to their tool (their language's `dialect_directive`).
-pub fn lint_facts(
+pub(crate) fn lint_facts(
     root: &Path,
     files: &[String],
     registry: &crate::registry::Registry,
@@ -174,7 +174,7 @@ fn head(path: &Path) -> Option<String> {
 
 /// The interpreter a file's `#!` line names (`#!/bin/bash` → `bash`, `#!/usr/bin/env -S zsh -f`
 /// → `zsh`), if it has one. Symlinks are not followed.
-pub fn interpreter(path: &Path) -> Option<String> {
+pub(crate) fn interpreter(path: &Path) -> Option<String> {
     shebang_interpreter(&head(path)?)
 }
 
@@ -195,7 +195,7 @@ fn names_dialect(text: &str, directive: &str) -> bool {
 }
 
 /// The interpreter named by the `#!` line at the start of `text`.
-pub fn shebang_interpreter(text: &str) -> Option<String> {
+pub(crate) fn shebang_interpreter(text: &str) -> Option<String> {
     let line = text.strip_prefix("#!")?.lines().next()?;
     let mut words = line.split_whitespace();
     let program = words.next()?.rsplit('/').next()?;
@@ -208,7 +208,7 @@ pub fn shebang_interpreter(text: &str) -> Option<String> {
 }
 
 /// Root-level names and whether `pyproject.toml` configures ruff (the facts planning needs).
-pub fn root_facts(root: &Path) -> crate::lint_plan::RootFacts {
+pub(crate) fn root_facts(root: &Path) -> crate::lint_plan::RootFacts {
     let names: std::collections::BTreeSet<String> = std::fs::read_dir(root)
         .map(|rd| rd.flatten().filter_map(|e| e.file_name().into_string().ok()).collect())
         .unwrap_or_default();
@@ -219,10 +219,10 @@ pub fn root_facts(root: &Path) -> crate::lint_plan::RootFacts {
 
 /// Directories whose files are vendored code or test fixtures, at any depth: not linted while
 /// `codeguard.json`'s `exclude_vendored` is on (the default).
-pub const VENDORED_DIRS: &[&str] = &["vendor", "third_party", "testdata"];
+pub(crate) const VENDORED_DIRS: &[&str] = &["vendor", "third_party", "testdata"];
 
 /// Directory pairs (`<parent>/<child>`, at any depth) that hold test fixtures.
-pub const FIXTURE_DIRS: &[(&str, &str)] = &[("test", "fixtures"), ("tests", "fixtures")];
+pub(crate) const FIXTURE_DIRS: &[(&str, &str)] = &[("test", "fixtures"), ("tests", "fixtures")];
 
 /// The `.gitattributes` attributes that mark a file as not the project's own source.
 const VENDORED_ATTRIBUTES: [&str; 2] = ["linguist-vendored", "linguist-generated"];
@@ -232,7 +232,7 @@ const VENDORED_ATTRIBUTES: [&str; 2] = ["linguist-vendored", "linguist-generated
 /// being checked marks `linguist-vendored` or `linguist-generated` (read raw, last matching line
 /// wins per attribute, as in git). Linting only: the safety scan still reads these files.
 #[derive(Debug, Default)]
-pub struct LintScope {
+pub(crate) struct LintScope {
     /// False when the project turned the exclusions off (`"exclude_vendored": false`).
     enabled: bool,
     /// `(pattern, matches the base name, attribute index, set)`, in file order.
@@ -242,13 +242,13 @@ pub struct LintScope {
 impl LintScope {
     /// The scope of the content in `dir`; `enabled` is the project's `exclude_vendored`.
     /// An unreadable or absent `.gitattributes` means no attribute rules.
-    pub fn load(dir: &Path, enabled: bool) -> Self {
+    pub(crate) fn load(dir: &Path, enabled: bool) -> Self {
         let text = if enabled { std::fs::read_to_string(dir.join(".gitattributes")).ok() } else { None };
         Self::parse(text.as_deref().unwrap_or(""), enabled)
     }
 
     /// The scope described by `.gitattributes` text.
-    pub fn parse(gitattributes: &str, enabled: bool) -> Self {
+    pub(crate) fn parse(gitattributes: &str, enabled: bool) -> Self {
         let mut rules = Vec::new();
         for line in gitattributes.lines().map(str::trim) {
             if line.is_empty() || line.starts_with('#') || line.starts_with("[attr]") || line.starts_with('"')
@@ -270,7 +270,7 @@ impl LintScope {
     }
 
     /// Whether `rel` is excluded from linting as vendored, generated or a fixture.
-    pub fn excludes(&self, rel: &str) -> bool {
+    pub(crate) fn excludes(&self, rel: &str) -> bool {
         if !self.enabled {
             return false;
         }

@@ -25,10 +25,10 @@ use crate::registry::Language;
 /// The fix plan for one run: one entry per detected language, in registry order, in the lint
 /// plan's shape — a [`Job`] whose invocations are the scoped formatter (its `files` empty for a
 /// project-level formatter), or a skip with its status and reason.
-pub type FixPlan = Plan<Action>;
+pub(crate) type FixPlan = Plan<Action>;
 
 /// Builds the fix plan. Unknown ids in the language filter are an error (a usage problem).
-pub fn build(input: &PlanInput<'_>) -> Result<FixPlan, UnknownLanguage> {
+pub(crate) fn build(input: &PlanInput<'_>) -> Result<FixPlan, UnknownLanguage> {
     plan_each(input, plan_language)
 }
 
@@ -66,12 +66,12 @@ fn plan_language(input: &PlanInput<'_>, candidate: &Candidate<'_>) -> Action {
 
 /// The config files that would mean the project adopted `lang`'s formatter, when none of them is
 /// at the root; `None` when it is adopted (one is present, or the registry names none).
-pub fn unadopted<'a>(lang: &'a Language, facts: &RootFacts) -> Option<&'a [String]> {
+pub(crate) fn unadopted<'a>(lang: &'a Language, facts: &RootFacts) -> Option<&'a [String]> {
     lang.format_adopted_by.as_deref().filter(|names| !facts.has_any(names))
 }
 
 /// Narrows a formatter job to `files` (a subset of its own), scoping its command anew.
-pub fn narrow(job: &mut Job, lang: &Language, files: Vec<String>, facts: &RootFacts) {
+pub(crate) fn narrow(job: &mut Job, lang: &Language, files: Vec<String>, facts: &RootFacts) {
     let Some(format) = &lang.format else { return };
     job.invocations =
         scoped(format, &files).into_iter().map(|argv| with_default_config(argv, facts)).collect();

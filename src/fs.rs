@@ -23,7 +23,7 @@ use std::time::Duration;
 
 /// What the directory of a file written by [`write_atomic`] must be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Parent {
+pub(crate) enum Parent {
     /// It must exist already (a git hooks directory, a tree being synced).
     Existing,
     /// Created with its parents when missing, with the default mode (a host's settings directory).
@@ -35,7 +35,7 @@ pub enum Parent {
 
 /// How [`write_atomic`] writes a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Atomic {
+pub(crate) struct Atomic {
     /// The permission bits the new file gets (umask does not apply).
     pub mode: u32,
     /// What its directory must be.
@@ -47,29 +47,29 @@ pub struct Atomic {
 
 impl Atomic {
     /// A state file: 0600 in a private directory, flushed (it must survive a crash).
-    pub const PRIVATE: Self = Self { mode: 0o600, parent: Parent::Private, durable: true };
+    pub(crate) const PRIVATE: Self = Self { mode: 0o600, parent: Parent::Private, durable: true };
 
     /// A file with `mode` in a directory that must exist, flushed.
-    pub const fn with_mode(mode: u32) -> Self {
+    pub(crate) const fn with_mode(mode: u32) -> Self {
         Self { mode, parent: Parent::Existing, durable: true }
     }
 
     /// The same, with its directory as `parent` says.
     #[must_use]
-    pub const fn parent(self, parent: Parent) -> Self {
+    pub(crate) const fn parent(self, parent: Parent) -> Self {
         Self { parent, ..self }
     }
 
     /// The same, not flushed before the rename (files that only report, or are rebuilt when lost).
     #[must_use]
-    pub const fn unsynced(self) -> Self {
+    pub(crate) const fn unsynced(self) -> Self {
         Self { durable: false, ..self }
     }
 }
 
 /// Replaces `path` with `bytes` in one step, as `how` says (see the module contract). On any
 /// error the old file, if any, is unchanged and no temp file is left behind.
-pub fn write_atomic(path: &Path, bytes: &[u8], how: Atomic) -> std::io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8], how: Atomic) -> std::io::Result<()> {
     let dir = path.parent().ok_or_else(|| std::io::Error::other("no parent directory"))?;
     match how.parent {
         Parent::Existing => {}
@@ -88,25 +88,25 @@ pub fn write_atomic(path: &Path, bytes: &[u8], how: Atomic) -> std::io::Result<(
 }
 
 /// [`write_atomic`] as a state file ([`Atomic::PRIVATE`]): 0600, private directory, flushed.
-pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_atomic(path, bytes, Atomic::PRIVATE)
 }
 
 /// [`write_private`] without the flush, for files that only report (logs, manifests rebuilt when
 /// lost): a crash may lose or empty the newest one, and a gate does not wait for the disk.
-pub fn write_private_unsynced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_private_unsynced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_atomic(path, bytes, Atomic::PRIVATE.unsynced())
 }
 
 /// The permission bits of the file at `path` (following a link), `default` when there is none:
 /// what a rewrite that keeps a file's mode gives the new file.
-pub fn mode_or(path: &Path, default: u32) -> u32 {
+pub(crate) fn mode_or(path: &Path, default: u32) -> u32 {
     std::fs::metadata(path).map_or(default, |m| m.permissions().mode() & 0o7777)
 }
 
 /// Creates a private directory (0700) and its parents, refusing a symlink at `dir` itself. An
 /// existing directory keeps its mode.
-pub fn ensure_private_dir(dir: &Path) -> std::io::Result<()> {
+pub(crate) fn ensure_private_dir(dir: &Path) -> std::io::Result<()> {
     if std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
         return Err(std::io::Error::other(format!("refusing symlinked directory {}", dir.display())));
     }
@@ -115,7 +115,7 @@ pub fn ensure_private_dir(dir: &Path) -> std::io::Result<()> {
 
 /// A new private (0700) directory `<prefix>XXXXXX` in `parent`, removed when the handle drops
 /// (unless kept).
-pub fn private_temp_dir(parent: &Path, prefix: &str) -> std::io::Result<tempfile::TempDir> {
+pub(crate) fn private_temp_dir(parent: &Path, prefix: &str) -> std::io::Result<tempfile::TempDir> {
     tempfile::Builder::new()
         .prefix(prefix)
         .permissions(std::fs::Permissions::from_mode(0o700))
@@ -123,7 +123,7 @@ pub fn private_temp_dir(parent: &Path, prefix: &str) -> std::io::Result<tempfile
 }
 
 /// The sidecar file whose lock stands for `path`'s: `<path>.lock`.
-pub fn lock_path(path: &Path) -> PathBuf {
+pub(crate) fn lock_path(path: &Path) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push(".lock");
     PathBuf::from(name)
@@ -131,7 +131,7 @@ pub fn lock_path(path: &Path) -> PathBuf {
 
 /// An exclusive lock on `<path>.lock`, released when dropped (the descriptor closes).
 #[derive(Debug)]
-pub struct Lock {
+pub(crate) struct Lock {
     _file: std::fs::File,
 }
 
@@ -148,7 +148,7 @@ fn open_lock_file(path: &Path) -> std::io::Result<std::fs::File> {
 /// blocking `flock`, so the kernel hands the lock over as soon as it is released (no polling
 /// interval to lose the race with a busy writer); when `wait` runs out the caller gets a
 /// [`std::io::ErrorKind::TimedOut`] error, and the helper drops the lock unused if it ever gets it.
-pub fn lock(path: &Path, wait: Duration) -> std::io::Result<Lock> {
+pub(crate) fn lock(path: &Path, wait: Duration) -> std::io::Result<Lock> {
     use rustix::fs::{FlockOperation, flock};
     let file = open_lock_file(path)?;
     match flock(&file, FlockOperation::NonBlockingLockExclusive) {
@@ -173,7 +173,7 @@ pub fn lock(path: &Path, wait: Duration) -> std::io::Result<Lock> {
 }
 
 /// The exclusive lock of `path` if nobody holds it now (never waits); `None` otherwise.
-pub fn try_lock(path: &Path) -> Option<Lock> {
+pub(crate) fn try_lock(path: &Path) -> Option<Lock> {
     use rustix::fs::{FlockOperation, flock};
     let file = open_lock_file(path).ok()?;
     flock(&file, FlockOperation::NonBlockingLockExclusive).ok()?;

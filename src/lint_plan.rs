@@ -31,7 +31,7 @@ const RUFF_DEFAULT_SELECT: &str = r#"lint.select = ["E9", "F401", "F402", "F404"
 
 /// Facts about the project root that planning needs (gathered by the caller).
 #[derive(Debug, Clone, Default)]
-pub struct RootFacts {
+pub(crate) struct RootFacts {
     /// Names of the entries directly in the root directory.
     pub names: BTreeSet<String>,
     /// Whether `pyproject.toml` has a `[tool.ruff]` section.
@@ -62,7 +62,7 @@ impl RootFacts {
 
 /// What is being checked.
 #[derive(Debug, Clone)]
-pub struct PlanInput<'a> {
+pub(crate) struct PlanInput<'a> {
     /// The registry with project overrides applied.
     pub registry: &'a Registry,
     /// The directory linters run in (the project root or a snapshot of it).
@@ -203,7 +203,7 @@ impl Plan {
 /// An unknown language id in `--lang`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown language `{0}` (see `codeguard languages`)")]
-pub struct UnknownLanguage(pub String);
+pub(crate) struct UnknownLanguage(pub String);
 
 /// A detected language that passes the language filter, with its selected files.
 pub(crate) struct Candidate<'a> {
@@ -251,7 +251,7 @@ pub(crate) fn nothing_to_do(input: &PlanInput<'_>, candidate: &Candidate<'_>) ->
 }
 
 /// Builds the plan.
-pub fn build(input: &PlanInput<'_>) -> Result<Plan, UnknownLanguage> {
+pub(crate) fn build(input: &PlanInput<'_>) -> Result<Plan, UnknownLanguage> {
     plan_each(input, plan_language)
 }
 
@@ -344,7 +344,7 @@ const NOT_A_PATH_START: [char; 5] = ['-', '+', '@', '!', '#'];
 
 /// A path as a command argument: one that starts with a character in [`NOT_A_PATH_START`] is
 /// given as `./<path>` (the same file), so it is never read as an option.
-pub fn path_arg(path: &str) -> String {
+pub(crate) fn path_arg(path: &str) -> String {
     if path.starts_with(NOT_A_PATH_START) { format!("./{path}") } else { path.to_owned() }
 }
 
@@ -355,7 +355,7 @@ fn per_file(lint: &Argv, files: &[String]) -> Vec<Argv> {
 
 /// Scopes a command to files: `{file}` → one call per file; `{files}` → batched calls; a scan
 /// token (`.` or a `**` glob) → replaced by the files; otherwise the files are appended.
-pub fn scoped(lint: &Argv, files: &[String]) -> Vec<Argv> {
+pub(crate) fn scoped(lint: &Argv, files: &[String]) -> Vec<Argv> {
     if lint.iter().any(|a| a == "{file}") {
         return per_file(lint, files);
     }

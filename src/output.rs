@@ -14,7 +14,7 @@ use std::io::{IsTerminal as _, Write as _};
 
 /// What an entry point prints and how it exits.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Output {
+pub(crate) struct Output {
     /// What to print on stdout.
     pub stdout: String,
     /// What to print on stderr.
@@ -25,17 +25,17 @@ pub struct Output {
 
 impl Output {
     /// `text` on stdout, nothing on stderr.
-    pub fn stdout(text: impl Into<String>, code: u8) -> Self {
+    pub(crate) fn stdout(text: impl Into<String>, code: u8) -> Self {
         Self { stdout: text.into(), stderr: String::new(), code }
     }
 
     /// `text` on stderr, nothing on stdout.
-    pub fn stderr(text: impl Into<String>, code: u8) -> Self {
+    pub(crate) fn stderr(text: impl Into<String>, code: u8) -> Self {
         Self { stdout: String::new(), stderr: text.into(), code }
     }
 
     /// Appends text to stderr, ending it with a newline if it has none.
-    pub fn note(&mut self, text: &str) {
+    pub(crate) fn note(&mut self, text: &str) {
         self.stderr.push_str(text);
         if !text.ends_with('\n') {
             self.stderr.push('\n');
@@ -46,7 +46,7 @@ impl Output {
 /// Marks an error that came after part of a command's output was produced (the changes made
 /// before it failed): `commands::dispatch` still prints that part, then the error.
 #[derive(Debug, Clone)]
-pub struct Partial(pub Output);
+pub(crate) struct Partial(pub Output);
 
 impl std::fmt::Display for Partial {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -57,7 +57,7 @@ impl std::fmt::Display for Partial {
 impl Output {
     /// The command's result with this output: `Ok` sets the exit code; an error keeps the
     /// output produced so far attached (as [`Partial`] context) so it is not lost.
-    pub fn finish(mut self, result: anyhow::Result<u8>) -> anyhow::Result<Self> {
+    pub(crate) fn finish(mut self, result: anyhow::Result<u8>) -> anyhow::Result<Self> {
         match result {
             Ok(code) => {
                 self.code = code;
@@ -71,7 +71,7 @@ impl Output {
 
 /// Writes `output`'s stdout, then its stderr, flushing each; whether all of it was written.
 /// (A hook answer that could not be delivered is never recorded for replay.)
-pub fn deliver(output: &Output) -> bool {
+pub(crate) fn deliver(output: &Output) -> bool {
     write_both(&output.stdout, &output.stderr)
 }
 

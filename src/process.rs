@@ -39,7 +39,7 @@ use rustix::process::{Pid, Signal, kill_process_group};
 use wait_timeout::ChildExt;
 
 /// Default cap on captured output per process (stdout and stderr together).
-pub const DEFAULT_OUTPUT_CAP: usize = 16 * 1024 * 1024;
+pub(crate) const DEFAULT_OUTPUT_CAP: usize = 16 * 1024 * 1024;
 /// How long a terminated group gets before it is killed.
 const GRACE: Duration = Duration::from_millis(500);
 /// How long to wait for the output pipes to close once the group is gone.
@@ -47,7 +47,7 @@ const DRAIN_WAIT: Duration = Duration::from_secs(2);
 
 /// A command to run.
 #[derive(Debug, Clone)]
-pub struct Cmd {
+pub(crate) struct Cmd {
     /// Program and arguments.
     pub argv: Vec<String>,
     /// Working directory.
@@ -62,7 +62,7 @@ pub struct Cmd {
 
 /// How a process ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Ending {
+pub(crate) enum Ending {
     /// It exited with this code.
     Exited(i32),
     /// A signal ended it (not ours).
@@ -77,7 +77,7 @@ pub enum Ending {
 
 /// The result of running a [`Cmd`].
 #[derive(Debug, Clone)]
-pub struct Finished {
+pub(crate) struct Finished {
     /// How it ended.
     pub ending: Ending,
     /// stdout and stderr, interleaved in arrival order, up to the cap.
@@ -87,24 +87,30 @@ pub struct Finished {
     /// Wall-clock time.
     pub duration: Duration,
     /// The child's process id (0 when it never started).
+    #[cfg_attr(not(test), expect(dead_code, reason = "read by the process-group tests"))]
     pub pid: u32,
 }
 
 impl Finished {
     /// The output as text (lossy).
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.output).into_owned()
     }
 }
 
 impl Cmd {
     /// A command with the default output cap.
-    pub fn new(argv: Vec<String>, cwd: PathBuf, env: Vec<(String, OsString)>, deadline: Duration) -> Self {
+    pub(crate) fn new(
+        argv: Vec<String>,
+        cwd: PathBuf,
+        env: Vec<(String, OsString)>,
+        deadline: Duration,
+    ) -> Self {
         Self { argv, cwd, env, deadline, output_cap: DEFAULT_OUTPUT_CAP }
     }
 
     /// Runs the command to completion or to its deadline.
-    pub fn run(&self) -> Finished {
+    pub(crate) fn run(&self) -> Finished {
         let started = Instant::now();
         let failed = |ending| Finished {
             ending,
@@ -199,9 +205,9 @@ fn kill_group(child: &Child, signal: Signal) {
 
 /// The environment variable every child of a supervised run carries (its value names the run),
 /// by which the watchdog finds what escaped a group.
-pub const MARKER_VAR: &str = "CODEGUARD_SUPERVISOR";
+pub(crate) const MARKER_VAR: &str = "CODEGUARD_SUPERVISOR";
 /// The hidden sub-command that runs the watchdog.
-pub const WATCHDOG_COMMAND: &str = "__watchdog";
+pub(crate) const WATCHDOG_COMMAND: &str = "__watchdog";
 
 /// What a supervised run does when a signal ends it.
 struct OnSignal {
@@ -219,7 +225,7 @@ static REGISTRY: Mutex<Registry> =
 /// they are all killed, `answer()` gives the stdout and stderr text to write, and the process
 /// exits with `exit` (the entry point's internal-error code, see [`crate::exit`]). Cheap: nothing
 /// is set up until the first child is about to be spawned. The first call wins.
-pub fn arm(exit: u8, answer: impl Fn() -> (String, String) + Send + Sync + 'static) {
+pub(crate) fn arm(exit: u8, answer: impl Fn() -> (String, String) + Send + Sync + 'static) {
     let _ = ON_SIGNAL.set(OnSignal { exit, answer: Box::new(answer) });
 }
 
@@ -229,13 +235,13 @@ static DECIDED: std::sync::atomic::AtomicU16 = std::sync::atomic::AtomicU16::new
 /// Records that the run's answer is decided and about to be written with exit code `exit`: a
 /// signal from now on still kills every child, but writes nothing more and exits with `exit` —
 /// a block that was given is never turned into a second, fail-open answer.
-pub fn decided(exit: u8) {
+pub(crate) fn decided(exit: u8) {
     DECIDED.store(u16::from(exit), Ordering::SeqCst);
 }
 
 /// Registers (`live`) or forgets a directory to remove when a signal ends the run: the snapshot
 /// directories, whose `Drop` guards do not run on that path. Removal is best effort.
-pub fn remove_on_signal(dir: &std::path::Path, live: bool) {
+pub(crate) fn remove_on_signal(dir: &std::path::Path, live: bool) {
     let mut registry = registry();
     if live {
         registry.cleanup.insert(dir.to_path_buf());
@@ -393,7 +399,7 @@ fn interrupted(signal: i32) -> ! {
 /// `codeguard __watchdog MARKER`: reads `+GROUP` / `-GROUP` lines from stdin until it closes
 /// (codeguard ended, however it ended), then kills every group still registered and, on Linux,
 /// every process whose environment carries `MARKER`. Returns the exit code (always 0).
-pub fn watchdog(marker: &str) -> u8 {
+pub(crate) fn watchdog(marker: &str) -> u8 {
     let mut groups = BTreeSet::new();
     let stdin = std::io::stdin();
     let mut line = String::new();

@@ -11,11 +11,11 @@ use crate::lint_plan::RootFacts;
 use crate::registry::DetectedLanguage;
 
 /// The line that opens codeguard's block in `AGENTS.md`.
-pub const BLOCK_BEGIN: &str = "<!-- codeguard:begin -->";
+pub(crate) const BLOCK_BEGIN: &str = "<!-- codeguard:begin -->";
 /// The line that closes it.
-pub const BLOCK_END: &str = "<!-- codeguard:end -->";
+pub(crate) const BLOCK_END: &str = "<!-- codeguard:end -->";
 /// The agent-instructions file.
-pub const AGENTS_FILE: &str = "AGENTS.md";
+pub(crate) const AGENTS_FILE: &str = "AGENTS.md";
 
 /// A default configuration codeguard can propose for a language.
 struct ConfigDefault {
@@ -55,7 +55,7 @@ const AGENTS_BLOCK: &str = include_str!("../registry/defaults/agents-block.md");
 
 /// One proposed change.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Proposal {
+pub(crate) struct Proposal {
     /// The file, relative to the project root.
     pub path: String,
     /// What to do with it.
@@ -66,7 +66,7 @@ pub struct Proposal {
 
 /// What to do with a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Change {
+pub(crate) enum Change {
     /// Create it with this content (it does not exist).
     Create(String),
     /// Replace the whole text with this (our block added or refreshed; the rest kept byte for byte).
@@ -76,7 +76,11 @@ pub enum Change {
 }
 
 /// What `init` proposes for a project.
-pub fn propose(detected: &[DetectedLanguage], facts: &RootFacts, agents_md: Option<&str>) -> Vec<Proposal> {
+pub(crate) fn propose(
+    detected: &[DetectedLanguage],
+    facts: &RootFacts,
+    agents_md: Option<&str>,
+) -> Vec<Proposal> {
     let mut out = Vec::new();
     for default in DEFAULTS.iter().filter(|d| detected.iter().any(|l| l.id == d.language)) {
         let configured =
@@ -104,7 +108,7 @@ pub fn propose(detected: &[DetectedLanguage], facts: &RootFacts, agents_md: Opti
 
 /// The marked block, markers included, ending in a newline. It names no project facts (such as
 /// the languages), so that writing config files or the block itself never makes it stale.
-pub fn agents_block() -> String {
+pub(crate) fn agents_block() -> String {
     format!("{BLOCK_BEGIN}\n{AGENTS_BLOCK}{BLOCK_END}\n")
 }
 

@@ -27,13 +27,13 @@ use crate::env::Env;
 use crate::registry::{ConfigError, ProjectConfig};
 
 /// The trust store, in the state directory.
-pub const TRUST_FILE: &str = "trust.json";
+pub(crate) const TRUST_FILE: &str = "trust.json";
 
 /// Which repository a decision was made about, beyond its path: the git directory's (the
 /// directory's, outside a repository) device, inode and birth time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Identity {
+pub(crate) struct Identity {
     /// The device.
     pub dev: u64,
     /// The inode.
@@ -56,7 +56,7 @@ impl Identity {
 
 /// One recorded decision.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Decision {
+pub(crate) struct Decision {
     /// Whether the workspace's own commands may run.
     pub trusted: bool,
     /// When it was decided (ms since the epoch).
@@ -74,7 +74,7 @@ pub struct Decision {
 /// Where a workspace stands, for the gate (only [`Standing::Trusted`] runs its commands) and
 /// for `doctor` (which names every other state of a trusted record).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Standing {
+pub(crate) enum Standing {
     /// Trusted, and both the repository and its commands are the ones trusted.
     Trusted,
     /// Never trusted, or trust was revoked.
@@ -90,7 +90,7 @@ pub enum Standing {
 impl Standing {
     /// Why a trusted record no longer trusts, ending in what to do (`None` when trusted or
     /// never trusted).
-    pub fn problem(self, root: &Path) -> Option<String> {
+    pub(crate) fn problem(self, root: &Path) -> Option<String> {
         let again = format!("codeguard trust {} again", shell_quote(root));
         match self {
             Self::Trusted | Self::Untrusted => None,
@@ -109,7 +109,7 @@ impl Standing {
 
 /// Trust could not be recorded.
 #[derive(Debug, thiserror::Error)]
-pub enum TrustError {
+pub(crate) enum TrustError {
     /// The directory, its repository or the trust store could not be read or written.
     #[error("{0}")]
     Io(#[from] std::io::Error),
@@ -131,7 +131,7 @@ const OLD_STORE_VERSION: u32 = 1;
 
 /// The trust key of `dir`: the canonical root of the git worktree containing it, or the
 /// canonical directory itself when it is in no repository.
-pub fn workspace_root(dir: &Path) -> std::io::Result<PathBuf> {
+pub(crate) fn workspace_root(dir: &Path) -> std::io::Result<PathBuf> {
     locate(dir).map(|(root, _)| root)
 }
 
@@ -178,7 +178,7 @@ fn load(env: &Env) -> Store {
 
 /// Where the workspace containing `dir` stands when `config`'s commands would run.
 /// Unknown workspaces, unreadable directories and corrupt trust files are untrusted.
-pub fn standing(env: &Env, dir: &Path, config: &ProjectConfig) -> Standing {
+pub(crate) fn standing(env: &Env, dir: &Path, config: &ProjectConfig) -> Standing {
     let Ok((root, anchor)) = locate(dir) else { return Standing::Untrusted };
     let store = load(env);
     let Some(decision) = store.workspaces.get(&root).filter(|d| d.trusted) else {
@@ -198,13 +198,13 @@ pub fn standing(env: &Env, dir: &Path, config: &ProjectConfig) -> Standing {
 
 /// Whether the user trusted the workspace containing `dir` — this repository, not merely its
 /// path — with exactly the commands `config` defines (and did not revoke it since).
-pub fn is_trusted(env: &Env, dir: &Path, config: &ProjectConfig) -> bool {
+pub(crate) fn is_trusted(env: &Env, dir: &Path, config: &ProjectConfig) -> bool {
     standing(env, dir, config) == Standing::Trusted
 }
 
 /// Records the user's decision to trust the workspace containing `dir` with the commands its
 /// `codeguard.json` defines now; returns its root.
-pub fn trust(env: &Env, dir: &Path) -> Result<PathBuf, TrustError> {
+pub(crate) fn trust(env: &Env, dir: &Path) -> Result<PathBuf, TrustError> {
     let (root, anchor) = locate(dir)?;
     let config = ProjectConfig::load(&root)?;
     let identity = identity_of(&anchor)?;
@@ -223,7 +223,7 @@ pub fn trust(env: &Env, dir: &Path) -> Result<PathBuf, TrustError> {
 
 /// Revokes trust in the workspace containing `dir` (the decision is kept, as untrusted);
 /// returns its root.
-pub fn untrust(env: &Env, dir: &Path) -> Result<PathBuf, TrustError> {
+pub(crate) fn untrust(env: &Env, dir: &Path) -> Result<PathBuf, TrustError> {
     let (root, _) = locate(dir)?;
     record(
         env,
@@ -250,12 +250,12 @@ fn record(env: &Env, root: PathBuf, decision: Decision) -> Result<PathBuf, Trust
 }
 
 /// Every recorded decision, by workspace root.
-pub fn decisions(env: &Env) -> Vec<(PathBuf, Decision)> {
+pub(crate) fn decisions(env: &Env) -> Vec<(PathBuf, Decision)> {
     load(env).workspaces.into_iter().collect()
 }
 
 /// The one-line hint shown where a repository's own command did not run.
-pub fn hint(root: &Path) -> String {
+pub(crate) fn hint(root: &Path) -> String {
     format!("run codeguard trust {} to allow this repository's own commands", shell_quote(root))
 }
 

@@ -11,7 +11,7 @@ use crate::static_regex::static_regex;
 
 /// A status with the reason behind it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     /// The status.
     pub status: Status,
     /// Why (empty for a plain pass or fail).
@@ -38,7 +38,7 @@ static_regex! {
 }
 
 /// Judges one invocation.
-pub fn judge(program: &str, done: &Finished) -> Verdict {
+pub(crate) fn judge(program: &str, done: &Finished) -> Verdict {
     if done.overflowed {
         return Verdict::because(Reason::OutputCapped, "output exceeded the capture limit; no conclusion");
     }

@@ -5,7 +5,7 @@ use std::process::Command;
 use std::time::Duration;
 
 /// Runs git in `dir` without system or global config, panicking on failure.
-pub fn git(dir: &Path, args: &[&str]) {
+pub(crate) fn git(dir: &Path, args: &[&str]) {
     let status = Command::new("git")
         .args(args)
         .current_dir(dir)
@@ -17,7 +17,7 @@ pub fn git(dir: &Path, args: &[&str]) {
 }
 
 /// A committed, packed repository of `files` source-like files of ~4 KiB each.
-pub fn generate(root: &Path, files: usize) {
+pub(crate) fn generate(root: &Path, files: usize) {
     git(root, &["init", "-q", "-b", "main"]);
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gen-bench-repo.py");
     let status =
@@ -32,7 +32,7 @@ pub fn generate(root: &Path, files: usize) {
 }
 
 /// The median of some timings.
-pub fn median(mut samples: Vec<Duration>) -> Duration {
+pub(crate) fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
     samples[samples.len() / 2]
 }

@@ -16,12 +16,12 @@
 use std::cell::Cell;
 
 /// The largest text the analyser parses (bytes).
-pub const MAX_SOURCE_BYTES: usize = 256 * 1024;
+pub(super) const MAX_SOURCE_BYTES: usize = 256 * 1024;
 /// The most nesting marks a text may have.
-pub const MAX_MARKS: usize = 4096;
+pub(super) const MAX_MARKS: usize = 4096;
 /// Up to this many marks a text is parsed on the caller's own stack (a 2 MiB thread stack holds
 /// them with room to spare, even in a debug build).
-pub const INLINE_MARKS: usize = 64;
+pub(super) const INLINE_MARKS: usize = 64;
 /// Stack reserved per mark on the big-stack thread (a debug build needs about 15 KiB per level).
 const STACK_PER_MARK: usize = 48 * 1024;
 /// The smallest big stack.
@@ -39,7 +39,7 @@ pub enum Limit {
 }
 
 /// The number of nesting marks in `source` (an upper bound on its nesting depth).
-pub fn marks(source: &str) -> usize {
+pub(super) fn marks(source: &str) -> usize {
     let bytes = source.as_bytes();
     let mut count = 0usize;
     let mut i = 0;
@@ -78,7 +78,7 @@ pub fn marks(source: &str) -> usize {
 }
 
 /// The number of marks of a text the analyser will parse, or the limit it is past.
-pub fn check(source: &str) -> Result<usize, Limit> {
+pub(super) fn check(source: &str) -> Result<usize, Limit> {
     if source.len() > MAX_SOURCE_BYTES {
         return Err(Limit::TooLarge(source.len()));
     }
@@ -89,7 +89,7 @@ pub fn check(source: &str) -> Result<usize, Limit> {
 }
 
 /// Whether a text with `marks` marks may be parsed and walked on the current thread's stack.
-pub fn fits_here(marks: usize) -> bool {
+pub(super) fn fits_here(marks: usize) -> bool {
     marks <= INLINE_MARKS || on_big_stack()
 }
 
@@ -98,13 +98,13 @@ thread_local! {
 }
 
 /// Whether the current thread is a big-stack thread started by [`on_big_stack_thread`].
-pub fn on_big_stack() -> bool {
+pub(super) fn on_big_stack() -> bool {
     BIG_STACK.with(Cell::get)
 }
 
 /// Runs `f` on a thread whose stack holds `marks` nesting levels; `None` when no such thread
 /// could be started or `f` panicked.
-pub fn on_big_stack_thread<T: Send>(marks: usize, f: impl FnOnce() -> T + Send) -> Option<T> {
+pub(super) fn on_big_stack_thread<T: Send>(marks: usize, f: impl FnOnce() -> T + Send) -> Option<T> {
     let size = marks.saturating_mul(STACK_PER_MARK).max(MIN_BIG_STACK);
     std::thread::scope(|scope| {
         let handle = std::thread::Builder::new()

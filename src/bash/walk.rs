@@ -97,7 +97,7 @@ const MAX_UNROLLED: u32 = 256;
 
 impl<'p> Walker<'p> {
     /// A walker for `source` at indirection `depth`.
-    pub fn new(parser: &'p dyn ShellParser, source: &str, depth: u8) -> Self {
+    pub(super) fn new(parser: &'p dyn ShellParser, source: &str, depth: u8) -> Self {
         Self {
             parser,
             depth,
@@ -125,7 +125,7 @@ impl<'p> Walker<'p> {
     /// Parses and walks `source`, returning the analysis. A text past the [`bounds`] is not
     /// parsed ([`Self::unchecked`]); one that nests more deeply than the caller's stack safely
     /// holds is parsed and walked on a big-stack thread.
-    pub fn run(parser: &'p dyn ShellParser, source: &str, depth: u8) -> Analysis {
+    pub(super) fn run(parser: &'p dyn ShellParser, source: &str, depth: u8) -> Analysis {
         let marks = match bounds::check(source) {
             Ok(marks) => marks,
             Err(limit) => return Self::unchecked(parser, source, depth, limit),
@@ -171,7 +171,7 @@ impl<'p> Walker<'p> {
     /// called by something we cannot see (their name appears elsewhere in `source`, as in
     /// `trap f EXIT` or `export -f f`, or a command whose name is only known at run time runs),
     /// and returns the analysis. A function nothing can call never runs.
-    pub fn finish(mut self, source: &str) -> Analysis {
+    pub(super) fn finish(mut self, source: &str) -> Analysis {
         // Walking a body may define more functions (`f() { g() { …; }; }`): repeat, bounded.
         for _ in 0..MAX_NESTING {
             let unseen = self.unseen_calls;
@@ -222,12 +222,12 @@ impl<'p> Walker<'p> {
     }
 
     /// Starts a new chain segment.
-    pub fn bump(&mut self) {
+    pub(super) fn bump(&mut self) {
         self.chain += 1;
     }
 
     /// Runs `f` in a sub-shell scope: directory changes and variables do not leak out.
-    pub fn scoped(&mut self, f: impl FnOnce(&mut Self)) {
+    pub(super) fn scoped(&mut self, f: impl FnOnce(&mut Self)) {
         let dir = self.dir.clone();
         let stack = self.stack.clone();
         let vars = self.vars.clone();
@@ -246,7 +246,7 @@ impl<'p> Walker<'p> {
 
     /// Assigns a shell variable. In a branch that may not run, a value that differs from the
     /// one already known becomes unknown.
-    pub fn assign(&mut self, name: &str, value: Option<String>) {
+    pub(super) fn assign(&mut self, name: &str, value: Option<String>) {
         let value = match self.vars.get(name) {
             Some(old) if self.conditional > 0 && *old != value => None,
             _ => value,
@@ -255,13 +255,13 @@ impl<'p> Walker<'p> {
     }
 
     /// Records something we cannot see into.
-    pub fn opaque(&mut self, reason: String, looks: Option<Mode>, severity: Severity) {
+    pub(super) fn opaque(&mut self, reason: String, looks: Option<Mode>, severity: Severity) {
         let dir = self.dir.clone();
         self.out.opaque.push(Opaque { reason, looks_like: looks, dir, severity });
     }
 
     /// Walks a list; returns its exit status when it is fixed by literal `true`/`false`/`:`.
-    pub fn script(&mut self, s: &Script) -> Option<bool> {
+    pub(super) fn script(&mut self, s: &Script) -> Option<bool> {
         let mut status = None;
         for (i, item) in s.0.iter().enumerate() {
             if i > 0 {
@@ -331,7 +331,7 @@ impl<'p> Walker<'p> {
         None
     }
 
-    pub fn command(&mut self, c: &Command, input: Input<'_>) {
+    pub(super) fn command(&mut self, c: &Command, input: Input<'_>) {
         match c {
             Command::Simple(s) => self.simple(s, input),
             Command::Subshell(body, redirects) => {
@@ -450,7 +450,7 @@ impl<'p> Walker<'p> {
 
     /// Calls a function defined earlier in the command with `args` as its positional
     /// parameters; returns false if `name` is not one.
-    pub fn call_function(&mut self, name: &str, args: &[Word]) -> bool {
+    pub(super) fn call_function(&mut self, name: &str, args: &[Word]) -> bool {
         // A function may call itself (`f() { "$@"; }; f f git push`), a few levels deep.
         let recursing = self.active.iter().filter(|a| *a == name).count() >= MAX_RECURSION;
         let over_budget = self.unrolled >= MAX_UNROLLED;
@@ -486,7 +486,7 @@ impl<'p> Walker<'p> {
     }
 
     /// Walks the command substitutions of words (they run before the command).
-    pub fn words(&mut self, words: &[Word]) {
+    pub(super) fn words(&mut self, words: &[Word]) {
         for w in words {
             for sub in &w.substitutions {
                 self.substitution(sub, &w.raw);
@@ -495,7 +495,7 @@ impl<'p> Walker<'p> {
     }
 
     /// Walks the substitutions and process substitutions of redirections.
-    pub fn redirects(&mut self, redirects: &[Redirect]) {
+    pub(super) fn redirects(&mut self, redirects: &[Redirect]) {
         for r in redirects {
             match r {
                 Redirect::File(w)
@@ -520,7 +520,7 @@ impl<'p> Walker<'p> {
     /// whole word (or here-doc body) it came from: when the substitution does not parse, the
     /// word parser may have cut it short (`$(case … in a) …)`), so the whole text is read
     /// conservatively instead.
-    pub fn substitution(&mut self, source: &str, enclosing: &str) {
+    pub(super) fn substitution(&mut self, source: &str, enclosing: &str) {
         if self.nesting >= MAX_NESTING {
             let looks = looks_like(source);
             if looks.is_some() {
@@ -549,7 +549,7 @@ impl<'p> Walker<'p> {
     /// Shell code one indirection level down (`bash -c '…'`, `eval '…'`, a here-doc fed to a
     /// shell). Beyond one level it is not modelled: if it looks like a commit/push it blocks.
     /// `own_shell` is false for `eval`, whose directory changes stay in effect.
-    pub fn indirect_shell(&mut self, code: &str, what: &str, own_shell: bool) {
+    pub(super) fn indirect_shell(&mut self, code: &str, what: &str, own_shell: bool) {
         if self.depth >= 1 || self.nesting >= MAX_NESTING {
             // `bash -c '"$@"' _ git push`: the words the code runs are its positional ones.
             let runs_args = code.contains("$@") || code.contains("$*") || code.contains("$1");

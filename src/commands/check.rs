@@ -19,7 +19,7 @@ use crate::run::{Progress, RunOptions};
 use crate::surface;
 
 /// Runs `check` and returns its exit code (usage problems are [`UsageError`]s).
-pub fn run(args: &CheckArgs, env: &Env) -> anyhow::Result<Output> {
+pub(super) fn run(args: &CheckArgs, env: &Env) -> anyhow::Result<Output> {
     let (report, content) = evaluate(args, env)?;
     let text = match args.format {
         Format::Human => report::render_check(&report),

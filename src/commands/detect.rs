@@ -73,7 +73,7 @@ pub(crate) struct ToolState {
 }
 
 /// Runs `detect`.
-pub fn run(args: &DetectArgs, env: &Env) -> anyhow::Result<Output> {
+pub(super) fn run(args: &DetectArgs, env: &Env) -> anyhow::Result<Output> {
     let detection = detect(args.path.as_deref(), env)?;
     let text = match args.format {
         Format::Json => serde_json::to_string_pretty(&detection)? + "\n",

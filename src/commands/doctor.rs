@@ -45,7 +45,7 @@ struct Check {
 }
 
 /// Runs `doctor`: exit 0 when healthy (warnings allowed), 1 when something is broken.
-pub fn run(args: &DoctorArgs, env: &Env) -> anyhow::Result<Output> {
+pub(super) fn run(args: &DoctorArgs, env: &Env) -> anyhow::Result<Output> {
     let hosts = match &args.host {
         Some(name) => {
             vec![Host::from_name(name).ok_or_else(|| super::UsageError(format!("unknown host `{name}`")))?]

@@ -20,7 +20,7 @@ use crate::output::Output;
 use crate::surface;
 
 /// Runs `explain`.
-pub fn run(args: &ExplainArgs, _env: &Env) -> anyhow::Result<Output> {
+pub(super) fn run(args: &ExplainArgs, _env: &Env) -> anyhow::Result<Output> {
     let cwd = start_dir(args.cwd.as_deref())?;
     let command = args.command.join(" ");
     let mut intent = intent::resolve(&bash::analyse(&command), &cwd);
@@ -53,7 +53,7 @@ fn start_dir(given: Option<&Path>) -> anyhow::Result<PathBuf> {
 }
 
 /// The JSON document (`schema_version` 1).
-pub fn to_json(intent: &Intent) -> Value {
+pub(super) fn to_json(intent: &Intent) -> Value {
     json!({
         "schema_version": "1",
         "guarded": intent.guarded,

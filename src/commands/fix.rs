@@ -51,7 +51,7 @@ pub(crate) struct FixRequest {
 }
 
 /// Runs `fix` and returns its exit code.
-pub fn run(args: &FixArgs, env: &Env) -> anyhow::Result<Output> {
+pub(super) fn run(args: &FixArgs, env: &Env) -> anyhow::Result<Output> {
     let request = FixRequest {
         path: args.path.clone(),
         lang: args.lang.clone(),

@@ -21,7 +21,7 @@ use crate::registry::detect_project;
 use crate::setup_plan::{self, AGENTS_FILE, Change, Proposal};
 
 /// Runs `init`.
-pub fn run(args: &InitArgs) -> anyhow::Result<Output> {
+pub(super) fn run(args: &InitArgs) -> anyhow::Result<Output> {
     let root = super::check::project_root(args.path.as_deref())?;
     let project = Project::load(&root).map_err(|e| UsageError(e.to_string()))?;
     let files = match crate::surface::project_files(&root) {

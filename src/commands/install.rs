@@ -20,7 +20,7 @@ use crate::outcome::Status;
 use crate::output::Output;
 
 /// Runs `install`. What was written before an error is still reported.
-pub fn install(args: &InstallArgs, env: &Env) -> anyhow::Result<Output> {
+pub(super) fn install(args: &InstallArgs, env: &Env) -> anyhow::Result<Output> {
     let mut out = Output::default();
     let result = install_into(args, env, &mut out);
     out.finish(result)
@@ -91,7 +91,7 @@ fn provision_tools(dir: &Path, env: &Env) {
 }
 
 /// Runs `uninstall`. What was removed before an error is still reported.
-pub fn uninstall(args: &UninstallArgs, env: &Env) -> anyhow::Result<Output> {
+pub(super) fn uninstall(args: &UninstallArgs, env: &Env) -> anyhow::Result<Output> {
     let mut out = Output::default();
     let result = uninstall_into(args, env, &mut out);
     out.finish(result)

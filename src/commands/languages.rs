@@ -15,7 +15,7 @@ pub(crate) fn to_json(registry: &Registry) -> serde_json::Value {
 }
 
 /// Prints the registry and returns the exit code.
-pub fn run(args: &LanguagesArgs) -> anyhow::Result<Output> {
+pub(super) fn run(args: &LanguagesArgs) -> anyhow::Result<Output> {
     let registry = Registry::builtin()?;
     let text = match args.format {
         Format::Json => serde_json::to_string_pretty(&to_json(&registry))? + "\n",

@@ -48,7 +48,7 @@ const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 
 /// Serves until the client closes stdin (also before `initialize`). The session's stdout is
 /// the transport's (`crate::output::stdio`); what is returned is only the exit code.
-pub fn run(env: &Env) -> anyhow::Result<Output> {
+pub(super) fn run(env: &Env) -> anyhow::Result<Output> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let server = Server { env: env.clone() };
     runtime.block_on(async move {

@@ -26,7 +26,7 @@ use crate::output::{Output, Partial};
 
 /// Parses the arguments, runs the chosen entry point and delivers its output — the only place
 /// a command's output is written (`crate::output::deliver`). Returns the process exit code.
-pub fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
+pub(crate) fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u8 {
     let args: Vec<OsString> = args.into_iter().collect();
     if let [_, command, marker] = args.as_slice()
         && command == crate::process::WATCHDOG_COMMAND
@@ -176,7 +176,7 @@ pub(crate) fn index_file(env: &Env) -> anyhow::Result<Option<std::path::PathBuf>
 /// A usage problem found after parsing (a missing path, a bad config): one line, exit 2.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
-pub struct UsageError(pub String);
+pub(crate) struct UsageError(pub String);
 
 #[cfg(test)]
 mod tests {

@@ -20,7 +20,7 @@ use crate::state::{self, audit, dedup, session};
 use crate::trust::Decision;
 
 /// Runs `state show` or `state clear` and returns the exit code.
-pub fn run(args: &StateArgs, env: &Env) -> anyhow::Result<Output> {
+pub(super) fn run(args: &StateArgs, env: &Env) -> anyhow::Result<Output> {
     let text = match &args.action {
         StateAction::Show { session, format } => {
             let view = View::gather(env, session.as_deref());

@@ -21,7 +21,7 @@ use crate::registry::{ManagedTool, Registry};
 use crate::tools::{self, Installed};
 
 /// Runs `codeguard tools …`.
-pub fn run(args: &ToolsArgs, env: &Env) -> anyhow::Result<Output> {
+pub(super) fn run(args: &ToolsArgs, env: &Env) -> anyhow::Result<Output> {
     let mut out = Output::default();
     let result = run_into(args, env, &mut out);
     out.finish(result)

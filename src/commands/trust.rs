@@ -11,7 +11,7 @@ use crate::env::Env;
 use crate::output::Output;
 
 /// Records the decision (`trusted` for `trust`, not for `untrust`) and prints it.
-pub fn run(args: &TrustArgs, trusted: bool, env: &Env) -> anyhow::Result<Output> {
+pub(super) fn run(args: &TrustArgs, trusted: bool, env: &Env) -> anyhow::Result<Output> {
     let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
     if !dir.is_dir() {
         return Err(UsageError(format!("{} is not a directory", dir.display())).into());

@@ -11,26 +11,26 @@ use super::Error;
 
 /// `core.hooksPath` as configured (relative paths as written; git takes them relative to the
 /// worktree root), `None` when unset.
-pub fn hooks_path(repo: &gix::Repository) -> Result<Option<PathBuf>, Error> {
+pub(crate) fn hooks_path(repo: &gix::Repository) -> Result<Option<PathBuf>, Error> {
     repo.config_snapshot()
         .trusted_path("core.hooksPath")
         .map_err(|e| Error::Config { key: "core.hooksPath", message: e.to_string() })
 }
 
 /// A boolean value (`codeguard.skipGate`), `None` when unset or not a boolean.
-pub fn boolean(repo: &gix::Repository, key: &str) -> Option<bool> {
+pub(crate) fn boolean(repo: &gix::Repository, key: &str) -> Option<bool> {
     repo.config_snapshot().boolean(key)
 }
 
 /// A string value (`push.default`), `None` when unset.
-pub fn string(repo: &gix::Repository, key: &str) -> Option<String> {
+pub(crate) fn string(repo: &gix::Repository, key: &str) -> Option<String> {
     repo.config_snapshot().string(key).map(|v| v.to_string())
 }
 
 /// The value of `alias.NAME` as git would read it in `dir`: the config of the repository
 /// containing `dir` with the user's and the system config under it, or only those two outside a
 /// repository.
-pub fn alias(dir: &Path, name: &str) -> Option<String> {
+pub(crate) fn alias(dir: &Path, name: &str) -> Option<String> {
     let value = match gix::discover(dir) {
         Ok(repo) => repo.config_snapshot().plumbing().string_by("alias", None, name),
         Err(_) => gix::config::File::from_globals().ok()?.string_by("alias", None, name),

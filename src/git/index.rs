@@ -22,24 +22,24 @@ pub struct Observed {
 }
 
 /// Re-reads the fingerprint of the repository at `root` (used to detect changes after predicting).
-pub fn observe(root: &Path) -> Result<Observed, Error> {
+pub(crate) fn observe(root: &Path) -> Result<Observed, Error> {
     observe_index(root, None)
 }
 
 /// Like [`observe`], reading the index from `index_file` when given (git's `GIT_INDEX_FILE`).
-pub fn observe_index(root: &Path, index_file: Option<&Path>) -> Result<Observed, Error> {
+pub(crate) fn observe_index(root: &Path, index_file: Option<&Path>) -> Result<Observed, Error> {
     let repo = super::open_worktree(root)?;
     let index = load_index(&repo, index_file)?;
     fingerprint(&repo, &index)
 }
 
 /// The fingerprint of an already opened repository and its loaded index.
-pub fn fingerprint(repo: &gix::Repository, index: &gix::index::State) -> Result<Observed, Error> {
+pub(crate) fn fingerprint(repo: &gix::Repository, index: &gix::index::State) -> Result<Observed, Error> {
     Ok(Observed { head: head_commit(repo)?, index_digest: index_digest(index) })
 }
 
 /// The commit `HEAD` points to, `None` when the branch is unborn.
-pub fn head_commit(repo: &gix::Repository) -> Result<Option<gix::ObjectId>, Error> {
+pub(crate) fn head_commit(repo: &gix::Repository) -> Result<Option<gix::ObjectId>, Error> {
     let head = repo.head().map_err(Error::reference("reading HEAD"))?;
     Ok(head.id().map(gix::Id::detach))
 }
@@ -50,7 +50,10 @@ pub fn head_commit(repo: &gix::Repository) -> Result<Option<gix::ObjectId>, Erro
 /// environment is deliberately not used, so the environment is read in one place (`env.rs`).
 /// A relative `index_file` is taken as given (relative to the process's directory, as git
 /// takes it); callers that know the worktree anchor it there first.
-pub fn load_index(repo: &gix::Repository, index_file: Option<&Path>) -> Result<gix::worktree::Index, Error> {
+pub(crate) fn load_index(
+    repo: &gix::Repository,
+    index_file: Option<&Path>,
+) -> Result<gix::worktree::Index, Error> {
     let own = repo.git_dir().join("index");
     let path = index_file.unwrap_or(&own);
     let identity = FileIdentity::of(path);
@@ -80,7 +83,7 @@ pub fn load_index(repo: &gix::Repository, index_file: Option<&Path>) -> Result<g
 /// The repository's index as gix finds it (its own path resolution, `GIT_INDEX_FILE` as gix
 /// reads it when the repository was discovered), empty when there is none: what the content
 /// identity of a worktree covers.
-pub fn default_index(repo: &gix::Repository) -> Result<gix::worktree::Index, Error> {
+pub(crate) fn default_index(repo: &gix::Repository) -> Result<gix::worktree::Index, Error> {
     repo.index_or_empty().map_err(|e| Error::Index { path: repo.index_path(), message: e.to_string() })
 }
 
@@ -131,7 +134,7 @@ fn loaded(path: &Path, identity: &FileIdentity) -> Option<gix::worktree::Index> 
 /// A blake3 digest of the index entries' identity (path, mode, id, stage, content flags).
 /// The bytes are gathered into blocks first: one hasher call per field cost more than the rest
 /// of reading a large index. The digest of the index [`load_index`] read last is remembered.
-pub fn index_digest(index: &gix::index::State) -> [u8; 32] {
+pub(crate) fn index_digest(index: &gix::index::State) -> [u8; 32] {
     let same = |l: &Loaded| std::ptr::eq::<gix::index::State>(std::ptr::from_ref(&***l.index), index);
     if let Some(known) =
         LOADED.lock().ok().and_then(|l| l.as_ref().filter(|l| same(l)).and_then(|l| l.digest))

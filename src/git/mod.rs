@@ -15,18 +15,18 @@
 //! (`surface/`), snapshot writing from blobs (`snapshot/`), and the content scan (`content.rs`)
 //! use the [`gix::Repository`] they got from here.
 
-pub mod config;
+pub(crate) mod config;
 mod index;
 mod refs;
-pub mod tree;
+pub(crate) mod tree;
 
 use std::path::{Path, PathBuf};
 
-pub use index::{
+pub(crate) use index::{
     Observed, default_index, fingerprint, head_commit, index_digest, load_index, observe, observe_index,
 };
-pub use refs::upstream;
-pub use tree::{commit_tree, head_file, head_tree, tree_index};
+pub(crate) use refs::upstream;
+pub(crate) use tree::{commit_tree, head_file, head_tree, tree_index};
 
 /// Why a repository could not be opened or read.
 #[derive(Debug, thiserror::Error)]
@@ -118,7 +118,7 @@ impl Error {
 
 /// Opens the repository whose worktree is (or contains) `root`, as gix opens a directory
 /// (no upward search beyond what `gix::open` does); a bare repository is [`Error::Bare`].
-pub fn open_worktree(root: &Path) -> Result<gix::Repository, Error> {
+pub(crate) fn open_worktree(root: &Path) -> Result<gix::Repository, Error> {
     let repo = gix::open(root).map_err(|e| Error::opening(root, &e))?;
     if repo.workdir().is_none() {
         return Err(Error::Bare(root.to_owned()));
@@ -127,13 +127,13 @@ pub fn open_worktree(root: &Path) -> Result<gix::Repository, Error> {
 }
 
 /// The repository containing `dir`, found upwards as git finds it; bare repositories too.
-pub fn discover(dir: &Path) -> Result<gix::Repository, Error> {
+pub(crate) fn discover(dir: &Path) -> Result<gix::Repository, Error> {
     gix::discover(dir).map_err(|e| Error::opening(dir, &e))
 }
 
 /// The repository containing `dir`, found upwards as git finds it, which must have a worktree
 /// ([`Error::Bare`] names `dir` otherwise).
-pub fn discover_worktree(dir: &Path) -> Result<gix::Repository, Error> {
+pub(crate) fn discover_worktree(dir: &Path) -> Result<gix::Repository, Error> {
     let repo = discover(dir)?;
     if repo.workdir().is_none() {
         return Err(Error::Bare(dir.to_owned()));
@@ -142,7 +142,7 @@ pub fn discover_worktree(dir: &Path) -> Result<gix::Repository, Error> {
 }
 
 /// The worktree root of an opened repository ([`Error::Bare`] when it has none).
-pub fn workdir(repo: &gix::Repository) -> Result<&Path, Error> {
+pub(crate) fn workdir(repo: &gix::Repository) -> Result<&Path, Error> {
     repo.workdir().ok_or_else(|| Error::Bare(repo.path().to_owned()))
 }
 

@@ -7,7 +7,7 @@
 use super::Error;
 
 /// The first upstream candidate that resolves to a commit: its full ref name and id.
-pub fn upstream(repo: &gix::Repository) -> Result<Option<(String, gix::ObjectId)>, Error> {
+pub(crate) fn upstream(repo: &gix::Repository) -> Result<Option<(String, gix::ObjectId)>, Error> {
     let head_name = repo.head_name().map_err(Error::reference("reading HEAD"))?;
     let mut candidates = Vec::new();
     if let Some(name) = &head_name {

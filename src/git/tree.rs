@@ -9,13 +9,13 @@ use std::path::Path;
 use super::Error;
 
 /// The tree of a commit.
-pub fn commit_tree(repo: &gix::Repository, commit: gix::ObjectId) -> Result<gix::ObjectId, Error> {
+pub(crate) fn commit_tree(repo: &gix::Repository, commit: gix::ObjectId) -> Result<gix::ObjectId, Error> {
     let commit = repo.find_commit(commit).map_err(Error::object("reading a commit"))?;
     commit.tree_id().map(gix::Id::detach).map_err(Error::object("reading a commit's tree"))
 }
 
 /// The tree of the commit `HEAD` points to, `None` when the branch is unborn.
-pub fn head_tree(repo: &gix::Repository) -> Result<Option<gix::ObjectId>, Error> {
+pub(crate) fn head_tree(repo: &gix::Repository) -> Result<Option<gix::ObjectId>, Error> {
     match super::head_commit(repo)? {
         Some(head) => commit_tree(repo, head).map(Some),
         None => Ok(None),
@@ -23,13 +23,17 @@ pub fn head_tree(repo: &gix::Repository) -> Result<Option<gix::ObjectId>, Error>
 }
 
 /// Every non-tree entry of `tree`, recursively, as index entries (stage 0, sorted by path).
-pub fn tree_index(repo: &gix::Repository, tree: gix::ObjectId) -> Result<gix::index::State, Error> {
+pub(crate) fn tree_index(repo: &gix::Repository, tree: gix::ObjectId) -> Result<gix::index::State, Error> {
     Ok(repo.index_from_tree(&tree).map_err(Error::object("listing a tree"))?.into())
 }
 
 /// The blob at `path` (repo-relative) in `tree`: `None` when there is no such entry or it is
 /// not a blob (a tree, a submodule). A symlink's blob is its target.
-pub fn blob_at(repo: &gix::Repository, tree: gix::ObjectId, path: &str) -> Result<Option<Vec<u8>>, Error> {
+pub(crate) fn blob_at(
+    repo: &gix::Repository,
+    tree: gix::ObjectId,
+    path: &str,
+) -> Result<Option<Vec<u8>>, Error> {
     let tree = repo.find_tree(tree).map_err(Error::object("reading a tree"))?;
     let Some(entry) = tree.lookup_entry_by_path(path).map_err(Error::object("looking up a path"))? else {
         return Ok(None);
@@ -42,7 +46,7 @@ pub fn blob_at(repo: &gix::Repository, tree: gix::ObjectId, path: &str) -> Resul
 }
 
 /// Which of `paths` are regular files (not links, trees or submodules) in `tree`.
-pub fn regular_files_in(
+pub(crate) fn regular_files_in(
     repo: &gix::Repository,
     tree: gix::ObjectId,
     paths: Vec<String>,
@@ -62,7 +66,7 @@ pub fn regular_files_in(
 /// The content of `path` (repo-relative) in the commit `HEAD` points to in the repository at
 /// `root`: `None` when `HEAD` is unborn or has no such blob. For files whose committed version
 /// is what counts (the safety allow list takes effect only once a human committed it).
-pub fn head_file(root: &Path, path: &str) -> Result<Option<Vec<u8>>, Error> {
+pub(crate) fn head_file(root: &Path, path: &str) -> Result<Option<Vec<u8>>, Error> {
     let repo = super::open_worktree(root)?;
     let Some(tree) = head_tree(&repo)? else { return Ok(None) };
     blob_at(&repo, tree, path)

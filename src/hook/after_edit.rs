@@ -26,7 +26,7 @@ const SAVE_LINES: usize = 5;
 /// Lints each edited file with its language's command; project-level languages are checked at
 /// commit time; markdown, artefacts, dot-paths, unknown languages, large files and EJS-style
 /// templates are skipped silently.
-pub fn after_edit(paths: &[PathBuf], cwd: &Path, env: &Env, session: Option<&str>) -> Answer {
+pub(super) fn after_edit(paths: &[PathBuf], cwd: &Path, env: &Env, session: Option<&str>) -> Answer {
     saved_files(paths, cwd, env, session, Loud::Always)
         .map_or(Answer::Allow, |(text, user)| Answer::Context { text, user: Some(user) })
 }
@@ -34,7 +34,7 @@ pub fn after_edit(paths: &[PathBuf], cwd: &Path, env: &Env, session: Option<&str
 /// Lints the files an `apply_patch` run through the shell wrote (the edits seen only as a
 /// pre-tool-use): like [`after_edit`], but silent about what passed, since the result arrives
 /// with an unrelated later event.
-pub fn after_patch(paths: &[PathBuf], cwd: &Path, env: &Env, session: Option<&str>) -> Answer {
+pub(super) fn after_patch(paths: &[PathBuf], cwd: &Path, env: &Env, session: Option<&str>) -> Answer {
     saved_files(paths, cwd, env, session, Loud::Problems).map_or(Answer::Allow, |(text, user)| {
         Answer::Context {
             text: format!("codeguard: the files your last apply_patch wrote, linted after it ran:\n{text}"),

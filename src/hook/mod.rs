@@ -33,7 +33,7 @@ use crate::output::Output;
 const HARD_PAYLOAD_BYTES: usize = 16 * 1024 * 1024;
 
 /// A hook's answer, and what to record once it was delivered.
-pub struct HookOutcome {
+pub(crate) struct HookOutcome {
     /// What to print and the exit code, encoded for the host.
     pub output: Output,
     /// A fresh answer's replay key: recorded only after the answer reached the host.
@@ -46,7 +46,7 @@ impl HookOutcome {
     }
 
     /// Records a delivered fresh answer for a second copy of the hook to replay.
-    pub fn delivered(self, env: &Env) {
+    pub(crate) fn delivered(self, env: &Env) {
         if let Some((key, answer)) = self.fresh {
             replay::record(env, &key, &answer);
         }
@@ -56,7 +56,7 @@ impl HookOutcome {
 /// Runs a hook. Never fails: every error is encoded fail-open. The caller delivers the output
 /// (`crate::output::deliver`), exits 0 when it could not (rather than block without a reason),
 /// and calls [`HookOutcome::delivered`] when it could.
-pub fn run(args: &HookArgs, env: &Env) -> HookOutcome {
+pub(crate) fn run(args: &HookArgs, env: &Env) -> HookOutcome {
     let started = Instant::now();
     if args.event == "capabilities" {
         // Read-only discovery for supervisors: no stdin, no repository.

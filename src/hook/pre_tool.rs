@@ -22,7 +22,7 @@ use crate::state::audit::BypassKind;
 use crate::surface;
 
 /// Default overall budget for one gate run, below the hosts' own hook timeouts.
-pub const DEFAULT_BUDGET: Duration = Duration::from_secs(100);
+pub(super) const DEFAULT_BUDGET: Duration = Duration::from_secs(100);
 
 /// Separator between the reports of several repositories.
 const NEXT_REPOSITORY: &str = "\n==== next repository ====\n";
@@ -30,7 +30,7 @@ const NEXT_REPOSITORY: &str = "\n==== next repository ====\n";
 /// Evaluates the analysis of a shell command the agent is about to run in `cwd`, for the host
 /// session `session` (used to attribute audited bypasses). The caller has already let through
 /// commands whose analysis needs no resolution.
-pub fn evaluate(analysis: &bash::Analysis, cwd: &Path, env: &Env, session: Option<&str>) -> Answer {
+pub(super) fn evaluate(analysis: &bash::Analysis, cwd: &Path, env: &Env, session: Option<&str>) -> Answer {
     let mut intent = intent::resolve(analysis, cwd);
     surface::judge_writes(&mut intent);
     let case = intent.gate_case();

@@ -21,7 +21,7 @@ use crate::surface::{self, Pathspecs, StagingAction, SurfaceOptions};
 const PROMPT_DEADLINE: Duration = Duration::from_secs(100);
 
 /// (staged, unstaged and untracked; plus the unpushed range for a push) and say what would fail.
-pub fn run(prompt: &str, cwd: &Path, env: &Env) -> Answer {
+pub(super) fn run(prompt: &str, cwd: &Path, env: &Env) -> Answer {
     let Some(intent) = prompt_intent(prompt) else { return Answer::Allow };
     if env.is_truthy("CODEGUARD_SKIP_GATE") {
         return Answer::Allow;

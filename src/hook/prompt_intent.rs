@@ -3,7 +3,7 @@
 
 /// What a prompt asks for, when it asks to commit, push or deploy now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PromptIntent {
+pub(super) enum PromptIntent {
     /// Commit (or deploy, which commits first).
     Commit,
     /// Push.
@@ -59,7 +59,7 @@ const ACTION_PHRASES: &[&str] = &[
 
 /// Decides whether a prompt asks to commit, push or deploy now (English and Chinese). Questions,
 /// negations, past tense and discussion do not trigger.
-pub fn prompt_intent(prompt: &str) -> Option<PromptIntent> {
+pub(super) fn prompt_intent(prompt: &str) -> Option<PromptIntent> {
     let lower = prompt.to_lowercase();
     let sentences = lower.split_inclusive(['.', '。', '!', '！', '?', '？', '\n', ';', '；']);
     for sentence in sentences {

@@ -10,7 +10,7 @@ use crate::registry::{ProjectConfig, Registry};
 use crate::surface::{self};
 
 /// A short summary of what codeguard checks in this project; silent when no language is found.
-pub fn run(cwd: &Path, env: &Env) -> Answer {
+pub(super) fn run(cwd: &Path, env: &Env) -> Answer {
     let Some((root, skip_gate)) = crate::intent::repository_at(cwd) else { return Answer::Allow };
     let Ok(registry) = Registry::builtin() else { return Answer::Allow };
     let config = ProjectConfig::load(&root);

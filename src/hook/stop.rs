@@ -11,7 +11,7 @@ use crate::state::session::Scope;
 /// The end-of-turn summary: what was checked in this session (per language), the bypasses since
 /// the last summary, and a warning when linters are still bypassed in this repository. Never
 /// continues the turn (and says nothing when the host reports a Stop hook already ran).
-pub fn run(event: &HookEvent, cwd: &Path, env: &Env) -> Answer {
+pub(super) fn run(event: &HookEvent, cwd: &Path, env: &Env) -> Answer {
     if event.stop_hook_active {
         return Answer::Allow;
     }

@@ -15,7 +15,7 @@ use crate::output::Output;
 /// Encodes `answer` for the host and event of `event`; `runtime_ms` feeds the neutral contract.
 /// Every text is redacted first: reports quote the agent's command and linter output, either of
 /// which can hold a secret, and nothing codeguard prints may echo one.
-pub fn encode(event: &HookEvent, answer: &Answer, runtime_ms: u64) -> Output {
+pub(crate) fn encode(event: &HookEvent, answer: &Answer, runtime_ms: u64) -> Output {
     let redacted = redacted(answer);
     let answer = &redacted;
     match event.host {

@@ -11,21 +11,21 @@ mod decode;
 mod encode;
 mod neutral;
 mod patch_files;
-pub mod spec;
+pub(crate) mod spec;
 
 use std::path::PathBuf;
 
-pub use encode::encode;
-pub use neutral::capabilities;
-pub use patch_files::written_paths;
-pub use spec::{HostSpec, spec};
+pub(crate) use encode::encode;
+pub(crate) use neutral::capabilities;
+pub(crate) use patch_files::written_paths;
+pub(crate) use spec::spec;
 
 /// Payloads larger than this are ignored (fail-open).
-pub const MAX_PAYLOAD_BYTES: usize = 1024 * 1024;
+pub(crate) const MAX_PAYLOAD_BYTES: usize = 1024 * 1024;
 
 /// The agent hosts codeguard speaks to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Host {
+pub(crate) enum Host {
     /// Claude Code (the default dialect).
     Claude,
     /// `OpenAI` Codex CLI.
@@ -48,7 +48,7 @@ pub enum Host {
 
 impl Host {
     /// Every host, for tables and coverage tests.
-    pub const ALL: [Self; 9] = [
+    pub(crate) const ALL: [Self; 9] = [
         Self::Claude,
         Self::Codex,
         Self::Gemini,
@@ -61,7 +61,7 @@ impl Host {
     ];
 
     /// The host's command-line name.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Claude => "claude",
             Self::Codex => "codex",
@@ -76,14 +76,14 @@ impl Host {
     }
 
     /// Parses a host name.
-    pub fn from_name(name: &str) -> Option<Self> {
+    pub(crate) fn from_name(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|h| h.name().eq_ignore_ascii_case(name))
     }
 }
 
 /// The hook events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Event {
+pub(crate) enum Event {
     /// A session starts.
     SessionStart,
     /// The user submitted a prompt.
@@ -98,11 +98,11 @@ pub enum Event {
 
 impl Event {
     /// Every event, for tables and coverage tests.
-    pub const ALL: [Self; 5] =
+    pub(crate) const ALL: [Self; 5] =
         [Self::SessionStart, Self::UserPromptSubmit, Self::PreToolUse, Self::PostToolUse, Self::Stop];
 
     /// The canonical command-line name (`pre-tool-use`).
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::SessionStart => "session-start",
             Self::UserPromptSubmit => "user-prompt-submit",
@@ -113,7 +113,7 @@ impl Event {
     }
 
     /// The Claude-style event name (`PreToolUse`).
-    pub const fn claude_name(self) -> &'static str {
+    pub(crate) const fn claude_name(self) -> &'static str {
         match self {
             Self::SessionStart => "SessionStart",
             Self::UserPromptSubmit => "UserPromptSubmit",
@@ -125,7 +125,7 @@ impl Event {
 
     /// Parses a canonical name or any host's own name for the event (`BeforeTool`,
     /// `beforeShellExecution`, `agentStop`, …), case-insensitively.
-    pub fn from_name(name: &str) -> Option<Self> {
+    pub(crate) fn from_name(name: &str) -> Option<Self> {
         let key: String =
             name.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_ascii_lowercase();
         let event = match key.as_str() {
@@ -144,7 +144,7 @@ impl Event {
 
 /// The tool call a hook is about.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ToolCall {
+pub(crate) enum ToolCall {
     /// No tool (session, prompt and stop events).
     None,
     /// A shell command.
@@ -163,7 +163,7 @@ pub enum ToolCall {
 
 /// A decoded hook payload, host-independent.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HookEvent {
+pub(crate) struct HookEvent {
     /// Which host sent it.
     pub host: Host,
     /// Which event.
@@ -190,7 +190,7 @@ pub struct HookEvent {
 
 impl HookEvent {
     /// An event with nothing but its host and kind (used when a payload cannot be read).
-    pub fn bare(host: Host, event: Event) -> Self {
+    pub(crate) fn bare(host: Host, event: Event) -> Self {
         Self {
             host,
             event,
@@ -209,7 +209,7 @@ impl HookEvent {
 
 /// A payload that cannot be used.
 #[derive(Debug, thiserror::Error)]
-pub enum DecodeError {
+pub(crate) enum DecodeError {
     /// Not JSON, or not an object.
     #[error("payload is not a JSON object: {0}")]
     NotJson(String),
@@ -223,7 +223,7 @@ pub enum DecodeError {
 
 /// What codeguard has to say.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Answer {
+pub(crate) enum Answer {
     /// Nothing: let the call proceed silently.
     Allow,
     /// Let it proceed, and tell the agent (and optionally the user) this.
@@ -239,13 +239,13 @@ pub enum Answer {
 
 impl Answer {
     /// Context for the agent only.
-    pub fn context(text: impl Into<String>) -> Self {
+    pub(crate) fn context(text: impl Into<String>) -> Self {
         Self::Context { text: text.into(), user: None }
     }
 }
 
 /// Decodes a payload for a host and event.
-pub fn decode(host: Host, event: Event, payload: &[u8]) -> Result<HookEvent, DecodeError> {
+pub(crate) fn decode(host: Host, event: Event, payload: &[u8]) -> Result<HookEvent, DecodeError> {
     match host {
         Host::Neutral => neutral::decode(event, payload),
         Host::Claude

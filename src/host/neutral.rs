@@ -48,7 +48,7 @@ pub(super) fn decode(event: Event, payload: &[u8]) -> Result<HookEvent, DecodeEr
 /// What `codeguard hook capabilities` reports, so a supervisor discovers codeguard instead of
 /// guessing: the contract version, the input limit, the events, the effects, the exit codes and
 /// every provider adapter (its event names, tool names and how it is answered).
-pub fn capabilities() -> Value {
+pub(crate) fn capabilities() -> Value {
     let providers: Vec<Value> = Host::ALL
         .iter()
         .filter(|h| super::spec(**h).provider)

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 /// The paths a patch writes, in order, without duplicates.
-pub fn written_paths(envelope: &str) -> Vec<PathBuf> {
+pub(crate) fn written_paths(envelope: &str) -> Vec<PathBuf> {
     let mut paths: Vec<String> = Vec::new();
     for line in envelope.lines() {
         let line = line.trim_end();

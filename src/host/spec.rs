@@ -10,7 +10,7 @@ use super::{Event, Host};
 
 /// How a host compares a hook's `matcher` with a tool name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MatcherRule {
+pub(crate) enum MatcherRule {
     /// The host has no matchers: every hook sees every tool.
     None,
     /// A regex that must match the whole name (Claude Code, Codex, Gemini CLI); `*` or empty
@@ -24,7 +24,7 @@ pub enum MatcherRule {
 
 impl MatcherRule {
     /// Whether `matcher` (absent: `None`) selects the tool `name` under this rule.
-    pub fn covers(self, matcher: Option<&str>, name: &str) -> bool {
+    pub(crate) fn covers(self, matcher: Option<&str>, name: &str) -> bool {
         let Some(matcher) = matcher.filter(|m| !m.is_empty() && *m != "*") else { return true };
         let anchored = || regex::Regex::new(&format!("^(?:{matcher})$")).is_ok_and(|r| r.is_match(name));
         match self {
@@ -44,7 +44,7 @@ impl MatcherRule {
 
 /// How a pre-tool-use block reaches the host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DenyChannel {
+pub(crate) enum DenyChannel {
     /// Exit 2, the report on stderr.
     ExitTwo,
     /// Exit 0 with a JSON deny on stdout (exit codes do not block, or fail open).
@@ -55,7 +55,7 @@ pub enum DenyChannel {
 
 /// What the host does with context codeguard prints for an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Delivery {
+pub(crate) enum Delivery {
     /// It reaches the model.
     Model,
     /// It is shown to the user only.
@@ -66,7 +66,7 @@ pub enum Delivery {
 
 /// What must be true, besides the settings file, for the host to run the hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Trust {
+pub(crate) enum Trust {
     /// Nothing.
     None,
     /// Each hook must be recorded as reviewed in the user config (`[hooks.state]`), and a
@@ -78,7 +78,7 @@ pub enum Trust {
 
 /// How codeguard's hook entries sit in a host's settings file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HooksFile {
+pub(crate) enum HooksFile {
     /// A JSON object whose `hooks` object holds the entries, per event.
     Json,
     /// The same with a top-level `"version": 1`, which the host requires (Copilot CLI, Cursor).
@@ -89,7 +89,7 @@ pub enum HooksFile {
 
 /// Which user settings files hold the hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UserFiles {
+pub(crate) enum UserFiles {
     /// One file.
     One,
     /// The config of each Kimi (`crate::install::settings::Kimi`): Kimi CLI and Kimi Code read
@@ -99,9 +99,7 @@ pub enum UserFiles {
 
 /// Everything codeguard relies on about one host.
 #[derive(Debug, Clone, Copy)]
-pub struct HostSpec {
-    /// The host.
-    pub host: Host,
+pub(crate) struct HostSpec {
     /// Its name for people.
     pub label: &'static str,
     /// Tool names of its shell tool(s), as the hook payload spells them.
@@ -120,10 +118,6 @@ pub struct HostSpec {
     pub deny: DenyChannel,
     /// What it does with context, per event in [`Event::ALL`] order.
     pub delivers: [Delivery; 5],
-    /// Where its user settings are (for people; `install::settings` resolves them).
-    pub user_settings: &'static str,
-    /// Where a project's settings are, if it reads any.
-    pub project_settings: Option<&'static str>,
     /// What else decides whether it runs the hooks.
     pub trust: Trust,
     /// How the hook entries sit in its settings file.
@@ -141,13 +135,13 @@ pub struct HostSpec {
 
 impl HostSpec {
     /// The host's name for an event.
-    pub fn event_name(&self, event: Event) -> Option<&'static str> {
+    pub(crate) fn event_name(&self, event: Event) -> Option<&'static str> {
         let index = Event::ALL.iter().position(|e| *e == event)?;
         self.events[index]
     }
 
     /// What the host does with context for an event.
-    pub fn delivery(&self, event: Event) -> Delivery {
+    pub(crate) fn delivery(&self, event: Event) -> Delivery {
         let index = Event::ALL.iter().position(|e| *e == event).unwrap_or(0);
         self.delivers[index]
     }
@@ -165,7 +159,6 @@ use Delivery::{Ignored, Model, User};
 
 /// Claude Code's spec (the default dialect; `ZCode`'s is the same under its own name).
 const CLAUDE: HostSpec = HostSpec {
-    host: Host::Claude,
     label: "Claude Code",
     shell_tools: &["Bash", "PowerShell"],
     edit_tools: CLAUDE_EDITS,
@@ -175,8 +168,6 @@ const CLAUDE: HostSpec = HostSpec {
     edit_matcher: Some("Write|Edit|MultiEdit|NotebookEdit"),
     deny: DenyChannel::ExitTwo,
     delivers: [Model, Model, Model, Model, User],
-    user_settings: "~/.claude/settings.json",
-    project_settings: Some(".claude/settings.json"),
     trust: Trust::None,
     hooks_file: HooksFile::Json,
     user_files: UserFiles::One,
@@ -185,13 +176,12 @@ const CLAUDE: HostSpec = HostSpec {
 };
 
 /// The spec of a host.
-pub fn spec(host: Host) -> HostSpec {
+pub(crate) fn spec(host: Host) -> HostSpec {
     match host {
         Host::Claude => CLAUDE,
         // ZCode's payloads are Claude-shaped: the same facts under its own name.
-        Host::Zcode => HostSpec { host, label: "ZCode", ..CLAUDE },
+        Host::Zcode => HostSpec { label: "ZCode", ..CLAUDE },
         Host::Codex => HostSpec {
-            host,
             label: "Codex CLI",
             shell_tools: &["Bash", "shell", "exec_command"],
             edit_tools: &["apply_patch", "Edit", "Write"],
@@ -201,8 +191,6 @@ pub fn spec(host: Host) -> HostSpec {
             edit_matcher: Some("apply_patch|Edit|Write"),
             deny: DenyChannel::JsonDeny,
             delivers: [Model, Model, Model, Model, User],
-            user_settings: "$CODEX_HOME/hooks.json (default ~/.codex)",
-            project_settings: Some(".codex/hooks.json"),
             trust: Trust::CodexHookState,
             hooks_file: HooksFile::Json,
             user_files: UserFiles::One,
@@ -210,7 +198,6 @@ pub fn spec(host: Host) -> HostSpec {
             provider: true,
         },
         Host::Gemini => HostSpec {
-            host,
             label: "Gemini CLI",
             shell_tools: &["run_shell_command"],
             edit_tools: &["write_file", "replace"],
@@ -226,8 +213,6 @@ pub fn spec(host: Host) -> HostSpec {
             edit_matcher: Some("write_file|replace"),
             deny: DenyChannel::ExitTwo,
             delivers: [Model, Model, Model, Model, User],
-            user_settings: "~/.gemini/settings.json",
-            project_settings: Some(".gemini/settings.json"),
             trust: Trust::GeminiFolder,
             hooks_file: HooksFile::Json,
             user_files: UserFiles::One,
@@ -235,7 +220,6 @@ pub fn spec(host: Host) -> HostSpec {
             provider: true,
         },
         Host::Kimi => HostSpec {
-            host,
             label: "Kimi CLI / Kimi Code",
             shell_tools: &["Bash", "Shell"],
             edit_tools: &["Write", "Edit", "WriteFile", "StrReplaceFile"],
@@ -245,8 +229,6 @@ pub fn spec(host: Host) -> HostSpec {
             edit_matcher: Some("Write|Edit|WriteFile|StrReplaceFile"),
             deny: DenyChannel::ExitTwo,
             delivers: [Ignored, Ignored, Model, Ignored, User],
-            user_settings: "$KIMI_SHARE_DIR/config.toml (~/.kimi) and $KIMI_CODE_HOME/config.toml (~/.kimi-code)",
-            project_settings: None,
             trust: Trust::None,
             hooks_file: HooksFile::TomlBlock,
             user_files: UserFiles::EachKimi,
@@ -254,7 +236,6 @@ pub fn spec(host: Host) -> HostSpec {
             provider: true,
         },
         Host::Copilot => HostSpec {
-            host,
             label: "GitHub Copilot CLI",
             shell_tools: &["bash", "powershell"],
             edit_tools: &["create", "edit", "apply_patch"],
@@ -270,8 +251,6 @@ pub fn spec(host: Host) -> HostSpec {
             edit_matcher: None,
             deny: DenyChannel::JsonDeny,
             delivers: [Model, Model, Model, Model, Ignored],
-            user_settings: "~/.copilot/hooks/codeguard.json",
-            project_settings: Some(".github/hooks/codeguard.json"),
             trust: Trust::None,
             hooks_file: HooksFile::VersionedJson,
             user_files: UserFiles::One,
@@ -279,7 +258,6 @@ pub fn spec(host: Host) -> HostSpec {
             provider: true,
         },
         Host::Cursor => HostSpec {
-            host,
             label: "Cursor",
             shell_tools: &["Shell"],
             edit_tools: &["Write", "Edit", "StrReplace"],
@@ -295,8 +273,6 @@ pub fn spec(host: Host) -> HostSpec {
             edit_matcher: None,
             deny: DenyChannel::JsonDeny,
             delivers: [Ignored; 5],
-            user_settings: "~/.cursor/hooks.json",
-            project_settings: Some(".cursor/hooks.json"),
             trust: Trust::None,
             hooks_file: HooksFile::VersionedJson,
             user_files: UserFiles::One,
@@ -304,7 +280,6 @@ pub fn spec(host: Host) -> HostSpec {
             provider: true,
         },
         Host::OpenHands => HostSpec {
-            host,
             label: "OpenHands",
             shell_tools: &["terminal", "execute_bash", "bash"],
             edit_tools: &["file_editor", "str_replace_editor"],
@@ -314,8 +289,6 @@ pub fn spec(host: Host) -> HostSpec {
             edit_matcher: Some("file_editor|str_replace_editor"),
             deny: DenyChannel::ExitTwo,
             delivers: [Model, Model, Model, User, Ignored],
-            user_settings: "$OH_PERSISTENCE_DIR/hooks.json (default ~/.openhands)",
-            project_settings: Some(".openhands/hooks.json"),
             trust: Trust::None,
             hooks_file: HooksFile::Json,
             user_files: UserFiles::One,
@@ -323,7 +296,6 @@ pub fn spec(host: Host) -> HostSpec {
             provider: true,
         },
         Host::Neutral => HostSpec {
-            host,
             label: "neutral contract (coding-ethos.hook/v1)",
             // Supervisors of any host call it: the decoder accepts every host's tool names.
             shell_tools: &[],
@@ -334,8 +306,6 @@ pub fn spec(host: Host) -> HostSpec {
             edit_matcher: None,
             deny: DenyChannel::Neutral,
             delivers: [Model; 5],
-            user_settings: "(called by a supervisor; nothing to install)",
-            project_settings: None,
             trust: Trust::None,
             hooks_file: HooksFile::Json,
             user_files: UserFiles::One,

@@ -27,7 +27,7 @@ const BEGIN: &str = "# codeguard-trust:begin — codeguard's hooks recorded as r
 const END: &str = "# codeguard-trust:end";
 
 /// Codex's user layer: `$CODEX_HOME` (canonical, as Codex resolves it) or `~/.codex`.
-pub fn home(env: &Env) -> Option<PathBuf> {
+pub(crate) fn home(env: &Env) -> Option<PathBuf> {
     match env.get("CODEX_HOME").filter(|v| !v.is_empty()) {
         Some(dir) => {
             let dir = PathBuf::from(dir);
@@ -38,13 +38,13 @@ pub fn home(env: &Env) -> Option<PathBuf> {
 }
 
 /// The user `config.toml` that holds hook trust (only the user layer's records count).
-pub fn config_path(env: &Env) -> Option<PathBuf> {
+pub(crate) fn config_path(env: &Env) -> Option<PathBuf> {
     home(env).map(|h| h.join("config.toml"))
 }
 
 /// One trust record: the hook's key and the hash Codex compares.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Record {
+pub(crate) struct Record {
     /// `<file>:<event>:<group>:<handler>`.
     pub key: String,
     /// `sha256:<hex>`.
@@ -63,7 +63,7 @@ fn snake(key: &str) -> Option<&'static str> {
 }
 
 /// The records for codeguard's handlers in a `hooks.json` text declared at `file`.
-pub fn records(file: &Path, hooks_json: &str) -> Vec<Record> {
+pub(crate) fn records(file: &Path, hooks_json: &str) -> Vec<Record> {
     let Ok(Value::Object(root)) = serde_json::from_str::<Value>(hooks_json) else { return Vec::new() };
     let Some(Value::Object(events)) = root.get("hooks") else { return Vec::new() };
     let mut out = Vec::new();
@@ -150,7 +150,7 @@ fn block_records(config: &str) -> Vec<Record> {
 /// records our block already holds for other files (a user and a project install), replacing an
 /// earlier block where it stands. A key the text already records outside the block is left to
 /// that record (a duplicate table would make Codex refuse the whole file).
-pub fn merged(config: Option<&str>, file: &Path, records: &[Record]) -> String {
+pub(crate) fn merged(config: Option<&str>, file: &Path, records: &[Record]) -> String {
     let old = config.unwrap_or("");
     let prefix = format!("{}:", file.display());
     let mut all: Vec<Record> =
@@ -175,14 +175,14 @@ pub fn merged(config: Option<&str>, file: &Path, records: &[Record]) -> String {
 
 /// `config` without our records for the hooks declared in `file` (the block goes when it is
 /// left empty); `None` when nothing else is left.
-pub fn stripped(config: &str, file: &Path) -> Option<String> {
+pub(crate) fn stripped(config: &str, file: &Path) -> Option<String> {
     let text = merged(Some(config), file, &[]);
     (!text.trim().is_empty()).then_some(text)
 }
 
 /// The `trusted_hash` the config records for `key` (anywhere in the file), and whether that
 /// record disables the hook (`enabled = false`).
-pub fn recorded(config: &str, key: &str) -> Option<(String, bool)> {
+pub(crate) fn recorded(config: &str, key: &str) -> Option<(String, bool)> {
     let head = header(key);
     let start = config.find(&head)? + head.len();
     let table = &config[start..];
@@ -203,7 +203,7 @@ pub fn recorded(config: &str, key: &str) -> Option<(String, bool)> {
 
 /// Whether the user config marks `project` as a trusted project (Codex loads no project layer,
 /// hooks included, otherwise).
-pub fn project_trusted(config: &str, project: &Path) -> bool {
+pub(crate) fn project_trusted(config: &str, project: &Path) -> bool {
     let head = format!("[projects.{}]", hosts::toml_string(&project.display().to_string()));
     config.find(&head).is_some_and(|at| {
         let table = &config[at + head.len()..];

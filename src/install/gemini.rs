@@ -20,7 +20,7 @@ use crate::env::Env;
 
 /// How Gemini will treat a folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FolderTrust {
+pub(crate) enum FolderTrust {
     /// Its project hooks load; why.
     Trusted(String),
     /// Its project hooks are ignored; why.
@@ -28,7 +28,7 @@ pub enum FolderTrust {
 }
 
 /// The trusted-folders file: `$GEMINI_CLI_TRUSTED_FOLDERS_PATH` or `~/.gemini/trustedFolders.json`.
-pub fn trusted_folders_path(env: &Env) -> Option<PathBuf> {
+pub(crate) fn trusted_folders_path(env: &Env) -> Option<PathBuf> {
     match env.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH").filter(|v| !v.is_empty()) {
         Some(path) => Some(PathBuf::from(path)),
         None => env.home().map(|h| h.join(".gemini/trustedFolders.json")),
@@ -36,7 +36,7 @@ pub fn trusted_folders_path(env: &Env) -> Option<PathBuf> {
 }
 
 /// Whether Gemini will load the project hooks of `folder`.
-pub fn folder_trust(env: &Env, folder: &Path) -> FolderTrust {
+pub(crate) fn folder_trust(env: &Env, folder: &Path) -> FolderTrust {
     match env.get("GEMINI_CLI_TRUST_WORKSPACE").and_then(|v| v.to_str()) {
         Some("true") => return FolderTrust::Trusted("GEMINI_CLI_TRUST_WORKSPACE=true".into()),
         Some("false") => return FolderTrust::Untrusted("GEMINI_CLI_TRUST_WORKSPACE=false".into()),
@@ -93,7 +93,7 @@ fn parse(text: &str) -> Result<Map<String, Value>, HostInstallError> {
 }
 
 /// The trusted-folders text with `folder` trusted (`TRUST_FOLDER`), every other rule kept.
-pub fn trusted_merged(old: Option<&str>, folder: &Path) -> Result<String, HostInstallError> {
+pub(crate) fn trusted_merged(old: Option<&str>, folder: &Path) -> Result<String, HostInstallError> {
     let mut rules = parse(old.unwrap_or(""))?;
     rules.insert(folder.display().to_string(), Value::from("TRUST_FOLDER"));
     Ok(serde_json::to_string_pretty(&Value::Object(rules)).map(|s| s + "\n").unwrap_or_default())

@@ -29,19 +29,19 @@ use super::hook_managers::{self as managers, Block, Owner};
 use crate::cli::GitHook;
 
 /// The line that marks a hook script as codeguard's own.
-pub const MARKER: &str = "# codeguard-managed-hook";
+pub(crate) const MARKER: &str = "# codeguard-managed-hook";
 
 /// Suffix of a pre-existing hook that ours runs first.
-pub const CHAINED_SUFFIX: &str = ".codeguard-chained";
+pub(crate) const CHAINED_SUFFIX: &str = ".codeguard-chained";
 
 /// Suffix of a pre-existing hook that `--force` replaced (kept, not run).
-pub const REPLACED_SUFFIX: &str = ".codeguard-replaced";
+pub(crate) const REPLACED_SUFFIX: &str = ".codeguard-replaced";
 
 /// Where pre-commit and prek keep (and run first) a hook they found in place.
-pub const LEGACY_SUFFIX: &str = ".legacy";
+pub(crate) const LEGACY_SUFFIX: &str = ".legacy";
 
 /// Where lefthook moves a hook it found in place (it never runs it).
-pub const OLD_SUFFIX: &str = ".old";
+pub(crate) const OLD_SUFFIX: &str = ".old";
 
 /// lefthook's main configuration files, in the order lefthook looks for them.
 const LEFTHOOK_MAIN: [&str; 4] = ["lefthook.yml", ".lefthook.yml", "lefthook.yaml", ".lefthook.yaml"];
@@ -51,7 +51,7 @@ const LEFTHOOK_OTHER: [&str; 4] = ["lefthook.toml", ".lefthook.toml", "lefthook.
 
 /// Why hooks could not be installed or removed.
 #[derive(Debug, thiserror::Error)]
-pub enum InstallError {
+pub(crate) enum InstallError {
     /// The directory is not inside a git repository.
     #[error("not inside a git repository ({0})")]
     NotARepository(String),
@@ -102,7 +102,7 @@ fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> InstallError
 
 /// What happened to one hook.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Action {
+pub(crate) enum Action {
     /// Our script (or block) was written where none was.
     Installed,
     /// Ours was already there, exactly as it would be written.
@@ -125,7 +125,7 @@ pub enum Action {
 
 /// One hook and what happened to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Change {
+pub(crate) struct Change {
     /// The hook.
     pub hook: GitHook,
     /// The file codeguard wrote or removed (its script, or the manager's file holding its block).
@@ -138,7 +138,7 @@ pub struct Change {
 
 /// What a person should know after `changes`: a husky script git tracks now holds codeguard's
 /// lines, a lefthook local configuration (machine-specific) should stay out of git.
-pub fn notes(changes: &[Change]) -> Vec<String> {
+pub(crate) fn notes(changes: &[Change]) -> Vec<String> {
     let mut out = Vec::new();
     for change in changes.iter().filter(|c| matches!(c.action, Action::Installed | Action::Updated)) {
         let path = change.path.display();
@@ -158,7 +158,7 @@ pub fn notes(changes: &[Change]) -> Vec<String> {
 
 /// Where git and the hook managers look, for one repository.
 #[derive(Debug, Clone)]
-pub struct Layout {
+pub(crate) struct Layout {
     /// The hooks directory git runs (`core.hooksPath` honoured).
     pub hooks: PathBuf,
     /// The common git directory's `hooks/`, where hooks live while `core.hooksPath` is unset.
@@ -231,13 +231,8 @@ impl Layout {
     }
 }
 
-/// The hooks directory git uses for the repository containing `start`.
-pub fn hooks_dir(start: &Path) -> Result<PathBuf, InstallError> {
-    Ok(layout(start)?.hooks)
-}
-
 /// Where git and the managers look for the repository containing `start`.
-pub fn layout(start: &Path) -> Result<Layout, InstallError> {
+pub(crate) fn layout(start: &Path) -> Result<Layout, InstallError> {
     let cause = |e: &crate::git::Error| e.cause().unwrap_or_default().to_owned();
     let repo = crate::git::discover(start).map_err(|e| InstallError::NotARepository(cause(&e)))?;
     let configured = crate::git::config::hooks_path(&repo).map_err(|e| InstallError::HooksPath(cause(&e)))?;
@@ -282,7 +277,7 @@ fn apply(ops: Vec<Op>) -> Result<(), InstallError> {
 }
 
 /// Joins codeguard to every hook git runs in `layout`, each running `exe` (see the module docs).
-pub fn install(layout: &Layout, exe: &Path, force: bool) -> Result<Vec<Change>, InstallError> {
+pub(crate) fn install(layout: &Layout, exe: &Path, force: bool) -> Result<Vec<Change>, InstallError> {
     let mut ops = Vec::new();
     let mut changes = Vec::new();
     let lefthook_local = layout.lefthook_local()?;
@@ -455,7 +450,7 @@ fn block_at(
 
 /// Takes out everything codeguard added for the repository in `layout`, wherever a manager moved
 /// it, and puts kept hooks back.
-pub fn uninstall(layout: &Layout) -> Result<Vec<Change>, InstallError> {
+pub(crate) fn uninstall(layout: &Layout) -> Result<Vec<Change>, InstallError> {
     let mut ops = Vec::new();
     let mut changes = Vec::new();
     for hook in GitHook::ALL {
@@ -555,7 +550,7 @@ fn unblock(
 
 /// Whether codeguard's gate is what git runs for one hook, and what git runs instead.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reach {
+pub(crate) struct Reach {
     /// The hook.
     pub hook: GitHook,
     /// Whether git, following the manager's chain, runs codeguard.
@@ -572,13 +567,13 @@ pub struct Reach {
 /// The state file recording that `codeguard install --git-hooks` ran for the repository in
 /// `layout` (under the state directory `state_home`), so `doctor` still knows the gate belongs
 /// there when a manager deleted every file of it (`pre-commit install -f`).
-pub fn record_path(state_home: &Path, layout: &Layout) -> PathBuf {
+pub(crate) fn record_path(state_home: &Path, layout: &Layout) -> PathBuf {
     let key = crate::state::key_of(&[layout.default_hooks.as_os_str().as_encoded_bytes()]);
     state_home.join("git-hooks").join(key)
 }
 
 /// Records (or, with `installed` false, forgets) an install for the repository in `layout`.
-pub fn record(state_home: &Path, layout: &Layout, installed: bool) -> std::io::Result<()> {
+pub(crate) fn record(state_home: &Path, layout: &Layout, installed: bool) -> std::io::Result<()> {
     let path = record_path(state_home, layout);
     if !installed {
         return crate::state::remove(&path);
@@ -592,7 +587,7 @@ pub fn record(state_home: &Path, layout: &Layout, installed: bool) -> std::io::R
 /// For each hook: does the hook git runs (following `core.hooksPath` and the manager's chain)
 /// run codeguard? `None` when nothing of codeguard's is installed anywhere in the repository and
 /// no install is `recorded` for it.
-pub fn reach(layout: &Layout, recorded: bool) -> Option<Vec<Reach>> {
+pub(crate) fn reach(layout: &Layout, recorded: bool) -> Option<Vec<Reach>> {
     let ours = traces(layout);
     if ours.is_empty() && !recorded {
         return None;
@@ -804,7 +799,7 @@ fn present(path: &Path) -> Present {
 }
 
 /// Whether a hook script is one codeguard wrote.
-pub fn is_ours(text: &str) -> bool {
+pub(crate) fn is_ours(text: &str) -> bool {
     text.lines().any(|line| line == MARKER)
 }
 
@@ -845,7 +840,7 @@ fn write_with_mode(path: &Path, text: &str, mode: u32) -> Result<(), InstallErro
 
 /// The hook script for `hook`, running `exe`. A chained hook runs first and its failure stops
 /// git; pre-push's stdin (the ref lines) is read once and handed to both.
-pub fn script(hook: GitHook, exe: &Path) -> String {
+pub(crate) fn script(hook: GitHook, exe: &Path) -> String {
     let name = hook.file_name();
     let command = hook.command();
     let exe = sh_quote(&exe.to_string_lossy());

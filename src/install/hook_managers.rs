@@ -18,17 +18,17 @@ use std::path::Path;
 use crate::cli::GitHook;
 
 /// First line of every block codeguard adds to a file it does not own.
-pub const BLOCK_BEGIN: &str = "# codeguard-managed-hook begin: added by `codeguard install --git-hooks`; `codeguard uninstall --git-hooks` removes it";
+pub(crate) const BLOCK_BEGIN: &str = "# codeguard-managed-hook begin: added by `codeguard install --git-hooks`; `codeguard uninstall --git-hooks` removes it";
 
 /// First line of a block in a file codeguard created (uninstall removes the whole file).
-pub const BLOCK_BEGIN_CREATED: &str = "# codeguard-managed-hook begin: this file was created by `codeguard install --git-hooks`; `codeguard uninstall --git-hooks` removes it";
+pub(crate) const BLOCK_BEGIN_CREATED: &str = "# codeguard-managed-hook begin: this file was created by `codeguard install --git-hooks`; `codeguard uninstall --git-hooks` removes it";
 
 /// Last line of every block codeguard adds.
-pub const BLOCK_END: &str = "# codeguard-managed-hook end";
+pub(crate) const BLOCK_END: &str = "# codeguard-managed-hook end";
 
 /// Who wrote the hook script at a hook path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Owner {
+pub(crate) enum Owner {
     /// codeguard's own script.
     Codeguard,
     /// pre-commit's `hook-impl` script (runs `<hook>.legacy` first).
@@ -45,7 +45,7 @@ pub enum Owner {
 
 impl Owner {
     /// What the owner is called in messages.
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Owner::Codeguard => "codeguard",
             Owner::PreCommit => "pre-commit",
@@ -58,7 +58,7 @@ impl Owner {
 }
 
 /// Who wrote `text`, a hook script found at a hook path.
-pub fn owner(text: &str) -> Owner {
+pub(crate) fn owner(text: &str) -> Owner {
     let has_line = |line: &str| text.lines().any(|l| l.trim_end() == line);
     if super::git_hooks::is_ours(text) {
         Owner::Codeguard
@@ -81,7 +81,7 @@ pub fn owner(text: &str) -> Owner {
 /// line instead of a blocked commit. pre-push's ref lines are read once into a temporary file:
 /// codeguard reads them from its own descriptor and the rest of the script still finds them on
 /// stdin.
-pub fn husky_block(hook: GitHook, exe: &Path, created: bool) -> String {
+pub(crate) fn husky_block(hook: GitHook, exe: &Path, created: bool) -> String {
     let name = hook.file_name();
     let exe = super::git_hooks::sh_quote(&exe.to_string_lossy());
     let run = match hook {
@@ -98,7 +98,7 @@ pub fn husky_block(hook: GitHook, exe: &Path, created: bool) -> String {
 
 /// The lines a lefthook local configuration gets: one `codeguard` command per hook, pre-push
 /// with git's stdin handed through (`use_stdin`).
-pub fn lefthook_block(exe: &Path, created: bool) -> String {
+pub(crate) fn lefthook_block(exe: &Path, created: bool) -> String {
     let exe = super::git_hooks::sh_quote(&exe.to_string_lossy());
     let yaml = |command: String| format!("\"{}\"", command.replace('\\', "\\\\").replace('"', "\\\""));
     let commit = yaml(format!("{exe} git-hook pre-commit"));
@@ -115,7 +115,7 @@ fn begin(created: bool) -> &'static str {
 
 /// `text` with `block` put in: first, or after a `#!` line that ends with a newline. Always a
 /// whole-line insertion, so [`without_block`] gives the original bytes back.
-pub fn with_block(text: &str, block: &str) -> String {
+pub(crate) fn with_block(text: &str, block: &str) -> String {
     match text.split_once('\n') {
         Some((first, rest)) if first.starts_with("#!") => format!("{first}\n{block}{rest}"),
         _ => format!("{block}{text}"),
@@ -124,7 +124,7 @@ pub fn with_block(text: &str, block: &str) -> String {
 
 /// What a file holds about codeguard's block.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Block {
+pub(crate) enum Block {
     /// No block.
     Absent,
     /// The block, and the text without it (`None`: codeguard created the file, remove it).
@@ -139,7 +139,7 @@ pub enum Block {
 }
 
 /// Finds codeguard's block in `text`.
-pub fn find_block(text: &str) -> Block {
+pub(crate) fn find_block(text: &str) -> Block {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let Some(start) = lines.iter().position(|l| l.trim_end().starts_with("# codeguard-managed-hook begin"))
     else {
@@ -154,8 +154,9 @@ pub fn find_block(text: &str) -> Block {
     Block::Present { block, rest: (!created).then_some(rest) }
 }
 
+#[cfg(test)]
 /// `text` without codeguard's block (`None`: the file was codeguard's own, remove it).
-pub fn without_block(text: &str) -> Option<String> {
+pub(crate) fn without_block(text: &str) -> Option<String> {
     match find_block(text) {
         Block::Present { rest, .. } => rest,
         Block::Absent | Block::Broken => Some(text.to_owned()),
@@ -164,7 +165,7 @@ pub fn without_block(text: &str) -> Option<String> {
 
 /// Whether a lefthook configuration's text configures `hook` at its top level (outside
 /// codeguard's block), so adding our own `hook:` key would repeat it.
-pub fn lefthook_configures(text: &str, hook: GitHook) -> bool {
+pub(crate) fn lefthook_configures(text: &str, hook: GitHook) -> bool {
     let outside = match find_block(text) {
         Block::Present { rest: Some(rest), .. } => rest,
         Block::Present { rest: None, .. } => String::new(),

@@ -20,7 +20,7 @@ use crate::host::{Event, Host};
 
 /// Why a settings file cannot be changed.
 #[derive(Debug, thiserror::Error)]
-pub enum HostInstallError {
+pub(crate) enum HostInstallError {
     /// The existing file is not what the host reads (not a JSON object, say).
     #[error("{0}")]
     Unreadable(String),
@@ -85,7 +85,7 @@ fn entries(host: Host) -> Result<Vec<Entry>, HostInstallError> {
 }
 
 /// The shell command a host runs for an event.
-pub fn command(exe: &Path, host: Host, event: Event) -> String {
+pub(crate) fn command(exe: &Path, host: Host, event: Event) -> String {
     format!("{} hook {} --host {}", shell_quote(&exe.display().to_string()), event.name(), host.name())
 }
 
@@ -98,7 +98,7 @@ fn shell_quote(text: &str) -> String {
 }
 
 /// Whether a command is one of ours for this host.
-pub fn is_ours(command: &str, host: Host) -> bool {
+pub(crate) fn is_ours(command: &str, host: Host) -> bool {
     let program = program_of(command);
     let name = program.rsplit('/').next().unwrap_or(program);
     name.starts_with("codeguard")
@@ -116,7 +116,7 @@ fn program_of(command: &str) -> &str {
 }
 
 /// The settings text with our entries merged in (replacing any earlier ones of ours).
-pub fn merged(host: Host, old: Option<&str>, exe: &Path) -> Result<String, HostInstallError> {
+pub(crate) fn merged(host: Host, old: Option<&str>, exe: &Path) -> Result<String, HostInstallError> {
     let entries = entries(host)?;
     let format = crate::host::spec(host).hooks_file;
     if format == HooksFile::TomlBlock {
@@ -143,7 +143,7 @@ pub fn merged(host: Host, old: Option<&str>, exe: &Path) -> Result<String, HostI
 
 /// The settings text with our entries taken out; `None` when nothing else is left (the file was
 /// ours alone).
-pub fn stripped(host: Host, current: &str) -> Result<Option<String>, HostInstallError> {
+pub(crate) fn stripped(host: Host, current: &str) -> Result<Option<String>, HostInstallError> {
     entries(host)?;
     if crate::host::spec(host).hooks_file == HooksFile::TomlBlock {
         let text = kimi_stripped(current);
@@ -157,8 +157,9 @@ pub fn stripped(host: Host, current: &str) -> Result<Option<String>, HostInstall
     Ok((!only_skeleton).then(|| pretty(&root)))
 }
 
+#[cfg(test)]
 /// Whether the settings text registers codeguard for every event this host supports.
-pub fn installed_events(host: Host, text: &str) -> Vec<Event> {
+pub(crate) fn installed_events(host: Host, text: &str) -> Vec<Event> {
     let Ok(entries) = entries(host) else { return Vec::new() };
     entries
         .iter()
@@ -170,7 +171,7 @@ pub fn installed_events(host: Host, text: &str) -> Vec<Event> {
 }
 
 /// The program paths our entries in this text run (for `doctor`).
-pub fn our_programs(host: Host, text: &str) -> Vec<String> {
+pub(crate) fn our_programs(host: Host, text: &str) -> Vec<String> {
     let mut out: Vec<String> =
         text.split('"').filter(|s| is_ours(s, host)).map(|s| program_of(s).to_owned()).collect();
     out.sort();
@@ -180,7 +181,7 @@ pub fn our_programs(host: Host, text: &str) -> Vec<String> {
 
 /// One of codeguard's handlers as a settings text declares it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Declared {
+pub(crate) struct Declared {
     /// The event.
     pub event: Event,
     /// The group's tool matcher, if any.
@@ -190,7 +191,7 @@ pub struct Declared {
 }
 
 /// codeguard's handlers in a settings text (JSON settings, or Kimi's `[[hooks]]` TOML).
-pub fn declared(host: Host, text: &str) -> Vec<Declared> {
+pub(crate) fn declared(host: Host, text: &str) -> Vec<Declared> {
     if crate::host::spec(host).hooks_file == HooksFile::TomlBlock {
         return kimi_declared(text);
     }
@@ -366,7 +367,7 @@ const MCP_NAME: &str = "codeguard";
 /// The settings text with codeguard's MCP server registered (`mcpServers.codeguard` in Claude's
 /// and Gemini's JSON, a marked `[mcp_servers.codeguard]` block in Codex's `config.toml`),
 /// replacing an earlier registration of ours. A server of that name that is not ours is refused.
-pub fn mcp_merged(host: Host, old: Option<&str>, exe: &Path) -> Result<String, HostInstallError> {
+pub(crate) fn mcp_merged(host: Host, old: Option<&str>, exe: &Path) -> Result<String, HostInstallError> {
     let exe_text = exe.display().to_string();
     match mcp_format(host)? {
         McpFormat::Toml => {
@@ -402,7 +403,7 @@ pub fn mcp_merged(host: Host, old: Option<&str>, exe: &Path) -> Result<String, H
 }
 
 /// The settings text without our MCP server; `None` when nothing else is left.
-pub fn mcp_stripped(host: Host, current: &str) -> Result<Option<String>, HostInstallError> {
+pub(crate) fn mcp_stripped(host: Host, current: &str) -> Result<Option<String>, HostInstallError> {
     match mcp_format(host)? {
         McpFormat::Toml => {
             let text = block_stripped(current, CODEX_MCP_BEGIN, CODEX_MCP_END);
@@ -423,8 +424,9 @@ pub fn mcp_stripped(host: Host, current: &str) -> Result<Option<String>, HostIns
     }
 }
 
+#[cfg(test)]
 /// Whether the text registers our MCP server.
-pub fn mcp_installed(host: Host, text: &str) -> bool {
+pub(crate) fn mcp_installed(host: Host, text: &str) -> bool {
     match mcp_format(host) {
         Ok(McpFormat::Toml) => text.contains(CODEX_MCP_BEGIN),
         Ok(McpFormat::Json { .. }) => parse_object(Some(text)).is_ok_and(|root| {

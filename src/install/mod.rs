@@ -6,9 +6,9 @@
 //! clobbers what others put there (it chains or merges, and keeps what it replaced), running it
 //! twice changes nothing, and `uninstall` restores what was there before.
 
-pub mod codex;
-pub mod gemini;
-pub mod git_hooks;
-pub mod hook_managers;
-pub mod hosts;
-pub mod settings;
+pub(crate) mod codex;
+pub(crate) mod gemini;
+pub(crate) mod git_hooks;
+pub(crate) mod hook_managers;
+pub(crate) mod hosts;
+pub(crate) mod settings;

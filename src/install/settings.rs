@@ -12,11 +12,11 @@ use crate::host::Host;
 use crate::host::spec::{HooksFile, UserFiles};
 
 /// Suffix of the copy of a settings file as it was before codeguard first changed it.
-pub const BACKUP_SUFFIX: &str = ".codeguard-backup";
+pub(crate) const BACKUP_SUFFIX: &str = ".codeguard-backup";
 
 /// Which of codeguard's registrations a settings change is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// The hook entries.
     Hooks,
     /// The MCP server entry (`--mcp`).
@@ -25,7 +25,7 @@ pub enum Kind {
 
 /// What happened to a settings file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Written (created or changed).
     Written,
     /// Already as it should be.
@@ -40,7 +40,7 @@ pub enum Outcome {
 
 /// A settings-file problem.
 #[derive(Debug, thiserror::Error)]
-pub enum SettingsError {
+pub(crate) enum SettingsError {
     /// The host's own rules.
     #[error("{0}")]
     Host(#[from] HostInstallError),
@@ -58,7 +58,7 @@ pub enum SettingsError {
 }
 
 /// The settings file of a host: the user's (`project` = None) or a project's.
-pub fn path(host: Host, project: Option<&Path>, env: &Env) -> Result<PathBuf, SettingsError> {
+pub(crate) fn path(host: Host, project: Option<&Path>, env: &Env) -> Result<PathBuf, SettingsError> {
     if let Some(dir) = project {
         return project_path(host, dir);
     }
@@ -77,7 +77,7 @@ pub fn path(host: Host, project: Option<&Path>, env: &Env) -> Result<PathBuf, Se
 
 /// The two Kimi hosts: the same `[[hooks]]` format in different files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kimi {
+pub(crate) enum Kimi {
     /// Kimi CLI (the `kimi-cli` package on `PyPI`): `$KIMI_SHARE_DIR/config.toml`, default `~/.kimi/config.toml`.
     Cli,
     /// Kimi Code CLI, its successor: `$KIMI_CODE_HOME/config.toml`, default
@@ -87,10 +87,10 @@ pub enum Kimi {
 
 impl Kimi {
     /// Both.
-    pub const ALL: [Self; 2] = [Self::Cli, Self::Code];
+    pub(crate) const ALL: [Self; 2] = [Self::Cli, Self::Code];
 
     /// The variable that moves its data directory, and the default directory under `$HOME`.
-    pub fn location(self) -> (&'static str, &'static str) {
+    pub(crate) fn location(self) -> (&'static str, &'static str) {
         match self {
             Self::Cli => ("KIMI_SHARE_DIR", ".kimi"),
             Self::Code => ("KIMI_CODE_HOME", ".kimi-code"),
@@ -98,7 +98,7 @@ impl Kimi {
     }
 
     /// Its name for people.
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Self::Cli => "Kimi CLI",
             Self::Code => "Kimi Code",
@@ -107,7 +107,7 @@ impl Kimi {
 }
 
 /// The config file a Kimi host really reads (its variable, else its default under `$HOME`).
-pub fn kimi_path(kimi: Kimi, env: &Env) -> Option<PathBuf> {
+pub(crate) fn kimi_path(kimi: Kimi, env: &Env) -> Option<PathBuf> {
     let (var, default) = kimi.location();
     match env.get(var).filter(|v| !v.is_empty()) {
         Some(dir) => Some(PathBuf::from(dir).join("config.toml")),
@@ -118,7 +118,7 @@ pub fn kimi_path(kimi: Kimi, env: &Env) -> Option<PathBuf> {
 /// Every settings file an install for `host` writes: for Kimi (user scope) the config of each
 /// Kimi whose data directory exists or whose variable is set, both when neither is there yet;
 /// for every other host its one file.
-pub fn paths(host: Host, project: Option<&Path>, env: &Env) -> Result<Vec<PathBuf>, SettingsError> {
+pub(crate) fn paths(host: Host, project: Option<&Path>, env: &Env) -> Result<Vec<PathBuf>, SettingsError> {
     if project.is_some() || crate::host::spec(host).user_files == UserFiles::One {
         return Ok(vec![path(host, project, env)?]);
     }
@@ -159,7 +159,7 @@ fn project_path(host: Host, dir: &Path) -> Result<PathBuf, SettingsError> {
 
 /// The file a host reads its MCP servers from: Claude's user config `~/.claude.json` or a
 /// project's `.mcp.json`; Gemini's `settings.json`; Codex's `config.toml` (user or project).
-pub fn mcp_path(host: Host, project: Option<&Path>, env: &Env) -> Result<PathBuf, SettingsError> {
+pub(crate) fn mcp_path(host: Host, project: Option<&Path>, env: &Env) -> Result<PathBuf, SettingsError> {
     let base = match project {
         Some(dir) => dir.to_path_buf(),
         None => env.home().ok_or(SettingsError::NoHome)?,
@@ -188,7 +188,7 @@ fn unsupported(host: Host) -> SettingsError {
 }
 
 /// Installs (or, with `dry_run`, shows) our entries in the settings file at `path`.
-pub fn install(
+pub(crate) fn install(
     kind: Kind,
     host: Host,
     path: &Path,
@@ -205,7 +205,7 @@ pub fn install(
 
 /// Writes `new(old text)` to `path` (or, with `dry_run`, shows the diff), keeping a byte-exact
 /// backup of the file as it was before codeguard first changed it.
-pub fn write_change(
+pub(crate) fn write_change(
     path: &Path,
     dry_run: bool,
     new: impl FnOnce(Option<&str>) -> Result<String, SettingsError>,
@@ -229,7 +229,7 @@ pub fn write_change(
 /// Removes our entries; restores the pre-install bytes when nothing else changed since. The
 /// backup is kept until it is restored (or the file removed), so that taking out hooks and the
 /// MCP server from one file in two steps still ends with the original bytes.
-pub fn uninstall(kind: Kind, host: Host, path: &Path) -> Result<Outcome, SettingsError> {
+pub(crate) fn uninstall(kind: Kind, host: Host, path: &Path) -> Result<Outcome, SettingsError> {
     let toml = match kind {
         Kind::Hooks => crate::host::spec(host).hooks_file == HooksFile::TomlBlock,
         Kind::Mcp => hosts::mcp_format(host).is_ok_and(|f| f == hosts::McpFormat::Toml),
@@ -245,7 +245,7 @@ pub fn uninstall(kind: Kind, host: Host, path: &Path) -> Result<Outcome, Setting
 /// Writes `stripped(current text)` to `path` (`None`: nothing but ours was there, the file
 /// goes), restoring the backup instead when that is what the result says (`toml`: compared byte
 /// for byte, else as JSON values).
-pub fn remove_change(
+pub(crate) fn remove_change(
     path: &Path,
     toml: bool,
     stripped: impl FnOnce(&str) -> Result<Option<String>, SettingsError>,
@@ -307,7 +307,7 @@ fn backup_path(path: &Path) -> PathBuf {
 }
 
 /// The file's text, `None` when it does not exist.
-pub fn read(path: &Path) -> Result<Option<String>, SettingsError> {
+pub(crate) fn read(path: &Path) -> Result<Option<String>, SettingsError> {
     match std::fs::read_to_string(path) {
         Ok(text) => Ok(Some(text)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -325,7 +325,7 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8], mode_of: &Path) -> Result<
 }
 
 /// A minimal line diff (`-` removed, `+` added), enough to review a settings change.
-pub fn line_diff(old: &str, new: &str) -> String {
+pub(crate) fn line_diff(old: &str, new: &str) -> String {
     let a: Vec<&str> = old.lines().collect();
     let b: Vec<&str> = new.lines().collect();
     let mut lcs = vec![vec![0usize; b.len() + 1]; a.len() + 1];

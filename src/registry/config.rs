@@ -11,7 +11,7 @@ use serde::Deserialize;
 use super::{Argv, CommandField, Registry, RegistryError};
 
 /// The config file name, at the project root.
-pub const FILE_NAME: &str = "codeguard.json";
+pub(super) const FILE_NAME: &str = "codeguard.json";
 
 /// A `codeguard.json` could not be used.
 #[derive(Debug, thiserror::Error)]

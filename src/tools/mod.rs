@@ -34,12 +34,12 @@ const VERIFY_DEADLINE: Duration = Duration::from_secs(60);
 const LOCK_WAIT: Duration = Duration::from_secs(900);
 
 /// The directory holding managed tools: `CODEGUARD_HOME/tools`.
-pub fn dir(env: &Env) -> PathBuf {
+pub(crate) fn dir(env: &Env) -> PathBuf {
     crate::state::home(env).join("tools")
 }
 
 /// Where a tool's install is (or would be): `tools/<name>-<version>`.
-pub fn install_dir(env: &Env, tool: &ManagedTool) -> PathBuf {
+pub(crate) fn install_dir(env: &Env, tool: &ManagedTool) -> PathBuf {
     dir(env).join(tool.dir_name())
 }
 
@@ -63,7 +63,7 @@ fn is_executable(path: &Path) -> bool {
 
 /// The managed executable of `program` (a bare program name), when codeguard manages the tool
 /// providing it and its pinned version is installed and complete.
-pub fn locate(registry: &Registry, env: &Env, program: &str) -> Option<PathBuf> {
+pub(crate) fn locate(registry: &Registry, env: &Env, program: &str) -> Option<PathBuf> {
     let tool = registry.managed_tool(program)?;
     let root = install_dir(env, tool);
     complete(&root, tool).then(|| executable(&root, tool, program))
@@ -73,7 +73,7 @@ pub fn locate(registry: &Registry, env: &Env, program: &str) -> Option<PathBuf> 
 /// and has it installed: `ruff check …` becomes `<tools>/ruff-0.17.6/venv/bin/ruff check …`,
 /// `npx --no-install eslint …` becomes `<tools>/eslint-…/node_modules/.bin/eslint …`. Returns
 /// whether it did; other commands (and tools not installed) are left for `PATH`.
-pub fn resolve_argv(argv: &mut Argv, registry: &Registry, env: &Env) -> bool {
+pub(crate) fn resolve_argv(argv: &mut Argv, registry: &Registry, env: &Env) -> bool {
     let Some(tool) = crate::registry::command_tool(argv).map(str::to_owned) else { return false };
     let Some(path) = locate(registry, env, &tool) else { return false };
     let Some(at) = argv.iter().position(|a| *a == tool) else { return false };
@@ -84,7 +84,7 @@ pub fn resolve_argv(argv: &mut Argv, registry: &Registry, env: &Env) -> bool {
 /// Resolves every job of `plan` that runs a managed, installed tool to its managed executable
 /// (its invocations and its program); such a job needs no probe (its install was verified) and
 /// is marked `managed`, so the report says which copy ran. Jobs already withheld stay withheld.
-pub fn resolve(plan: &mut Plan, registry: &Registry, env: &Env) {
+pub(crate) fn resolve(plan: &mut Plan, registry: &Registry, env: &Env) {
     for entry in &mut plan.entries {
         let Action::Run(job) = &mut entry.action else { continue };
         let Some(first) = job.invocations.first() else { continue };
@@ -102,13 +102,13 @@ pub fn resolve(plan: &mut Plan, registry: &Registry, env: &Env) {
 }
 
 /// Whether the tool's pinned version is installed and complete.
-pub fn is_installed(env: &Env, tool: &ManagedTool) -> bool {
+pub(crate) fn is_installed(env: &Env, tool: &ManagedTool) -> bool {
     complete(&install_dir(env, tool), tool)
 }
 
 /// What an install did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Installed {
+pub(crate) enum Installed {
     /// It was installed now.
     New,
     /// It was already there (a no-op).
@@ -118,7 +118,7 @@ pub enum Installed {
 /// Why an install failed: one line, and nothing of it is left behind.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot install {tool} {version} ({requirement} from {registry}): {why}; nothing was installed")]
-pub struct InstallError {
+pub(crate) struct InstallError {
     /// The tool.
     pub tool: String,
     /// Its pinned version.
@@ -132,7 +132,7 @@ pub struct InstallError {
 }
 
 /// The name of a tool's package registry, for messages.
-pub fn registry_name(tool: &ManagedTool) -> &'static str {
+pub(crate) fn registry_name(tool: &ManagedTool) -> &'static str {
     match tool.source() {
         ToolSource::Pypi(_) => "PyPI",
         ToolSource::Npm(_) => "npm",
@@ -140,7 +140,7 @@ pub fn registry_name(tool: &ManagedTool) -> &'static str {
 }
 
 /// Installs the tool's pinned version unless it is there already, under its lock.
-pub fn install(env: &Env, tool: &ManagedTool) -> Result<Installed, InstallError> {
+pub(crate) fn install(env: &Env, tool: &ManagedTool) -> Result<Installed, InstallError> {
     let fail = |why: String| InstallError {
         tool: tool.name.clone(),
         version: tool.version.clone(),
@@ -192,7 +192,7 @@ pub fn install(env: &Env, tool: &ManagedTool) -> Result<Installed, InstallError>
 
 /// Removes every installed version of the tool (the pinned one and older ones), under the
 /// pinned version's lock. Returns the removed install directories.
-pub fn remove(env: &Env, tool: &ManagedTool) -> std::io::Result<Vec<PathBuf>> {
+pub(crate) fn remove(env: &Env, tool: &ManagedTool) -> std::io::Result<Vec<PathBuf>> {
     let tools = dir(env);
     let final_path = install_dir(env, tool);
     let _lock = crate::fs::lock(&final_path, LOCK_WAIT)?;
@@ -206,13 +206,13 @@ pub fn remove(env: &Env, tool: &ManagedTool) -> std::io::Result<Vec<PathBuf>> {
 }
 
 /// Installed versions of the tool other than the pinned one (left by an older codeguard).
-pub fn stale_versions(env: &Env, tool: &ManagedTool) -> Vec<PathBuf> {
+pub(crate) fn stale_versions(env: &Env, tool: &ManagedTool) -> Vec<PathBuf> {
     let pinned = install_dir(env, tool);
     versions(env, tool).into_iter().filter(|p| *p != pinned).collect()
 }
 
 /// Removes one install: its symlink, then what it points to.
-pub fn remove_install(path: &Path) -> std::io::Result<()> {
+pub(crate) fn remove_install(path: &Path) -> std::io::Result<()> {
     let meta = match std::fs::symlink_metadata(path) {
         Ok(meta) => meta,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),

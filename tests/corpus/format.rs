@@ -3,7 +3,7 @@
 
 /// One corpus entry.
 #[derive(Debug, Clone)]
-pub struct Case {
+pub(crate) struct Case {
     /// Line of the entry in the file.
     pub line: usize,
     /// Expectation tokens.
@@ -13,12 +13,12 @@ pub struct Case {
 }
 
 /// The corpus file, parsed.
-pub fn cases() -> Vec<Case> {
+pub(crate) fn cases() -> Vec<Case> {
     parse(include_str!("bash.txt"))
 }
 
 /// Parses the corpus format.
-pub fn parse(text: &str) -> Vec<Case> {
+pub(crate) fn parse(text: &str) -> Vec<Case> {
     let mut cases: Vec<Case> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let trimmed = line.trim_start();

@@ -5,7 +5,7 @@ use codeguard::bash::{self, Analysis, DirPart, GitOp, Severity, Step};
 
 #[path = "../corpus/format.rs"]
 mod format;
-pub use format::{Case, cases};
+pub(crate) use format::{Case, cases};
 
 fn dir_text(parts: &[DirPart]) -> String {
     parts
@@ -43,7 +43,7 @@ fn no_verify(op: &GitOp) -> bool {
 }
 
 /// Checks one case; returns a description of every mismatch.
-pub fn check(case: &Case, a: &Analysis) -> Vec<String> {
+pub(crate) fn check(case: &Case, a: &Analysis) -> Vec<String> {
     let mut errors = Vec::new();
     let mut fail = |what: String| errors.push(what);
     let guarded = a.mode().is_some() || !a.opaque.is_empty();

@@ -9,7 +9,7 @@ use std::process::Command;
 
 /// Environment every git and codeguard process in the tests runs under: no system or global
 /// config, fixed identities and dates, `main` as the default branch.
-pub fn git_env() -> Vec<(&'static str, String)> {
+pub(crate) fn git_env() -> Vec<(&'static str, String)> {
     vec![
         ("GIT_CONFIG_NOSYSTEM", "1".into()),
         ("GIT_CONFIG_GLOBAL", "/dev/null".into()),
@@ -24,13 +24,13 @@ pub fn git_env() -> Vec<(&'static str, String)> {
 }
 
 /// A git repository in a temporary directory.
-pub struct TestRepo {
+pub(crate) struct TestRepo {
     dir: tempfile::TempDir,
 }
 
 impl TestRepo {
     /// `git init` with `main` as the initial branch.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
         let repo = Self { dir };
         repo.git(&["init", "-q", "-b", "main"]);
@@ -39,17 +39,17 @@ impl TestRepo {
     }
 
     /// The repository's root (canonical, so it compares equal to what codeguard prints).
-    pub fn root(&self) -> PathBuf {
+    pub(crate) fn root(&self) -> PathBuf {
         self.dir.path().canonicalize().expect("canonical root")
     }
 
     /// A path inside the repository.
-    pub fn path(&self, rel: &str) -> PathBuf {
+    pub(crate) fn path(&self, rel: &str) -> PathBuf {
         self.root().join(rel)
     }
 
     /// Writes a file (creating parent directories).
-    pub fn write(&self, rel: &str, content: &str) -> &Self {
+    pub(crate) fn write(&self, rel: &str, content: &str) -> &Self {
         let p = self.path(rel);
         std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
         std::fs::write(&p, content).expect("write");
@@ -57,26 +57,26 @@ impl TestRepo {
     }
 
     /// Makes a file executable.
-    pub fn chmod_x(&self, rel: &str) -> &Self {
+    pub(crate) fn chmod_x(&self, rel: &str) -> &Self {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(self.path(rel), std::fs::Permissions::from_mode(0o755)).expect("chmod");
         self
     }
 
     /// Runs git in the repository, panicking on failure; returns stdout.
-    pub fn git(&self, args: &[&str]) -> String {
+    pub(crate) fn git(&self, args: &[&str]) -> String {
         git_in(self.dir.path(), args)
     }
 
     /// `git add -A && git commit -m msg`.
-    pub fn commit_all(&self, msg: &str) -> &Self {
+    pub(crate) fn commit_all(&self, msg: &str) -> &Self {
         self.git(&["add", "-A"]);
         self.git(&["commit", "-q", "-m", msg]);
         self
     }
 
     /// Records everything a gate must never change.
-    pub fn state(&self) -> RepoState {
+    pub(crate) fn state(&self) -> RepoState {
         RepoState::capture(&self.root())
     }
 }
@@ -88,14 +88,14 @@ impl Default for TestRepo {
 }
 
 /// Runs git in `dir` under the fixed environment, panicking on failure; returns stdout.
-pub fn git_in(dir: &Path, args: &[&str]) -> String {
+pub(crate) fn git_in(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git").args(args).current_dir(dir).envs(git_env()).output().expect("spawn git");
     assert!(out.status.success(), "git {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// The `codeguard` binary under test, with the fixed git environment and an isolated state dir.
-pub fn codeguard(home: &Path) -> assert_cmd::Command {
+pub(crate) fn codeguard(home: &Path) -> assert_cmd::Command {
     let mut cmd = assert_cmd::Command::cargo_bin("codeguard").expect("binary");
     cmd.env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -107,7 +107,7 @@ pub fn codeguard(home: &Path) -> assert_cmd::Command {
 
 /// `codeguard mcp` with the fixed git environment and an isolated state dir, stdin and stdout
 /// piped, stderr dropped; `extra` variables are added (to prove they never leak).
-pub fn mcp_command(home: &Path, extra: &[(&str, &str)]) -> Command {
+pub(crate) fn mcp_command(home: &Path, extra: &[(&str, &str)]) -> Command {
     let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("codeguard"));
     cmd.arg("mcp")
         .env_clear()
@@ -124,7 +124,7 @@ pub fn mcp_command(home: &Path, extra: &[(&str, &str)]) -> Command {
 
 /// Runs `codeguard hook pre-tool-use` with a Claude-style payload for `command` run in `cwd`
 /// (session `s-1`, tool call `tool_use_id`) and extra environment variables.
-pub fn pre_tool_use(
+pub(crate) fn pre_tool_use(
     home: &Path,
     cwd: &Path,
     tool_use_id: &str,
@@ -150,7 +150,7 @@ pub fn pre_tool_use(
 /// Everything about a repository that a gate must leave byte-for-byte unchanged: the index
 /// file, HEAD, every ref, the stash list, hooks config, and every worktree file's content and mode.
 #[derive(Debug, PartialEq, Eq)]
-pub struct RepoState {
+pub(crate) struct RepoState {
     index: Option<Vec<u8>>,
     head: String,
     refs: String,
@@ -161,7 +161,7 @@ pub struct RepoState {
 
 impl RepoState {
     /// Captures the state of the repository at `root`.
-    pub fn capture(root: &Path) -> Self {
+    pub(crate) fn capture(root: &Path) -> Self {
         use std::os::unix::fs::PermissionsExt;
         let git_dir = root.join(".git");
         let mut files = BTreeMap::new();
@@ -190,7 +190,7 @@ impl RepoState {
 }
 
 /// Asserts that running `f` leaves the repository at `root` unchanged, and returns `f`'s result.
-pub fn assert_untouched<T>(root: &Path, f: impl FnOnce() -> T) -> T {
+pub(crate) fn assert_untouched<T>(root: &Path, f: impl FnOnce() -> T) -> T {
     let before = RepoState::capture(root);
     let out = f();
     let after = RepoState::capture(root);
@@ -201,7 +201,7 @@ pub fn assert_untouched<T>(root: &Path, f: impl FnOnce() -> T) -> T {
 /// The absolute path of a real tool a test depends on (a linter, a hook manager, an interpreter).
 /// A test never passes without the tool it is about: when the tool is not on `PATH` this panics,
 /// naming it (`scripts/test.sh` installs every pinned one; `scripts/requirements-test.txt`).
-pub fn real_tool(name: &str) -> PathBuf {
+pub(crate) fn real_tool(name: &str) -> PathBuf {
     std::env::var_os("PATH")
         .and_then(|p| std::env::split_paths(&p).map(|d| d.join(name)).find(|p| p.is_file()))
         .unwrap_or_else(|| {
@@ -214,7 +214,7 @@ pub fn real_tool(name: &str) -> PathBuf {
 
 /// Panics unless every tool in `names` is on `PATH` ([`real_tool`]), for tests that let
 /// codeguard find the tools itself.
-pub fn require_tools(names: &[&str]) {
+pub(crate) fn require_tools(names: &[&str]) {
     for name in names {
         real_tool(name);
     }
@@ -223,7 +223,7 @@ pub fn require_tools(names: &[&str]) {
 /// Validates `document` against the JSON Schema `schema` with Python's `jsonschema` (the draft
 /// the schema's `$schema` names; the schema itself is checked first): the errors, one
 /// `path: message` line each. Panics when python3 or its jsonschema module is missing.
-pub fn schema_errors(schema: &serde_json::Value, document: &serde_json::Value) -> Vec<String> {
+pub(crate) fn schema_errors(schema: &serde_json::Value, document: &serde_json::Value) -> Vec<String> {
     let python = real_tool("python3");
     let has_jsonschema =
         Command::new(&python).args(["-c", "import jsonschema"]).output().is_ok_and(|o| o.status.success());
@@ -253,7 +253,7 @@ for e in errors:
 }
 
 /// A directory of symlinks to exactly the given tools, for a PATH without anything else.
-pub fn bin_dir_with(tools: &[&Path]) -> tempfile::TempDir {
+pub(crate) fn bin_dir_with(tools: &[&Path]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("bin dir");
     for tool in tools {
         std::os::unix::fs::symlink(tool, dir.path().join(tool.file_name().expect("name"))).expect("symlink");
@@ -263,7 +263,7 @@ pub fn bin_dir_with(tools: &[&Path]) -> tempfile::TempDir {
 
 /// Runs `codeguard check --format <format> <root>` with only `tools` on `PATH` (to make the
 /// other linters missing), in a fresh state directory.
-pub fn check_with_only(tools: &[&Path], format: &str, root: &Path) -> std::process::Output {
+pub(crate) fn check_with_only(tools: &[&Path], format: &str, root: &Path) -> std::process::Output {
     let home = tempfile::tempdir().expect("home");
     let bin = bin_dir_with(tools);
     codeguard(home.path())
@@ -275,7 +275,7 @@ pub fn check_with_only(tools: &[&Path], format: &str, root: &Path) -> std::proce
 }
 
 /// Parses a command's stdout as exactly one JSON document.
-pub fn json_stdout(output: &std::process::Output) -> serde_json::Value {
+pub(crate) fn json_stdout(output: &std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
         panic!("stdout is not one JSON document ({e}): {}", String::from_utf8_lossy(&output.stdout))
     })
@@ -283,7 +283,7 @@ pub fn json_stdout(output: &std::process::Output) -> serde_json::Value {
 
 /// A repository with one clean commit, a state home, and a marker file outside the repository
 /// that code the repository holds appends to when it runs (inside a gate snapshot too).
-pub struct Marked {
+pub(crate) struct Marked {
     /// The repository.
     pub repo: TestRepo,
     /// The state home (`HOME`, `CODEGUARD_HOME` below it).
@@ -296,7 +296,7 @@ pub struct Marked {
 
 impl Marked {
     /// A repository with `README.txt` committed, and an empty marker place.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let outside = tempfile::tempdir().expect("outside");
         let marker = outside.path().join("marker");
         let repo = TestRepo::new();
@@ -305,22 +305,22 @@ impl Marked {
     }
 
     /// The state home.
-    pub fn home(&self) -> &Path {
+    pub(crate) fn home(&self) -> &Path {
         self.home.path()
     }
 
     /// A shell script that records that it ran.
-    pub fn recorder(&self) -> String {
+    pub(crate) fn recorder(&self) -> String {
         format!("#!/bin/sh\necho ran >> '{}'\nexit 0\n", self.marker.display())
     }
 
     /// How often the repository's code ran.
-    pub fn runs(&self) -> usize {
+    pub(crate) fn runs(&self) -> usize {
         std::fs::read_to_string(&self.marker).map_or(0, |t| t.lines().count())
     }
 
     /// `check --no-cache --format json <args> <repo>`: exit code and `lang`'s status and reason.
-    pub fn check_lang(
+    pub(crate) fn check_lang(
         &self,
         lang: &str,
         args: &[&str],
@@ -352,7 +352,7 @@ impl Default for Marked {
 
 /// Runs the agent gate (`hook pre-tool-use`, Claude payload) on `command` in `repo` with a fresh
 /// state home, proving the repository untouched: exit code, stdout, stderr.
-pub fn gate_in(repo: &TestRepo, command: &str, env: &[(&str, &str)]) -> (Option<i32>, String, String) {
+pub(crate) fn gate_in(repo: &TestRepo, command: &str, env: &[(&str, &str)]) -> (Option<i32>, String, String) {
     let home = tempfile::tempdir().expect("home");
     let out = assert_untouched(&repo.root(), || pre_tool_use(home.path(), &repo.root(), "t-1", command, env));
     (
@@ -363,7 +363,7 @@ pub fn gate_in(repo: &TestRepo, command: &str, env: &[(&str, &str)]) -> (Option<
 }
 
 /// A repository with `README.txt` committed and `files` written (not staged).
-pub fn repo_with(files: &[(&str, &str)]) -> TestRepo {
+pub(crate) fn repo_with(files: &[(&str, &str)]) -> TestRepo {
     let repo = TestRepo::new();
     repo.write("README.txt", "hello\n").commit_all("init");
     for (path, content) in files {
@@ -374,12 +374,12 @@ pub fn repo_with(files: &[(&str, &str)]) -> TestRepo {
 
 /// Real git, run with the test's `PATH` (real linters), the fixed git environment and the
 /// state home `home`, so hooks installed by `codeguard install --git-hooks` run for real.
-pub fn git_with_hooks(dir: &Path, home: &Path, args: &[&str]) -> std::process::Output {
+pub(crate) fn git_with_hooks(dir: &Path, home: &Path, args: &[&str]) -> std::process::Output {
     git_with_hooks_and(dir, home, args, &[])
 }
 
 /// [`git_with_hooks`] with `extra` variables added.
-pub fn git_with_hooks_and(
+pub(crate) fn git_with_hooks_and(
     dir: &Path,
     home: &Path,
     args: &[&str],
@@ -402,7 +402,7 @@ pub fn git_with_hooks_and(
 
 /// `codeguard explain --format json --cwd CWD -- COMMAND` under the fixed environment; panics
 /// unless it exits 0 with one JSON object.
-pub fn explain_json(cwd: &Path, command: &str) -> serde_json::Value {
+pub(crate) fn explain_json(cwd: &Path, command: &str) -> serde_json::Value {
     let home = tempfile::tempdir().expect("home");
     let out = codeguard(home.path())
         .args(["explain", "--format", "json", "--cwd"])
@@ -417,7 +417,7 @@ pub fn explain_json(cwd: &Path, command: &str) -> serde_json::Value {
 
 /// The language ids of the built-in registry, in its order, read from the data codeguard compiles
 /// in (`registry/languages.json`): the one place a test learns how many languages there are.
-pub fn registry_language_ids() -> Vec<String> {
+pub(crate) fn registry_language_ids() -> Vec<String> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("registry/languages.json");
     let registry: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&path).expect("registry")).expect("registry JSON");
@@ -427,7 +427,7 @@ pub fn registry_language_ids() -> Vec<String> {
 }
 
 /// The `id` of every entry of a JSON array of languages (a registry, `codeguard languages`).
-pub fn language_ids(languages: &serde_json::Value) -> Vec<String> {
+pub(crate) fn language_ids(languages: &serde_json::Value) -> Vec<String> {
     languages
         .as_array()
         .unwrap_or_else(|| panic!("not a list of languages: {languages}"))
@@ -439,14 +439,14 @@ pub fn language_ids(languages: &serde_json::Value) -> Vec<String> {
 /// The host name under which codeguard answers the neutral contract. `hook capabilities` describes
 /// that contract as the document itself (its top-level `events`) and lists every other host as a
 /// provider; this name is the one fact about hosts a test cannot read from it.
-pub const NEUTRAL_HOST: &str = "neutral";
+pub(crate) const NEUTRAL_HOST: &str = "neutral";
 
 /// Every host codeguard answers hooks for, each with the hook events it has (their command-line
 /// names, `session-start`, in the contract's order), read from the binary's
 /// `codeguard hook capabilities`: that document is generated from `Host::ALL` and the host spec
 /// table (`src/host/spec.rs`), so a host or event added there reaches every test that iterates
 /// this, and no test keeps a list of its own.
-pub fn hosts_and_events() -> Vec<(String, Vec<String>)> {
+pub(crate) fn hosts_and_events() -> Vec<(String, Vec<String>)> {
     let home = tempfile::tempdir().expect("home");
     let out = codeguard(home.path()).args(["hook", "capabilities"]).output().expect("hook capabilities");
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
@@ -494,13 +494,13 @@ fn command_line_event(claude_name: &str) -> String {
 }
 
 /// A minimal crate's manifest and lock file (no dependencies: no network needed).
-pub const CARGO_TOML: &str = "[package]\nname = \"warm\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
-pub const CARGO_LOCK: &str = "# This file is automatically @generated by Cargo.\n# It is not intended for manual editing.\nversion = 4\n\n[[package]]\nname = \"warm\"\nversion = \"0.1.0\"\n";
+pub(crate) const CARGO_TOML: &str = "[package]\nname = \"warm\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
+pub(crate) const CARGO_LOCK: &str = "# This file is automatically @generated by Cargo.\n# It is not intended for manual editing.\nversion = 4\n\n[[package]]\nname = \"warm\"\nversion = \"0.1.0\"\n";
 
 /// A trusted, committed Rust crate with `main_rs` as `src/main.rs` and the given `files`, and a
 /// state home on disk (never tmpfs, where codeguard keeps no build cache). Panics when cargo is
 /// not installed.
-pub fn rust_crate(lock: &str, main_rs: &str, files: &[(&str, &str)]) -> (TestRepo, tempfile::TempDir) {
+pub(crate) fn rust_crate(lock: &str, main_rs: &str, files: &[(&str, &str)]) -> (TestRepo, tempfile::TempDir) {
     real_tool("cargo");
     let repo = TestRepo::new();
     repo.write("Cargo.toml", CARGO_TOML).write("Cargo.lock", lock).write("src/main.rs", main_rs);
@@ -514,7 +514,7 @@ pub fn rust_crate(lock: &str, main_rs: &str, files: &[(&str, &str)]) -> (TestRep
 }
 
 /// Writes the repository's `Cargo.lock` for its manifests (offline: no dependencies).
-pub fn generate_lockfile(repo: &TestRepo) {
+pub(crate) fn generate_lockfile(repo: &TestRepo) {
     let status = Command::new("cargo")
         .args(["generate-lockfile", "--offline", "-q"])
         .current_dir(repo.root())
@@ -525,7 +525,7 @@ pub fn generate_lockfile(repo: &TestRepo) {
 }
 
 /// The machine's rustup and cargo homes, for a codeguard whose HOME is a fresh directory.
-pub fn rust_env() -> Vec<(&'static str, std::ffi::OsString)> {
+pub(crate) fn rust_env() -> Vec<(&'static str, std::ffi::OsString)> {
     ["RUSTUP_HOME", "CARGO_HOME"]
         .into_iter()
         .filter_map(|var| {
@@ -544,7 +544,7 @@ pub fn rust_env() -> Vec<(&'static str, std::ffi::OsString)> {
 
 /// A `PATH` with no linter on it: a directory of links to `python3` (the real interpreter, not a
 /// version manager's shim), `node` and `npm`, then `/usr/bin:/bin`. What a fresh machine has.
-pub fn path_without_linters() -> (tempfile::TempDir, std::ffi::OsString) {
+pub(crate) fn path_without_linters() -> (tempfile::TempDir, std::ffi::OsString) {
     let mut tools = Vec::new();
     let python = Command::new("python3")
         .args(["-c", "import sys; print(sys.executable)"])
@@ -575,7 +575,7 @@ pub fn path_without_linters() -> (tempfile::TempDir, std::ffi::OsString) {
 /// The variables that let installers reach a package registry from this machine (its CA bundle,
 /// its proxy), taken from the test's own environment: what a user's `codeguard tools install`
 /// inherits.
-pub fn network_env() -> Vec<(String, std::ffi::OsString)> {
+pub(crate) fn network_env() -> Vec<(String, std::ffi::OsString)> {
     const NAMES: &[&str] = &[
         "SSL_CERT_FILE",
         "SSL_CERT_DIR",
@@ -594,14 +594,14 @@ pub fn network_env() -> Vec<(String, std::ffi::OsString)> {
 
 /// One pip download cache for every test that installs from `PyPI` (under the target directory),
 /// so each package is downloaded once per machine.
-pub fn pip_cache() -> PathBuf {
+pub(crate) fn pip_cache() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("pip-cache")
 }
 
 /// `codeguard tools install <args>` under `path`, in the state home `home`, with the shared pip
 /// cache; panics when it fails (an unreachable package registry included: a test that installs
 /// real tools fails offline, it never passes without having installed anything).
-pub fn tools_install(home: &Path, path: &std::ffi::OsStr, args: &[&str]) -> std::process::Output {
+pub(crate) fn tools_install(home: &Path, path: &std::ffi::OsStr, args: &[&str]) -> std::process::Output {
     let out = codeguard(home)
         .envs(network_env())
         .env("PATH", path)

@@ -15,7 +15,7 @@ use crate::support::{TestRepo, assert_untouched, git_in};
 
 /// Predicts and materialises in one go, asserting the repository is unchanged by both, and
 /// returns the surface plus the snapshot's files (path → content; symlinks as `-> target`).
-pub fn content(
+pub(crate) fn content(
     repo: &TestRepo,
     mode: Mode,
     actions: &[StagingAction],
@@ -40,7 +40,7 @@ fn content_with(
 }
 
 /// Every file below `dir`, repo-relative, with its content (symlinks as `-> target`).
-pub fn files(dir: &Path) -> BTreeMap<String, String> {
+pub(crate) fn files(dir: &Path) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     for entry in walkdir::WalkDir::new(dir).into_iter().map(Result::unwrap) {
         let rel = entry.path().strip_prefix(dir).unwrap().to_str().unwrap().to_owned();
