@@ -15,7 +15,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use codeguard::bash;
+use codeguard::stages::bash;
 use criterion::{Criterion, criterion_group, criterion_main};
 
 #[path = "../tests/corpus/format.rs"]

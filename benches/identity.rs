@@ -14,8 +14,8 @@
 
 use std::time::{Duration, Instant};
 
-use codeguard::cache::identity::{self, Budget};
-use codeguard::cache::stat::SETTLE;
+use codeguard::stages::cache::identity::{self, Budget};
+use codeguard::stages::cache::stat::SETTLE;
 use criterion::Criterion;
 use support::{generate, median};
 

@@ -15,7 +15,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use codeguard::snapshot::{Snapshot, SnapshotOptions};
+use codeguard::stages::snapshot::{Snapshot, SnapshotOptions};
 use criterion::Criterion;
 use support::{generate, git, median};
 
@@ -28,7 +28,7 @@ fn scratch() -> PathBuf {
 
 fn codeguard_once(repo: &Path, options: &SnapshotOptions) -> Duration {
     let start = Instant::now();
-    let surface = codeguard::surface::staged_only(repo).expect("predict");
+    let surface = codeguard::stages::surface::staged_only(repo).expect("predict");
     let snapshot = Snapshot::materialise_whole(&surface, options).expect("materialise");
     let elapsed = start.elapsed();
     drop(snapshot);

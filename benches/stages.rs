@@ -25,13 +25,13 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use codeguard::outcome::Status;
-use codeguard::registry::Registry;
-use codeguard::report::{self, GateReport};
-use codeguard::run::LanguageResult;
-use codeguard::safety::{Finding, Kind};
-use codeguard::surface::{self, Pathspecs, StagingAction, SurfaceOptions};
-use codeguard::{bash, intent};
+use codeguard::stages::outcome::Status;
+use codeguard::stages::registry::Registry;
+use codeguard::stages::report::{self, GateReport};
+use codeguard::stages::run::LanguageResult;
+use codeguard::stages::safety::{Finding, Kind};
+use codeguard::stages::surface::{self, Pathspecs, StagingAction, SurfaceOptions};
+use codeguard::stages::{bash, intent};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 #[path = "../tests/it/support.rs"]
@@ -174,7 +174,7 @@ fn report_render(c: &mut Criterion) {
         })
         .collect();
     let report = GateReport {
-        mode: codeguard::bash::Mode::Commit,
+        mode: codeguard::stages::bash::Mode::Commit,
         root: PathBuf::from("/home/u/project"),
         languages: &languages,
         findings: &findings,

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
-use codeguard::snapshot::{Snapshot, SnapshotOptions};
+use codeguard::stages::snapshot::{Snapshot, SnapshotOptions};
 
 fn main() -> anyhow::Result<()> {
     let mut args = std::env::args_os().skip(1);
@@ -29,7 +29,7 @@ fn main() -> anyhow::Result<()> {
     let options = SnapshotOptions { scratch_dirs: vec![dest], ..SnapshotOptions::default() };
     for run in 1..=runs {
         let start = Instant::now();
-        let surface = codeguard::surface::staged_only(&repo)?;
+        let surface = codeguard::stages::surface::staged_only(&repo)?;
         let predicted = start.elapsed();
         let snapshot = Snapshot::materialise_whole(&surface, &options)?;
         let ready = start.elapsed();

@@ -226,7 +226,7 @@ impl Format {
 /// Which content `check` (and `fix`) looks at; in JSON `all`, `changed` or `staged`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Scope {
+pub(crate) enum Scope {
     /// Every file of the project.
     All,
     /// Working-tree changes against HEAD (tracked changes plus untracked, not ignored files).
@@ -237,7 +237,7 @@ pub enum Scope {
 
 impl Scope {
     /// `all`, `changed` or `staged`, as in JSON and SARIF.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::All => "all",
             Self::Changed => "changed",
@@ -246,7 +246,7 @@ impl Scope {
     }
 
     /// The `check` flag that selects it.
-    pub fn flag(self) -> &'static str {
+    pub(crate) fn flag(self) -> &'static str {
         match self {
             Self::All => "--all",
             Self::Changed => "--changed",

@@ -69,7 +69,7 @@ impl Env {
 
 /// Which words a boolean setting takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BoolWords {
+pub(crate) enum BoolWords {
     /// codeguard's own switches (`CODEGUARD_SKIP_GATE`, `CODEGUARD_NO_INSTALL`; the hard-gate
     /// spec): `1`, `true`, `yes` and `0`, `false`, `no`.
     Switch,
@@ -81,7 +81,7 @@ pub enum BoolWords {
 /// The one reader of boolean words: `Some(true)` or `Some(false)` for a word of `words`
 /// (case-insensitive, surrounding whitespace ignored), `None` for anything else — each caller
 /// decides what a value that is no boolean means.
-pub fn parse_bool(text: &str, words: BoolWords) -> Option<bool> {
+pub(crate) fn parse_bool(text: &str, words: BoolWords) -> Option<bool> {
     let word = text.trim().to_ascii_lowercase();
     match (word.as_str(), words) {
         ("1" | "true" | "yes", _) | ("on", BoolWords::Git) => Some(true),

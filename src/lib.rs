@@ -19,12 +19,12 @@
 //! Every stage lives in its own module; the analysis stages are pure and I/O sits at the edges.
 
 mod baseline;
-pub mod bash;
-pub mod cache;
+mod bash;
+mod cache;
 mod cli;
 mod commands;
 mod content;
-pub mod env;
+mod env;
 mod exit;
 mod files;
 mod fix_plan;
@@ -33,24 +33,92 @@ mod git;
 mod hook;
 mod host;
 mod install;
-pub mod intent;
+mod intent;
 mod lint;
 mod lint_plan;
-pub mod outcome;
+mod outcome;
 mod output;
 mod process;
-pub mod registry;
-pub mod report;
-pub mod run;
-pub mod safety;
+mod registry;
+mod report;
+mod run;
+mod safety;
 mod setup_plan;
-pub mod snapshot;
-pub mod state;
+mod snapshot;
+mod state;
 mod static_regex;
-pub mod surface;
+mod surface;
 mod tools;
 mod trust;
 mod verdict;
+
+/// The stage API: the few stage entry points and types that benches, the `materialise`
+/// example and the stage-level tests (real git repositories, no binary) drive directly. This
+/// list is the whole library surface; everything else is `pub(crate)` (`unreachable_pub`).
+#[doc(hidden)]
+pub mod stages {
+    /// The shell analyser.
+    pub mod bash {
+        pub use crate::bash::{Analysis, DirPart, GitOp, Mode, Severity, Step, analyse};
+    }
+    /// Content identity.
+    pub mod cache {
+        /// The worktree identity.
+        pub mod identity {
+            pub use crate::cache::identity::{Budget, NoIdentity, Worktree, worktree};
+        }
+        /// Stat-based change detection.
+        pub mod stat {
+            pub use crate::cache::stat::SETTLE;
+        }
+    }
+    /// The environment.
+    pub mod env {
+        pub use crate::env::Env;
+    }
+    /// Binding analysed commands to repositories.
+    pub mod intent {
+        pub use crate::intent::resolve;
+    }
+    /// Statuses.
+    pub mod outcome {
+        pub use crate::outcome::Status;
+    }
+    /// The language registry.
+    pub mod registry {
+        pub use crate::registry::Registry;
+    }
+    /// Rendering.
+    pub mod report {
+        pub use crate::report::{GateReport, MAX_REPORT_CHARS, render_gate};
+    }
+    /// Linter results.
+    pub mod run {
+        pub use crate::run::LanguageResult;
+    }
+    /// The safety scan's findings.
+    pub mod safety {
+        pub use crate::safety::{Finding, Kind};
+    }
+    /// Materialising content for linters.
+    pub mod snapshot {
+        pub use crate::snapshot::{Snapshot, SnapshotError, SnapshotOptions};
+    }
+    /// Predicting what a commit or push carries.
+    pub mod surface {
+        pub use crate::surface::{
+            Base, Lanes, Mode, Pathspecs, PushBase, StagingAction, Surface, SurfaceOptions, predict,
+            staged_only, working_changes,
+        };
+    }
+    /// The state directory's session records.
+    pub mod state {
+        /// Per-session statistics.
+        pub mod session {
+            pub use crate::state::session::{Scope, SessionStats, file, read, update};
+        }
+    }
+}
 
 use std::ffi::OsString;
 use std::process::ExitCode;

@@ -84,14 +84,14 @@ pub(crate) struct PlanInput<'a> {
 
 /// The plan for one run (of linters; the fix plan uses the same shape with its own actions).
 #[derive(Debug, Clone, Serialize)]
-pub struct Plan<A = Action> {
+pub(crate) struct Plan<A = Action> {
     /// One entry per language, in registry order.
     pub entries: Vec<Entry<A>>,
 }
 
 /// The plan for one language.
 #[derive(Debug, Clone, Serialize)]
-pub struct Entry<A = Action> {
+pub(crate) struct Entry<A = Action> {
     /// Registry id.
     pub language: String,
     /// Display name.
@@ -103,7 +103,7 @@ pub struct Entry<A = Action> {
 /// Run a job, or skip with a status and reason.
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
-pub enum Action {
+pub(crate) enum Action {
     /// Run the linter.
     Run(Job),
     /// Do not run it.
@@ -117,7 +117,7 @@ pub enum Action {
 
 /// A linter run for one language.
 #[derive(Debug, Clone, Serialize)]
-pub struct Job {
+pub(crate) struct Job {
     /// The program the invocations run (for probing and verdicts).
     pub program: String,
     /// Concrete argv lists, run one after another.
@@ -168,14 +168,14 @@ impl Plan {
     }
 
     /// Whether any entry would run a job that can execute repository content.
-    pub fn runs_repo_code(&self) -> bool {
+    pub(crate) fn runs_repo_code(&self) -> bool {
         self.entries.iter().any(|e| matches!(&e.action, Action::Run(job) if job.runs_repo_code))
     }
 
     /// Withholds the runs of `languages`: each entry of theirs that would run becomes UNVERIFIED
     /// with `reason` (used for a repository's own commands in an untrusted workspace). Entries
     /// that would not run anyway keep their skip.
-    pub fn withhold(&mut self, languages: &BTreeSet<String>, reason: &str) {
+    pub(crate) fn withhold(&mut self, languages: &BTreeSet<String>, reason: &str) {
         for entry in self.entries.iter_mut().filter(|e| languages.contains(&e.language)) {
             if matches!(entry.action, Action::Run(_)) {
                 entry.action = Action::Skip { status: Status::Unverified, reason: reason.to_owned() };
@@ -185,7 +185,7 @@ impl Plan {
 
     /// Withholds every job that can execute repository content: each becomes UNVERIFIED with a
     /// reason naming its program, followed by `hint` (used in an untrusted workspace).
-    pub fn withhold_repo_code(&mut self, hint: &str) {
+    pub(crate) fn withhold_repo_code(&mut self, hint: &str) {
         for entry in &mut self.entries {
             let Action::Run(job) = &entry.action else { continue };
             if !job.runs_repo_code {

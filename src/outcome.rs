@@ -75,7 +75,7 @@ pub enum Reason {
 
 /// The overall status of several results: the worst of those that ran (PLANNED counts as
 /// UNVERIFIED), or SKIPPED when every one was skipped (nothing was checked, so nothing passed).
-pub fn overall(statuses: impl IntoIterator<Item = Status>) -> Status {
+pub(crate) fn overall(statuses: impl IntoIterator<Item = Status>) -> Status {
     let mut ran = false;
     let worst = statuses.into_iter().fold(Status::Pass, |acc, s| match s {
         Status::Skipped => acc,

@@ -24,14 +24,14 @@ use serde::Serialize;
 
 /// Files up to this size are scanned whole; a larger one is an [`Kind::Unscannable`] finding.
 /// Far above any source file, and above what git hosts accept in one blob (100 MB).
-pub const MAX_FILE_SCAN_BYTES: u64 = 256 * 1024 * 1024;
+pub(crate) const MAX_FILE_SCAN_BYTES: u64 = 256 * 1024 * 1024;
 
 /// Shortest printable run taken from binary content (the shortest secret rule needs more).
 const MIN_BINARY_RUN: usize = 8;
 
 /// The allow-list file, read from the committed tree (HEAD), never from the content being
 /// checked: an allowance takes effect only after a human committed it.
-pub const ALLOW_FILE: &str = ".codeguard-allow";
+pub(crate) const ALLOW_FILE: &str = ".codeguard-allow";
 
 /// What kind of rule matched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -81,13 +81,13 @@ impl Finding {
 
 /// Entries a human committed to [`ALLOW_FILE`]: `secret:<fingerprint>` or `path:<path>` lines.
 #[derive(Debug, Clone, Default)]
-pub struct AllowList {
+pub(crate) struct AllowList {
     entries: BTreeSet<String>,
 }
 
 impl AllowList {
     /// Parses the allow file (`#` comments and blank lines ignored).
-    pub fn parse(text: &str) -> Self {
+    pub(crate) fn parse(text: &str) -> Self {
         let entries = text
             .lines()
             .map(|l| l.split('#').next().unwrap_or("").trim())
@@ -104,7 +104,7 @@ impl AllowList {
 
 /// Scans worktree files under `content_root` (paths and raw content, never following a final
 /// symlink: a link's own target text is its content). Findings are sorted by path and line.
-pub fn scan(content_root: &Path, paths: &[String], allow: &AllowList) -> Vec<Finding> {
+pub(crate) fn scan(content_root: &Path, paths: &[String], allow: &AllowList) -> Vec<Finding> {
     let mut scanner = Scanner::new(allow);
     for path in paths {
         scanner.path(path);
@@ -201,7 +201,7 @@ impl<'a> Scanner<'a> {
 
 /// The finding for an agent's change to [`ALLOW_FILE`]: it blocks whatever the allow list says,
 /// since an allowance only counts when a person made it.
-pub fn allow_list_change() -> Finding {
+pub(crate) fn allow_list_change() -> Finding {
     path_finding(
         ALLOW_FILE,
         "allow-list-change",
@@ -214,13 +214,13 @@ pub fn allow_list_change() -> Finding {
 
 /// The allow list as committed at `HEAD` of the repository at `root` (an allowance counts only
 /// once a person committed it; content being checked cannot allow itself).
-pub fn committed_allow_list(root: &Path) -> AllowList {
+pub(crate) fn committed_allow_list(root: &Path) -> AllowList {
     let text = crate::git::head_file(root, ALLOW_FILE).ok().flatten().unwrap_or_default();
     AllowList::parse(&String::from_utf8_lossy(&text))
 }
 
 /// Whether any finding blocks.
-pub fn blocks(findings: &[Finding]) -> bool {
+pub(crate) fn blocks(findings: &[Finding]) -> bool {
     findings.iter().any(|f| !f.allowed)
 }
 
@@ -686,7 +686,7 @@ fn scan_text(path: &str, text: &str) -> Vec<Finding> {
 
 /// `text` with every secret the content rules find replaced by `[REDACTED]`: for text that
 /// codeguard shows or stores but did not write itself (linter output quotes source lines).
-pub fn redact(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn redact(text: &str) -> std::borrow::Cow<'_, str> {
     let compiled = &*COMPILED;
     let hits: Vec<usize> = compiled.set.matches(text.as_bytes()).into_iter().collect();
     if hits.is_empty() {

@@ -12,7 +12,7 @@ use super::syntax::{Command, Script, ShellParser, Word};
 
 /// One `apply_patch` invocation.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PatchCall {
+pub(crate) struct PatchCall {
     /// The directory the command `cd`s into first (relative to where it starts, or absolute).
     pub dir: Option<String>,
     /// The patch text (`*** Begin Patch` … `*** End Patch`).
@@ -20,7 +20,7 @@ pub struct PatchCall {
 }
 
 /// The `apply_patch` invocations of `command`.
-pub fn apply_patch_calls(command: &str) -> Vec<PatchCall> {
+pub(crate) fn apply_patch_calls(command: &str) -> Vec<PatchCall> {
     if !command.contains("apply_patch") && !command.contains("applypatch") {
         return Vec::new();
     }

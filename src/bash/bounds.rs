@@ -29,7 +29,7 @@ const MIN_BIG_STACK: usize = 16 * 1024 * 1024;
 
 /// Why a text is not parsed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum Limit {
+pub(crate) enum Limit {
     /// Longer than [`MAX_SOURCE_BYTES`].
     #[error("too large to check ({0} bytes; the limit is {MAX_SOURCE_BYTES})")]
     TooLarge(usize),

@@ -15,7 +15,7 @@ use super::syntax::{
 
 /// brush-parser 0.4.0 behind [`ShellParser`].
 #[derive(Debug, Default, Clone, Copy)]
-pub struct BrushParser;
+pub(crate) struct BrushParser;
 
 impl ShellParser for BrushParser {
     fn parse(&self, source: &str) -> Result<Script, ParseError> {

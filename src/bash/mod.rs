@@ -25,12 +25,12 @@ mod expand;
 mod fallback;
 mod git;
 mod program;
-pub mod syntax;
+pub(crate) mod syntax;
 mod walk;
 
-pub use apply_patch::{PatchCall, apply_patch_calls};
-pub use brush::BrushParser;
-pub use syntax::ShellParser;
+pub(crate) use apply_patch::apply_patch_calls;
+pub(crate) use brush::BrushParser;
+pub(crate) use syntax::ShellParser;
 
 /// What a guarded command does at worst: push wins over commit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -639,14 +639,14 @@ pub fn analyse(command: &str) -> Analysis {
 }
 
 /// Analyses `source` with a given parser at an indirection `depth` (0 = typed by the agent).
-pub fn analyse_with(parser: &dyn ShellParser, source: &str, depth: u8) -> Analysis {
+pub(crate) fn analyse_with(parser: &dyn ShellParser, source: &str, depth: u8) -> Analysis {
     walk::Walker::run(parser, source, depth)
 }
 
 /// Expands the alias call `call` whose value [`crate::intent`] read from the git config: a
 /// plain alias is analysed as git with the alias words in place of its name, a `!` alias as
 /// shell code run from the top of the worktree, one indirection level down.
-pub fn expand_alias(call: &AliasCall, value: &str) -> Analysis {
+pub(crate) fn expand_alias(call: &AliasCall, value: &str) -> Analysis {
     let mut w = walk::Walker::new(&BrushParser, value, call.depth);
     w.resolved_alias(call, value);
     w.finish(value)
@@ -655,7 +655,7 @@ pub fn expand_alias(call: &AliasCall, value: &str) -> Analysis {
 /// Analyses the body of a script [`crate::intent`] has read. Shell bodies are walked at depth 1
 /// (their own indirections are not read again); Python and Node bodies are scanned for git call
 /// forms only, and a commit or push there is an [`Opaque`] block: it cannot be modelled.
-pub fn analyse_script(body: &str, interpreter: Interpreter) -> Analysis {
+pub(crate) fn analyse_script(body: &str, interpreter: Interpreter) -> Analysis {
     match interpreter {
         Interpreter::Shell | Interpreter::Shebang => analyse_with(&BrushParser, body, 1),
         Interpreter::Python | Interpreter::Node => {
@@ -668,7 +668,7 @@ pub fn analyse_script(body: &str, interpreter: Interpreter) -> Analysis {
 
 /// Whether the text of a command suggests a commit or push: it contains the word `push` or
 /// `commit`. Used only for constructs that cannot be analysed.
-pub fn looks_like(text: &str) -> Option<Mode> {
+pub(crate) fn looks_like(text: &str) -> Option<Mode> {
     let mut mode = None;
     for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
         match word {

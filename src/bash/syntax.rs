@@ -6,14 +6,14 @@
 
 /// Parses shell source into our syntax tree. An implementation must not recurse past what
 /// `bash::bounds` allows on the current thread (it rejects such a text instead).
-pub trait ShellParser: Sync {
+pub(crate) trait ShellParser: Sync {
     /// Parses `source`; an error says why in one line.
     fn parse(&self, source: &str) -> Result<Script, ParseError>;
 }
 
 /// Why shell text was not parsed (the analyser then falls back to a token scan).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ParseError {
+pub(crate) enum ParseError {
     /// Past the analyser's size or nesting bounds (`bash::bounds`).
     #[error(transparent)]
     Bounds(#[from] super::bounds::Limit),
@@ -27,11 +27,11 @@ pub enum ParseError {
 
 /// A list of commands run one after another (`;`, newline or `&`).
 #[derive(Debug, Clone, Default)]
-pub struct Script(pub Vec<Item>);
+pub(crate) struct Script(pub Vec<Item>);
 
 /// One entry of a [`Script`]: an and-or list, possibly sent to the background with `&`.
 #[derive(Debug, Clone)]
-pub struct Item {
+pub(crate) struct Item {
     /// The commands joined by `&&` / `||`.
     pub list: AndOr,
     /// Whether the item ends with `&` (runs asynchronously, in a sub-shell).
@@ -40,7 +40,7 @@ pub struct Item {
 
 /// Pipelines joined by `&&` and `||`.
 #[derive(Debug, Clone)]
-pub struct AndOr {
+pub(crate) struct AndOr {
     /// The first pipeline.
     pub first: Pipeline,
     /// The following pipelines with the operator in front of each.
@@ -49,7 +49,7 @@ pub struct AndOr {
 
 /// The operator between two pipelines of an and-or list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Connector {
+pub(crate) enum Connector {
     /// `&&`: runs when the previous pipeline succeeded.
     And,
     /// `||`: runs when the previous pipeline failed.
@@ -58,11 +58,11 @@ pub enum Connector {
 
 /// Commands joined by `|` or `|&`; the flag is `!` (the pipeline's status is negated).
 #[derive(Debug, Clone)]
-pub struct Pipeline(pub Vec<Command>, pub bool);
+pub(crate) struct Pipeline(pub Vec<Command>, pub bool);
 
 /// One command of a pipeline.
 #[derive(Debug, Clone)]
-pub enum Command {
+pub(crate) enum Command {
     /// A simple command: assignments, words, redirections.
     Simple(Simple),
     /// `( … )`: runs in a sub-shell.
@@ -100,7 +100,7 @@ pub enum Command {
 
 /// A simple command.
 #[derive(Debug, Clone, Default)]
-pub struct Simple {
+pub(crate) struct Simple {
     /// `NAME=value` prefixes.
     pub assignments: Vec<Assignment>,
     /// The command name and its arguments.
@@ -111,7 +111,7 @@ pub struct Simple {
 
 /// A `NAME=value` assignment.
 #[derive(Debug, Clone)]
-pub struct Assignment {
+pub(crate) struct Assignment {
     /// The variable name.
     pub name: String,
     /// The value words (one for a scalar, several for an array).
@@ -153,7 +153,7 @@ impl Word {
 
 /// A redirection.
 #[derive(Debug, Clone)]
-pub enum Redirect {
+pub(crate) enum Redirect {
     /// `2>&1`, `>&2`, `<&0` …: a descriptor duplicated (the target word).
     File(Word),
     /// `> file`, `>> file`, `>| file`, `<> file`, `&> file`: a file opened for writing.

@@ -9,20 +9,19 @@
 //! Identity files are stat'ed and hashed in parallel (rayon); a warm identity of a 10,000-file
 //! tree reads only the files whose stat data changed.
 
-pub mod identity;
-pub mod soft;
-pub mod stat;
-pub mod tool_identity;
+pub(crate) mod identity;
+pub(crate) mod soft;
+pub(crate) mod stat;
+pub(crate) mod tool_identity;
 
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-pub use identity::{Budget, Identity, NoIdentity, Worktree};
-pub use soft::{CheckFacts, Hit, SoftKey, Stored};
+pub(crate) use soft::{CheckFacts, Hit, SoftKey};
 
 /// The content stamp of one file (content and mode), for `PostToolUse` dedup keys; `None` when
 /// it cannot be read or changes while it is read.
-pub fn file_stamp(path: &Path) -> Option<String> {
+pub(crate) fn file_stamp(path: &Path) -> Option<String> {
     let meta = std::fs::metadata(path).ok()?;
     let before = stat::StatKey::of(&meta);
     let hash = identity::hash_file(path, &before).ok()?;

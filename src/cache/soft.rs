@@ -23,19 +23,19 @@ use crate::registry::Registry;
 use crate::run::LanguageResult;
 
 /// Sub-directory of the state directory holding one soft-cache file per worktree.
-pub const SOFT_DIR: &str = "soft-cache";
+pub(crate) const SOFT_DIR: &str = "soft-cache";
 /// Sub-directory of the state directory holding one stat cache per worktree.
-pub const STAT_DIR: &str = "stat-cache";
+pub(crate) const STAT_DIR: &str = "stat-cache";
 /// How long a stored result stays valid by default.
-pub const DEFAULT_TTL: Duration = Duration::from_secs(300);
+pub(crate) const DEFAULT_TTL: Duration = Duration::from_secs(300);
 /// Entries kept per worktree (one per scope and language subset, typically).
-pub const KEEP: usize = 8;
+pub(crate) const KEEP: usize = 8;
 /// Results with more linter output than this are not stored.
 const MAX_OUTPUT_BYTES: usize = 1024 * 1024;
 
 /// What a check is, besides the content it looks at.
 #[derive(Debug, Clone, Copy)]
-pub struct CheckFacts<'a> {
+pub(crate) struct CheckFacts<'a> {
     /// The user's project directory (never a snapshot).
     pub workspace: &'a Path,
     /// The plan about to run.
@@ -50,7 +50,7 @@ pub struct CheckFacts<'a> {
 
 /// The key of one check, with what is needed to verify it after the run.
 #[derive(Debug, Clone)]
-pub struct SoftKey {
+pub(crate) struct SoftKey {
     file: PathBuf,
     stat_file: PathBuf,
     root: PathBuf,
@@ -59,16 +59,11 @@ pub struct SoftKey {
     budget: Budget,
 }
 
-impl SoftKey {
-    /// The content identity of the worktree the key was computed from.
-    pub fn worktree_identity(&self) -> Identity {
-        self.worktree
-    }
-}
+impl SoftKey {}
 
 /// A reused result.
 #[derive(Debug, Clone)]
-pub struct Hit {
+pub(crate) struct Hit {
     /// The stored results (linter output included).
     pub results: Vec<LanguageResult>,
     /// How old they are.
@@ -77,7 +72,7 @@ pub struct Hit {
 
 /// What happened to a result offered to [`store`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Stored {
+pub(crate) enum Stored {
     /// Stored.
     Yes,
     /// Not stored: some language has no conclusion (UNVERIFIED or PLANNED).
@@ -104,7 +99,7 @@ struct Entry {
 
 /// The time a stored result stays valid: `CODEGUARD_SOFT_CACHE_TTL_SECS` or [`DEFAULT_TTL`];
 /// `None` (no soft caching) when it is 0.
-pub fn ttl(env: &Env) -> Option<Duration> {
+pub(crate) fn ttl(env: &Env) -> Option<Duration> {
     let secs = env.text("CODEGUARD_SOFT_CACHE_TTL_SECS").and_then(|v| v.trim().parse::<u64>().ok());
     match secs {
         Some(0) => None,
@@ -114,7 +109,7 @@ pub fn ttl(env: &Env) -> Option<Duration> {
 }
 
 /// Computes the key of a check (this reads and hashes the worktree, reusing the stat cache).
-pub fn key(env: &Env, facts: &CheckFacts<'_>) -> Result<SoftKey, NoIdentity> {
+pub(crate) fn key(env: &Env, facts: &CheckFacts<'_>) -> Result<SoftKey, NoIdentity> {
     let home = crate::state::home(env);
     let budget = Budget::from_env(env);
     let dir_key = |root: &Path| crate::state::key_of(&[root.as_os_str().as_encoded_bytes()]);
@@ -146,7 +141,7 @@ pub fn key(env: &Env, facts: &CheckFacts<'_>) -> Result<SoftKey, NoIdentity> {
 }
 
 /// The stored result for `key`, if one is younger than `ttl`.
-pub fn lookup(key: &SoftKey, ttl: Duration) -> Option<Hit> {
+pub(crate) fn lookup(key: &SoftKey, ttl: Duration) -> Option<Hit> {
     let file: CacheFile = crate::state::read_json(&key.file);
     let entry = file.entries.get(&key.key)?;
     let now = crate::state::now_ms();
@@ -163,7 +158,7 @@ pub fn lookup(key: &SoftKey, ttl: Duration) -> Option<Hit> {
 
 /// Stores a check's results under `key` if they are complete and the worktree did not change
 /// while they were computed.
-pub fn store(key: &SoftKey, results: &[LanguageResult]) -> Stored {
+pub(crate) fn store(key: &SoftKey, results: &[LanguageResult]) -> Stored {
     let complete = results.iter().all(|r| match r.status {
         Status::Pass | Status::Fail | Status::Skipped => true,
         Status::Unverified | Status::Planned => false,
@@ -231,12 +226,12 @@ fn digest_plan(hasher: &mut blake3::Hasher, plan: &Plan) {
 }
 
 /// Number of stored results over all worktrees.
-pub fn count(env: &Env) -> usize {
+pub(crate) fn count(env: &Env) -> usize {
     files(env).iter().map(|p| crate::state::read_json::<CacheFile>(p).entries.len()).sum()
 }
 
 /// Deletes every stored result and stat cache; returns how many files were removed.
-pub fn clear(env: &Env) -> std::io::Result<usize> {
+pub(crate) fn clear(env: &Env) -> std::io::Result<usize> {
     let home = crate::state::home(env);
     let mut removed = 0;
     for dir in [SOFT_DIR, STAT_DIR] {

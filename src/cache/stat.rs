@@ -43,7 +43,7 @@ const HEADER: &str = "codeguard-stat-cache 1";
 
 /// The stat data an entry is valid for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct StatKey {
+pub(crate) struct StatKey {
     /// Size in bytes.
     pub size: u64,
     /// Modification time, seconds and nanoseconds.
@@ -60,7 +60,7 @@ pub struct StatKey {
 
 impl StatKey {
     /// The stat data of `meta`.
-    pub fn of(meta: &std::fs::Metadata) -> Self {
+    pub(crate) fn of(meta: &std::fs::Metadata) -> Self {
         Self {
             size: meta.size(),
             mtime: (meta.mtime(), meta.mtime_nsec()),
@@ -73,7 +73,7 @@ impl StatKey {
 
     /// Rule 2: whether a hash taken of a file with this stat data, unchanged while read, may be
     /// recorded when the computation began at `began`.
-    pub fn settled(&self, began: SystemTime) -> bool {
+    pub(crate) fn settled(&self, began: SystemTime) -> bool {
         let Some(cutoff) = began.checked_sub(SETTLE).and_then(|t| t.duration_since(UNIX_EPOCH).ok()) else {
             return false;
         };
@@ -87,13 +87,13 @@ type Recorded = (StatKey, [u8; 32]);
 
 /// Recorded hashes by repository-relative path.
 #[derive(Debug, Default)]
-pub struct StatCache {
+pub(crate) struct StatCache {
     entries: HashMap<Vec<u8>, Recorded>,
 }
 
 impl StatCache {
     /// Loads the cache file; a missing or foreign file is an empty cache.
-    pub fn load(path: &Path) -> Self {
+    pub(crate) fn load(path: &Path) -> Self {
         let Ok(text) = std::fs::read_to_string(path) else { return Self::default() };
         let mut lines = text.lines();
         if lines.next() != Some(HEADER) {
@@ -103,32 +103,34 @@ impl StatCache {
     }
 
     /// The recorded hash of `path`, when its stat data is exactly `stat`.
-    pub fn get(&self, path: &[u8], stat: &StatKey) -> Option<[u8; 32]> {
+    pub(crate) fn get(&self, path: &[u8], stat: &StatKey) -> Option<[u8; 32]> {
         self.entries.get(path).filter(|(key, _)| key == stat).map(|(_, hash)| *hash)
     }
 
+    #[cfg(test)]
     /// Number of entries.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.entries.len()
     }
 
+    #[cfg(test)]
     /// Whether there are no entries.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 
     /// A cache of exactly these entries.
-    pub fn from_entries(entries: impl IntoIterator<Item = (Vec<u8>, StatKey, [u8; 32])>) -> Self {
+    pub(crate) fn from_entries(entries: impl IntoIterator<Item = (Vec<u8>, StatKey, [u8; 32])>) -> Self {
         Self { entries: entries.into_iter().map(|(p, k, h)| (p, (k, h))).collect() }
     }
 
     /// Whether this cache holds the same entries as `other`.
-    pub fn same_as(&self, other: &Self) -> bool {
+    pub(crate) fn same_as(&self, other: &Self) -> bool {
         self.entries == other.entries
     }
 
     /// Writes the cache privately and atomically.
-    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+    pub(crate) fn save(&self, path: &Path) -> std::io::Result<()> {
         let mut text = String::with_capacity(self.entries.len() * 160);
         text.push_str(HEADER);
         text.push('\n');

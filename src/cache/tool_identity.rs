@@ -16,7 +16,7 @@ use crate::env::Env;
 use crate::registry::Argv;
 
 /// Environment variables that change which tool runs or what it loads.
-pub const RELEVANT_ENV: &[&str] = &[
+pub(crate) const RELEVANT_ENV: &[&str] = &[
     "PATH",
     "VIRTUAL_ENV",
     "CONDA_PREFIX",
@@ -43,7 +43,7 @@ pub const RELEVANT_ENV: &[&str] = &[
 
 /// Feeds the identity of the tools behind `commands` and of the relevant environment into
 /// `hasher`.
-pub fn digest<'a>(
+pub(crate) fn digest<'a>(
     hasher: &mut blake3::Hasher,
     commands: impl IntoIterator<Item = &'a Argv>,
     workspace: &Path,

@@ -232,7 +232,7 @@ impl ProgressLine {
         match event {
             Progress::Planned(total) => state.2 = total,
             Progress::Started(lang) => state.0.push(lang.to_owned()),
-            Progress::Finished(lang, _) => {
+            Progress::Finished(lang) => {
                 state.0.retain(|l| l != lang);
                 state.1 += 1;
             }

@@ -19,13 +19,13 @@ use crate::bash::{
     self, AliasCall, Analysis, DirPart, FileWrite, GitCall, Interpreter, Opaque, Program, ProgramRun,
     ScriptRun, Severity, Step, WriteKind,
 };
-pub use crate::bash::{GitOp, Mode};
+pub(crate) use crate::bash::{GitOp, Mode};
 /// How the language gate is bypassed; intent finds the `codeguard.skipGate` kinds (`Inline`,
 /// `Chain`, `Persisted`), the gate itself the others.
-pub use crate::state::audit::BypassKind;
+pub(crate) use crate::state::audit::BypassKind;
 
 /// Largest script read to follow one level of indirection.
-pub const MAX_SCRIPT_BYTES: u64 = 1_000_000;
+pub(crate) const MAX_SCRIPT_BYTES: u64 = 1_000_000;
 
 /// Longest chain of scripts and project-file programs followed from one command.
 const MAX_HOPS: u8 = 4;
@@ -190,7 +190,7 @@ struct Repo {
 /// Why a directory has no repository to bind a git operation to (read after the directory:
 /// "… which is not inside a git repository").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum NoRepository {
+pub(crate) enum NoRepository {
     /// The directory does not exist.
     #[error("does not exist")]
     Missing,
@@ -204,7 +204,7 @@ pub enum NoRepository {
 
 /// Why the directory a command runs in is not known before it runs.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum Unlocated {
+pub(crate) enum Unlocated {
     /// `cd "$(git rev-parse --show-toplevel)"` from a directory without a repository.
     #[error("`git rev-parse --show-toplevel` in {}: {why}", dir.display())]
     Toplevel {
@@ -220,7 +220,7 @@ pub enum Unlocated {
 
 /// Why a script or config file the command reads could not be read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum Unreadable {
+pub(crate) enum Unreadable {
     /// The file system said no (missing, permissions).
     #[error("{0}")]
     Io(std::io::ErrorKind),
@@ -1035,7 +1035,7 @@ fn push_unique(v: &mut Vec<String>, s: String) {
 
 /// The repository containing `dir`, if any: its canonical worktree root, and whether
 /// `codeguard.skipGate` is persisted in its config.
-pub fn repository_at(dir: &Path) -> Option<(PathBuf, bool)> {
+pub(crate) fn repository_at(dir: &Path) -> Option<(PathBuf, bool)> {
     discover(dir).ok().map(|repo| (repo.root, repo.skip_gate))
 }
 

@@ -8,7 +8,7 @@ use super::Registry;
 
 /// A language found in a project, with the evidence.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct DetectedLanguage {
+pub(crate) struct DetectedLanguage {
     /// Registry id.
     pub id: String,
     /// Marker files found at the root.
@@ -19,7 +19,7 @@ pub struct DetectedLanguage {
 
 /// Detects active languages from the given files and root-level names, in registry order.
 /// A language counts when it has at least one file or one marker at the root.
-pub fn detect_project(
+pub(crate) fn detect_project(
     registry: &Registry,
     files: &[String],
     root_names: &BTreeSet<String>,
@@ -29,7 +29,7 @@ pub fn detect_project(
 
 /// [`detect_project`], with the interpreters read from the files' `#!` lines (path →
 /// interpreter), which can decide a file's language (see [`Registry::language_of_file`]).
-pub fn detect_with_interpreters(
+pub(crate) fn detect_with_interpreters(
     registry: &Registry,
     files: &[String],
     root_names: &BTreeSet<String>,

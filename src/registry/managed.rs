@@ -73,7 +73,7 @@ impl ManagedTool {
 /// The tool a command runs: the tool after `npx --no-install` (its first argument that is not an
 /// option), else the program itself when it is a bare name; none for a shell script
 /// (`bash -c`) or a program given by a path.
-pub fn command_tool(argv: &Argv) -> Option<&str> {
+pub(crate) fn command_tool(argv: &Argv) -> Option<&str> {
     let program = argv.first()?.as_str();
     if program == "npx" {
         return argv.iter().skip(1).map(String::as_str).find(|a| !a.starts_with('-'));

@@ -12,10 +12,10 @@ mod validate;
 
 use serde::{Deserialize, Serialize};
 
-pub use config::{ConfigError, GateScope, OwnCommands, ProjectConfig};
-pub use detection::{DetectedLanguage, detect_project, detect_with_interpreters};
-pub use managed::{ManagedTool, ToolSource, command_tool};
-pub use validate::RegistryError;
+pub(crate) use config::{ConfigError, GateScope, ProjectConfig};
+pub(crate) use detection::{DetectedLanguage, detect_project, detect_with_interpreters};
+pub(crate) use managed::{ManagedTool, ToolSource, command_tool};
+pub(crate) use validate::RegistryError;
 
 /// The registry compiled into the binary.
 const BUILTIN_JSON: &str = include_str!("../../registry/languages.json");
@@ -43,7 +43,7 @@ impl Status {
 }
 
 /// A command as an argument vector.
-pub type Argv = Vec<String>;
+pub(crate) type Argv = Vec<String>;
 
 /// The command fields of a language entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -430,7 +430,7 @@ impl Registry {
 }
 
 /// The lowercase, dot-prefixed extension of a file name (`.py`), if it has one.
-pub fn extension_of(name: &str) -> Option<String> {
+pub(crate) fn extension_of(name: &str) -> Option<String> {
     let dot = name.rfind('.').filter(|&i| i > 0)?;
     Some(name[dot..].to_ascii_lowercase())
 }

@@ -14,7 +14,7 @@ use crate::run::LanguageResult;
 
 /// The result of `codeguard fix`.
 #[derive(Debug, Clone, Serialize)]
-pub struct FixReport {
+pub(crate) struct FixReport {
     /// Always [`SCHEMA_VERSION`].
     pub schema_version: &'static str,
     /// Overall: FAIL when a formatter failed or the re-check still fails, UNVERIFIED when a
@@ -44,7 +44,7 @@ pub struct FixReport {
 /// exit, timeout or crash; UNVERIFIED when the tool is missing; SKIPPED when not run, see
 /// `reason`; PLANNED in a dry run) plus the files whose content it changed.
 #[derive(Debug, Clone, Serialize)]
-pub struct FormatterResult {
+pub(crate) struct FormatterResult {
     /// What ran and how it ended.
     #[serde(flatten)]
     pub run: LanguageResult,
@@ -54,7 +54,7 @@ pub struct FormatterResult {
 
 /// A selected file no formatter was allowed to touch.
 #[derive(Debug, Clone, Serialize)]
-pub struct Refusal {
+pub(crate) struct Refusal {
     /// Repository-relative path.
     pub path: String,
     /// Always UNVERIFIED: the file was not fixed and not checked.
@@ -65,7 +65,7 @@ pub struct Refusal {
 
 impl FixReport {
     /// An empty report; fill it in, then call [`FixReport::conclude`].
-    pub fn new(root: PathBuf, scope: Scope, dry_run: bool) -> Self {
+    pub(crate) fn new(root: PathBuf, scope: Scope, dry_run: bool) -> Self {
         Self {
             schema_version: SCHEMA_VERSION,
             status: Status::Pass,
@@ -84,7 +84,7 @@ impl FixReport {
     /// Derives the overall status from the formatters, the re-check and stray changes. Refused
     /// targets are reported but do not change it: they were never the formatters' to touch.
     #[must_use]
-    pub fn conclude(mut self) -> Self {
+    pub(crate) fn conclude(mut self) -> Self {
         let stray = if self.changed_outside_selection.is_empty() { Status::Pass } else { Status::Fail };
         self.status = overall(
             self.formatters
@@ -97,13 +97,13 @@ impl FixReport {
     }
 
     /// The exit code of `fix`: 0 when everything ran and nothing remains, 1 otherwise.
-    pub fn exit_code(&self) -> u8 {
+    pub(crate) fn exit_code(&self) -> u8 {
         crate::exit::EntryPoint::Fix.status_code(self.status)
     }
 }
 
 /// Human output of `codeguard fix`.
-pub fn render_fix(report: &FixReport) -> String {
+pub(crate) fn render_fix(report: &FixReport) -> String {
     let mut out = String::new();
     let scope = if report.scope == Scope::All { "whole project" } else { "files changed against HEAD" };
     let dry = if report.dry_run { ", dry run: nothing is run or written" } else { "" };

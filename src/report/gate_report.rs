@@ -25,7 +25,7 @@ const MAX_FINDINGS_LISTED: usize = 8;
 
 /// Who reads a blocking report; it decides the directives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Audience {
+pub(crate) enum Audience {
     /// An agent whose whole Bash call a host hook refused.
     Agent,
     /// Whoever ran `git commit` / `git push` when git's own hook stopped it.
@@ -55,7 +55,7 @@ pub fn render_gate(report: &GateReport<'_>) -> String {
 }
 
 /// Renders the blocking report with the directives `audience` needs.
-pub fn render_gate_for(report: &GateReport<'_>, audience: Audience) -> String {
+pub(crate) fn render_gate_for(report: &GateReport<'_>, audience: Audience) -> String {
     let failed: Vec<&LanguageResult> = report.languages.iter().filter(|l| l.status == Status::Fail).collect();
     let blocking: Vec<&Finding> = report.findings.iter().filter(|f| !f.allowed).collect();
     let mut head = String::new();
@@ -153,7 +153,12 @@ fn git_hook_directives(report: &GateReport<'_>, lint_failed: bool, unsafe_conten
 /// The report for checks that reached no conclusion (UNVERIFIED / PLANNED languages, content
 /// that could not be rebuilt): a loud warning when they let git go ahead, a block when
 /// `blocked` (`codeguard.strict`). `reasons` are the incomplete checks, one line each.
-pub fn render_incomplete(mode: Mode, root: &std::path::Path, reasons: &[String], blocked: bool) -> String {
+pub(crate) fn render_incomplete(
+    mode: Mode,
+    root: &std::path::Path,
+    reasons: &[String],
+    blocked: bool,
+) -> String {
     let mut out = if blocked {
         format!(
             "codeguard: {mode} blocked — {} check(s) reached no conclusion (codeguard.strict is set)\n",

@@ -10,14 +10,13 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-pub mod fix_report;
+pub(crate) mod fix_report;
 mod gate_report;
-pub mod sarif;
+pub(crate) mod sarif;
 
-pub use fix_report::{FixReport, FormatterResult, Refusal, render_fix};
-pub use gate_report::{
-    Audience, GateReport, MAX_REPORT_CHARS, render_gate, render_gate_for, render_incomplete,
-};
+pub(crate) use fix_report::{FixReport, FormatterResult, Refusal, render_fix};
+pub(crate) use gate_report::{Audience, render_gate_for, render_incomplete};
+pub use gate_report::{GateReport, MAX_REPORT_CHARS, render_gate};
 
 use crate::cli::Scope;
 use crate::outcome::Status;
@@ -26,14 +25,14 @@ use crate::safety::Finding;
 use crate::static_regex::static_regex;
 
 /// The JSON schema version of machine-readable reports.
-pub const SCHEMA_VERSION: &str = "1";
+pub(crate) const SCHEMA_VERSION: &str = "1";
 
 /// Lines of linter output shown inline per failing language in human output.
 const INLINE_LINES: usize = 12;
 
 /// The result of `codeguard check`.
 #[derive(Debug, Clone, Serialize)]
-pub struct CheckReport {
+pub(crate) struct CheckReport {
     /// Always [`SCHEMA_VERSION`].
     pub schema_version: &'static str,
     /// Overall status: FAIL, UNVERIFIED, PASS, or SKIPPED when no check ran at all (every
@@ -55,7 +54,7 @@ impl CheckReport {
     /// Builds a report and derives the overall status: any FAIL or blocking safety finding →
     /// FAIL; else any UNVERIFIED or PLANNED → UNVERIFIED; else PASS when some check ran (a
     /// linter, or the safety scan of `changed`/`staged`), SKIPPED when none did.
-    pub fn new(
+    pub(crate) fn new(
         root: PathBuf,
         scope: Scope,
         languages: Vec<LanguageResult>,
@@ -74,7 +73,7 @@ impl CheckReport {
 
     /// The process exit code of `check` for this report (SKIPPED — nothing to check — is 0: it
     /// blocks nothing, but is never reported as PASS).
-    pub fn exit_code(&self) -> u8 {
+    pub(crate) fn exit_code(&self) -> u8 {
         crate::exit::EntryPoint::Check.status_code(self.status)
     }
 }
@@ -85,7 +84,7 @@ static_regex! {
 
 /// Counts rule codes (`F401`, `SC2086`, `DL3008`) on diagnostic lines (lines with a `:`),
 /// most frequent first.
-pub fn rule_histogram(output: &str) -> Vec<(String, usize)> {
+pub(crate) fn rule_histogram(output: &str) -> Vec<(String, usize)> {
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     for line in output.lines().filter(|l| l.contains(':')) {
         if let Some(code) = RULE_CODE.captures(line).and_then(|c| c.get(1)) {
@@ -98,13 +97,13 @@ pub fn rule_histogram(output: &str) -> Vec<(String, usize)> {
 }
 
 /// Formats a histogram as `F401×3 E501×1`.
-pub fn histogram_line(histogram: &[(String, usize)]) -> String {
+pub(crate) fn histogram_line(histogram: &[(String, usize)]) -> String {
     histogram.iter().map(|(code, n)| format!("{code}×{n}")).collect::<Vec<_>>().join(" ")
 }
 
 /// Writes each executed language's full output to `<dir>/<prefix>-<lang>.log` and records the
 /// path in the result. A log that cannot be written leaves `log_path` empty.
-pub fn write_logs(results: &mut [LanguageResult], dir: &Path, prefix: &str) {
+pub(crate) fn write_logs(results: &mut [LanguageResult], dir: &Path, prefix: &str) {
     for result in results.iter_mut().filter(|r| !r.argv.is_empty()) {
         let path = dir.join(format!("{prefix}-{}.log", result.language));
         let mut text = String::new();
@@ -120,12 +119,12 @@ pub fn write_logs(results: &mut [LanguageResult], dir: &Path, prefix: &str) {
 }
 
 /// A stable short key for a path (for log file names).
-pub fn path_key(path: &Path) -> String {
+pub(crate) fn path_key(path: &Path) -> String {
     blake3::hash(path.as_os_str().as_encoded_bytes()).to_hex()[..12].to_owned()
 }
 
 /// Human output of `codeguard check`.
-pub fn render_check(report: &CheckReport) -> String {
+pub(crate) fn render_check(report: &CheckReport) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "codeguard check: {} ({})", report.root.display(), scope_words(report.scope));
     for note in &report.notes {

@@ -24,23 +24,23 @@ use crate::safety::Finding;
 use crate::static_regex::static_regex;
 
 /// The SARIF version written.
-pub const VERSION: &str = "2.1.0";
+pub(crate) const VERSION: &str = "2.1.0";
 
 /// The schema URI written as `$schema`.
-pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+pub(crate) const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
 /// The URI base id every result location is relative to (the project root).
-pub const SRCROOT: &str = "SRCROOT";
+pub(crate) const SRCROOT: &str = "SRCROOT";
 
 /// The driver name of the content-safety run.
-pub const SAFETY_DRIVER: &str = "codeguard-safety";
+pub(crate) const SAFETY_DRIVER: &str = "codeguard-safety";
 
 /// Lines of output quoted in a result that could not be parsed into locations.
 const QUOTED_LINES: usize = 5;
 
 /// How serious a diagnostic is, in SARIF's terms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Level {
+pub(crate) enum Level {
     /// `error`.
     Error,
     /// `warning`.
@@ -51,7 +51,7 @@ pub enum Level {
 
 impl Level {
     /// The SARIF `level` value.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Level::Error => "error",
             Level::Warning => "warning",
@@ -71,7 +71,7 @@ impl Level {
 
 /// One diagnostic parsed from a linter's output.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Diagnostic {
+pub(crate) struct Diagnostic {
     /// Project-relative path.
     pub path: String,
     /// 1-based line.
@@ -101,7 +101,7 @@ static_regex! {
 
 /// Parses the diagnostics out of a linter's output. Paths are made relative to `content_dir`
 /// (the directory the linter ran in); lines whose path lies outside it are not diagnostics.
-pub fn parse_diagnostics(output: &str, content_dir: &Path) -> Vec<Diagnostic> {
+pub(crate) fn parse_diagnostics(output: &str, content_dir: &Path) -> Vec<Diagnostic> {
     output.lines().filter_map(|line| parse_line(line, content_dir)).collect()
 }
 
@@ -146,7 +146,7 @@ fn strip_root(path: &Path, root: &Path) -> Option<std::path::PathBuf> {
 
 /// Builds the SARIF log for a check. `content_dir` is where the linters ran (the project or a
 /// snapshot of it).
-pub fn build(report: &CheckReport, content_dir: &Path) -> Value {
+pub(crate) fn build(report: &CheckReport, content_dir: &Path) -> Value {
     let mut runs: Vec<Value> = report
         .languages
         .iter()

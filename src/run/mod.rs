@@ -33,7 +33,7 @@ const PROBE_DEADLINE: Duration = Duration::from_secs(10);
 
 /// How the run is carried out.
 #[derive(Debug, Clone, Copy)]
-pub struct RunOptions {
+pub(crate) struct RunOptions {
     /// Deadline per linter invocation.
     pub deadline: Duration,
     /// Linters running at once.
@@ -95,17 +95,17 @@ fn from_millis<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Er
 
 /// A progress event, for a live progress line.
 #[derive(Debug, Clone, Copy)]
-pub enum Progress<'a> {
+pub(crate) enum Progress<'a> {
     /// This many languages are planned.
     Planned(usize),
     /// A language started.
     Started(&'a str),
     /// A language finished.
-    Finished(&'a str, Status),
+    Finished(&'a str),
 }
 
 /// Runs every job of the plan and returns one result per entry, in plan order.
-pub fn execute(
+pub(crate) fn execute(
     plan: &Plan,
     env: &Env,
     options: &RunOptions,
@@ -121,7 +121,7 @@ pub fn execute(
                 Some(reason) => unavailable(&entry.language, &entry.name, job, &reason),
                 None => run_job(&entry.language, &entry.name, job, &child_env, options.deadline),
             };
-            progress(Progress::Finished(&entry.language, result.status));
+            progress(Progress::Finished(&entry.language));
             result
         }
     };
@@ -320,7 +320,7 @@ pub(crate) fn missing_tool(
 
 /// One line per detected language saying whether its linter is ready, probed in parallel with a
 /// short deadline (for the session-start summary).
-pub fn toolchain_inventory(
+pub(crate) fn toolchain_inventory(
     registry: &crate::registry::Registry,
     detected: &[crate::registry::DetectedLanguage],
     env: &Env,

@@ -27,8 +27,8 @@ use crate::env::Env;
 use crate::surface::{Base, Surface};
 
 pub(crate) use layout::Source;
-pub use scratch::ScratchDir;
-pub use trees::TreeCache;
+pub(crate) use scratch::ScratchDir;
+pub(crate) use trees::TreeCache;
 
 /// The base listing of a surface, read once for both the safety scan ([`Content::sources`])
 /// and the snapshot ([`Snapshot::from_content`]).
@@ -59,9 +59,9 @@ impl Content {
 /// Default limit on the number of files one snapshot writes (`CODEGUARD_SNAPSHOT_MAX_FILES`).
 /// Only a plan that needs the whole tree (a project-level linter) writes more than the changed
 /// files and their configuration, so this bounds whole-tree materialisations only.
-pub const DEFAULT_MAX_FILES: usize = 250_000;
+pub(crate) const DEFAULT_MAX_FILES: usize = 250_000;
 /// Default limit on the total bytes one snapshot writes (`CODEGUARD_SNAPSHOT_MAX_BYTES`, 2 GiB).
-pub const DEFAULT_MAX_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+pub(crate) const DEFAULT_MAX_BYTES: u64 = 2 * 1024 * 1024 * 1024;
 
 /// The file names (and `*suffix` globs, which match in the root only, like `requiresConfig`)
 /// of the configuration the per-file linters read: a snapshot of the changed files writes,
@@ -129,7 +129,7 @@ pub struct SnapshotOptions {
 }
 
 /// Default for [`SnapshotOptions::tree_cache_from`].
-pub const DEFAULT_TREE_CACHE_FROM: usize = 2_000;
+pub(crate) const DEFAULT_TREE_CACHE_FROM: usize = 2_000;
 
 impl Default for SnapshotOptions {
     /// `/dev/shm`, then `/tmp`, with the default limits. Prefer [`SnapshotOptions::from_env`].

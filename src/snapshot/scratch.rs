@@ -8,13 +8,13 @@ use std::path::{Path, PathBuf};
 /// read-only directories writable first (linters create such caches); a failure to remove is
 /// ignored, never a panic.
 #[derive(Debug)]
-pub struct ScratchDir {
+pub(crate) struct ScratchDir {
     path: PathBuf,
 }
 
 impl ScratchDir {
     /// Creates `codeguard-snapshot-XXXXXX` in `parent`; `None` when `parent` is unusable.
-    pub fn create_in(parent: &Path) -> Option<Self> {
+    pub(crate) fn create_in(parent: &Path) -> Option<Self> {
         if !parent.is_dir() {
             return None;
         }
@@ -26,7 +26,7 @@ impl ScratchDir {
     }
 
     /// The directory.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 }

@@ -40,7 +40,7 @@ fn fixed_time() -> SystemTime {
 
 /// The cache at `root`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TreeCache {
+pub(crate) struct TreeCache {
     root: PathBuf,
 }
 
@@ -65,7 +65,7 @@ impl Linked {
 
 impl TreeCache {
     /// The cache in `root` (created on first use).
-    pub fn new(root: PathBuf) -> Self {
+    pub(crate) fn new(root: PathBuf) -> Self {
         Self { root }
     }
 

@@ -12,10 +12,10 @@ use serde::{Deserialize, Serialize};
 use crate::env::Env;
 
 /// The bypass and decision audit log (JSON lines, bounded).
-pub const AUDIT_FILE: &str = "audit.jsonl";
+pub(crate) const AUDIT_FILE: &str = "audit.jsonl";
 
 /// Lines kept in the audit log.
-pub const KEEP: usize = 500;
+pub(crate) const KEEP: usize = 500;
 
 /// How the gate was bypassed: the one type for the audit log, `crate::intent` (which finds the
 /// `codeguard.skipGate` kinds) and the gate's messages.
@@ -50,7 +50,7 @@ impl BypassKind {
 
 /// One recorded bypass.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Bypass {
+pub(crate) struct Bypass {
     /// When, in milliseconds since the Unix epoch.
     pub ts_ms: u64,
     /// Always `"bypass"` (the log may hold other record kinds).
@@ -65,7 +65,7 @@ pub struct Bypass {
 }
 
 /// Appends one record to the audit log, keeping the last [`KEEP`] lines only.
-pub fn audit(env: &Env, record: &serde_json::Value) -> std::io::Result<()> {
+pub(crate) fn audit(env: &Env, record: &serde_json::Value) -> std::io::Result<()> {
     let path = super::home(env).join(AUDIT_FILE);
     super::with_lock(&path, || {
         let existing = std::fs::read_to_string(&path).unwrap_or_default();
@@ -80,7 +80,12 @@ pub fn audit(env: &Env, record: &serde_json::Value) -> std::io::Result<()> {
 }
 
 /// Records a bypass of the gate (kind, repository, session, time — never the command).
-pub fn record_bypass(env: &Env, kind: BypassKind, repo: &Path, session: Option<&str>) -> std::io::Result<()> {
+pub(crate) fn record_bypass(
+    env: &Env,
+    kind: BypassKind,
+    repo: &Path,
+    session: Option<&str>,
+) -> std::io::Result<()> {
     let record = Bypass {
         ts_ms: super::now_ms(),
         event: "bypass".into(),
@@ -92,7 +97,7 @@ pub fn record_bypass(env: &Env, kind: BypassKind, repo: &Path, session: Option<&
 }
 
 /// Every record of the audit log that parses as a JSON object, oldest first.
-pub fn records(env: &Env) -> Vec<serde_json::Value> {
+pub(crate) fn records(env: &Env) -> Vec<serde_json::Value> {
     let text = std::fs::read_to_string(super::home(env).join(AUDIT_FILE)).unwrap_or_default();
     text.lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
@@ -101,7 +106,7 @@ pub fn records(env: &Env) -> Vec<serde_json::Value> {
 }
 
 /// The recorded bypasses, oldest first; with `session`, only those of that session.
-pub fn bypasses(env: &Env, session: Option<&str>) -> Vec<Bypass> {
+pub(crate) fn bypasses(env: &Env, session: Option<&str>) -> Vec<Bypass> {
     records(env)
         .into_iter()
         .filter_map(|v| serde_json::from_value::<Bypass>(v).ok())

@@ -20,17 +20,17 @@ use super::session::Scope;
 use crate::env::Env;
 
 /// A completed event suppresses (or replays to) a second copy for this long.
-pub const WINDOW_MS: u64 = 2_000;
+pub(crate) const WINDOW_MS: u64 = 2_000;
 
 /// Entries older than this are dropped.
-pub const PURGE_MS: u64 = 60_000;
+pub(crate) const PURGE_MS: u64 = 60_000;
 
 /// Once-per-firing events (`SessionStart`, `Stop`, `UserPromptSubmit`).
-pub const EVENTS_FILE: &str = "event_dedup.json";
+pub(crate) const EVENTS_FILE: &str = "event_dedup.json";
 /// Completed `PreToolUse` blocks.
-pub const RESULTS_FILE: &str = "gate_event_results.json";
+pub(crate) const RESULTS_FILE: &str = "gate_event_results.json";
 /// Completed `PostToolUse` checks.
-pub const FILES_FILE: &str = "file_dedup.json";
+pub(crate) const FILES_FILE: &str = "file_dedup.json";
 
 /// Which store an event family uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,7 +52,7 @@ impl Store {
 
 /// The identity of one hook firing, hashed with its scope.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EventKey {
+pub(crate) struct EventKey {
     store: Store,
     hash: String,
 }
@@ -66,25 +66,35 @@ impl EventKey {
     }
 
     /// `SessionStart` of a session; `None` without a session id (nothing to dedup on).
-    pub fn session_start(scope: &Scope) -> Option<Self> {
+    pub(crate) fn session_start(scope: &Scope) -> Option<Self> {
         scope.session().map(|_| Self::new(Store::Events, scope, &[b"start"]))
     }
 
     /// `Stop` of a session; `None` without a session id.
-    pub fn stop(scope: &Scope) -> Option<Self> {
+    pub(crate) fn stop(scope: &Scope) -> Option<Self> {
         scope.session().map(|_| Self::new(Store::Events, scope, &[b"stop"]))
     }
 
     /// `PreToolUse` of one tool call for one host dialect (the replayed answer is encoded for
     /// it); `None` without a tool-use id, since a command alone is not one firing.
-    pub fn pre_tool_use(scope: &Scope, host: &str, tool_use_id: Option<&str>, command: &str) -> Option<Self> {
+    pub(crate) fn pre_tool_use(
+        scope: &Scope,
+        host: &str,
+        tool_use_id: Option<&str>,
+        command: &str,
+    ) -> Option<Self> {
         let id = tool_use_id.filter(|id| !id.trim().is_empty())?;
         Some(Self::new(Store::Results, scope, &[b"pre", host.as_bytes(), id.as_bytes(), command.as_bytes()]))
     }
 
     /// `PostToolUse` of a saved file: its path, its content stamp (content and mode, see
     /// `crate::cache::file_stamp`) and the identity of the check that would run on it.
-    pub fn post_tool_use(scope: &Scope, file: &Path, content_stamp: &str, check_identity: &str) -> Self {
+    pub(crate) fn post_tool_use(
+        scope: &Scope,
+        file: &Path,
+        content_stamp: &str,
+        check_identity: &str,
+    ) -> Self {
         Self::new(
             Store::Files,
             scope,
@@ -98,21 +108,21 @@ impl EventKey {
     }
 
     /// `UserPromptSubmit`: the prompt text and the content identity of the worktree it gates.
-    pub fn user_prompt(scope: &Scope, prompt: &str, content_identity: &str) -> Self {
+    pub(crate) fn user_prompt(scope: &Scope, prompt: &str, content_identity: &str) -> Self {
         Self::new(Store::Events, scope, &[b"ups", prompt.as_bytes(), content_identity.as_bytes()])
     }
 }
 
 /// A delivered block, replayed to a second copy (which encodes it for its own host request).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Replay {
+pub(crate) struct Replay {
     /// The block's report.
     pub report: String,
 }
 
 /// A recorded completion.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Completed {
+pub(crate) struct Completed {
     /// When (ms since the epoch).
     pub ts_ms: u64,
     /// The answer to replay, for events that replay one.
@@ -127,7 +137,7 @@ fn path(env: &Env, store: Store) -> PathBuf {
 }
 
 /// The completion of `key` within the window, if one was recorded.
-pub fn recent(env: &Env, key: &EventKey) -> Option<Completed> {
+pub(crate) fn recent(env: &Env, key: &EventKey) -> Option<Completed> {
     recent_at(env, key, super::now_ms())
 }
 
@@ -137,13 +147,13 @@ fn recent_at(env: &Env, key: &EventKey, now: u64) -> Option<Completed> {
 }
 
 /// Records that `key` completed (call only after the answer was delivered).
-pub fn complete(env: &Env, key: &EventKey) -> std::io::Result<()> {
+pub(crate) fn complete(env: &Env, key: &EventKey) -> std::io::Result<()> {
     complete_at(env, key, None, super::now_ms())
 }
 
 /// Records that `key` completed with an answer a second copy should replay (for `PreToolUse`,
 /// only ever a block).
-pub fn complete_with(env: &Env, key: &EventKey, replay: &Replay) -> std::io::Result<()> {
+pub(crate) fn complete_with(env: &Env, key: &EventKey, replay: &Replay) -> std::io::Result<()> {
     complete_at(env, key, Some(replay.clone()), super::now_ms())
 }
 
@@ -157,7 +167,7 @@ fn complete_at(env: &Env, key: &EventKey, replay: Option<Replay>, now: u64) -> s
 }
 
 /// Entries currently held per store file (for `codeguard state show`).
-pub fn counts(env: &Env) -> Vec<(&'static str, usize)> {
+pub(crate) fn counts(env: &Env) -> Vec<(&'static str, usize)> {
     [Store::Events, Store::Results, Store::Files]
         .into_iter()
         .map(|s| (s.file(), super::read_json::<Table>(&path(env, s)).len()))
@@ -165,7 +175,7 @@ pub fn counts(env: &Env) -> Vec<(&'static str, usize)> {
 }
 
 /// Forgets every recorded completion.
-pub fn clear(env: &Env) -> std::io::Result<()> {
+pub(crate) fn clear(env: &Env) -> std::io::Result<()> {
     for store in [Store::Events, Store::Results, Store::Files] {
         super::remove(&path(env, store))?;
     }

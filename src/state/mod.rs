@@ -28,10 +28,10 @@
 //! | `logs/` | full linter output |
 //! | `<file>.lock` | the sidecar lock of each file above |
 
-pub mod audit;
-pub mod dedup;
-pub mod pending;
-pub mod session;
+pub(crate) mod audit;
+pub(crate) mod dedup;
+pub(crate) mod pending;
+pub(crate) mod session;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -39,16 +39,16 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-pub use audit::{AUDIT_FILE, audit};
+pub(crate) use audit::audit;
 
 use crate::env::Env;
 
 /// How long an update waits for another process's lock before giving up.
-pub const LOCK_WAIT: Duration = Duration::from_secs(2);
+pub(crate) const LOCK_WAIT: Duration = Duration::from_secs(2);
 
 /// The state directory: `CODEGUARD_HOME`, else `$XDG_STATE_HOME/codeguard`, else `~/.codeguard`,
 /// else a per-user directory under the system temp dir.
-pub fn home(env: &Env) -> PathBuf {
+pub(crate) fn home(env: &Env) -> PathBuf {
     if let Some(dir) = env.get("CODEGUARD_HOME").filter(|v| !v.is_empty()) {
         return PathBuf::from(dir);
     }
@@ -59,19 +59,19 @@ pub fn home(env: &Env) -> PathBuf {
 }
 
 /// The directory holding full linter logs.
-pub fn log_dir(env: &Env) -> PathBuf {
+pub(crate) fn log_dir(env: &Env) -> PathBuf {
     home(env).join("logs")
 }
 
 /// Milliseconds since the Unix epoch (0 when the clock is before it).
-pub fn now_ms() -> u64 {
+pub(crate) fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// A short, stable, file-name-safe key for any text (blake3, hex, 32 characters).
-pub fn key_of(parts: &[&[u8]]) -> String {
+pub(crate) fn key_of(parts: &[&[u8]]) -> String {
     let mut hasher = blake3::Hasher::new();
     for part in parts {
         hasher.update(&(part.len() as u64).to_le_bytes());
@@ -81,19 +81,19 @@ pub fn key_of(parts: &[&[u8]]) -> String {
 }
 
 /// Runs `f` while holding the exclusive lock of `path` (waiting at most [`LOCK_WAIT`]).
-pub fn with_lock<T>(path: &Path, f: impl FnOnce() -> std::io::Result<T>) -> std::io::Result<T> {
+pub(crate) fn with_lock<T>(path: &Path, f: impl FnOnce() -> std::io::Result<T>) -> std::io::Result<T> {
     let _lock = crate::fs::lock(path, LOCK_WAIT)?;
     f()
 }
 
 /// Reads a JSON state file. Missing, unreadable, corrupt or wrongly shaped → `T::default()`.
-pub fn read_json<T: DeserializeOwned + Default>(path: &Path) -> T {
+pub(crate) fn read_json<T: DeserializeOwned + Default>(path: &Path) -> T {
     std::fs::read(path).ok().and_then(|bytes| serde_json::from_slice(&bytes).ok()).unwrap_or_default()
 }
 
 /// Locked read-modify-write of a JSON state file: reads it (as [`read_json`]), lets `f` change
 /// it, writes it back atomically and returns what `f` returned.
-pub fn update_json<T, R>(path: &Path, f: impl FnOnce(&mut T) -> R) -> std::io::Result<R>
+pub(crate) fn update_json<T, R>(path: &Path, f: impl FnOnce(&mut T) -> R) -> std::io::Result<R>
 where
     T: Serialize + DeserializeOwned + Default,
 {
@@ -106,7 +106,7 @@ where
 }
 
 /// Locked read-and-delete of a JSON state file (consumption: writes that come after it survive).
-pub fn take_json<T: DeserializeOwned + Default>(path: &Path) -> std::io::Result<T> {
+pub(crate) fn take_json<T: DeserializeOwned + Default>(path: &Path) -> std::io::Result<T> {
     with_lock(path, || {
         let value = read_json(path);
         match std::fs::remove_file(path) {
@@ -118,7 +118,7 @@ pub fn take_json<T: DeserializeOwned + Default>(path: &Path) -> std::io::Result<
 }
 
 /// Removes a state file and its sidecar lock; a missing file is not an error.
-pub fn remove(path: &Path) -> std::io::Result<()> {
+pub(crate) fn remove(path: &Path) -> std::io::Result<()> {
     for file in [path.to_path_buf(), crate::fs::lock_path(path)] {
         match std::fs::remove_file(&file) {
             Ok(()) => {}

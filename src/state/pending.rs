@@ -16,15 +16,15 @@ use serde::{Deserialize, Serialize};
 use crate::env::Env;
 
 /// Sub-directory of the state directory holding one file per session with pending edits.
-pub const DIR: &str = "pending";
+pub(crate) const DIR: &str = "pending";
 /// The most files kept pending per session (the newest win).
-pub const MAX_FILES: usize = 256;
+pub(crate) const MAX_FILES: usize = 256;
 /// A pending file that has not changed for this long is dropped (its patch never applied).
-pub const EXPIRY_MS: u64 = 10 * 60 * 1000;
+pub(crate) const EXPIRY_MS: u64 = 10 * 60 * 1000;
 
 /// One file a patch will write.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PendingFile {
+pub(crate) struct PendingFile {
     /// Its absolute path.
     pub path: PathBuf,
     /// Its content stamp before the patch ran (`None`: it did not exist).
@@ -43,7 +43,7 @@ pub struct PendingFile {
 /// Everything pending for one session.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct Pending {
+pub(crate) struct Pending {
     /// The files, oldest first.
     pub files: Vec<PendingFile>,
 }
@@ -52,7 +52,7 @@ pub struct Pending {
 /// characters (a host's UUID; one file per id on case-insensitive file systems too; no hash to compute on the path every shell command takes — hashing starts
 /// blake3's CPU-feature detection, which costs more than the rest of a pass-through), else
 /// `<hash>.json` (hex digits: never `s-…`).
-pub fn file(env: &Env, session: &str) -> PathBuf {
+pub(crate) fn file(env: &Env, session: &str) -> PathBuf {
     let plain = (1..=128).contains(&session.len())
         && !session.starts_with('.')
         && session
@@ -68,12 +68,12 @@ pub fn file(env: &Env, session: &str) -> PathBuf {
 
 /// Whether anything is pending for the session: one `lstat`, creating nothing (through rustix:
 /// `std`'s first `statx` that fails adds a probe call).
-pub fn any(env: &Env, session: &str) -> bool {
+pub(crate) fn any(env: &Env, session: &str) -> bool {
     rustix::fs::statat(rustix::fs::CWD, file(env, session), rustix::fs::AtFlags::SYMLINK_NOFOLLOW).is_ok()
 }
 
 /// Records files a patch will write (a file already pending is replaced by the new entry).
-pub fn add(env: &Env, session: &str, files: Vec<PendingFile>) -> std::io::Result<()> {
+pub(crate) fn add(env: &Env, session: &str, files: Vec<PendingFile>) -> std::io::Result<()> {
     if files.is_empty() {
         return Ok(());
     }
@@ -86,13 +86,13 @@ pub fn add(env: &Env, session: &str, files: Vec<PendingFile>) -> std::io::Result
 }
 
 /// The pending files (empty when none).
-pub fn read(env: &Env, session: &str) -> Pending {
+pub(crate) fn read(env: &Env, session: &str) -> Pending {
     super::read_json(&file(env, session))
 }
 
 /// Under the lock, lets `settle` keep the files that are still pending (it returns whatever it
 /// decided about the others); the file is removed when nothing is left.
-pub fn settle<R>(
+pub(crate) fn settle<R>(
     env: &Env,
     session: &str,
     settle: impl FnOnce(&mut Vec<PendingFile>) -> R,
@@ -114,15 +114,16 @@ pub fn settle<R>(
     })
 }
 
+#[cfg(test)]
 /// How many sessions have pending edits (for `codeguard state show`).
-pub fn count(env: &Env) -> usize {
+pub(crate) fn count(env: &Env) -> usize {
     std::fs::read_dir(super::home(env).join(DIR)).map_or(0, |dir| {
         dir.filter_map(Result::ok).filter(|e| e.path().extension().is_some_and(|x| x == "json")).count()
     })
 }
 
 /// Forgets every pending edit.
-pub fn clear(env: &Env) -> std::io::Result<()> {
+pub(crate) fn clear(env: &Env) -> std::io::Result<()> {
     match std::fs::remove_dir_all(super::home(env).join(DIR)) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
         Ok(()) | Err(_) => Ok(()),

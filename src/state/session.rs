@@ -15,10 +15,10 @@ use crate::env::Env;
 use crate::outcome::Status;
 
 /// Sub-directory of the state directory holding one file per session and worktree.
-pub const SESSIONS_DIR: &str = "sessions";
+pub(crate) const SESSIONS_DIR: &str = "sessions";
 
 /// The file used when the host gives no session id.
-pub const SHARED_FILE: &str = "session_state.json";
+pub(crate) const SHARED_FILE: &str = "session_state.json";
 
 /// Who an event belongs to: a host session working in one worktree.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,7 +99,7 @@ pub fn file(env: &Env, scope: &Scope) -> PathBuf {
 
 /// Records one check of `language` with `status`; `auto_fixed` when a formatter fixed it.
 /// A SKIPPED check is not counted (and writes nothing).
-pub fn record(
+pub(crate) fn record(
     env: &Env,
     scope: &Scope,
     language: &str,
@@ -123,12 +123,6 @@ pub fn record(
     })
 }
 
-/// Notes that the user was notified about `language` now (for notification cool-downs).
-pub fn mark_notified(env: &Env, scope: &Scope, language: &str) -> std::io::Result<()> {
-    let now = super::now_ms();
-    update(env, scope, |s| s.languages.entry(language.to_owned()).or_default().last_notify_ms = now)
-}
-
 /// Locked read-modify-write of a scope's statistics.
 pub fn update(env: &Env, scope: &Scope, f: impl FnOnce(&mut SessionStats)) -> std::io::Result<()> {
     let path = file(env, scope);
@@ -147,12 +141,12 @@ pub fn read(env: &Env, scope: &Scope) -> SessionStats {
 
 /// Reads and deletes a scope's statistics atomically (the Stop summary): updates recorded after
 /// this call start a new file and are not lost.
-pub fn take(env: &Env, scope: &Scope) -> std::io::Result<SessionStats> {
+pub(crate) fn take(env: &Env, scope: &Scope) -> std::io::Result<SessionStats> {
     super::take_json(&file(env, scope))
 }
 
 /// Every recorded session (the shared file included), most recently updated first.
-pub fn list(env: &Env) -> Vec<(PathBuf, SessionStats)> {
+pub(crate) fn list(env: &Env) -> Vec<(PathBuf, SessionStats)> {
     let home = super::home(env);
     let mut files: Vec<PathBuf> = std::fs::read_dir(home.join(SESSIONS_DIR))
         .map(|dir| {
@@ -171,7 +165,7 @@ pub fn list(env: &Env) -> Vec<(PathBuf, SessionStats)> {
 
 /// Deletes the statistics of every session, or only of the sessions with id `session`.
 /// Returns how many files were removed.
-pub fn clear(env: &Env, session: Option<&str>) -> std::io::Result<usize> {
+pub(crate) fn clear(env: &Env, session: Option<&str>) -> std::io::Result<usize> {
     let mut removed = 0;
     for (path, stats) in list(env) {
         if session.is_none() || stats.session.as_deref() == session {

@@ -29,9 +29,10 @@ use std::path::{Path, PathBuf};
 
 use gix::ObjectId;
 
-pub use ops::{for_repo, push_calls, staging_actions};
-pub use push::{Introduced, PushAgainst, PushBase, PushCall, PushRange, PushRefs, pushed, pushed_history};
-pub use written::judge_writes;
+pub(crate) use ops::{for_repo, push_calls};
+pub use push::PushBase;
+pub(crate) use push::{PushAgainst, PushCall, PushRange, PushRefs, pushed, pushed_history};
+pub(crate) use written::judge_writes;
 
 /// What the git command chain ends with in this repository.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -430,18 +431,6 @@ pub fn predict(
     predict_with_index(repo_root, mode, actions, *options, None, &[])
 }
 
-/// [`predict`] for a push that names what it sends: the lint surface follows each pushed ref
-/// (its own unpushed commits against what the target remote has), not the current branch.
-pub fn predict_pushes(
-    repo_root: &Path,
-    mode: Mode,
-    actions: &[StagingAction],
-    options: &SurfaceOptions,
-    pushes: &[PushCall],
-) -> Result<Surface, SurfaceError> {
-    predict_with_index(repo_root, mode, actions, *options, None, pushes)
-}
-
 fn predict_with_index(
     repo_root: &Path,
     mode: Mode,
@@ -491,7 +480,7 @@ pub fn staged_only(repo_root: &Path) -> Result<Surface, SurfaceError> {
 /// Exactly what is staged in `index_file` (the repository's index when `None`): what git's
 /// pre-commit hook is asked about. `git commit -a` and `git commit <paths>` point the hook at a
 /// temporary index through `GIT_INDEX_FILE`; the caller passes that path here.
-pub fn staged_from(repo_root: &Path, index_file: Option<&Path>) -> Result<Surface, SurfaceError> {
+pub(crate) fn staged_from(repo_root: &Path, index_file: Option<&Path>) -> Result<Surface, SurfaceError> {
     predict_with_index(repo_root, Mode::Commit, &[], SurfaceOptions::default(), index_file, &[])
 }
 
@@ -504,14 +493,14 @@ pub fn working_changes(repo_root: &Path) -> Result<Surface, SurfaceError> {
 
 /// Whether `dir` is inside the worktree of a git repository, found upwards as git finds it (the
 /// error says why not).
-pub fn within_worktree(dir: &Path) -> Result<(), SurfaceError> {
+pub(crate) fn within_worktree(dir: &Path) -> Result<(), SurfaceError> {
     crate::git::discover_worktree(dir)?;
     Ok(())
 }
 
 /// Every file of the worktree that git considers part of the project: tracked files still on
 /// disk plus untracked, not-ignored ones, sorted (for whole-tree checks).
-pub fn project_files(repo_root: &Path) -> Result<Vec<String>, SurfaceError> {
+pub(crate) fn project_files(repo_root: &Path) -> Result<Vec<String>, SurfaceError> {
     let repo = crate::git::open_worktree(repo_root)?;
     let view = view::RepoView::load(&repo, view::WorktreeScan::Changes, None)?;
     let tracked =

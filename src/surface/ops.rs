@@ -14,7 +14,7 @@ use super::{Mode, Pathspecs, StagingAction, Surface, SurfaceError, SurfaceOption
 /// A construct that cannot be seen into may stage anything first, and a repository that may be
 /// pushed only by such a construct (`$g push`, `eval "$cmd"`) gets the push surface too, with
 /// whatever its index holds as a pending commit.
-pub fn for_repo(repo: &RepoIntent) -> Result<Surface, SurfaceError> {
+pub(crate) fn for_repo(repo: &RepoIntent) -> Result<Surface, SurfaceError> {
     let (mut mode, mut actions) = staging_actions(repo);
     if repo.opaque {
         // What it stages is unknown: the most it could take comes first.
@@ -31,7 +31,7 @@ pub fn for_repo(repo: &RepoIntent) -> Result<Surface, SurfaceError> {
 /// The pushes of one repository's share of a command (dry runs and deletions left out), with
 /// `HEAD` and bare pushes after a `git checkout X` read as X, and a branch the command creates
 /// first (`git checkout -b nb [START]`) read as its start.
-pub fn push_calls(repo: &RepoIntent) -> Vec<super::PushCall> {
+pub(crate) fn push_calls(repo: &RepoIntent) -> Vec<super::PushCall> {
     let mut pushes: Vec<super::PushCall> = Vec::new();
     let mut switched: Option<String> = None;
     let mut created: Vec<(String, String)> = Vec::new();
@@ -86,7 +86,7 @@ pub fn push_calls(repo: &RepoIntent) -> Vec<super::PushCall> {
 }
 
 /// Translates the bound operations of one repository into staging actions and a surface mode.
-pub fn staging_actions(repo: &RepoIntent) -> (Mode, Vec<StagingAction>) {
+pub(crate) fn staging_actions(repo: &RepoIntent) -> (Mode, Vec<StagingAction>) {
     let mut actions = Vec::new();
     let mut committed = false;
     let mut pushes = false;

@@ -44,7 +44,7 @@ pub enum PushBase {
 
 /// What a pushed commit is compared with, from one line of git's pre-push input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PushAgainst {
+pub(crate) enum PushAgainst {
     /// The remote ref points at this commit now.
     Remote(gix::ObjectId),
     /// The remote ref does not exist yet.
@@ -133,7 +133,7 @@ pub(crate) fn range(repo: &gix::Repository, view: &RepoView) -> Result<PushRange
 ///
 /// `remote` is the remote git pushes to (its name, or a URL): a new ref carries the commits that
 /// remote's own tracking refs do not reach — never another remote's.
-pub fn pushed(
+pub(crate) fn pushed(
     repo_root: &Path,
     tip: gix::ObjectId,
     against: PushAgainst,
@@ -174,7 +174,7 @@ pub fn pushed(
 
 /// What one `git push` names beyond the current branch.
 #[derive(Debug, Clone, Copy)]
-pub struct PushRefs<'a> {
+pub(crate) struct PushRefs<'a> {
     /// The remote operand (a configured name, or a URL/path), if given.
     pub remote: Option<&'a str>,
     /// The refspecs as written.
@@ -189,7 +189,7 @@ pub struct PushRefs<'a> {
 /// the push sends (its refspecs' sources, globs matched against local refs, `--all`, `--tags`;
 /// the current branch when it names none), the commits the target remote's own tracking refs do
 /// not reach. Also returns the refspecs that could not be resolved (git would refuse them).
-pub fn pushed_history(
+pub(crate) fn pushed_history(
     repo_root: &Path,
     refs: PushRefs<'_>,
 ) -> Result<(Vec<Introduced>, Vec<String>), SurfaceError> {
@@ -492,7 +492,7 @@ fn tree_changes(
 
 /// One `git push` of a command, owned (the surface's view of [`crate::bash::GitOp::Push`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PushCall {
+pub(crate) struct PushCall {
     /// The remote operand (a configured name, or a URL/path), if given.
     pub remote: Option<String>,
     /// The refspecs as written.

@@ -23,7 +23,7 @@ use super::Pathspecs;
 use super::model::Matcher;
 
 /// Applies the rule to every repository of `intent`.
-pub fn judge_writes(intent: &mut Intent) {
+pub(crate) fn judge_writes(intent: &mut Intent) {
     for repo in &mut intent.repos {
         if repo.writes.is_empty() || repo.block.is_some() {
             continue;

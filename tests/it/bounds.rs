@@ -107,8 +107,8 @@ proptest::proptest! {
         let open: String = levels.iter().map(|&i| NESTS[i].0).collect();
         let close: String = levels.iter().rev().map(|&i| NESTS[i].1).collect();
         let command = format!("{open}x{close}\ngit commit -m x");
-        let analysis = codeguard::bash::analyse(&command);
-        let blocked = analysis.opaque.iter().any(|o| o.severity == codeguard::bash::Severity::Block);
+        let analysis = codeguard::stages::bash::analyse(&command);
+        let blocked = analysis.opaque.iter().any(|o| o.severity == codeguard::stages::bash::Severity::Block);
         proptest::prop_assert!(analysis.mode().is_some() || blocked, "{} levels", levels.len());
     }
 }

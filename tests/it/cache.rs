@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use codeguard::cache::identity::{self, Budget, NoIdentity, Worktree};
+use codeguard::stages::cache::identity::{self, Budget, NoIdentity, Worktree};
 
 use crate::support::{TestRepo, codeguard, json_stdout};
 
@@ -65,7 +65,7 @@ fn same_size_and_mtime_with_other_content_is_seen_even_through_the_stat_cache() 
     let cache = state.path().join("stat.tsv");
     // Files younger than the settle margin are always read; wait it out so the stat cache
     // records them, then prove the cache is really used.
-    std::thread::sleep(codeguard::cache::stat::SETTLE + Duration::from_millis(200));
+    std::thread::sleep(codeguard::stages::cache::stat::SETTLE + Duration::from_millis(200));
     let first = identity(&repo, &cache);
     assert_eq!(first.read, 3, "the first computation reads every file");
     let second = identity(&repo, &cache);

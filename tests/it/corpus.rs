@@ -1,7 +1,7 @@
 //! The table-driven corpus (`tests/corpus/bash.txt`): every entry's expectation is checked
 //! against the pure analyser; the file format is documented at its top.
 
-use codeguard::bash::{self, Analysis, DirPart, GitOp, Severity, Step};
+use codeguard::stages::bash::{self, Analysis, DirPart, GitOp, Severity, Step};
 
 #[path = "../corpus/format.rs"]
 mod format;

@@ -3,7 +3,7 @@
 //! sub-shell, `if`, loop, brace group, called function or substitution keeps it guarded (unless
 //! a literal `true`/`false`/`:` decides the branch never runs).
 
-use codeguard::bash::{self, Mode};
+use codeguard::stages::bash::{self, Mode};
 use proptest::prelude::*;
 
 use crate::corpus;

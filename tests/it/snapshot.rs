@@ -6,8 +6,8 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 
-use codeguard::snapshot::{Snapshot, SnapshotError, SnapshotOptions};
-use codeguard::surface::{self, Mode, Pathspecs, StagingAction, Surface, SurfaceOptions};
+use codeguard::stages::snapshot::{Snapshot, SnapshotError, SnapshotOptions};
+use codeguard::stages::surface::{self, Mode, Pathspecs, StagingAction, Surface, SurfaceOptions};
 
 use crate::support::{TestRepo, assert_untouched};
 use crate::surface::{content, files};
@@ -260,11 +260,12 @@ fn a_full_scratch_directory_falls_back_to_the_next_one() {
 
 #[test]
 fn options_from_env_prefer_tmpfs_and_never_read_the_process_environment() {
-    let env = codeguard::env::Env::from_pairs([("XDG_RUNTIME_DIR", "/run/user/7"), ("TMPDIR", "/var/tmp")]);
+    let env =
+        codeguard::stages::env::Env::from_pairs([("XDG_RUNTIME_DIR", "/run/user/7"), ("TMPDIR", "/var/tmp")]);
     let options = SnapshotOptions::from_env(&env);
     let expected: Vec<PathBuf> =
         ["/dev/shm", "/run/user/7", "/var/tmp"].into_iter().map(PathBuf::from).collect();
     assert_eq!(options.scratch_dirs, expected);
-    let bare = SnapshotOptions::from_env(&codeguard::env::Env::default());
+    let bare = SnapshotOptions::from_env(&codeguard::stages::env::Env::default());
     assert_eq!(bare.scratch_dirs, vec![PathBuf::from("/dev/shm"), PathBuf::from("/tmp")]);
 }

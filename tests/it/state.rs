@@ -6,8 +6,8 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use codeguard::env::Env;
-use codeguard::state::session::{self, Scope, SessionStats};
+use codeguard::stages::env::Env;
+use codeguard::stages::state::session::{self, Scope, SessionStats};
 
 use crate::support::{TestRepo, codeguard, json_stdout, pre_tool_use};
 

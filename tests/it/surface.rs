@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use codeguard::snapshot::{Snapshot, SnapshotOptions};
-use codeguard::surface::{
+use codeguard::stages::snapshot::{Snapshot, SnapshotOptions};
+use codeguard::stages::surface::{
     self, Base, Lanes, Mode, Pathspecs, PushBase, StagingAction, Surface, SurfaceOptions,
 };
 
