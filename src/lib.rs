@@ -9,11 +9,11 @@
 //!   → surface::predict   (which lanes and paths the commit/push would carry)
 //!   → snapshot           (materialise exactly that content from git blobs, never touching the repo)
 //!   → safety::scan       (path and secret rules over the content)
-//!   → plan::build        (which linters run on which files, and why others are skipped)
+//!   → lint_plan::build   (which linters run on which files, and why others are skipped)
 //!   → run::execute       (parallel, deadline per job, process-group kill)
-//!   → verdict            (exit code + output → PASS / FAIL / UNVERIFIED / SKIPPED / PLANNED)
+//!   → verdict            (ending + output → PASS / FAIL / UNVERIFIED / SKIPPED / PLANNED)
 //!   → report             (agent-facing text, capped, full logs on disk)
-//!   → host encoder       (the only writer of stdout)
+//!   → host encoder       (the answer as an `Output`; `output` is the only writer of stdout)
 //! ```
 //!
 //! Every stage lives in its own module; the analysis stages are pure and I/O sits at the edges.

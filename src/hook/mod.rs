@@ -2,7 +2,7 @@
 //!
 //! Reads the payload (≤ 1 MiB; up to 16 MiB for a shell command that may commit, which the
 //! analyser then denies as too large) from stdin, decodes it for the host, runs the event's handler
-//! and writes the host-encoded answer. Fail-open: an unknown host or event, a bad or oversized
+//! and returns the host-encoded answer (`commands::dispatch` delivers it through `crate::output`). Fail-open: an unknown host or event, a bad or oversized
 //! payload, an internal error or a panic never blocks — it exits the host's "no opinion" way
 //! with one line on stderr. So does a SIGTERM/SIGINT/SIGHUP while checks run
 //! ([`crate::process::arm`]): every child is killed first. A second copy of the hook firing for

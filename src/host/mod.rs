@@ -2,7 +2,7 @@
 //! codeguard's [`Answer`] through the channel that host honours.
 //!
 //! In: raw stdin bytes (≤ [`MAX_PAYLOAD_BYTES`]). Out: a [`HookEvent`], or an encoded answer ([`crate::output::Output`])
-//! (stdout, stderr, exit code). The encoder is the only producer of hook stdout.
+//! (stdout, stderr, exit code). The encoder is the only producer of hook stdout (delivered by `crate::output`).
 //! Payloads are read tolerantly (hosts rename fields between versions; unknown fields are
 //! ignored), except the neutral contract's declared-strict requests.
 //! Never: decides anything about the command — that is the pipeline's job.
