@@ -94,7 +94,8 @@ impl ContentVerdict {
 
 fn language_reason(lang: &LanguageResult) -> String {
     let mut reason = if lang.reason.is_empty() { "no conclusion".to_owned() } else { lang.reason.clone() };
-    if !lang.install_hint.is_empty() && !reason.contains(&lang.install_hint) {
+    // A tool-missing reason already names the install command (`run` writes it there).
+    if !lang.install_hint.is_empty() && lang.cause != Some(crate::outcome::Reason::ToolMissing) {
         let _ = write!(reason, " (install: {})", lang.install_hint);
     }
     reason

@@ -165,7 +165,8 @@ pub(crate) fn skipped(language: &str, name: &str, status: Status, reason: &str) 
     }
 }
 
-/// A job whose tool is not available (`reason` from [`tool_missing`]).
+/// A job whose tool is not available (`reason` from [`tool_missing`], which names the install
+/// command: every `Reason::ToolMissing` result's reason does).
 fn unavailable(language: &str, name: &str, job: &Job, reason: &str) -> LanguageResult {
     let mut result = skipped(language, name, Status::Unverified, reason);
     result.cause = Some(crate::outcome::Reason::ToolMissing);
