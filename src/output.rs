@@ -89,6 +89,20 @@ pub(crate) fn write_both(stdout: &str, stderr: &str) -> bool {
     ok
 }
 
+/// Delivers what `output` holds so far and empties it (the code stays): for a command that
+/// made changes and is about to start a long step (installing tools), so what it did is
+/// printed even if that step is interrupted.
+pub(crate) fn flush(output: &mut Output) {
+    write_both(&output.stdout, &output.stderr);
+    output.stdout.clear();
+    output.stderr.clear();
+}
+
+/// Prints clap's help, version or error text as clap does (styled on a terminal).
+pub(crate) fn clap_message(err: &clap::Error) {
+    let _ = err.print();
+}
+
 /// Writes a live progress fragment to stderr at once (no newline added; `check` redraws one
 /// line with `\r`). Only for a person watching a terminal; errors are ignored.
 pub(crate) fn progress(text: &str) {

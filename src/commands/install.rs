@@ -56,6 +56,7 @@ fn install_into(args: &InstallArgs, env: &Env, out: &mut Output) -> anyhow::Resu
             print_settings(out, host, &mcp_path, &outcome, "MCP server registration");
         }
         if !args.dry_run {
+            crate::output::flush(out);
             provision_tools(
                 project.as_deref().map_or_else(current_dir, |p| Ok(p.to_path_buf()))?.as_path(),
                 env,
@@ -72,6 +73,7 @@ fn install_into(args: &InstallArgs, env: &Env, out: &mut Output) -> anyhow::Resu
     let changes = git_hooks::install(&layout, &current_exe()?, args.force)?;
     git_hooks::record(&crate::state::home(env), &layout, true).context("recording the install")?;
     print(out, &layout.hooks, &changes);
+    crate::output::flush(out);
     provision_tools(&current_dir()?, env);
     Ok(exit::EntryPoint::Install.status_code(Status::Pass))
 }

@@ -38,7 +38,7 @@ pub(crate) fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u
     }
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
-        Err(err) => return finish(&usage_error(&err)),
+        Err(err) => return usage_error(&err),
     };
     arm_supervision(&cli.command);
     let (entry, result) = match cli.command {
@@ -60,13 +60,18 @@ pub(crate) fn dispatch(args: impl IntoIterator<Item = OsString>, env: &Env) -> u
         Command::Tools(args) => (EntryPoint::Tools, tools::run(&args, env)),
     };
     let output = result.unwrap_or_else(|err| error_output(&err, entry));
-    finish(&output)
+    finish(&output, entry)
 }
 
-/// Delivers a command's output; its exit code (a broken stdout does not change it).
-fn finish(output: &Output) -> u8 {
-    crate::output::deliver(output);
-    output.code
+/// Delivers a command's output and returns its exit code — or, when the output could not be
+/// written (a closed pipe, a full disk), says so and returns the entry point's internal-error
+/// code: a report nobody received is never a pass.
+fn finish(output: &Output, entry: EntryPoint) -> u8 {
+    if crate::output::deliver(output) {
+        return output.code;
+    }
+    crate::output::write_both("", "codeguard: error: writing the output failed\n");
+    entry.internal_error_code()
 }
 
 /// Runs a hook and delivers its answer: 0 (fail-open) when the answer could not be written,
@@ -140,8 +145,9 @@ fn hook_fast_path(args: &[OsString]) -> Option<crate::cli::HookArgs> {
     Some(crate::cli::HookArgs { event: words[1].to_owned(), host: host.to_owned() })
 }
 
-/// A clap error as one clear line (help and version print as usual), with its code.
-fn usage_error(err: &clap::Error) -> Output {
+/// Prints a clap error as one clear line (help and version print as clap prints them, styled on
+/// a terminal) and returns the code.
+fn usage_error(err: &clap::Error) -> u8 {
     use clap::error::ErrorKind;
     match err.kind() {
         ErrorKind::DisplayHelp
@@ -152,14 +158,16 @@ fn usage_error(err: &clap::Error) -> Output {
             } else {
                 exit::success()
             };
-            let text = err.render().to_string();
-            if err.use_stderr() { Output::stderr(text, code) } else { Output::stdout(text, code) }
+            crate::output::clap_message(err);
+            code
         }
         _ => {
             let rendered = err.render().to_string();
             let first = rendered.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments");
             let first = first.trim_start_matches("error: ");
-            Output::stderr(format!("codeguard: {first} (see `codeguard --help`)\n"), exit::usage())
+            let line = format!("codeguard: {first} (see `codeguard --help`)\n");
+            crate::output::deliver(&Output::stderr(line, exit::usage()));
+            exit::usage()
         }
     }
 }

@@ -48,6 +48,7 @@ fn run_into(args: &ToolsArgs, env: &Env, out: &mut Output) -> anyhow::Result<u8>
                 let _ = writeln!(out.stderr, "codeguard: no managed tools to install");
                 return Ok(done(true));
             }
+            crate::output::flush(out);
             Ok(done(provision(&chosen, env)))
         }
         ToolsAction::List { lang, format } => {
@@ -190,6 +191,7 @@ fn update(registry: &Registry, env: &Env, out: &mut Output) -> u8 {
             continue;
         }
         any = true;
+        crate::output::flush(out);
         if !provision(&[tool], env) {
             ok = false;
             continue;

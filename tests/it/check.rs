@@ -213,3 +213,22 @@ fn whole_tree_checks_skip_ignored_files() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
     assert_eq!(json_stdout(&out)["languages"][0]["files"], serde_json::json!(["app.py"]));
 }
+
+/// A report nobody received is never a pass: when stdout cannot be written (a full disk), the
+/// command says so and exits with its internal-error code (3 for `languages`, like `check`).
+#[cfg(target_os = "linux")]
+#[test]
+fn an_unwritable_stdout_is_an_error_not_a_pass() {
+    let home = tempfile::tempdir().expect("home");
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("codeguard"))
+        .arg("languages")
+        .env("CODEGUARD_HOME", home.path().join(".codeguard"))
+        .stdout(full)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("codeguard: error: writing the output failed"), "{stderr}");
+}
