@@ -3,10 +3,12 @@
 //! Every entry point computes an [`Output`] — what to print on each stream and the exit code —
 //! and returns it; `commands::dispatch` hands it to [`deliver`]. Nothing else in the crate
 //! writes either stream (`clippy.toml` forbids `std::io::stdout`/`stderr` and the print
-//! macros elsewhere). Three things cannot wait for a return value and come here too: the live
-//! progress line of `check` on a terminal ([`progress`]), the answer a signal handler prints
-//! while children are killed (`process::arm`, [`deliver`]), and the MCP server's stdio
-//! transport, which owns both streams for the whole session ([`stdio`]).
+//! macros elsewhere). What cannot wait for a return value comes here too: live progress
+//! (`check`'s line on a terminal, tool downloads: [`progress`]), what a command already did
+//! before a long step that may be interrupted ([`flush`]), the answer a signal handler prints
+//! while children are killed (`process::arm`, [`write_both`]), clap's styled help
+//! ([`clap_message`]), and the MCP server's stdio transport, which owns both streams for the
+//! whole session ([`stdio`]).
 
 #![allow(clippy::disallowed_methods, reason = "the one writer of stdout and stderr")]
 
