@@ -57,6 +57,16 @@ impl std::fmt::Display for Partial {
 }
 
 impl Output {
+    /// Runs a command that writes into an `Output` as it goes (a command that makes several
+    /// changes): its output, or its error with what it had produced so far (see [`finish`]).
+    ///
+    /// [`finish`]: Output::finish
+    pub(crate) fn gather(command: impl FnOnce(&mut Self) -> anyhow::Result<u8>) -> anyhow::Result<Self> {
+        let mut out = Self::default();
+        let result = command(&mut out);
+        out.finish(result)
+    }
+
     /// The command's result with this output: `Ok` sets the exit code; an error keeps the
     /// output produced so far attached (as [`Partial`] context) so it is not lost.
     pub(crate) fn finish(mut self, result: anyhow::Result<u8>) -> anyhow::Result<Self> {

@@ -21,9 +21,7 @@ use crate::output::Output;
 
 /// Runs `install`. What was written before an error is still reported.
 pub(super) fn install(args: &InstallArgs, env: &Env) -> anyhow::Result<Output> {
-    let mut out = Output::default();
-    let result = install_into(args, env, &mut out);
-    out.finish(result)
+    Output::gather(|out| install_into(args, env, out))
 }
 
 fn install_into(args: &InstallArgs, env: &Env, out: &mut Output) -> anyhow::Result<u8> {
@@ -94,9 +92,7 @@ fn provision_tools(dir: &Path, env: &Env) {
 
 /// Runs `uninstall`. What was removed before an error is still reported.
 pub(super) fn uninstall(args: &UninstallArgs, env: &Env) -> anyhow::Result<Output> {
-    let mut out = Output::default();
-    let result = uninstall_into(args, env, &mut out);
-    out.finish(result)
+    Output::gather(|out| uninstall_into(args, env, out))
 }
 
 fn uninstall_into(args: &UninstallArgs, env: &Env, out: &mut Output) -> anyhow::Result<u8> {

@@ -22,9 +22,7 @@ use crate::tools::{self, Installed};
 
 /// Runs `codeguard tools …`.
 pub(super) fn run(args: &ToolsArgs, env: &Env) -> anyhow::Result<Output> {
-    let mut out = Output::default();
-    let result = run_into(args, env, &mut out);
-    out.finish(result)
+    Output::gather(|out| run_into(args, env, out))
 }
 
 fn run_into(args: &ToolsArgs, env: &Env, out: &mut Output) -> anyhow::Result<u8> {
