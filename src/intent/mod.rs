@@ -1095,6 +1095,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_gate_case_reads_the_fields_in_one_order() {
+        let unguarded = Intent { block: Some("x".into()), ..Intent::default() };
+        assert_eq!(unguarded.gate_case(), GateCase::Unguarded, "nothing commits: the block does not matter");
+        let guarded = Intent { guarded: true, ..Intent::default() };
+        assert_eq!(guarded.gate_case(), GateCase::RunTimeOnly);
+        let commit = Intent { mode: Some(Mode::Commit), ..guarded.clone() };
+        assert_eq!(commit.gate_case(), GateCase::NoRepository);
+        let blocked = Intent { block: Some("why".into()), ..commit.clone() };
+        assert_eq!(
+            blocked.gate_case(),
+            GateCase::Uncheckable("why"),
+            "a block wins over a missing repository"
+        );
+        // With repositories bound it is `Repositories` (the gate tests bind real ones).
+    }
+
+    #[test]
     fn non_git_commands_resolve_without_a_repository() {
         let intent = resolve(&bash::analyse("ls -la && echo 'git push'"), Path::new("/nonexistent/dir"));
         assert_eq!(intent, Intent::default());
