@@ -306,3 +306,18 @@ pub(crate) fn withhold_untrusted(plan: &mut Plan, config: &ProjectConfig, worksp
     plan.withhold(&own, &reason);
     plan.withhold_repo_code(&crate::trust::hint(&root));
 }
+
+/// The detected languages whose lint (or its probe) executes repository content, as
+/// `id (program)`.
+pub(crate) fn repo_code_linters(
+    registry: &Registry,
+    detected: &[crate::registry::DetectedLanguage],
+) -> Vec<String> {
+    use crate::registry::CommandField;
+    detected
+        .iter()
+        .filter_map(|d| registry.get(&d.id))
+        .filter(|l| crate::lint_plan::Job::runs_repo_code(l, CommandField::Lint))
+        .map(|l| format!("{} ({})", l.id, l.lint_program().unwrap_or("its linter")))
+        .collect()
+}

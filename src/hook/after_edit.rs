@@ -201,21 +201,6 @@ impl AutoFix {
     }
 }
 
-/// The detected languages whose lint (or its probe) executes repository content, as
-/// `id (program)`.
-pub(super) fn repo_code_linters(
-    registry: &Registry,
-    detected: &[crate::registry::DetectedLanguage],
-) -> Vec<String> {
-    use crate::registry::CommandField;
-    detected
-        .iter()
-        .filter_map(|d| registry.get(&d.id))
-        .filter(|l| crate::lint_plan::Job::runs_repo_code(l, CommandField::Lint))
-        .map(|l| format!("{} ({})", l.id, l.lint_program().unwrap_or("its linter")))
-        .collect()
-}
-
 /// Runs the language's formatter on the one saved file (never a project-level formatter, never
 /// a repository-defined formatter in an untrusted workspace) and reports by content, not by
 /// exit code, whether the file changed.

@@ -41,7 +41,7 @@ pub(super) fn run(cwd: &Path, env: &Env) -> Answer {
         }
         Ok(config) => {
             let own: Vec<&str> = config.overridden_languages().collect();
-            let repo_code = super::after_edit::repo_code_linters(&registry, &detected);
+            let repo_code = crate::lint::repo_code_linters(&registry, &detected);
             if (!own.is_empty() || !repo_code.is_empty()) && !crate::trust::is_trusted(env, &root, config) {
                 if !own.is_empty() {
                     let _ = writeln!(
