@@ -120,7 +120,7 @@ pub(crate) enum Action {
 pub(crate) struct Job {
     /// The program the invocations run (for probing and verdicts).
     pub program: String,
-    /// Concrete argv lists, run one after another.
+    /// Concrete argv lists: independent parts of one file list (the run may start them at once).
     pub invocations: Vec<Argv>,
     /// Where they run.
     pub cwd: PathBuf,
@@ -384,12 +384,19 @@ pub(crate) fn scoped(lint: &Argv, files: &[String]) -> Vec<Argv> {
 /// start costs more than the work it takes over.
 const SPLIT_MIN_FILES: usize = 64;
 
-/// [`scoped`], with a list of at least [`SPLIT_MIN_FILES`] files cut into `parts` about equal
-/// invocations (the run starts them in parallel).
-pub(crate) fn split(lint: &Argv, files: &[String], parts: usize) -> Vec<Argv> {
-    if parts < 2 || files.len() < SPLIT_MIN_FILES || lint.iter().any(|a| a == "{file}") {
+/// Fewest files in one part of a split list.
+const SPLIT_MIN_PART: usize = SPLIT_MIN_FILES / 2;
+
+/// [`scoped`], with a list of at least [`SPLIT_MIN_FILES`] files cut into about equal
+/// invocations: twice as many as `cores` while each keeps [`SPLIT_MIN_PART`] files. The run
+/// hands them out longest first as workers come free, so parts finer than one per core pack
+/// the cores tighter when linters of different speeds share them; a process start per part is
+/// the price.
+pub(crate) fn split(lint: &Argv, files: &[String], cores: usize) -> Vec<Argv> {
+    if cores < 2 || files.len() < SPLIT_MIN_FILES || lint.iter().any(|a| a == "{file}") {
         return scoped(lint, files);
     }
+    let parts = (cores * 2).min(files.len() / SPLIT_MIN_PART).max(2);
     files.chunks(files.len().div_ceil(parts)).flat_map(|chunk| scoped(lint, chunk)).collect()
 }
 
@@ -649,12 +656,14 @@ pub(crate) mod tests {
         let lint = strings(&["shellcheck", "{files}"]);
         let files: Vec<String> = (0..300).map(|i| format!("s/{i}.sh")).collect();
         let parts = split(&lint, &files, 2);
-        assert_eq!(parts.iter().map(Vec::len).collect::<Vec<_>>(), [151, 151], "two halves");
+        assert_eq!(parts.iter().map(Vec::len).collect::<Vec<_>>(), [76, 76, 76, 76], "two parts a core");
         let mut seen: Vec<&String> = parts.iter().flat_map(|p| &p[1..]).collect();
         seen.sort();
         seen.dedup();
         assert_eq!(seen.len(), files.len(), "every file exactly once");
         assert_eq!(split(&lint, &files[..SPLIT_MIN_FILES - 1], 2).len(), 1, "a short list is one call");
         assert_eq!(split(&lint, &files, 1).len(), 1, "one core, one call");
+        let halves = split(&lint, &files[..SPLIT_MIN_FILES], 2);
+        assert_eq!(halves.iter().map(Vec::len).collect::<Vec<_>>(), [33, 33], "parts keep their minimum");
     }
 }

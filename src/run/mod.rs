@@ -11,6 +11,7 @@ pub(crate) mod warm;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use rayon::prelude::*;
@@ -19,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use crate::env::Env;
 use crate::lint_plan::{Action, Job, Plan};
 use crate::outcome::Status;
-use crate::process::{Cmd, Ending};
+use crate::process::{Cmd, Ending, Finished};
 use crate::registry::Argv;
 use crate::verdict;
 
@@ -105,6 +106,11 @@ pub(crate) enum Progress<'a> {
 }
 
 /// Runs every job of the plan and returns one result per entry, in plan order.
+///
+/// Every invocation of every job is one task in one queue, longest first (by its number of
+/// arguments, the files it is handed), taken by `jobs` workers as they come free: a worker never
+/// waits on another job's part while work is left (nested fork-join did — one worker ran both
+/// halves of the slowest linter after the other had finished everything else).
 pub(crate) fn execute(
     plan: &Plan,
     env: &Env,
@@ -113,35 +119,82 @@ pub(crate) fn execute(
 ) -> Vec<LanguageResult> {
     let child_env: Vec<(String, OsString)> = env.vars().map(|(k, v)| (k.clone(), v.clone())).collect();
     let probes = ProbeCache::default();
-    let run_entry = |entry: &crate::lint_plan::Entry| match &entry.action {
-        Action::Skip { status, reason } => skipped(&entry.language, &entry.name, *status, reason),
-        Action::Run(job) => {
-            progress(Progress::Started(&entry.language));
-            let result = match probes.missing(job, env, &child_env) {
-                Some(reason) => unavailable(&entry.language, &entry.name, job, &reason),
-                None => run_job(&entry.language, &entry.name, job, &child_env, options.deadline),
-            };
-            progress(Progress::Finished(&entry.language));
-            result
-        }
-    };
-    let processes: usize = plan
+    let jobs: Vec<Option<&Job>> = plan
         .entries
         .iter()
         .map(|e| match &e.action {
-            Action::Run(job) => job.invocations.len(),
-            Action::Skip { .. } => 0,
+            Action::Run(job) => Some(job),
+            Action::Skip { .. } => None,
         })
-        .sum();
-    if processes <= 1 {
-        // One linter run: no pool to start.
-        return plan.entries.iter().map(run_entry).collect();
+        .collect();
+    let probe_entry = |i: usize| jobs[i].and_then(|job| probes.missing(job, env, &child_env));
+    let workers = options.jobs.max(1);
+    let missing: Vec<Option<String>> = if workers > 1 && jobs.iter().flatten().count() > 1 {
+        (0..jobs.len()).into_par_iter().map(probe_entry).collect()
+    } else {
+        (0..jobs.len()).map(probe_entry).collect()
+    };
+    for (entry, _) in plan.entries.iter().zip(&missing).filter(|(_, m)| m.is_some()) {
+        progress(Progress::Started(&entry.language));
+        progress(Progress::Finished(&entry.language));
     }
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(options.jobs.max(1)).build();
-    match pool {
-        Ok(pool) => pool.install(|| plan.entries.par_iter().map(run_entry).collect()),
-        Err(_) => plan.entries.iter().map(run_entry).collect(),
+    let mut tasks: Vec<(usize, usize)> = Vec::new();
+    for (i, job) in jobs.iter().enumerate() {
+        if let (Some(job), None) = (job, &missing[i]) {
+            tasks.extend((0..job.invocations.len()).map(|k| (i, k)));
+        }
     }
+    // Longest first; the sort is stable, so equal tasks keep the plan's order.
+    tasks.sort_by_key(|&(i, k)| std::cmp::Reverse(jobs[i].map_or(0, |job| job.invocations[k].len())));
+    let remaining: Vec<AtomicUsize> = jobs
+        .iter()
+        .zip(&missing)
+        .map(|(j, m)| AtomicUsize::new(if m.is_none() { j.map_or(0, |j| j.invocations.len()) } else { 0 }))
+        .collect();
+    let started: Vec<AtomicBool> = jobs.iter().map(|_| AtomicBool::new(false)).collect();
+    let finished: Mutex<BTreeMap<(usize, usize), Finished>> = Mutex::new(BTreeMap::new());
+    let next = AtomicUsize::new(0);
+    let work = || {
+        while let Some(&(i, k)) = tasks.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let (entry, Some(job)) = (&plan.entries[i], jobs[i]) else { continue };
+            if !started[i].swap(true, Ordering::Relaxed) {
+                progress(Progress::Started(&entry.language));
+            }
+            let done =
+                Cmd::new(job.invocations[k].clone(), job.cwd.clone(), child_env.clone(), options.deadline)
+                    .run();
+            if let Ok(mut map) = finished.lock() {
+                map.insert((i, k), done);
+            }
+            if remaining[i].fetch_sub(1, Ordering::AcqRel) == 1 {
+                progress(Progress::Finished(&entry.language));
+            }
+        }
+    };
+    let workers = workers.min(tasks.len());
+    if workers <= 1 {
+        work();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..workers {
+                s.spawn(work);
+            }
+        });
+    }
+    let mut finished = finished.into_inner().unwrap_or_default();
+    plan.entries
+        .iter()
+        .enumerate()
+        .map(|(i, entry)| match (&entry.action, &missing[i]) {
+            (Action::Skip { status, reason }, _) => skipped(&entry.language, &entry.name, *status, reason),
+            (Action::Run(job), Some(reason)) => unavailable(&entry.language, &entry.name, job, reason),
+            (Action::Run(job), None) => {
+                let runs: Vec<Finished> =
+                    (0..job.invocations.len()).filter_map(|k| finished.remove(&(i, k))).collect();
+                judge_job(&entry.language, &entry.name, job, &runs)
+            }
+        })
+        .collect()
 }
 
 /// A result for a language that did not run (or has not run yet).
@@ -177,29 +230,17 @@ fn unavailable(language: &str, name: &str, job: &Job, reason: &str) -> LanguageR
     result
 }
 
-/// Runs a job's invocations (in parallel, within the run's parallelism: they are independent
-/// parts of one file list); the worst verdict wins and all output is kept, in invocation order,
-/// so one run shows every problem.
-fn run_job(
-    language: &str,
-    name: &str,
-    job: &Job,
-    env: &[(String, OsString)],
-    deadline: Duration,
-) -> LanguageResult {
+/// The verdict on a job from its invocations' runs (independent parts of one file list, in
+/// invocation order): the worst verdict wins and all output is kept, so one run shows every
+/// problem.
+fn judge_job(language: &str, name: &str, job: &Job, runs: &[Finished]) -> LanguageResult {
     let mut result = skipped(language, name, Status::Pass, "");
     result.argv.clone_from(&job.invocations);
     result.files.clone_from(&job.files);
     result.fix.clone_from(&job.fix);
     result.install_hint.clone_from(&job.install_hint);
     result.managed = job.managed;
-    let run = |argv: &Argv| Cmd::new(argv.clone(), job.cwd.clone(), env.to_vec(), deadline).run();
-    let runs: Vec<_> = if job.invocations.len() > 1 {
-        job.invocations.par_iter().map(run).collect()
-    } else {
-        job.invocations.iter().map(run).collect()
-    };
-    for done in &runs {
+    for done in runs {
         let verdict = verdict::judge(&job.program, done);
         result.duration += done.duration;
         // Linters quote source lines: a secret in the content must not reach reports or logs.
@@ -341,4 +382,87 @@ pub(crate) fn toolchain_inventory(
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lint_plan::Entry;
+
+    fn job(program: &str, invocations: Vec<Argv>, cwd: &std::path::Path) -> Action {
+        Action::Run(Job {
+            program: program.to_owned(),
+            invocations,
+            cwd: cwd.to_path_buf(),
+            files: Vec::new(),
+            probe: None,
+            install_hint: String::new(),
+            fix: None,
+            fixes: None,
+            advisory: false,
+            runs_repo_code: false,
+            managed: false,
+        })
+    }
+
+    /// `sh linter ID [padding…]`: the fake linter appends its ID to `log`; an ID starting with
+    /// `S` then waits (up to 10 s) until both `S` parts are in the log, so neither can finish —
+    /// and free its worker — before the other has started.
+    fn call(script: &std::path::Path, id: &str, padding: usize) -> Argv {
+        let mut argv = vec!["sh".to_owned(), script.display().to_string(), id.to_owned()];
+        argv.extend((0..padding).map(|i| format!("f{i}")));
+        argv
+    }
+
+    #[test]
+    fn the_longest_parts_start_first_on_free_workers_and_results_keep_plan_order() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let log = tmp.path().join("log");
+        let script = tmp.path().join("linter");
+        std::fs::write(
+            &script,
+            format!(
+                "echo \"$1\" >> '{log}'\ncase $1 in S*) i=0; while [ $i -lt 200 ] && [ \"$(grep -c '^S' '{log}')\" -lt 2 ]; do sleep 0.05; i=$((i+1)); done ;; esac\necho \"out $1\"\n",
+                log = log.display()
+            ),
+        )
+        .expect("script");
+        let plan = Plan {
+            entries: vec![
+                Entry {
+                    language: "yaml".into(),
+                    name: "YAML".into(),
+                    action: job("sh", vec![call(&script, "Y1", 3), call(&script, "Y2", 2)], tmp.path()),
+                },
+                Entry {
+                    language: "skip".into(),
+                    name: "Skip".into(),
+                    action: Action::Skip { status: Status::Skipped, reason: "nothing".into() },
+                },
+                Entry {
+                    language: "shell".into(),
+                    name: "Shell".into(),
+                    action: job("sh", vec![call(&script, "S1", 9), call(&script, "S2", 8)], tmp.path()),
+                },
+            ],
+        };
+        let env = Env::from_pairs([
+            ("PATH", std::env::var_os("PATH").unwrap_or_default()),
+            ("CODEGUARD_HOME", tmp.path().join("home").into_os_string()),
+        ]);
+        let options = RunOptions { deadline: Duration::from_secs(60), jobs: 2 };
+        let results = execute(&plan, &env, &options, &|_| {});
+        let started = std::fs::read_to_string(&log).expect("log");
+        let order: Vec<&str> = started.lines().collect();
+        let mut first_two = order[..2].to_vec();
+        first_two.sort_unstable();
+        assert_eq!(first_two, ["S1", "S2"], "the two longest parts take the two workers: {order:?}");
+        assert_eq!(order.len(), 4, "every part ran once: {order:?}");
+        let languages: Vec<&str> = results.iter().map(|r| r.language.as_str()).collect();
+        assert_eq!(languages, ["yaml", "skip", "shell"], "plan order");
+        assert_eq!(results[0].output, "out Y1\nout Y2\n", "a language's output in invocation order");
+        assert_eq!(results[2].output, "out S1\nout S2\n");
+        assert_eq!(results[2].status, Status::Pass);
+        assert_eq!(results[1].status, Status::Skipped);
+    }
 }
