@@ -447,7 +447,7 @@ mod tests {
             ],
         };
         let env = Env::from_pairs([
-            ("PATH", std::env::var_os("PATH").unwrap_or_default()),
+            ("PATH", Env::from_process().get("PATH").cloned().unwrap_or_default()),
             ("CODEGUARD_HOME", tmp.path().join("home").into_os_string()),
         ]);
         let options = RunOptions { deadline: Duration::from_secs(60), jobs: 2 };

@@ -184,7 +184,7 @@ fn a_long_file_list_is_split_and_the_parts_run_at_the_same_time() {
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let args = read("args.");
     // Two parts per core while each keeps 32 files (`lint_plan::split`); one core, one call.
-    let parts = if cores > 1 { (cores * 2).min(SCRIPTS / 32).max(2) } else { 1 };
+    let parts = if cores > 1 { (cores * 2).clamp(2, SCRIPTS / 32) } else { 1 };
     let parts = SCRIPTS.div_ceil(SCRIPTS.div_ceil(parts));
     assert_eq!(args.len(), parts, "two parts per core: {args:?}");
     assert_eq!(args.iter().map(|a| a.parse::<usize>().unwrap()).sum::<usize>(), SCRIPTS, "{args:?}");
