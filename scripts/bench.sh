@@ -91,7 +91,10 @@ elif [ "${BUILT:-0}" = 1 ]; then
   say "using $cg (BUILT=1): no build"
 else
   say "building codeguard (release)"
-  cargo build --release --locked "${release_args[@]}" --bin codeguard --example materialise --example spawn_loop
+  # The executable alone, as `cargo install` builds it (with the examples, their dev-dependencies'
+  # features would change the dependencies' symbol hashes that scripts/hot-functions.txt names).
+  cargo build --release --locked "${release_args[@]}" --bin codeguard
+  cargo build --release --locked "${release_args[@]}" --example materialise --example spawn_loop
   cg=$root/$release_dir/codeguard
 fi
 [ -x "$cg" ] || { echo "no codeguard binary at $cg" >&2; exit 1; }

@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Regenerates scripts/hot-functions.txt: the functions codeguard runs when the agent hook lets a
 # command through (the pass-through every shell command an agent types pays for), one symbol per
-# line in the order they first ran. scripts/release-flags.sh hands the list to the linker
-# (lld's --symbol-ordering-file), which puts these functions next to each other at the start of
-# the executable's code: starting the hook then maps a few pages of code instead of pages spread
-# over all of it (README "Performance").
+# line in the order they first ran, a legacy-mangled Rust name without its hash (`…17h`) unless
+# the function is generic.
+# scripts/release-flags.sh hands the list to the linker, which puts these functions next to each
+# other at the start of the executable's code: starting the hook then maps a few pages of code
+# instead of pages spread over all of it (README "Performance").
 #
-#   scripts/hot-functions.sh BINARY     BINARY: a release build with its symbols (not stripped):
-#                                       CARGO_PROFILE_RELEASE_STRIP=false, release-flags.sh's flags
+#   scripts/hot-functions.sh BINARY     BINARY: the executable alone, built with release-flags.sh's
+#                                       flags and its symbols kept (CODEGUARD_KEEP_SYMBOLS=1):
+#     (CODEGUARD_KEEP_SYMBOLS=1; . scripts/release-flags.sh; CARGO_TARGET_DIR=/tmp/hot \
+#        cargo build --release --locked "${release_args[@]}" --bin codeguard)
 #
-# A Rust symbol's hash follows the crate's identity (its source, version, dependencies and the
-# compiler), not its code, so the list stays right while the code changes; after a compiler or
-# dependency update names it lists no longer exist, the linker skips them silently, and the
+# The list names functions by path, so it stays right while their code changes; functions added
+# to the pass-through later, or std's after a compiler update, are missing from it and the
 # start-up cost creeps back up: run this again. Nothing breaks either way — only the layout.
 #
 # Runs BINARY under valgrind's callgrind on pass-through payloads of every host and several
@@ -23,7 +25,7 @@ bin=${1:?usage: scripts/hot-functions.sh UNSTRIPPED_BINARY}
 root=$(cd "$(dirname "$0")/.." && pwd)
 command -v valgrind >/dev/null || { echo "hot-functions.sh: valgrind is needed" >&2; exit 1; }
 [ -n "$(nm "$bin" 2>/dev/null | head -1)" ] ||
-  { echo "hot-functions.sh: $bin has no symbols (build with CARGO_PROFILE_RELEASE_STRIP=false)" >&2; exit 1; }
+  { echo "hot-functions.sh: $bin has no symbols (build it with CODEGUARD_KEEP_SYMBOLS=1, see above)" >&2; exit 1; }
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -73,6 +75,11 @@ python3 - "$work" "$bin" >"$work/list" <<'PY'
 import glob, re, subprocess, sys
 work, binary = sys.argv[1:]
 symbols = set(subprocess.run(["nm", binary], capture_output=True, text=True, check=True).stdout.split())
+def path_of(name):
+    return re.sub(r"^(_ZN.*17h)[0-9a-f]{16}E$", r"\1", name)
+instances = {}
+for name in symbols:
+    instances[path_of(name)] = instances.get(path_of(name), 0) + 1
 seen, order = set(), []
 for path in sorted(glob.glob(work + "/cg.*"), key=lambda p: int(p.rsplit(".", 1)[1])):
     names = {}
@@ -84,7 +91,16 @@ for path in sorted(glob.glob(work + "/cg.*"), key=lambda p: int(p.rsplit(".", 1)
         if name:
             names[ident] = name
         name = names.get(ident)
-        if name in symbols and name not in seen:
+        if name not in symbols:
+            continue
+        # A legacy-mangled (this crate's and its dependencies') name keeps its path, not its
+        # hash, which changes with how the crate is built: release-flags.sh globs it. Not a
+        # generic one's: its path stands for every instance (dozens of sorts, hash tables),
+        # most of which the pass-through never runs; it keeps its hash, and orders only a
+        # build made the same way as BINARY.
+        if instances[path_of(name)] == 1:
+            name = path_of(name)
+        if name not in seen:
             seen.add(name)
             order.append(name)
 print("\n".join(order))

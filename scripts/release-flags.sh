@@ -21,20 +21,40 @@ if [ "$_triple" = x86_64-unknown-linux-gnu ] && [ "${CODEGUARD_DYNAMIC:-0}" != 1
   # The functions the hook's pass-through runs (scripts/hot-functions.txt, made by
   # scripts/hot-functions.sh) go first and together in the code, so a start maps a few pages of
   # it rather than pages spread over all of it (measured: 1.45× → 1.10× /bin/true; README
-  # "Performance"). lld's --symbol-ordering-file does it (names the build does not have are
-  # skipped); only when a trial link shows the linker is lld (Rust's default here since 1.90).
-  # The list is copied under a name carrying its hash, so a new list relinks.
+  # "Performance"). Two lld mechanisms, because a Rust symbol's hash follows how the crate was
+  # built (its features, the other targets built with it) while its path does not:
+  # - the list's `_ZN…17h` names (legacy-mangled: this crate and its dependencies) become a
+  #   linker script of input-section globs, `*(.text.<name>*)`, gathered into one output
+  #   section inserted before `.text` (each function has its own section);
+  # - the rest (std's v0-mangled names, whose hashes are the prebuilt std's, and C functions of
+  #   the static libc) go to --symbol-ordering-file, which puts them first in `.text`.
+  # Names the build does not have match nothing. Only when a trial link shows the linker is lld
+  # (Rust's default here since 1.90). The files carry the list's hash, so a new list relinks.
   # CODEGUARD_NO_HOT_ORDER=1 keeps the default layout.
   _hot=$(dirname "${BASH_SOURCE[0]}")/hot-functions.txt
   if [ -f "$_hot" ] && [ "${CODEGUARD_NO_HOT_ORDER:-0}" != 1 ]; then
     _order_dir=$(mkdir -p "${CARGO_TARGET_DIR:-target}" && cd "${CARGO_TARGET_DIR:-target}" && pwd)
-    _order=$_order_dir/hot-functions-$(sha256sum "$_hot" | cut -c1-12).txt
-    [ -f "$_order" ] || { cp "$_hot" "$_order.tmp" && mv "$_order.tmp" "$_order"; }
-    _order_flags="-C link-arg=-Wl,--symbol-ordering-file=$_order -C link-arg=-Wl,--no-warn-symbol-ordering"
+    _order=$_order_dir/hot-functions-$(sha256sum "$_hot" | cut -c1-12)
+    if [ ! -f "$_order.ld" ]; then
+      grep -v '17h$' "$_hot" >"$_order.txt"
+      {
+        echo "SECTIONS { .text.hot : {"
+        grep '^_ZN.*17h$' "$_hot" | sed 's/^/  *(.text./; s/$/*)/'
+        echo "} } INSERT BEFORE .text;"
+      } >"$_order.ld.tmp" && mv "$_order.ld.tmp" "$_order.ld"
+    fi
+    _order_flags="-C link-arg=-Wl,-T,$_order.ld -C link-arg=-Wl,--symbol-ordering-file=$_order.txt"
+    _order_flags="$_order_flags -C link-arg=-Wl,--no-warn-symbol-ordering"
     _trial=$(mktemp -d)
     # shellcheck disable=SC2086 # RUSTFLAGS is a list of words, as cargo reads it
     if echo 'fn main() {}' | rustc $RUSTFLAGS $_order_flags --target "$_triple" -o "$_trial/t" - 2>/dev/null; then
       RUSTFLAGS="$RUSTFLAGS $_order_flags"
+      # A generic function's instances keep their hashes in the list, and those follow the
+      # profile (stripping included) and the targets built with the executable, not RUSTFLAGS:
+      # the profile strips nothing and rustc strips instead, so the build scripts/hot-functions.sh
+      # reads (CODEGUARD_KEEP_SYMBOLS=1) has the hashes of the one installed.
+      export CARGO_PROFILE_RELEASE_STRIP=false
+      [ "${CODEGUARD_KEEP_SYMBOLS:-0}" = 1 ] || RUSTFLAGS="$RUSTFLAGS -C strip=symbols"
     fi
     rm -rf "$_trial"
   fi
