@@ -37,6 +37,7 @@ mod path_options;
 mod pre_commit_hooks;
 mod programs;
 mod properties;
+mod release_flags;
 mod repo_code;
 mod sarif;
 mod scale;
