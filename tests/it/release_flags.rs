@@ -1,4 +1,4 @@
-//! `scripts/release-flags.sh`, the release build's flags: on x86_64 Linux with glibc, static and
+//! `scripts/release-flags.sh`, the release build's flags: on `x86_64` Linux with glibc, static and
 //! non-PIE, with the functions `scripts/hot-functions.txt` names laid out first and together.
 //! Proved by linking a small program with the flags the script makes from a list of its own.
 #![allow(clippy::unwrap_used)] // tests: a panic is the failure report
@@ -9,7 +9,7 @@ use std::process::Command;
 const ON_GLIBC_X86_64: bool = cfg!(all(target_os = "linux", target_arch = "x86_64", target_env = "gnu"));
 
 /// Sources a copy of release-flags.sh whose hot-function list is `list`, with `vars` set, and
-/// returns the RUSTFLAGS and CARGO_PROFILE_RELEASE_STRIP it leaves.
+/// returns the `RUSTFLAGS` and `CARGO_PROFILE_RELEASE_STRIP` it leaves.
 fn flags(dir: &Path, list: &str, vars: &[(&str, &str)]) -> (String, String) {
     let scripts = dir.join("scripts");
     std::fs::create_dir_all(&scripts).unwrap();
