@@ -119,69 +119,74 @@ pub(crate) fn execute(
 ) -> Vec<LanguageResult> {
     let child_env: Vec<(String, OsString)> = env.vars().map(|(k, v)| (k.clone(), v.clone())).collect();
     let probes = ProbeCache::default();
-    let jobs: Vec<Option<&Job>> = plan
+    let probe = |entry: &crate::lint_plan::Entry| match &entry.action {
+        Action::Run(job) => probes.missing(job, env, &child_env),
+        Action::Skip { .. } => None,
+    };
+    // Looking a tool up is a PATH search; only explicit probes start processes, so only they
+    // are worth threads.
+    let explicit = plan.entries.iter().filter(|e| matches!(&e.action, Action::Run(j) if j.probe.is_some()));
+    let missing: Vec<Option<String>> = if options.jobs > 1 && explicit.count() > 1 {
+        plan.entries.par_iter().map(probe).collect()
+    } else {
+        plan.entries.iter().map(probe).collect()
+    };
+    // The jobs that run: a planned job whose tool is there.
+    let runnable: Vec<Option<&Job>> = plan
         .entries
         .iter()
-        .map(|e| match &e.action {
-            Action::Run(job) => Some(job),
-            Action::Skip { .. } => None,
+        .zip(&missing)
+        .map(|(entry, missing)| match (&entry.action, missing) {
+            (Action::Run(job), None) => Some(job),
+            (Action::Run(_), Some(_)) => {
+                progress(Progress::Started(&entry.language));
+                progress(Progress::Finished(&entry.language));
+                None
+            }
+            (Action::Skip { .. }, _) => None,
         })
         .collect();
-    let probe_entry = |i: usize| jobs[i].and_then(|job| probes.missing(job, env, &child_env));
-    let workers = options.jobs.max(1);
-    let missing: Vec<Option<String>> = if workers > 1 && jobs.iter().flatten().count() > 1 {
-        (0..jobs.len()).into_par_iter().map(probe_entry).collect()
-    } else {
-        (0..jobs.len()).map(probe_entry).collect()
-    };
-    for (entry, _) in plan.entries.iter().zip(&missing).filter(|(_, m)| m.is_some()) {
-        progress(Progress::Started(&entry.language));
-        progress(Progress::Finished(&entry.language));
-    }
-    let mut tasks: Vec<(usize, usize)> = Vec::new();
-    for (i, job) in jobs.iter().enumerate() {
-        if let (Some(job), None) = (job, &missing[i]) {
-            tasks.extend((0..job.invocations.len()).map(|k| (i, k)));
-        }
-    }
-    // Longest first; the sort is stable, so equal tasks keep the plan's order.
-    tasks.sort_by_key(|&(i, k)| std::cmp::Reverse(jobs[i].map_or(0, |job| job.invocations[k].len())));
-    let remaining: Vec<AtomicUsize> = jobs
+    // A task: entry i's job, its invocation k.
+    let mut tasks: Vec<(usize, &Job, usize)> = runnable
         .iter()
-        .zip(&missing)
-        .map(|(j, m)| AtomicUsize::new(if m.is_none() { j.map_or(0, |j| j.invocations.len()) } else { 0 }))
+        .enumerate()
+        .filter_map(|(i, job)| job.map(|job| (i, job)))
+        .flat_map(|(i, job)| (0..job.invocations.len()).map(move |k| (i, job, k)))
         .collect();
-    let started: Vec<AtomicBool> = jobs.iter().map(|_| AtomicBool::new(false)).collect();
-    let finished: Mutex<BTreeMap<(usize, usize), Finished>> = Mutex::new(BTreeMap::new());
+    // Longest first; the sort is stable, so equal tasks keep the plan's order.
+    tasks.sort_by_key(|&(_, job, k)| std::cmp::Reverse(job.invocations[k].len()));
+    let left: Vec<AtomicUsize> =
+        runnable.iter().map(|job| AtomicUsize::new(job.map_or(0, |j| j.invocations.len()))).collect();
+    let started: Vec<AtomicBool> = runnable.iter().map(|_| AtomicBool::new(false)).collect();
     let next = AtomicUsize::new(0);
+    // A worker takes the next task until none is left and returns what it ran.
     let work = || {
-        while let Some(&(i, k)) = tasks.get(next.fetch_add(1, Ordering::Relaxed)) {
-            let (entry, Some(job)) = (&plan.entries[i], jobs[i]) else { continue };
+        let mut ran = Vec::new();
+        while let Some(&(i, job, k)) = tasks.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let language = &plan.entries[i].language;
             if !started[i].swap(true, Ordering::Relaxed) {
-                progress(Progress::Started(&entry.language));
+                progress(Progress::Started(language));
             }
-            let done =
-                Cmd::new(job.invocations[k].clone(), job.cwd.clone(), child_env.clone(), options.deadline)
-                    .run();
-            if let Ok(mut map) = finished.lock() {
-                map.insert((i, k), done);
-            }
-            if remaining[i].fetch_sub(1, Ordering::AcqRel) == 1 {
-                progress(Progress::Finished(&entry.language));
+            let argv = job.invocations[k].clone();
+            ran.push(((i, k), Cmd::new(argv, job.cwd.clone(), child_env.clone(), options.deadline).run()));
+            if left[i].fetch_sub(1, Ordering::AcqRel) == 1 {
+                progress(Progress::Finished(language));
             }
         }
+        ran
     };
-    let workers = workers.min(tasks.len());
-    if workers <= 1 {
-        work();
+    let workers = options.jobs.max(1).min(tasks.len());
+    let mut finished: BTreeMap<(usize, usize), Finished> = if workers <= 1 {
+        work().into_iter().collect()
     } else {
         std::thread::scope(|s| {
-            for _ in 0..workers {
-                s.spawn(work);
-            }
-        });
-    }
-    let mut finished = finished.into_inner().unwrap_or_default();
+            let handles: Vec<_> = (0..workers).map(|_| s.spawn(work)).collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+                .collect()
+        })
+    };
     plan.entries
         .iter()
         .enumerate()
