@@ -103,11 +103,13 @@ pub(crate) fn write_both(stdout: &str, stderr: &str) -> bool {
 
 /// Delivers what `output` holds so far and empties it (the code stays): for a command that
 /// made changes and is about to start a long step (installing tools), so what it did is
-/// printed even if that step is interrupted.
+/// printed even if that step is interrupted. Text that could not be written is kept, so the
+/// final delivery fails too and the command ends in its internal-error code, never a pass.
 pub(crate) fn flush(output: &mut Output) {
-    write_both(&output.stdout, &output.stderr);
-    output.stdout.clear();
-    output.stderr.clear();
+    if write_both(&output.stdout, &output.stderr) {
+        output.stdout.clear();
+        output.stderr.clear();
+    }
 }
 
 /// Prints clap's help, version or error text as clap does (styled on a terminal).

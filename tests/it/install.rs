@@ -503,3 +503,29 @@ fn codex_user_and_project_installs_keep_each_others_trust_records() {
     assert_eq!(run(home.path(), &["uninstall", "--host", "codex"]).0, Some(0));
     assert!(!config.exists(), "nothing of ours is left");
 }
+
+/// What `install` printed before provisioning tools is a report too: when stdout cannot take it
+/// (a full disk), the install says so and ends in its internal-error code, not 0.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_install_whose_report_cannot_be_written_is_an_error() {
+    let home = tempfile::tempdir().expect("home");
+    let empty = tempfile::tempdir().expect("cwd");
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("codeguard"))
+        .args(["install", "--host", "claude"])
+        .current_dir(empty.path())
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home.path())
+        .env("CODEGUARD_HOME", home.path().join(".codeguard"))
+        .envs(crate::support::git_env())
+        .stdout(full)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("codeguard: error: writing the output failed"), "{stderr}");
+    assert!(home.path().join(".claude/settings.json").is_file(), "the install itself was done");
+}
