@@ -35,10 +35,10 @@ impl Env {
         self.get(key).and_then(|v| v.to_str())
     }
 
-    /// Whether a variable holds one of the truthy words of a switch ([`BoolWords::Switch`]: `1`,
+    /// Whether a variable holds one of the truthy words of a switch ([`parse_bool`]: `1`,
     /// `true`, `yes`, case-insensitive). `0`, `false` and anything else are not truthy.
     pub fn is_truthy(&self, key: &str) -> bool {
-        self.text(key).is_some_and(|v| parse_bool(v, BoolWords::Switch) == Some(true))
+        self.text(key).is_some_and(|v| parse_bool(v) == Some(true))
     }
 
     /// The directories of `PATH`, in order.
@@ -67,25 +67,15 @@ impl Env {
     }
 }
 
-/// Which words a boolean setting takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum BoolWords {
-    /// codeguard's own switches (`CODEGUARD_SKIP_GATE`, `CODEGUARD_NO_INSTALL`; the hard-gate
-    /// spec): `1`, `true`, `yes` and `0`, `false`, `no`.
-    Switch,
-    /// A git config boolean (`codeguard.skipGate`, `codeguard.strict`): the same and `on`/`off`,
-    /// as git reads them.
-    Git,
-}
-
-/// The one reader of boolean words: `Some(true)` or `Some(false)` for a word of `words`
-/// (case-insensitive, surrounding whitespace ignored), `None` for anything else — each caller
-/// decides what a value that is no boolean means.
-pub(crate) fn parse_bool(text: &str, words: BoolWords) -> Option<bool> {
-    let word = text.trim().to_ascii_lowercase();
-    match (word.as_str(), words) {
-        ("1" | "true" | "yes", _) | ("on", BoolWords::Git) => Some(true),
-        ("0" | "false" | "no", _) | ("off", BoolWords::Git) => Some(false),
+/// The one reader of codeguard's own switches (`CODEGUARD_SKIP_GATE`, `CODEGUARD_NO_INSTALL`;
+/// the hard-gate spec): `Some(true)` for `1`, `true`, `yes`, `Some(false)` for `0`, `false`,
+/// `no` (case-insensitive, surrounding whitespace ignored), `None` for anything else — each
+/// caller decides what a value that is no switch word means. Git's booleans are git's:
+/// `crate::git::config::parse_boolean`.
+pub(crate) fn parse_bool(text: &str) -> Option<bool> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" => Some(true),
+        "0" | "false" | "no" => Some(false),
         _ => None,
     }
 }
@@ -118,19 +108,18 @@ mod tests {
     }
 
     #[test]
-    fn git_booleans_add_on_and_off_and_anything_else_is_none() {
+    fn switch_words_and_anything_else_is_none() {
+        // Git's own words (`on`, `off`, integers, the empty value) are `git::config::parse_boolean`'s.
         for (text, expected) in [
-            ("on", Some(true)),
             (" Yes ", Some(true)),
-            ("OFF", Some(false)),
             ("0", Some(false)),
+            ("no", Some(false)),
+            ("on", None),
             ("", None),
             ("maybe", None),
             ("2", None),
         ] {
-            assert_eq!(parse_bool(text, BoolWords::Git), expected, "{text:?}");
+            assert_eq!(parse_bool(text), expected, "{text:?}");
         }
-        assert_eq!(parse_bool("on", BoolWords::Switch), None);
-        assert_eq!(parse_bool("no", BoolWords::Switch), Some(false));
     }
 }

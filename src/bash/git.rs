@@ -350,16 +350,11 @@ pub(super) fn word_dir(w: &Word) -> DirPart {
     if toplevel { DirPart::Toplevel } else { DirPart::Unknown(format!("`{}`", w.text)) }
 }
 
-/// `codeguard.skipGate=true|1|yes` (key case-insensitive; a bare key means true).
+/// `codeguard.skipGate` set true, as git reads the boolean (key case-insensitive; a bare key
+/// means true).
 pub(super) fn is_skip_gate(kv: &str) -> bool {
-    match kv.split_once('=') {
-        Some((k, v)) => k.eq_ignore_ascii_case("codeguard.skipGate") && is_truthy(v),
-        None => kv.eq_ignore_ascii_case("codeguard.skipGate"),
-    }
-}
-
-fn is_truthy(v: &str) -> bool {
-    crate::env::parse_bool(v, crate::env::BoolWords::Git) == Some(true)
+    let (key, value) = kv.split_once('=').map_or((kv, None), |(k, v)| (k, Some(v)));
+    key.eq_ignore_ascii_case("codeguard.skipGate") && crate::git::config::parse_boolean(value) == Some(true)
 }
 
 /// Operands and flags of a sub-command, split by a small option table.
@@ -760,7 +755,7 @@ fn config(args: &[Word]) -> Option<GitOp> {
         return Some(GitOp::SetSkipGate { enabled: false });
     }
     let value = ops.next()?;
-    Some(GitOp::SetSkipGate { enabled: is_truthy(value) })
+    Some(GitOp::SetSkipGate { enabled: crate::git::config::parse_boolean(Some(value)) == Some(true) })
 }
 
 #[cfg(test)]
@@ -802,6 +797,10 @@ mod tests {
         assert!(is_skip_gate("codeguard.skipgate=1"));
         assert!(!is_skip_gate("codeguard.skipGate=0"));
         assert!(!is_skip_gate("codeguard.other=true"));
+        assert!(is_skip_gate("codeguard.skipGate=2"), "any non-zero integer is true, as in git");
+        assert!(is_skip_gate("codeguard.skipGate=On"));
+        assert!(!is_skip_gate("codeguard.skipGate="), "an empty value is false");
+        assert!(is_skip_gate("codeguard.skipGate"), "a bare key is true");
     }
 
     #[test]

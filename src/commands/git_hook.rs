@@ -106,14 +106,7 @@ impl Settings {
         let mut settings = Self::default();
         for entry in text.split('\0').filter(|e| !e.is_empty()) {
             let (key, value) = entry.split_once('\n').map_or((entry, None), |(k, v)| (k, Some(v)));
-            // As git reads booleans: a bare key is true, an empty value (`key =`) false.
-            let flag = value.map_or(Some(true), |v| {
-                if v.trim().is_empty() {
-                    Some(false)
-                } else {
-                    crate::env::parse_bool(v, crate::env::BoolWords::Git)
-                }
-            });
+            let flag = crate::git::config::parse_boolean(value);
             match key.to_ascii_lowercase().as_str() {
                 "codeguard.strict" => settings.strict = flag.unwrap_or(true),
                 "codeguard.skipgate" => settings.skip_gate = flag.unwrap_or(false),
@@ -343,11 +336,18 @@ mod tests {
         let parsed =
             Settings::parse("codeguard.strict\nmaybe\0codeguard.skipgate\nmaybe\0codeguard.other\nx\0");
         assert_eq!(parsed, Settings { strict: true, skip_gate: false });
-        let parsed = Settings::parse("codeguard.skipgate\n\0codeguard.strict\n \0");
+        let parsed = Settings::parse("codeguard.skipgate\n\0codeguard.strict\n\0");
         assert_eq!(
             parsed,
             Settings { strict: false, skip_gate: false },
             "an empty value is false, as in git"
+        );
+        // A quoted blank (`strict = " "`) is no boolean to git (it refuses it): the safe side.
+        let parsed = Settings::parse("codeguard.skipgate\n2\0codeguard.strict\n \0");
+        assert_eq!(
+            parsed,
+            Settings { strict: true, skip_gate: true },
+            "any non-zero integer is true, as in git"
         );
     }
 }

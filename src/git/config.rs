@@ -22,6 +22,15 @@ pub(crate) fn boolean(repo: &gix::Repository, key: &str) -> Option<bool> {
     repo.config_snapshot().boolean(key)
 }
 
+/// A config value as git reads it as a boolean: a bare key (no `=`, `value` `None`) is true;
+/// `true`/`yes`/`on`, `false`/`no`/`off` and the empty value (false) in any case, and any
+/// integer (`0` false, others true); `None` for anything else (each caller decides what that
+/// means). The same reading as [`boolean`]'s, for values found outside a config file (the git
+/// hook's `git config` output, a command's `-c key=value`).
+pub(crate) fn parse_boolean(value: Option<&str>) -> Option<bool> {
+    value.map_or(Some(true), |v| gix::config::Boolean::try_from(v).ok().map(gix::config::Boolean::is_true))
+}
+
 /// A string value (`push.default`), `None` when unset.
 pub(crate) fn string(repo: &gix::Repository, key: &str) -> Option<String> {
     repo.config_snapshot().string(key).map(|v| v.to_string())
@@ -36,4 +45,28 @@ pub(crate) fn alias(dir: &Path, name: &str) -> Option<String> {
         Err(_) => gix::config::File::from_globals().ok()?.string_by("alias", None, name),
     };
     value.map(|v| v.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn booleans_read_as_git_reads_them() {
+        for (value, expected) in [
+            (None, Some(true)),
+            (Some("on"), Some(true)),
+            (Some("Yes"), Some(true)),
+            (Some("TRUE"), Some(true)),
+            (Some("2"), Some(true)),
+            (Some("-1"), Some(true)),
+            (Some("1k"), Some(true)),
+            (Some("OFF"), Some(false)),
+            (Some("0"), Some(false)),
+            (Some(""), Some(false)),
+            (Some("maybe"), None),
+        ] {
+            assert_eq!(parse_boolean(value), expected, "{value:?}");
+        }
+    }
 }
