@@ -59,8 +59,6 @@ pub(crate) struct SoftKey {
     budget: Budget,
 }
 
-impl SoftKey {}
-
 /// A reused result.
 #[derive(Debug, Clone)]
 pub(crate) struct Hit {

@@ -21,12 +21,8 @@ pub struct Observed {
     pub index_digest: [u8; 32],
 }
 
-/// Re-reads the fingerprint of the repository at `root` (used to detect changes after predicting).
-pub(crate) fn observe(root: &Path) -> Result<Observed, Error> {
-    observe_index(root, None)
-}
-
-/// Like [`observe`], reading the index from `index_file` when given (git's `GIT_INDEX_FILE`).
+/// Re-reads the fingerprint of the repository at `root` (used to detect changes after
+/// predicting), reading the index from `index_file` when given (git's `GIT_INDEX_FILE`).
 pub(crate) fn observe_index(root: &Path, index_file: Option<&Path>) -> Result<Observed, Error> {
     let repo = super::open_worktree(root)?;
     let index = load_index(&repo, index_file)?;

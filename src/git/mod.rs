@@ -23,7 +23,7 @@ pub(crate) mod tree;
 use std::path::{Path, PathBuf};
 
 pub(crate) use index::{
-    Observed, default_index, fingerprint, head_commit, index_digest, load_index, observe, observe_index,
+    Observed, default_index, fingerprint, head_commit, index_digest, load_index, observe_index,
 };
 pub(crate) use refs::upstream;
 pub(crate) use tree::{commit_tree, head_file, head_tree, tree_index};

@@ -106,7 +106,7 @@ fn the_index_git_names_is_read_instead_of_the_repositorys_own_and_a_missing_one_
     assert_eq!(fingerprint_own.head, fingerprint_other.head);
     assert_ne!(fingerprint_own.index_digest, fingerprint_other.index_digest);
     assert_eq!(observe_index(&root, Some(&alternate)).expect("observe"), fingerprint_other);
-    assert_eq!(observe(&root).expect("observe"), fingerprint_own);
+    assert_eq!(observe_index(&root, None).expect("observe"), fingerprint_own);
     let missing = load_index(&repo, Some(&root.join(".git/no-such-index"))).expect("missing is empty");
     assert!(missing.entries().is_empty());
 }
@@ -114,19 +114,23 @@ fn the_index_git_names_is_read_instead_of_the_repositorys_own_and_a_missing_one_
 #[test]
 fn the_fingerprint_follows_the_index_and_head_not_stat_data() {
     let (_dir, root) = repo();
-    let unborn = observe(&root).expect("observe");
+    let unborn = observe_index(&root, None).expect("observe");
     assert_eq!(unborn.head, None);
     commit_file(&root, "a.txt", "a\n");
-    let first = observe(&root).expect("observe");
+    let first = observe_index(&root, None).expect("observe");
     assert!(first.head.is_some());
-    assert_eq!(observe(&root).expect("observe again"), first, "the remembered digest is the same");
+    assert_eq!(
+        observe_index(&root, None).expect("observe again"),
+        first,
+        "the remembered digest is the same"
+    );
     // Refreshing stat data rewrites the index file but not its entries.
     std::fs::write(root.join("a.txt"), "a\n").expect("touch");
     git(&root, &["update-index", "--really-refresh"]);
-    assert_eq!(observe(&root).expect("observe"), first);
+    assert_eq!(observe_index(&root, None).expect("observe"), first);
     std::fs::write(root.join("a.txt"), "changed\n").expect("write");
     git(&root, &["add", "a.txt"]);
-    let staged = observe(&root).expect("observe");
+    let staged = observe_index(&root, None).expect("observe");
     assert_eq!(staged.head, first.head);
     assert_ne!(staged.index_digest, first.index_digest);
 }

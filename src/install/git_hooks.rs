@@ -578,9 +578,6 @@ pub(crate) fn record(state_home: &Path, layout: &Layout, installed: bool) -> std
     if !installed {
         return crate::state::remove(&path);
     }
-    if let Some(dir) = path.parent() {
-        crate::fs::ensure_private_dir(dir)?;
-    }
     crate::fs::write_private(&path, layout.default_hooks.as_os_str().as_encoded_bytes())
 }
 

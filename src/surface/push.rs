@@ -220,7 +220,7 @@ pub(crate) fn pushed_history(
     if refs.refspecs.is_empty()
         && !refs.all_refs
         && !refs.tags
-        && let Some(head) = git::observe(repo_root)?.head
+        && let Some(head) = git::head_commit(&repo)?
     {
         tips.push(head);
     }

@@ -154,9 +154,6 @@ def base_env(home):
         "CI": "1",
         **GIT_ENV,
     }
-    for key in ("CODEGUARD_REQUIRE_REAL_LINTERS",):
-        if key in os.environ:
-            env[key] = os.environ[key]
     return env
 
 

@@ -393,8 +393,8 @@ fn hooks_go_where_git_looks_for_them_core_hooks_path_and_linked_worktrees() {
 fn unverified_checks_warn_by_default_and_block_with_codeguard_strict() {
     let ruff = real_tool("ruff");
     let h = Hooked::new();
-    let git = which("git");
-    let dirname = which("dirname");
+    let git = crate::support::real_tool("git");
+    let dirname = crate::support::real_tool("dirname");
     let bin = bin_dir_with(&[&ruff, &git, &dirname]);
     let no_shellcheck = [("PATH", bin.path().as_os_str())];
     h.repo.write("run.sh", BAD_SH);
@@ -414,13 +414,6 @@ fn unverified_checks_warn_by_default_and_block_with_codeguard_strict() {
         "codeguard: commit blocked — 1 check(s) reached no conclusion (codeguard.strict is set)",
     );
     assert!(text.contains("git commit --no-verify"), "{text}");
-}
-
-fn which(name: &str) -> PathBuf {
-    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| panic!("{name} is not on PATH"))
 }
 
 #[test]

@@ -89,4 +89,19 @@ fn the_listed_functions_are_linked_first_and_together() {
     let (plain, strip) = flags(tmp.path(), list, &[("CODEGUARD_NO_HOT_ORDER", "1")]);
     assert!(!plain.contains("symbol-ordering-file") && !plain.contains("-T,"), "{plain}");
     assert_eq!(strip, "", "the default layout keeps the profile's stripping");
+    // The control: without the list the same program has `late` first, so the order above is
+    // the list's doing.
+    let control = tmp.path().join("demo-default");
+    let out = Command::new("rustc")
+        .args(plain.split_whitespace())
+        .args(["-C", "opt-level=2", "--crate-name", "demo", "-o"])
+        .arg(&control)
+        .arg(&source)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        address(&control, "4demo4late") < address(&control, "4demo5early"),
+        "the default layout puts `late` first (else this test proves nothing)"
+    );
 }
