@@ -31,11 +31,6 @@ impl Output {
         Self { stdout: text.into(), stderr: String::new(), code }
     }
 
-    /// `text` on stderr, nothing on stdout.
-    pub(crate) fn stderr(text: impl Into<String>, code: u8) -> Self {
-        Self { stdout: String::new(), stderr: text.into(), code }
-    }
-
     /// Appends text to stderr, ending it with a newline if it has none.
     pub(crate) fn note(&mut self, text: &str) {
         self.stderr.push_str(text);
@@ -112,9 +107,10 @@ pub(crate) fn flush(output: &mut Output) {
     }
 }
 
-/// Prints clap's help, version or error text as clap does (styled on a terminal).
-pub(crate) fn clap_message(err: &clap::Error) {
-    let _ = err.print();
+/// Prints clap's help, version or error text as clap does (styled on a terminal); whether it
+/// was written.
+pub(crate) fn clap_message(err: &clap::Error) -> bool {
+    err.print().is_ok()
 }
 
 /// Writes a live progress fragment to stderr at once (no newline added; `check` redraws one

@@ -158,15 +158,18 @@ fn usage_error(err: &clap::Error) -> u8 {
             } else {
                 exit::success()
             };
-            crate::output::clap_message(err);
-            code
+            if crate::output::clap_message(err) {
+                return code;
+            }
+            crate::output::write_both("", "codeguard: error: writing the output failed\n");
+            exit::usage()
         }
         _ => {
             let rendered = err.render().to_string();
             let first = rendered.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments");
             let first = first.trim_start_matches("error: ");
             let line = format!("codeguard: {first} (see `codeguard --help`)\n");
-            crate::output::deliver(&Output::stderr(line, exit::usage()));
+            crate::output::write_both("", &line);
             exit::usage()
         }
     }

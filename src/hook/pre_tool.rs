@@ -34,14 +34,14 @@ pub(super) fn evaluate(analysis: &bash::Analysis, cwd: &Path, env: &Env, session
     let mut intent = intent::resolve(analysis, cwd);
     surface::judge_writes(&mut intent);
     let case = intent.gate_case();
-    if case != GateCase::Unguarded && env.is_truthy("CODEGUARD_SKIP_GATE") {
-        audit(env, BypassKind::Env, cwd, session);
-        return Answer::context(
-            "codeguard: gate bypassed by CODEGUARD_SKIP_GATE (recorded in the audit log).",
-        );
-    }
     let repos = match case {
         GateCase::Unguarded => return Answer::Allow,
+        _ if env.is_truthy("CODEGUARD_SKIP_GATE") => {
+            audit(env, BypassKind::Env, cwd, session);
+            return Answer::context(
+                "codeguard: gate bypassed by CODEGUARD_SKIP_GATE (recorded in the audit log).",
+            );
+        }
         GateCase::Uncheckable(reason) => return Answer::Block(uncheckable(reason, None)),
         GateCase::RunTimeOnly => return combine(&[], &intent.unverified),
         GateCase::NoRepository => {

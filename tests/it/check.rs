@@ -232,3 +232,19 @@ fn an_unwritable_stdout_is_an_error_not_a_pass() {
     assert_eq!(out.status.code(), Some(3), "{stderr}");
     assert!(stderr.contains("codeguard: error: writing the output failed"), "{stderr}");
 }
+
+/// Help that could not be written is not a success either.
+#[cfg(target_os = "linux")]
+#[test]
+fn help_that_cannot_be_written_is_not_a_success() {
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("codeguard"))
+        .arg("--help")
+        .stdout(full)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("codeguard: error: writing the output failed"), "{stderr}");
+}
