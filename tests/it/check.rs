@@ -220,31 +220,16 @@ fn whole_tree_checks_skip_ignored_files() {
 #[test]
 fn an_unwritable_stdout_is_an_error_not_a_pass() {
     let home = tempfile::tempdir().expect("home");
-    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
-    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("codeguard"))
-        .arg("languages")
-        .env("CODEGUARD_HOME", home.path().join(".codeguard"))
-        .stdout(full)
-        .stderr(std::process::Stdio::piped())
-        .output()
-        .expect("run");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(3), "{stderr}");
-    assert!(stderr.contains("codeguard: error: writing the output failed"), "{stderr}");
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("codeguard"));
+    cmd.arg("languages").env("CODEGUARD_HOME", home.path().join(".codeguard"));
+    assert_eq!(crate::support::with_unwritable_stdout(&mut cmd), Some(3));
 }
 
 /// Help that could not be written is not a success either.
 #[cfg(target_os = "linux")]
 #[test]
 fn help_that_cannot_be_written_is_not_a_success() {
-    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
-    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("codeguard"))
-        .arg("--help")
-        .stdout(full)
-        .stderr(std::process::Stdio::piped())
-        .output()
-        .expect("run");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("codeguard: error: writing the output failed"), "{stderr}");
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("codeguard"));
+    cmd.arg("--help");
+    assert_eq!(crate::support::with_unwritable_stdout(&mut cmd), Some(2));
 }

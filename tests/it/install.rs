@@ -511,21 +511,14 @@ fn codex_user_and_project_installs_keep_each_others_trust_records() {
 fn an_install_whose_report_cannot_be_written_is_an_error() {
     let home = tempfile::tempdir().expect("home");
     let empty = tempfile::tempdir().expect("cwd");
-    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
-    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("codeguard"))
-        .args(["install", "--host", "claude"])
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("codeguard"));
+    cmd.args(["install", "--host", "claude"])
         .current_dir(empty.path())
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", home.path())
         .env("CODEGUARD_HOME", home.path().join(".codeguard"))
-        .envs(crate::support::git_env())
-        .stdout(full)
-        .stderr(std::process::Stdio::piped())
-        .output()
-        .expect("run");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("codeguard: error: writing the output failed"), "{stderr}");
+        .envs(crate::support::git_env());
+    assert_eq!(crate::support::with_unwritable_stdout(&mut cmd), Some(1));
     assert!(home.path().join(".claude/settings.json").is_file(), "the install itself was done");
 }

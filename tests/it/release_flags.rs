@@ -33,6 +33,19 @@ fn flags(dir: &Path, list: &str, vars: &[(&str, &str)]) -> (String, String) {
     (lines.next().unwrap_or("").to_owned(), lines.next().unwrap_or("").to_owned())
 }
 
+/// Compiles and links `source` with `rustflags` into `binary`.
+fn link(rustflags: &str, source: &Path, binary: &Path) -> std::path::PathBuf {
+    let out = Command::new("rustc")
+        .args(rustflags.split_whitespace())
+        .args(["-C", "opt-level=2", "--crate-name", "demo", "-o"])
+        .arg(binary)
+        .arg(source)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    binary.to_path_buf()
+}
+
 /// The address of each symbol of `binary` whose name contains `part`.
 fn address(binary: &Path, part: &str) -> u64 {
     let out = Command::new("nm").arg(binary).output().unwrap();
@@ -67,15 +80,7 @@ fn the_listed_functions_are_linked_first_and_together() {
          #[inline(never)] fn late() -> u32 { std::hint::black_box(2) }\n",
     )
     .unwrap();
-    let binary = tmp.path().join("demo");
-    let out = Command::new("rustc")
-        .args(rustflags.split_whitespace())
-        .args(["-C", "opt-level=2", "--crate-name", "demo", "-o"])
-        .arg(&binary)
-        .arg(&source)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let binary = link(&rustflags, &source, &tmp.path().join("demo"));
     assert_eq!(Command::new(&binary).status().unwrap().code(), Some(0), "the program runs");
     let sections = Command::new("readelf").args(["-SW"]).arg(&binary).output().unwrap();
     assert!(String::from_utf8_lossy(&sections.stdout).contains(".text.hot"), "the hot section exists");
@@ -91,15 +96,7 @@ fn the_listed_functions_are_linked_first_and_together() {
     assert_eq!(strip, "", "the default layout keeps the profile's stripping");
     // The control: without the list the same program has `late` first, so the order above is
     // the list's doing.
-    let control = tmp.path().join("demo-default");
-    let out = Command::new("rustc")
-        .args(plain.split_whitespace())
-        .args(["-C", "opt-level=2", "--crate-name", "demo", "-o"])
-        .arg(&control)
-        .arg(&source)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let control = link(&plain, &source, &tmp.path().join("demo-default"));
     assert!(
         address(&control, "4demo4late") < address(&control, "4demo5early"),
         "the default layout puts `late` first (else this test proves nothing)"

@@ -614,3 +614,14 @@ pub(crate) fn tools_install(home: &Path, path: &std::ffi::OsStr, args: &[&str]) 
     assert!(out.status.success(), "tools install {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
     out
 }
+
+/// Runs `cmd` with stdout on `/dev/full` (every write fails, as on a full disk) and returns its
+/// exit code, after checking it said on stderr that its output could not be written.
+#[cfg(target_os = "linux")]
+pub(crate) fn with_unwritable_stdout(cmd: &mut Command) -> Option<i32> {
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
+    let out = cmd.stdout(full).stderr(std::process::Stdio::piped()).output().expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("codeguard: error: writing the output failed"), "{stderr}");
+    out.status.code()
+}
