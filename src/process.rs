@@ -109,6 +109,20 @@ impl Cmd {
         Self { argv, cwd, env, deadline, output_cap: DEFAULT_OUTPUT_CAP }
     }
 
+    /// Where a bare program name is on the child's `PATH` (relative directories, and the empty
+    /// one, taken from the child's directory, as its own search would): `None` for a name with
+    /// a slash, without a `PATH`, or not found (the child's own search then decides).
+    fn on_child_path(&self, program: &str) -> Option<PathBuf> {
+        use std::os::unix::fs::PermissionsExt;
+        if program.contains('/') || program.is_empty() {
+            return None;
+        }
+        let path = self.env.iter().rev().find(|(k, _)| k == "PATH").map(|(_, v)| v)?;
+        std::env::split_paths(path).map(|dir| self.cwd.join(dir).join(program)).find(|candidate| {
+            std::fs::metadata(candidate).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+    }
+
     /// Runs the command to completion or to its deadline.
     pub(crate) fn run(&self) -> Finished {
         let started = Instant::now();
@@ -123,25 +137,49 @@ impl Cmd {
             return failed(Ending::CannotStart("empty command".into()));
         };
         let marker = supervise();
-        #[allow(clippy::disallowed_methods, reason = "the one spawner")]
-        let mut command = Command::new(program);
-        command
-            .args(args)
-            .current_dir(&self.cwd)
-            .env_clear()
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
         let job = marker.map(|run| format!("{run}.{}", NEXT_JOB.fetch_add(1, Ordering::Relaxed)));
-        if let Some(job) = &job {
-            command.env(MARKER_VAR, job);
-        }
+        let command = |program: &std::ffi::OsStr| {
+            #[allow(clippy::disallowed_methods, reason = "the one spawner")]
+            let mut command = Command::new(program);
+            command
+                .args(args)
+                .current_dir(&self.cwd)
+                .env_clear()
+                .envs(self.env.iter().map(|(k, v)| (k, v)))
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .process_group(0);
+            if let Some(job) = &job {
+                command.env(MARKER_VAR, job);
+            }
+            command
+        };
+        // The program is looked up on the child's own `PATH` here, not by the child: the
+        // standard library starts a bare name under a new `PATH` by forking this whole process
+        // (page tables and all, which grow with a large index in memory), a path by posix_spawn.
+        let found = self.on_child_path(program);
+        let mut first = match &found {
+            Some(path) => {
+                let mut command = command(path.as_os_str());
+                command.arg0(program);
+                command
+            }
+            None => command(program.as_ref()),
+        };
         // Spawned under the registry lock, so no sweep can mistake the new child for an orphan.
         let spawned = {
             let mut live = registry();
-            let spawned = command.spawn();
+            let mut spawned = first.spawn();
+            // A script without a `#!` line runs only through a shell-like path search (as
+            // `/bin/sh` script): it is started again by its bare name.
+            if found.is_some()
+                && spawned
+                    .as_ref()
+                    .is_err_and(|e| e.raw_os_error() == Some(rustix::io::Errno::NOEXEC.raw_os_error()))
+            {
+                spawned = command(program.as_ref()).spawn();
+            }
             if let Ok(child) = &spawned {
                 live.add(child.id());
             }
@@ -601,6 +639,40 @@ mod tests {
     fn sh(script: &str, deadline: Duration) -> Finished {
         let env = vec![("PATH".to_owned(), std::env::var_os("PATH").unwrap_or_default())];
         Cmd::new(vec!["sh".into(), "-c".into(), script.into()], std::env::temp_dir(), env, deadline).run()
+    }
+
+    #[test]
+    fn a_bare_name_is_found_on_the_childs_own_path_and_a_script_without_a_shebang_still_runs() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tmp");
+        let bin = dir.path().join("bin");
+        std::fs::create_dir(&bin).expect("mkdir");
+        for (name, text) in [("tagged", "#!/bin/sh\necho tagged \"$1\"\n"), ("plain", "echo plain \"$1\"\n")]
+        {
+            std::fs::write(bin.join(name), text).expect("write");
+            std::fs::set_permissions(bin.join(name), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        }
+        // A relative `PATH` directory is the child's: found from the child's directory.
+        let env = vec![("PATH".to_owned(), OsString::from("/usr/bin:/bin:bin"))];
+        let run = |program: &str| {
+            Cmd::new(
+                vec![program.into(), "x".into()],
+                dir.path().to_owned(),
+                env.clone(),
+                Duration::from_secs(10),
+            )
+            .run()
+        };
+        let cmd =
+            Cmd::new(vec!["tagged".into()], dir.path().to_owned(), env.clone(), Duration::from_secs(10));
+        assert_eq!(cmd.on_child_path("tagged"), Some(dir.path().join("bin").join("tagged")));
+        assert_eq!(cmd.on_child_path("bin/tagged"), None, "a name with a slash is the child's to resolve");
+        for program in ["tagged", "plain"] {
+            let done = run(program);
+            assert_eq!(done.ending, Ending::Exited(0), "{program}: {}", done.text());
+            assert_eq!(done.text(), format!("{program} x\n"));
+        }
+        assert_eq!(run("no-such-program-here").ending, Ending::NotFound);
     }
 
     #[test]

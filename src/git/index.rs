@@ -71,7 +71,7 @@ pub(crate) fn load_index(
     if let Some(identity) = identity
         && let Ok(mut last) = LOADED.lock()
     {
-        *last = Some(Loaded { path: path.to_owned(), identity, index: index.clone(), digest: None });
+        *last = Some(Loaded { path: path.to_owned(), identity, index: index.clone(), facts: None });
     }
     Ok(index)
 }
@@ -108,7 +108,7 @@ impl FileIdentity {
     }
 }
 
-/// The index this process read last, with its digest once taken: predicting, scanning,
+/// The index this process read last, with its facts once taken: predicting, scanning,
 /// materialising and re-verifying read the same file, and decoding a large index (and hashing
 /// its entries) is most of what a one-file commit costs in a large repository. A file whose
 /// identity changed is read again.
@@ -116,7 +116,16 @@ struct Loaded {
     path: PathBuf,
     identity: FileIdentity,
     index: gix::worktree::Index,
-    digest: Option<[u8; 32]>,
+    facts: Option<Facts>,
+}
+
+/// What one pass over an index's entries tells.
+#[derive(Debug, Clone, Copy)]
+struct Facts {
+    /// See [`index_digest`].
+    digest: [u8; 32],
+    /// The position of the first entry in conflict (stages 1–3).
+    first_conflict: Option<usize>,
 }
 
 static LOADED: std::sync::Mutex<Option<Loaded>> = std::sync::Mutex::new(None);
@@ -131,39 +140,164 @@ fn loaded(path: &Path, identity: &FileIdentity) -> Option<gix::worktree::Index> 
 /// The bytes are gathered into blocks first: one hasher call per field cost more than the rest
 /// of reading a large index. The digest of the index [`load_index`] read last is remembered.
 pub(crate) fn index_digest(index: &gix::index::State) -> [u8; 32] {
+    facts(index).digest
+}
+
+/// The position of the first entry of `index` in conflict (stages 1–3), taken in the same pass
+/// as [`index_digest`] (one walk over a large index, not two).
+pub(crate) fn first_conflict(index: &gix::index::State) -> Option<usize> {
+    facts(index).first_conflict
+}
+
+fn facts(index: &gix::index::State) -> Facts {
     let same = |l: &Loaded| std::ptr::eq::<gix::index::State>(std::ptr::from_ref(&***l.index), index);
-    if let Some(known) =
-        LOADED.lock().ok().and_then(|l| l.as_ref().filter(|l| same(l)).and_then(|l| l.digest))
+    if let Some(known) = LOADED.lock().ok().and_then(|l| l.as_ref().filter(|l| same(l)).and_then(|l| l.facts))
     {
         return known;
     }
-    let digest = digest_entries(index);
+    let facts = walk_entries(index);
     if let Ok(mut last) = LOADED.lock()
         && let Some(last) = last.as_mut().filter(|l| same(l))
     {
-        last.digest = Some(digest);
+        last.facts = Some(facts);
     }
-    digest
+    facts
 }
 
-fn digest_entries(index: &gix::index::State) -> [u8; 32] {
-    const BLOCK: usize = 64 * 1024;
+/// Entries per part of the digest: the digest of an index is the digest of its parts' digests,
+/// so the parts of a large index are hashed on several cores, and the result does not depend
+/// on how many there are.
+const DIGEST_PART: usize = 16 * 1024;
+
+fn walk_entries(index: &gix::index::State) -> Facts {
+    let entries = index.entries();
+    let parts: Vec<&[gix::index::Entry]> = entries.chunks(DIGEST_PART).collect();
+    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(parts.len());
+    let walked: Vec<([u8; 32], Option<usize>)> = if threads <= 1 {
+        parts.iter().map(|part| walk_part(index, part)).collect()
+    } else {
+        let per = parts.len().div_ceil(threads);
+        std::thread::scope(|s| {
+            let handles: Vec<_> = parts
+                .chunks(per)
+                .map(|group| {
+                    s.spawn(move || group.iter().map(|part| walk_part(index, part)).collect::<Vec<_>>())
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+                .collect()
+        })
+    };
     let mut hasher = blake3::Hasher::new();
-    let mut block: Vec<u8> = Vec::with_capacity(BLOCK + 512);
-    for entry in index.entries() {
+    let mut first_conflict = None;
+    for (n, (digest, conflict)) in walked.iter().enumerate() {
+        hasher.update(digest);
+        first_conflict = first_conflict.or(conflict.map(|at| n * DIGEST_PART + at));
+    }
+    Facts { digest: *hasher.finalize().as_bytes(), first_conflict }
+}
+
+/// The digest of one part of the entries, and the position in it of its first conflict: the
+/// fixed-size fields of every entry (path length, mode, stage, content flags, id), then the
+/// paths one after the other. A freshly read index keeps its paths in entry order in one
+/// buffer, so they are hashed where they lie, without copying.
+fn walk_part(index: &gix::index::State, part: &[gix::index::Entry]) -> ([u8; 32], Option<usize>) {
+    let mut fields: Vec<u8> = Vec::with_capacity(part.len() * 32);
+    let mut first_conflict = None;
+    // The paths' place in memory while they follow one another: (start, end) addresses.
+    let mut run: Option<(usize, usize)> = None;
+    let mut contiguous = true;
+    for (at, entry) in part.iter().enumerate() {
         let flags =
             entry.flags & (gix::index::entry::Flags::INTENT_TO_ADD | gix::index::entry::Flags::SKIP_WORKTREE);
-        block.extend_from_slice(entry.path(index));
-        block.push(0);
-        block.extend_from_slice(&entry.mode.bits().to_le_bytes());
-        block.extend_from_slice(&entry.stage_raw().to_le_bytes());
-        block.extend_from_slice(&flags.bits().to_le_bytes());
-        block.extend_from_slice(entry.id.as_bytes());
-        if block.len() >= BLOCK {
-            hasher.update(&block);
-            block.clear();
+        let stage = entry.stage_raw();
+        if stage != 0 && first_conflict.is_none() {
+            first_conflict = Some(at);
+        }
+        let path = entry.path(index);
+        let start = path.as_ptr() as usize;
+        run = match run {
+            None => Some((start, start + path.len())),
+            Some((first, end)) => {
+                contiguous &= end == start;
+                Some((first, start + path.len()))
+            }
+        };
+        let len = u32::try_from(path.len()).unwrap_or(u32::MAX);
+        fields.extend_from_slice(&len.to_le_bytes());
+        fields.extend_from_slice(&entry.mode.bits().to_le_bytes());
+        fields.extend_from_slice(&stage.to_le_bytes());
+        fields.extend_from_slice(&flags.bits().to_le_bytes());
+        fields.extend_from_slice(entry.id.as_bytes());
+    }
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(&fields);
+    let backing: &[u8] = index.path_backing();
+    let base = backing.as_ptr() as usize;
+    match run
+        .filter(|_| contiguous)
+        .and_then(|(first, end)| backing.get(first.checked_sub(base)?..end.checked_sub(base)?))
+    {
+        Some(paths) => {
+            hasher.update(paths);
+        }
+        None => {
+            for entry in part {
+                hasher.update(entry.path(index));
+            }
         }
     }
-    hasher.update(&block);
-    *hasher.finalize().as_bytes()
+    (*hasher.finalize().as_bytes(), first_conflict)
+}
+
+/// Lookups in an index by binary search. Entries are sorted by path bytes, then stage, so the
+/// entries of one path, and the entries below one directory, each form one contiguous run:
+/// finding them costs a logarithm of the index, not a walk over it.
+pub(crate) mod sorted {
+    use std::ops::Range;
+
+    use gix::index::State;
+
+    /// The position of the first entry whose path is not below `path` (byte order).
+    fn lower_bound(index: &State, path: &[u8]) -> usize {
+        index.entries().partition_point(|e| &**e.path(index) < path)
+    }
+
+    /// The entries at exactly `path` (one per stage; empty when there is none).
+    pub(crate) fn at(index: &State, path: &[u8]) -> Range<usize> {
+        let start = lower_bound(index, path);
+        let len = index.entries()[start..].iter().take_while(|e| &**e.path(index) == path).count();
+        start..start + len
+    }
+
+    /// The entries below the directory `prefix` (`a/b/`; the empty prefix is the root, all of
+    /// them).
+    pub(crate) fn below(index: &State, prefix: &[u8]) -> Range<usize> {
+        let Some((_, dir)) = prefix.split_last() else { return 0..index.entries().len() };
+        // Every path that starts with `dir/` sorts before `dir0` ('0' follows '/'), and every
+        // path at or after `dir/` and before `dir0` starts with `dir/`.
+        let mut end = dir.to_vec();
+        end.push(b'0');
+        lower_bound(index, prefix)..lower_bound(index, &end)
+    }
+
+    /// The entries directly in the directory `prefix` (`a/b/`, the empty prefix for the root),
+    /// in order: each subdirectory is stepped over in one search.
+    pub(crate) fn direct(index: &State, prefix: &[u8]) -> Vec<usize> {
+        let Range { mut start, end } = below(index, prefix);
+        let mut out = Vec::new();
+        while start < end {
+            let path = &**index.entries()[start].path(index);
+            match path[prefix.len()..].iter().position(|b| *b == b'/') {
+                Some(slash) => start = below(index, &path[..=prefix.len() + slash]).end,
+                None => {
+                    out.push(start);
+                    start += 1;
+                }
+            }
+        }
+        out
+    }
 }

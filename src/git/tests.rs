@@ -194,3 +194,83 @@ fn config_values_come_from_the_repository() {
     std::fs::create_dir(root.join("sub")).expect("mkdir");
     assert_eq!(config::alias(&root.join("sub"), "ci").as_deref(), Some("commit -v"));
 }
+
+/// A repository whose index lists `entries` (`mode id stage\tpath` lines for
+/// `git update-index --index-info`), with no files behind them.
+fn index_of(entries: &str) -> (tempfile::TempDir, PathBuf) {
+    let (dir, root) = repo();
+    let mut child = std::process::Command::new("git")
+        .args(["update-index", "--index-info"])
+        .current_dir(&root)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .expect("git runs");
+    std::io::Write::write_all(child.stdin.as_mut().expect("stdin"), entries.as_bytes()).expect("write");
+    drop(child.stdin.take());
+    assert!(child.wait().expect("wait").success());
+    (dir, root)
+}
+
+const BLOB: &str = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+
+#[test]
+fn sorted_lookups_find_one_path_a_directory_and_a_directorys_own_entries() {
+    let lines: String =
+        ["a.b", "a/b", "a/c/d", "a0", "b/x", "z"].iter().map(|p| format!("100644 {BLOB} 0\t{p}\n")).collect();
+    let (_dir, root) = index_of(&lines);
+    let repo = open_worktree(&root).expect("open");
+    let index = load_index(&repo, None).expect("index");
+    let names = |range: &[usize]| -> Vec<String> {
+        range.iter().map(|&i| index.entries()[i].path(&index).to_string()).collect()
+    };
+    let all = |r: std::ops::Range<usize>| names(&r.collect::<Vec<_>>());
+    assert_eq!(all(sorted::at(&index, b"a0")), ["a0"]);
+    assert_eq!(all(sorted::at(&index, b"a")), Vec::<String>::new(), "a directory is no entry");
+    assert_eq!(all(sorted::below(&index, b"a/")), ["a/b", "a/c/d"]);
+    assert_eq!(all(sorted::below(&index, b"a/c/")), ["a/c/d"]);
+    assert_eq!(all(sorted::below(&index, b"")).len(), 6, "the root holds everything");
+    assert_eq!(names(&sorted::direct(&index, b"")), ["a.b", "a0", "z"]);
+    assert_eq!(names(&sorted::direct(&index, b"a/")), ["a/b"]);
+    assert_eq!(names(&sorted::direct(&index, b"q/")), Vec::<String>::new());
+}
+
+#[test]
+fn the_digest_of_a_large_index_covers_every_part_and_its_first_conflict_is_found() {
+    // Three parts of the digest and more; one path in conflict well inside the third.
+    let other = "0000000000000000000000000000000000000001";
+    let paths: Vec<String> = (0..40_000).map(|i| format!("d{:02}/f{i:05}", i % 97)).collect();
+    let entries = |changed: Option<&str>, conflict: Option<&str>| {
+        let mut lines = String::new();
+        for p in &paths {
+            let id = if Some(p.as_str()) == changed { other } else { BLOB };
+            if Some(p.as_str()) == conflict {
+                for stage in 1..=3 {
+                    lines.push_str(&format!("100644 {BLOB} {stage}\t{p}\n"));
+                }
+            } else {
+                lines.push_str(&format!("100644 {id} 0\t{p}\n"));
+            }
+        }
+        lines
+    };
+    let digest_and_conflict = |lines: &str| {
+        let (_dir, root) = index_of(lines);
+        let repo = open_worktree(&root).expect("open");
+        let index = load_index(&repo, None).expect("index");
+        let found = index.entries().iter().position(|e| e.stage_raw() != 0);
+        (index_digest(&index), first_conflict(&index), found, index.entries().len())
+    };
+    let (plain, none, _, len) = digest_and_conflict(&entries(None, None));
+    assert!(len > 2 * 16 * 1024, "{len} entries");
+    assert_eq!(none, None);
+    assert_eq!(digest_and_conflict(&entries(None, None)).0, plain, "the same entries, the same digest");
+    let late = "d96/f29196";
+    assert!(paths.iter().any(|p| p == late));
+    assert_ne!(digest_and_conflict(&entries(Some(late), None)).0, plain, "an id deep in the index counts");
+    let (with_conflict, conflict, found, _) = digest_and_conflict(&entries(None, Some(late)));
+    assert_ne!(with_conflict, plain);
+    assert!(found.is_some_and(|at| at > 2 * 16 * 1024), "{found:?}");
+    assert_eq!(conflict, found);
+}

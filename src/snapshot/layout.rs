@@ -102,6 +102,37 @@ fn ancestor_dirs(paths: &[String]) -> BTreeSet<&[u8]> {
     dirs
 }
 
+/// The positions of the entries the `Changed` extent takes, ascending, found by search (a
+/// one-file commit in a large index looks at the entries on that file's path, not at every
+/// entry): each changed path's, and each entry named like a support file in the root or a
+/// directory above a changed path. What [`Selector::in_changed_extent`] takes, entry by entry.
+fn changed_extent(state: &gix::index::State, surface: &Surface, support: &super::SupportFiles) -> Vec<usize> {
+    use crate::git::sorted;
+    let mut taken: BTreeSet<usize> = BTreeSet::new();
+    for path in &surface.paths {
+        taken.extend(sorted::at(state, path.as_bytes()));
+    }
+    let mut at = Vec::new();
+    for dir in ancestor_dirs(&surface.paths) {
+        if dir.is_empty() {
+            // The root: suffix patterns count here too, so its entries are all asked.
+            let direct = sorted::direct(state, b"");
+            taken.extend(
+                direct.into_iter().filter(|&i| support.matches(state.entries()[i].path(state), true)),
+            );
+            continue;
+        }
+        for name in support.names() {
+            at.clear();
+            at.extend_from_slice(dir);
+            at.push(b'/');
+            at.extend_from_slice(name);
+            taken.extend(sorted::at(state, &at));
+        }
+    }
+    taken.into_iter().collect()
+}
+
 /// Whether the extent takes the unchanged listing entry at `path`. Asked about paths in
 /// ascending order (the listing's), so the changed paths are found by one walk along them.
 struct Selector<'a> {
@@ -153,21 +184,26 @@ pub(crate) fn root_names(listing: &Listing, surface: &Surface) -> BTreeSet<Strin
         String::from_utf8_lossy(&path[..end]).into_owned()
     };
     let state = listing.state();
+    let entries = state.entries();
     let mut names: BTreeSet<String> = BTreeSet::new();
-    let mut last: &[u8] = b"";
-    for entry in state.entries() {
+    let mut next = 0;
+    // One run of entries per root name (a file, or everything below a directory), stepped over
+    // in one search once one entry of it has content.
+    while let Some(entry) = entries.get(next) {
         let path = entry.path(state);
-        if overlays.contains(path.as_bytes())
-            || entry.flags.contains(Flags::INTENT_TO_ADD)
-            || entry.mode == Mode::COMMIT
-        {
-            continue;
-        }
-        let end = path.find_byte(b'/').unwrap_or(path.len());
-        if path[..end] != *last {
-            last = &path.as_bytes()[..end];
+        let run = match path.find_byte(b'/') {
+            Some(slash) => crate::git::sorted::below(state, &path[..=slash]),
+            None => crate::git::sorted::at(state, path),
+        };
+        let has_content = entries[run.clone()].iter().any(|e| {
+            !(e.flags.contains(Flags::INTENT_TO_ADD)
+                || e.mode == Mode::COMMIT
+                || (!overlays.is_empty() && overlays.contains(e.path(state).as_bytes())))
+        });
+        if has_content {
             names.insert(first(path));
         }
+        next = run.end.max(next + 1);
     }
     for overlay in &surface.overlays {
         let absent = matches!(overlay.source, OverlaySource::Absent)
@@ -188,18 +224,33 @@ pub(crate) fn items(
     notes: &mut Vec<String>,
 ) -> Result<Vec<Item>, SnapshotError> {
     let overlays: BTreeSet<&[u8]> = surface.overlays.iter().map(|o| o.path.as_bytes()).collect();
-    let selector = Selector::new(extent, surface);
-    let mut out = Vec::new();
     let state = listing.state();
-    for entry in state.entries() {
+    let overlaid = |path: &BStr| !overlays.is_empty() && overlays.contains(path.as_bytes());
+    // A conflict anywhere (git refuses such a commit) refuses the snapshot. Only an index has
+    // stages; where its first conflict is comes with its digest.
+    let from = match &listing.state {
+        ListingState::Index(index) => crate::git::first_conflict(index),
+        ListingState::Tree(_) => None,
+    };
+    let conflict = from.and_then(|from| {
+        state.entries()[from..].iter().find(|e| {
+            e.stage_raw() != 0 && !e.flags.contains(Flags::INTENT_TO_ADD) && !overlaid(e.path(state))
+        })
+    });
+    if let Some(entry) = conflict {
+        return Err(SnapshotError::Conflict(entry.path(state).to_str_lossy().into_owned()));
+    }
+    let taken: Vec<usize> = match extent {
+        Extent::Changed { support } => changed_extent(state, surface, support),
+        Extent::Whole | Extent::Rest { .. } => {
+            let selector = Selector::new(extent, surface);
+            (0..state.entries().len()).filter(|&i| selector.takes(state.entries()[i].path(state))).collect()
+        }
+    };
+    let mut out = Vec::new();
+    for entry in taken.into_iter().map(|i| &state.entries()[i]) {
         let path = entry.path(state);
-        if overlays.contains(path.as_bytes()) || entry.flags.contains(Flags::INTENT_TO_ADD) {
-            continue;
-        }
-        if entry.stage_raw() != 0 {
-            return Err(SnapshotError::Conflict(path.to_str_lossy().into_owned()));
-        }
-        if !selector.takes(path) {
+        if overlaid(path) || entry.flags.contains(Flags::INTENT_TO_ADD) {
             continue;
         }
         if entry.mode == Mode::COMMIT {
@@ -269,7 +320,12 @@ pub(crate) fn sources(listing: &Listing, surface: &Surface, paths: &[String]) ->
     let wanted: std::collections::BTreeSet<&str> = paths.iter().map(String::as_str).collect();
     let mut found: std::collections::BTreeMap<String, Source> = std::collections::BTreeMap::new();
     let state = listing.state();
-    for entry in state.entries() {
+    // A name is found by search, unless it may be the lossy form of a name that is not UTF-8:
+    // then every entry is asked, by its lossy name.
+    let (exact, lossy): (Vec<&str>, Vec<&str>) = wanted.iter().partition(|p| !p.contains('\u{fffd}'));
+    let searched = exact.iter().flat_map(|p| crate::git::sorted::at(state, p.as_bytes()));
+    let scanned = (0..state.entries().len()).filter(|_| !lossy.is_empty());
+    for entry in searched.chain(scanned).map(|i| &state.entries()[i]) {
         let name = entry.path(state).to_str_lossy();
         if !wanted.contains(name.as_ref()) || entry.flags.contains(Flags::INTENT_TO_ADD) {
             continue;
@@ -300,6 +356,10 @@ pub(crate) fn sources(listing: &Listing, surface: &Surface, paths: &[String]) ->
 /// source, for the safety scan. Reads `HEAD`'s tree only when there is such a name.
 pub(crate) fn non_utf8_changes(repo: &gix::Repository, listing: &Listing) -> Vec<(String, Source)> {
     let state = listing.state();
+    // All names ASCII, the common case, is one pass over the names' storage.
+    if state.path_backing().is_ascii() {
+        return Vec::new();
+    }
     let odd: Vec<&gix::index::Entry> =
         state.entries().iter().filter(|e| e.path(state).to_str().is_err() && e.stage_raw() == 0).collect();
     if odd.is_empty() {

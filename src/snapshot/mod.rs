@@ -102,6 +102,11 @@ impl SupportFiles {
         out
     }
 
+    /// The exact names (not the suffix patterns).
+    pub(crate) fn names(&self) -> impl Iterator<Item = &[u8]> {
+        self.names.iter().map(Vec::as_slice)
+    }
+
     /// Whether an entry named `name` (its last path component) is a support file; suffix
     /// patterns count only for entries `in_root`.
     pub(crate) fn matches(&self, name: &[u8], in_root: bool) -> bool {

@@ -133,17 +133,22 @@ impl RepoView {
             unchanged_dirs(repo, cache, tree, Vec::new(), &mut unchanged)?;
         }
         unchanged.sort();
-        let skipped = |path: &[u8]| {
+        // The directory of `unchanged` that holds `path`, if one does (they do not nest).
+        let unchanged_dir = |path: &[u8]| {
             let at = unchanged.partition_point(|d| d.as_slice() <= path);
-            at > 0 && path.starts_with(&unchanged[at - 1])
+            unchanged.get(at.wrapping_sub(1)).filter(|d| path.starts_with(d))
         };
         let mut unverified = Vec::new();
         let mut index_listing = BTreeMap::new();
-        for entry in index.entries() {
+        let mut next = 0;
+        while let Some(entry) = index.entries().get(next) {
             let path = entry.path(&index);
-            if skipped(path) {
+            if let Some(dir) = unchanged_dir(path) {
+                // The whole directory is stepped over in one search.
+                next = git::sorted::below(&index, dir).end;
                 continue;
             }
+            next += 1;
             let Some(path) = utf8(path, &mut unverified) else { continue };
             index_listing.insert(path, index_source(entry));
         }
