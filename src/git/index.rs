@@ -290,12 +290,11 @@ pub(crate) mod sorted {
         let mut out = Vec::new();
         while start < end {
             let path = &**index.entries()[start].path(index);
-            match path[prefix.len()..].iter().position(|b| *b == b'/') {
-                Some(slash) => start = below(index, &path[..=prefix.len() + slash]).end,
-                None => {
-                    out.push(start);
-                    start += 1;
-                }
+            if let Some(slash) = path[prefix.len()..].iter().position(|b| *b == b'/') {
+                start = below(index, &path[..=prefix.len() + slash]).end;
+            } else {
+                out.push(start);
+                start += 1;
             }
         }
         out

@@ -3,6 +3,7 @@
 
 #![allow(clippy::disallowed_methods, reason = "tests spawn git from the test environment")]
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::*;
@@ -218,7 +219,10 @@ const BLOB: &str = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
 #[test]
 fn sorted_lookups_find_one_path_a_directory_and_a_directorys_own_entries() {
     let lines: String =
-        ["a.b", "a/b", "a/c/d", "a0", "b/x", "z"].iter().map(|p| format!("100644 {BLOB} 0\t{p}\n")).collect();
+        ["a.b", "a/b", "a/c/d", "a0", "b/x", "z"].iter().fold(String::new(), |mut lines, p| {
+            let _ = writeln!(lines, "100644 {BLOB} 0\t{p}");
+            lines
+        });
     let (_dir, root) = index_of(&lines);
     let repo = open_worktree(&root).expect("open");
     let index = load_index(&repo, None).expect("index");
@@ -247,10 +251,10 @@ fn the_digest_of_a_large_index_covers_every_part_and_its_first_conflict_is_found
             let id = if Some(p.as_str()) == changed { other } else { BLOB };
             if Some(p.as_str()) == conflict {
                 for stage in 1..=3 {
-                    lines.push_str(&format!("100644 {BLOB} {stage}\t{p}\n"));
+                    let _ = writeln!(lines, "100644 {BLOB} {stage}\t{p}");
                 }
             } else {
-                lines.push_str(&format!("100644 {id} 0\t{p}\n"));
+                let _ = writeln!(lines, "100644 {id} 0\t{p}");
             }
         }
         lines
