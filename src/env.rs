@@ -4,8 +4,8 @@
 //! instead of mutating process-wide state. Nothing here writes the environment.
 
 use std::collections::BTreeMap;
-use std::ffi::OsString;
-use std::path::PathBuf;
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
 
 /// A frozen view of the environment variables codeguard reads.
 #[derive(Debug, Clone, Default)]
@@ -41,11 +41,6 @@ impl Env {
         self.text(key).is_some_and(|v| parse_bool(v) == Some(true))
     }
 
-    /// The directories of `PATH`, in order.
-    pub fn path_dirs(&self) -> Vec<PathBuf> {
-        self.get("PATH").map(|p| std::env::split_paths(p).collect()).unwrap_or_default()
-    }
-
     /// Finds an executable by name on `PATH` (or returns the path itself when it contains a slash
     /// and is executable).
     pub fn which(&self, program: &str) -> Option<PathBuf> {
@@ -53,7 +48,7 @@ impl Env {
             let p = PathBuf::from(program);
             return is_executable(&p).then_some(p);
         }
-        self.path_dirs().into_iter().map(|d| d.join(program)).find(|p| is_executable(p))
+        search_path(self.get("PATH")?, program, Path::new(""))
     }
 
     /// The user's home directory.
@@ -78,6 +73,12 @@ pub(crate) fn parse_bool(text: &str) -> Option<bool> {
         "0" | "false" | "no" => Some(false),
         _ => None,
     }
+}
+
+/// The first executable regular file named `program` in the directories of `path` (a `PATH`
+/// value), relative directories (and the empty one) taken from `base`.
+pub(crate) fn search_path(path: &OsStr, program: &str, base: &Path) -> Option<PathBuf> {
+    std::env::split_paths(path).map(|dir| base.join(dir).join(program)).find(|p| is_executable(p))
 }
 
 fn is_executable(path: &std::path::Path) -> bool {

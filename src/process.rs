@@ -113,14 +113,11 @@ impl Cmd {
     /// one, taken from the child's directory, as its own search would): `None` for a name with
     /// a slash, without a `PATH`, or not found (the child's own search then decides).
     fn on_child_path(&self, program: &str) -> Option<PathBuf> {
-        use std::os::unix::fs::PermissionsExt;
         if program.contains('/') || program.is_empty() {
             return None;
         }
         let path = self.env.iter().rev().find(|(k, _)| k == "PATH").map(|(_, v)| v)?;
-        std::env::split_paths(path).map(|dir| self.cwd.join(dir).join(program)).find(|candidate| {
-            std::fs::metadata(candidate).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
+        crate::env::search_path(path, program, &self.cwd)
     }
 
     /// Runs the command to completion or to its deadline.

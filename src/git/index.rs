@@ -252,35 +252,25 @@ fn walk_part(index: &gix::index::State, part: &[gix::index::Entry]) -> ([u8; 32]
     (*hasher.finalize().as_bytes(), first_conflict)
 }
 
-/// Lookups in an index by binary search. Entries are sorted by path bytes, then stage, so the
-/// entries of one path, and the entries below one directory, each form one contiguous run:
-/// finding them costs a logarithm of the index, not a walk over it.
+/// Lookups in an index by binary search (gix's own), as ranges of entry positions. Entries are
+/// sorted by path bytes, then stage, so the entries of one path, and the entries below one
+/// directory, each form one contiguous run: finding them costs a logarithm of the index, not a
+/// walk over it.
 pub(crate) mod sorted {
     use std::ops::Range;
 
+    use gix::bstr::ByteSlice;
     use gix::index::State;
-
-    /// The position of the first entry whose path is not below `path` (byte order).
-    fn lower_bound(index: &State, path: &[u8]) -> usize {
-        index.entries().partition_point(|e| &**e.path(index) < path)
-    }
 
     /// The entries at exactly `path` (one per stage; empty when there is none).
     pub(crate) fn at(index: &State, path: &[u8]) -> Range<usize> {
-        let start = lower_bound(index, path);
-        let len = index.entries()[start..].iter().take_while(|e| &**e.path(index) == path).count();
-        start..start + len
+        index.entry_range(path.as_bstr()).unwrap_or(0..0)
     }
 
     /// The entries below the directory `prefix` (`a/b/`; the empty prefix is the root, all of
-    /// them).
+    /// them; empty when there is none).
     pub(crate) fn below(index: &State, prefix: &[u8]) -> Range<usize> {
-        let Some((_, dir)) = prefix.split_last() else { return 0..index.entries().len() };
-        // Every path that starts with `dir/` sorts before `dir0` ('0' follows '/'), and every
-        // path at or after `dir/` and before `dir0` starts with `dir/`.
-        let mut end = dir.to_vec();
-        end.push(b'0');
-        lower_bound(index, prefix)..lower_bound(index, &end)
+        index.prefixed_entries_range(prefix.as_bstr()).unwrap_or(0..0)
     }
 
     /// The entries directly in the directory `prefix` (`a/b/`, the empty prefix for the root),
@@ -291,7 +281,7 @@ pub(crate) mod sorted {
         while start < end {
             let path = &**index.entries()[start].path(index);
             if let Some(slash) = path[prefix.len()..].iter().position(|b| *b == b'/') {
-                start = below(index, &path[..=prefix.len() + slash]).end;
+                start = below(index, &path[..=prefix.len() + slash]).end.max(start + 1);
             } else {
                 out.push(start);
                 start += 1;

@@ -324,7 +324,7 @@ pub(crate) fn sources(listing: &Listing, surface: &Surface, paths: &[String]) ->
     // then every entry is asked, by its lossy name.
     let (exact, lossy): (Vec<&str>, Vec<&str>) = wanted.iter().partition(|p| !p.contains('\u{fffd}'));
     let searched = exact.iter().flat_map(|p| crate::git::sorted::at(state, p.as_bytes()));
-    let scanned = (0..state.entries().len()).filter(|_| !lossy.is_empty());
+    let scanned = if lossy.is_empty() { 0..0 } else { 0..state.entries().len() };
     for entry in searched.chain(scanned).map(|i| &state.entries()[i]) {
         let name = entry.path(state).to_str_lossy();
         if !wanted.contains(name.as_ref()) || entry.flags.contains(Flags::INTENT_TO_ADD) {

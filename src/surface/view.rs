@@ -145,7 +145,7 @@ impl RepoView {
             let path = entry.path(&index);
             if let Some(dir) = unchanged_dir(path) {
                 // The whole directory is stepped over in one search.
-                next = git::sorted::below(&index, dir).end;
+                next = git::sorted::below(&index, dir).end.max(next + 1);
                 continue;
             }
             next += 1;

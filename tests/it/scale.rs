@@ -82,6 +82,34 @@ fn a_per_file_plan_writes_only_the_changed_files_and_the_configuration_its_linte
     assert_eq!(recorded(&out.path().join("shellcheck")), expected, "shellcheck's snapshot");
 }
 
+/// The changed extent is found by search: suffix patterns (`*.sln`, `*.csproj`) take entries of
+/// the root only, exact names each directory above a changed file, and nothing else comes along.
+#[test]
+fn suffix_patterns_take_root_entries_and_exact_names_the_directories_above() {
+    let repo = wide_repo();
+    repo.write("App.sln", "x\n").write("sub/Lib.csproj", "<Project/>\n").commit_all("dotnet");
+    repo.write("sub/deep/new.py", "y = 2\n");
+    repo.git(&["add", "sub/deep"]);
+    let bin = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    recorder(bin.path(), "ruff", &out.path().join("ruff"));
+    let path = path_with(bin.path());
+    let (code, stdout, stderr) = gate_in(&repo, "git commit -m x", &[("PATH", &path)]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let expected: BTreeSet<String> = [
+        "sub/deep/new.py",
+        "App.sln",
+        "pyproject.toml",
+        ".yamllint",
+        "sub/.shellcheckrc",
+        "sub/pyproject.toml",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .collect();
+    assert_eq!(recorded(&out.path().join("ruff")), expected, "ruff's snapshot");
+}
+
 #[test]
 fn a_project_level_linter_gets_the_whole_tree() {
     let repo = wide_repo();
