@@ -55,31 +55,40 @@ fn wide_repo() -> TestRepo {
     repo
 }
 
+/// Stages `sub/deep`, runs the agent gate on `git commit` with each of `linters` a recorder, and
+/// returns what each found in its snapshot.
+fn snapshots_of(repo: &TestRepo, linters: &[&str]) -> Vec<BTreeSet<String>> {
+    repo.git(&["add", "sub/deep"]);
+    let bin = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    for linter in linters {
+        recorder(bin.path(), linter, &out.path().join(linter));
+    }
+    let path = path_with(bin.path());
+    let (code, stdout, stderr) = gate_in(repo, "git commit -m x", &[("PATH", &path)]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    linters.iter().map(|linter| recorded(&out.path().join(linter))).collect()
+}
+
+fn set(paths: &[&str]) -> BTreeSet<String> {
+    paths.iter().map(|p| (*p).to_owned()).collect()
+}
+
 #[test]
 fn a_per_file_plan_writes_only_the_changed_files_and_the_configuration_its_linters_read() {
     let repo = wide_repo();
     repo.write("sub/deep/new.py", "y = 2\n").write("sub/deep/run.sh", "#!/bin/sh\necho hi\n");
-    repo.git(&["add", "sub/deep"]);
-    let bin = tempfile::tempdir().unwrap();
-    let out = tempfile::tempdir().unwrap();
-    recorder(bin.path(), "ruff", &out.path().join("ruff"));
-    recorder(bin.path(), "shellcheck", &out.path().join("shellcheck"));
-    let path = path_with(bin.path());
-    let (code, stdout, stderr) = gate_in(&repo, "git commit -m x", &[("PATH", &path)]);
-    assert_eq!(code, Some(0), "{stdout}{stderr}");
-    let expected: BTreeSet<String> = [
+    let expected = set(&[
         "sub/deep/new.py",
         "sub/deep/run.sh",
         "pyproject.toml",
         ".yamllint",
         "sub/.shellcheckrc",
         "sub/pyproject.toml",
-    ]
-    .into_iter()
-    .map(str::to_owned)
-    .collect();
-    assert_eq!(recorded(&out.path().join("ruff")), expected, "ruff's snapshot");
-    assert_eq!(recorded(&out.path().join("shellcheck")), expected, "shellcheck's snapshot");
+    ]);
+    let [ruff, shellcheck] = <[_; 2]>::try_from(snapshots_of(&repo, &["ruff", "shellcheck"])).unwrap();
+    assert_eq!(ruff, expected, "ruff's snapshot");
+    assert_eq!(shellcheck, expected, "shellcheck's snapshot");
 }
 
 /// The changed extent is found by search: suffix patterns (`*.sln`, `*.csproj`) take entries of
@@ -89,25 +98,15 @@ fn suffix_patterns_take_root_entries_and_exact_names_the_directories_above() {
     let repo = wide_repo();
     repo.write("App.sln", "x\n").write("sub/Lib.csproj", "<Project/>\n").commit_all("dotnet");
     repo.write("sub/deep/new.py", "y = 2\n");
-    repo.git(&["add", "sub/deep"]);
-    let bin = tempfile::tempdir().unwrap();
-    let out = tempfile::tempdir().unwrap();
-    recorder(bin.path(), "ruff", &out.path().join("ruff"));
-    let path = path_with(bin.path());
-    let (code, stdout, stderr) = gate_in(&repo, "git commit -m x", &[("PATH", &path)]);
-    assert_eq!(code, Some(0), "{stdout}{stderr}");
-    let expected: BTreeSet<String> = [
+    let expected = set(&[
         "sub/deep/new.py",
         "App.sln",
         "pyproject.toml",
         ".yamllint",
         "sub/.shellcheckrc",
         "sub/pyproject.toml",
-    ]
-    .into_iter()
-    .map(str::to_owned)
-    .collect();
-    assert_eq!(recorded(&out.path().join("ruff")), expected, "ruff's snapshot");
+    ]);
+    assert_eq!(snapshots_of(&repo, &["ruff"]), [expected], "ruff's snapshot");
 }
 
 #[test]
