@@ -336,24 +336,37 @@ pub(crate) enum GitHook {
     PreCommit,
     /// Before git sends refs: checks the commits of every pushed ref (ref lines on stdin).
     PrePush,
+    /// Before any branch or tag moves, whatever moved it (`commit --no-verify`, `update-ref`,
+    /// `fast-import`, `merge`, `am`, a release tool): checks the commits and tags that land
+    /// (state `prepared`; ref lines on stdin). The backstop behind the agent gate.
+    ReferenceTransaction,
 }
 
 impl GitHook {
     /// Every hook, in installation order.
-    pub(crate) const ALL: [GitHook; 2] = [GitHook::PreCommit, GitHook::PrePush];
+    pub(crate) const ALL: [GitHook; 3] =
+        [GitHook::PreCommit, GitHook::PrePush, GitHook::ReferenceTransaction];
+
+    /// Whether hook managers (pre-commit, prek, husky, lefthook) carry this hook, so codeguard
+    /// joins them; reference-transaction is always codeguard's own script in git's hooks
+    /// directory (the managers install no such hook).
+    pub(crate) fn managed(self) -> bool {
+        matches!(self, GitHook::PreCommit | GitHook::PrePush)
+    }
 
     /// The hook's file name in git's hooks directory.
     pub(crate) fn file_name(self) -> &'static str {
         match self {
             GitHook::PreCommit => "pre-commit",
             GitHook::PrePush => "pre-push",
+            GitHook::ReferenceTransaction => "reference-transaction",
         }
     }
 
     /// The git command the hook guards.
     pub(crate) fn command(self) -> crate::bash::Mode {
         match self {
-            GitHook::PreCommit => crate::bash::Mode::Commit,
+            GitHook::PreCommit | GitHook::ReferenceTransaction => crate::bash::Mode::Commit,
             GitHook::PrePush => crate::bash::Mode::Push,
         }
     }
@@ -365,7 +378,8 @@ pub(crate) struct GitHookArgs {
     /// Which hook git is running.
     #[arg(value_enum)]
     pub hook: GitHook,
-    /// What git passes to the hook (pre-push: the remote's name and URL); shown, not needed.
+    /// What git passes to the hook (pre-push: the remote's name and URL, shown, not needed;
+    /// reference-transaction: the transaction's state, of which only `prepared` is judged).
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     pub git_args: Vec<String>,
 }

@@ -60,6 +60,11 @@ pub(crate) enum Linters {
     Run,
     /// A bypass the user or agent is allowed to use skips them; the text names it.
     Bypassed(String),
+    /// They run unless they already ran on exactly this change (this is its
+    /// [`ContentVerdict::change`]: the same parent, the same blobs at the same paths) and let it
+    /// through; then only the safety scan runs, and nothing is said about the linters again.
+    /// git's reference-transaction backstop after codeguard's own pre-commit hook.
+    UnlessJudged(String),
 }
 
 /// The engine's verdict on one surface.
@@ -71,6 +76,10 @@ pub(crate) struct ContentVerdict {
     pub findings: Vec<Finding>,
     /// Why the verdict is not complete, beyond UNVERIFIED languages.
     pub incomplete: Vec<String>,
+    /// The identity of the change judged: the commit it grows from and every changed path with
+    /// its blob, and the deleted paths (`None` when some content is not a blob yet, e.g.
+    /// worktree files `git add` would take).
+    pub change: Option<String>,
 }
 
 impl ContentVerdict {
@@ -107,6 +116,7 @@ pub(crate) fn judge(surface: &Surface, policy: &Policy, env: &Env) -> ContentVer
     let mut verdict = ContentVerdict { incomplete: surface.unverified.clone(), ..ContentVerdict::default() };
     let content = snapshot::Content::read(surface);
     verdict.findings = scan_with(surface, &allow, content.as_ref());
+    verdict.change = content.as_ref().ok().and_then(|content| change_identity(surface, content));
     if policy.agent {
         let touched = surface.paths.iter().chain(&surface.deleted).any(|p| p == safety::ALLOW_FILE);
         if touched {
@@ -116,9 +126,14 @@ pub(crate) fn judge(surface: &Surface, policy: &Policy, env: &Env) -> ContentVer
     if surface.paths.is_empty() {
         return verdict;
     }
-    if let Linters::Bypassed(why) = &policy.linters {
-        verdict.incomplete.push(format!("language linters skipped by {why}; the safety scan ran"));
-        return verdict;
+    match &policy.linters {
+        Linters::Run => {}
+        Linters::UnlessJudged(change) if verdict.change.as_ref() == Some(change) => return verdict,
+        Linters::UnlessJudged(_) => {}
+        Linters::Bypassed(why) => {
+            verdict.incomplete.push(format!("language linters skipped by {why}; the safety scan ran"));
+            return verdict;
+        }
     }
     let support = match crate::registry::Registry::builtin() {
         Ok(registry) => registry.support_files(),
@@ -168,6 +183,32 @@ pub(crate) fn judge(surface: &Surface, policy: &Policy, env: &Env) -> ContentVer
         }
     }
     verdict
+}
+
+/// The identity of the change `surface` carries (see [`ContentVerdict::change`]): a staged
+/// commit grows from `HEAD`, a landed range of exactly one commit from its parent; every
+/// changed path must come from a blob.
+fn change_identity(surface: &Surface, content: &snapshot::Content) -> Option<String> {
+    let parent = match &surface.push {
+        None => surface.observed.head,
+        Some(range) if range.commits == 1 => range.baseline,
+        Some(_) => return None,
+    };
+    let mut parts: Vec<Vec<u8>> = vec![parent.map(|id| id.as_bytes().to_vec()).unwrap_or_default()];
+    let mut blobs = Vec::new();
+    for (path, source) in content.sources(surface, &surface.paths) {
+        let Source::Blob(id) = source else { return None };
+        blobs.push((path, id));
+    }
+    blobs.sort();
+    for (path, id) in blobs {
+        parts.push(path.into_bytes());
+        parts.push(id.as_bytes().to_vec());
+    }
+    parts.push(b"deleted".to_vec());
+    parts.extend(surface.deleted.iter().map(|p| p.as_bytes().to_vec()));
+    let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+    Some(crate::state::key_of(&parts))
 }
 
 /// The safety scan of everything `surface` would carry: the path rules over every changed
@@ -240,8 +281,28 @@ fn scan_with(
             let origin = format!("added in commit {}, part of this push", short(intro.commit));
             scan_blob(&repo, &mut scanner, &mut budget, &intro.path, intro.blob, Some(&origin));
         }
+        let mut read = std::collections::HashSet::new();
+        for id in range.messages.iter().filter(|id| read.insert(**id)) {
+            scan_message(&repo, &mut scanner, *id);
+        }
     }
     scanner.finish()
+}
+
+/// Scans the message of the commit or annotated tag `id` (its author, committer and tagger
+/// lines too: all of it is published). An object that cannot be read is unscannable.
+fn scan_message(repo: &gix::Repository, scanner: &mut Scanner<'_>, id: gix::ObjectId) {
+    let label = format!("commit {}", short(id));
+    match repo.find_object(id) {
+        Ok(object) => {
+            let what = match object.kind {
+                gix::object::Kind::Tag => format!("the tag object {}", short(id)),
+                _ => format!("the message of commit {}", short(id)),
+            };
+            scanner.message(&label, &what, &object.data);
+        }
+        Err(e) => scanner.unscannable(&label, &format!("its message could not be read: {e}")),
+    }
 }
 
 /// Bytes the scan may still read.

@@ -47,30 +47,94 @@ const MAX_STDIN: u64 = 1024 * 1024;
 /// Runs the hook and returns its exit code.
 pub(super) fn run(args: &GitHookArgs, env: &Env) -> anyhow::Result<Output> {
     let mut out = Output::default();
+    let first_arg = args.git_args.first().map(String::as_str);
+    if args.hook == GitHook::ReferenceTransaction && first_arg != Some("prepared") {
+        // `committed` / `aborted`: the refs already moved, or never will.
+        return Ok(out);
+    }
     let root = std::env::current_dir()
         .and_then(|d| d.canonicalize())
         .context("reading the directory git runs the hook in")?;
     let command = args.hook.command();
-    if env.is_truthy("CODEGUARD_SKIP_GATE") {
+    let skip_env = env.is_truthy("CODEGUARD_SKIP_GATE");
+    if skip_env && args.hook.managed() {
         audit(env, &root, BypassKind::Env, &mut out);
         out.note(&format!("codeguard: CODEGUARD_SKIP_GATE is set: nothing was checked for this {command}."));
         out.code = EntryPoint::GitHook.status_code(Status::Skipped);
         return Ok(out);
     }
-    let settings = Settings::read(&root, env)?;
     let targets = match args.hook {
         GitHook::PreCommit => vec![pre_commit_target(&root, env)?],
-        GitHook::PrePush => {
-            pre_push_targets(&root, &read_stdin()?, args.git_args.first().map(String::as_str))?
+        GitHook::PrePush => pre_push_targets(&root, &read_stdin()?, first_arg)?,
+        GitHook::ReferenceTransaction => {
+            let targets = landing_targets(&root, &read_stdin()?)?;
+            if targets.is_empty() {
+                return Ok(out); // no new commit lands on a branch or tag
+            }
+            targets
         }
     };
-    if settings.skip_gate {
+    let mut settings = Settings::read(&root, env)?;
+    if skip_env {
+        // The backstop's safety scan is never skipped: the variable skips its linters only.
+        audit(env, &root, BypassKind::Env, &mut out);
+        out.note("codeguard: CODEGUARD_SKIP_GATE is set: linters skipped for this branch/tag update; the safety scan ran.");
+        settings.skip_gate = true;
+    } else if settings.skip_gate {
         audit(env, &root, BypassKind::Persisted, &mut out);
     }
+    let judged = match args.hook {
+        GitHook::ReferenceTransaction => handoff::take(env, &root),
+        GitHook::PreCommit | GitHook::PrePush => None,
+    };
     let checked: Vec<Checked<'_>> =
-        targets.iter().map(|target| check(target, args.hook, settings, env)).collect();
+        targets.iter().map(|target| check(target, args.hook, settings, judged.as_deref(), env)).collect();
     out.code = decide(&checked, &root, args.hook, settings, &mut out);
+    if args.hook == GitHook::PreCommit
+        && out.code == EntryPoint::GitHook.status_code(Status::Pass)
+        && !settings.skip_gate
+        && let Some(change) = checked.first().and_then(|c| c.verdict.change.as_deref())
+    {
+        handoff::record(env, &root, change);
+    }
     Ok(out)
+}
+
+/// What codeguard's pre-commit hook hands to the reference-transaction backstop of the same
+/// commit: the identity of the change it let through ([`content::ContentVerdict::change`]), so
+/// the backstop does not run the same linters on the same blobs again (its safety scan always
+/// runs). One record per repository in the state directory, used once, valid for an hour; a
+/// change that differs by one blob, or grows from another commit, is judged in full.
+mod handoff {
+    use std::path::{Path, PathBuf};
+
+    use crate::env::Env;
+
+    /// How long a record stays good (a commit message can take a while to write).
+    const VALID_MS: u64 = 60 * 60 * 1000;
+
+    fn path(env: &Env, root: &Path) -> PathBuf {
+        let key = crate::state::key_of(&[root.as_os_str().as_encoded_bytes()]);
+        crate::state::home(env).join("judged").join(key)
+    }
+
+    /// Records that the pre-commit hook let `change` through (best effort: without the record
+    /// the backstop judges in full).
+    pub(super) fn record(env: &Env, root: &Path, change: &str) {
+        let text = format!("{} {change}", crate::state::now_ms());
+        let _ = crate::fs::write_private(&path(env, root), text.as_bytes());
+    }
+
+    /// The change the pre-commit hook let through, if recorded within the hour; the record is
+    /// removed either way.
+    pub(super) fn take(env: &Env, root: &Path) -> Option<String> {
+        let path = path(env, root);
+        let text = std::fs::read_to_string(&path).ok()?;
+        let _ = crate::state::remove(&path);
+        let (at, change) = text.trim().split_once(' ')?;
+        let fresh = at.parse::<u64>().is_ok_and(|at| crate::state::now_ms().saturating_sub(at) < VALID_MS);
+        fresh.then(|| change.to_owned())
+    }
 }
 
 /// What the hook reads from git config (including `git -c` values, which git hands to hooks).
@@ -192,6 +256,107 @@ fn pre_push_targets(root: &Path, input: &str, remote: Option<&str>) -> anyhow::R
     Ok(targets)
 }
 
+/// One line of git's reference-transaction input: `<old> <new> <ref>`, where a value is an
+/// object id (all zeros: none) or, for a symbolic ref, `ref:<target>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct RefMove {
+    name: String,
+    /// `None`: the ref is created (or was symbolic).
+    old: Option<gix::ObjectId>,
+    /// `None`: the ref is deleted (or becomes symbolic).
+    new: Option<gix::ObjectId>,
+}
+
+/// Parses reference-transaction input; a malformed line is an error (git stops: fail-closed).
+fn parse_moves(input: &str) -> anyhow::Result<Vec<RefMove>> {
+    let value = |text: &str| -> anyhow::Result<Option<gix::ObjectId>> {
+        if text.starts_with("ref:") {
+            return Ok(None);
+        }
+        let id =
+            gix::ObjectId::from_hex(text.as_bytes()).map_err(|e| anyhow!("bad object id {text:?}: {e}"))?;
+        Ok((!id.is_null()).then_some(id))
+    };
+    let mut moves = Vec::new();
+    for line in input.lines().filter(|l| !l.trim().is_empty()) {
+        let fields: Vec<&str> = line.split(' ').collect();
+        let [old, new, name] = fields[..] else {
+            return Err(anyhow!("unexpected reference-transaction input line: {line:?}"));
+        };
+        moves.push(RefMove { name: name.to_owned(), old: value(old)?, new: value(new)? });
+    }
+    Ok(moves)
+}
+
+/// What lands when the refs in `input` move: for every branch or tag that moves to a new
+/// object, the commits no local branch, tag or remote-tracking ref reaches yet (their files,
+/// every blob they introduce, their messages) and the messages of annotated tags. Other refs
+/// (`HEAD`, remote-tracking refs, `ORIG_HEAD`, notes, stash) carry nothing that is published
+/// by itself: a detached commit is judged when a branch or tag takes it, or by pre-push.
+fn landing_targets(root: &Path, input: &str) -> anyhow::Result<Vec<Target>> {
+    let mut targets = Vec::new();
+    let mut repo = None;
+    for moved in parse_moves(input)? {
+        let judged = moved.name.starts_with("refs/heads/") || moved.name.starts_with("refs/tags/");
+        let Some(new) = moved.new.filter(|new| judged && moved.old != Some(*new)) else { continue };
+        let repo = match &mut repo {
+            Some(repo) => repo,
+            None => repo
+                .insert(crate::git::open_worktree(root).context("opening the repository whose refs move")?),
+        };
+        let (commit, tags) = peel(repo, new, &moved.name)?;
+        let old = moved.old.and_then(|old| peel(repo, old, &moved.name).ok()).map(|(c, _)| c);
+        let label = format!("{} → {}", moved.name, new.to_hex_with_len(10));
+        let Some(mut surface) = surface::landing(root, commit, old)
+            .with_context(|| format!("reading what {} lands", moved.name))?
+        else {
+            if tags.is_empty() {
+                continue;
+            }
+            // A new annotated tag on a known commit: only its message is new.
+            let mut surface = surface::landing_messages(root, commit)?;
+            if let Some(range) = surface.push.as_mut() {
+                range.messages = tags;
+            }
+            targets.push(Target { label: Some(label), surface });
+            continue;
+        };
+        if let Some(range) = surface.push.as_mut() {
+            range.messages.extend(tags);
+        }
+        targets.push(Target { label: Some(label), surface });
+    }
+    Ok(targets)
+}
+
+/// The commit `id` leads to through annotated tags, and those tags. A ref that names a tree or
+/// a blob publishes content codeguard does not judge as a commit, so it is refused.
+fn peel(
+    repo: &gix::Repository,
+    id: gix::ObjectId,
+    name: &str,
+) -> anyhow::Result<(gix::ObjectId, Vec<gix::ObjectId>)> {
+    let mut tags = Vec::new();
+    let mut object = repo.find_object(id).with_context(|| format!("reading {name}'s new object {id}"))?;
+    loop {
+        match object.kind {
+            gix::object::Kind::Commit => return Ok((object.id, tags)),
+            gix::object::Kind::Tag => {
+                tags.push(object.id);
+                let target = object.to_tag_ref_iter().target_id().context("reading a tag's target")?;
+                object = repo
+                    .find_object(target)
+                    .with_context(|| format!("reading the object tag {} names", object.id))?;
+            }
+            kind => {
+                return Err(anyhow!(
+                    "{name} would point at a {kind} ({id}), not a commit: codeguard judges only commits that land on branches and tags, so git stops this update. Tag a commit instead"
+                ));
+            }
+        }
+    }
+}
+
 /// The result of checking one target.
 struct Checked<'a> {
     target: &'a Target,
@@ -210,10 +375,19 @@ impl Checked<'_> {
     }
 }
 
-fn check<'a>(target: &'a Target, hook: GitHook, settings: Settings, env: &Env) -> Checked<'a> {
+fn check<'a>(
+    target: &'a Target,
+    hook: GitHook,
+    settings: Settings,
+    judged: Option<&str>,
+    env: &Env,
+) -> Checked<'a> {
     let surface = &target.surface;
-    let linters =
-        if settings.skip_gate { Linters::Bypassed("codeguard.skipGate".to_owned()) } else { Linters::Run };
+    let linters = match judged {
+        _ if settings.skip_gate => Linters::Bypassed("codeguard.skipGate".to_owned()),
+        Some(change) => Linters::UnlessJudged(change.to_owned()),
+        None => Linters::Run,
+    };
     let policy = Policy {
         linters,
         deadline: LINT_DEADLINE,
@@ -243,7 +417,7 @@ fn decide(checked: &[Checked<'_>], root: &Path, hook: GitHook, settings: Setting
                 no_verify: false,
                 linters_bypassed: settings.skip_gate,
             };
-            let mut text = report::render_gate_for(&report, Audience::GitHook);
+            let mut text = report::render_gate_for(&report, audience(hook));
             if let Some(label) = &c.target.label {
                 let _ = writeln!(text, "Checked: {label}");
             }
@@ -253,7 +427,7 @@ fn decide(checked: &[Checked<'_>], root: &Path, hook: GitHook, settings: Setting
     }
     let reasons: Vec<String> = checked.iter().flat_map(Checked::incomplete_reasons).collect();
     if !reasons.is_empty() {
-        out.note(&report::render_incomplete(mode, root, &reasons, settings.strict));
+        out.note(&report::render_incomplete(mode, root, &reasons, settings.strict, audience(hook)));
         // `codeguard.strict`: an incomplete check counts as a failure.
         return EntryPoint::GitHook.status_code(if settings.strict {
             Status::Fail
@@ -261,10 +435,17 @@ fn decide(checked: &[Checked<'_>], root: &Path, hook: GitHook, settings: Setting
             Status::Unverified
         });
     }
-    if let Some(line) = pass_line(checked, mode) {
+    // The backstop stays silent when it passes: it runs after the pre-commit hook, which
+    // already said what it checked.
+    if let Some(line) = pass_line(checked, mode).filter(|_| hook.managed()) {
         out.note(&line);
     }
     EntryPoint::GitHook.status_code(Status::Pass)
+}
+
+/// Who reads what `hook` prints.
+fn audience(hook: GitHook) -> Audience {
+    if hook.managed() { Audience::GitHook } else { Audience::Backstop }
 }
 
 /// `codeguard: commit checked — PASS: python (ruff), shell (shellcheck); 3 files`, or `None`

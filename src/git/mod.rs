@@ -120,7 +120,10 @@ impl Error {
 /// Opens the repository whose worktree is (or contains) `root`, as gix opens a directory
 /// (no upward search beyond what `gix::open` does); a bare repository is [`Error::Bare`].
 pub(crate) fn open_worktree(root: &Path) -> Result<gix::Repository, Error> {
-    let repo = gix::open(root).map_err(|e| Error::opening(root, &e))?;
+    let options = truthful(<gix::open::Options as gix::sec::trust::DefaultForLevel>::default_for_level(
+        gix::sec::Trust::Full,
+    ));
+    let repo = gix::open_opts(root, options).map_err(|e| Error::opening(root, &e))?;
     if repo.workdir().is_none() {
         return Err(Error::Bare(root.to_owned()));
     }
@@ -129,7 +132,21 @@ pub(crate) fn open_worktree(root: &Path) -> Result<gix::Repository, Error> {
 
 /// The repository containing `dir`, found upwards as git finds it; bare repositories too.
 pub(crate) fn discover(dir: &Path) -> Result<gix::Repository, Error> {
-    gix::discover(dir).map_err(|e| Error::opening(dir, &e))
+    use gix::sec::trust::DefaultForLevel as _;
+    let trust = gix::sec::trust::Mapping {
+        full: truthful(gix::open::Options::default_for_level(gix::sec::Trust::Full)),
+        reduced: truthful(gix::open::Options::default_for_level(gix::sec::Trust::Reduced)),
+    };
+    gix::ThreadSafeRepository::discover_opts(dir, gix::discover::upwards::Options::default(), trust)
+        .map(gix::Repository::from)
+        .map_err(|e| Error::opening(dir, &e))
+}
+
+/// Every repository is read as git stores and sends it: replace refs (`git replace`,
+/// `refs/replace/*`) are not applied. git's commit, push and fsck use the real objects, so a
+/// replacement must never stand in for the content that lands or leaves.
+fn truthful(options: gix::open::Options) -> gix::open::Options {
+    options.config_overrides(["core.useReplaceRefs=false"])
 }
 
 /// The repository containing `dir`, found upwards as git finds it, which must have a worktree

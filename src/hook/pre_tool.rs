@@ -221,7 +221,7 @@ fn add_pushed_history(repo: &RepoIntent, surface: &mut surface::Surface) -> Resu
         }
         let refs =
             surface::PushRefs { remote: remote.as_deref(), refspecs, all_refs: *all_refs, tags: *tags };
-        let (introduced, unresolved) = surface::pushed_history(&repo.root, refs)
+        let (introduced, messages, unresolved) = surface::pushed_history(&repo.root, refs)
             .map_err(|e| format!("`{text}`: what it pushes cannot be read ({e})"))?;
         if !unresolved.is_empty() {
             return Err(format!(
@@ -230,6 +230,7 @@ fn add_pushed_history(repo: &RepoIntent, surface: &mut surface::Surface) -> Resu
             ));
         }
         range.introduced.extend(introduced);
+        range.messages.extend(messages);
     }
     Ok(())
 }
@@ -245,7 +246,8 @@ fn pushes_to_upstream(range: &surface::PushRange, remote: Option<&str>) -> bool 
         (
             surface::PushBase::NoUpstream
             | surface::PushBase::Remote { .. }
-            | surface::PushBase::RemoteTracking { .. },
+            | surface::PushBase::RemoteTracking { .. }
+            | surface::PushBase::LocalRefs { .. },
             Some(_),
         ) => false,
     }

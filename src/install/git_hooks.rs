@@ -295,6 +295,12 @@ pub(crate) fn install(layout: &Layout, exe: &Path, force: bool) -> Result<Vec<Ch
             changes.push(Change { hook, path: path.clone(), via: owner, action });
             now = Present::Manager(owner);
         }
+        if !hook.managed() {
+            // Always codeguard's own script where git looks, chaining whatever is there.
+            let force = force && !matches!(now, Present::Manager(_));
+            changes.push(script_at(&layout.hooks, hook, &path, exe, force, Owner::Other, &mut ops)?);
+            continue;
+        }
         match now {
             Present::Manager(owner @ (Owner::PreCommit | Owner::Prek)) => {
                 refuse_force(force, &path, owner)?;
@@ -327,7 +333,7 @@ pub(crate) fn install(layout: &Layout, exe: &Path, force: bool) -> Result<Vec<Ch
     }
     if let Some(local) = lefthook_local.filter(|_| lefthook) {
         let text = read_optional(&local)?;
-        for hook in GitHook::ALL {
+        for hook in GitHook::ALL.into_iter().filter(|h| h.managed()) {
             if text.as_deref().is_some_and(|t| managers::lefthook_configures(t, hook)) {
                 return Err(InstallError::Lefthook(format!(
                     "{} already configures {}; add a `codeguard` command running `codeguard git-hook {}`{} to it yourself",
@@ -346,6 +352,7 @@ pub(crate) fn install(layout: &Layout, exe: &Path, force: bool) -> Result<Vec<Ch
     }
     std::fs::create_dir_all(&layout.hooks).map_err(io(format!("creating {}", layout.hooks.display())))?;
     apply(ops)?;
+    changes.sort_by_key(|c| GitHook::ALL.iter().position(|h| *h == c.hook));
     Ok(changes)
 }
 
@@ -626,9 +633,9 @@ fn reach_one(layout: &Layout, hook: GitHook, ours: &[PathBuf]) -> Reach {
         let list: Vec<String> = ours
             .iter()
             .filter(|p| {
-                p.file_name()
-                    .map(|n| n.to_string_lossy())
-                    .is_some_and(|n| n.starts_with(name) || !n.starts_with("pre-"))
+                p.file_name().map(|n| n.to_string_lossy()).is_some_and(|n| {
+                    n.starts_with(name) || !GitHook::ALL.iter().any(|h| n.starts_with(h.file_name()))
+                })
             })
             .map(|p| p.display().to_string())
             .collect();
@@ -637,7 +644,7 @@ fn reach_one(layout: &Layout, hook: GitHook, ours: &[PathBuf]) -> Reach {
         }
         if list.is_empty() {
             return format!(
-                "codeguard's {name} gate is gone (its other hook is still installed) — run `codeguard install --git-hooks`"
+                "codeguard's {name} gate is gone (other hooks of codeguard's are still installed) — run `codeguard install --git-hooks`"
             );
         }
         format!(
@@ -848,6 +855,7 @@ pub(crate) fn script(hook: GitHook, exe: &Path) -> String {
         GitHook::PrePush => format!(
             "input=$(cat; echo x)\ninput=${{input%x}}\nif [ -x \"$chained\" ]; then\n  printf '%s' \"$input\" | \"$chained\" \"$@\" || exit $?\nfi\nprintf '%s' \"$input\" | \"$codeguard\" git-hook {name} \"$@\"\n"
         ),
+        GitHook::ReferenceTransaction => return backstop_script(exe),
     };
     format!(
         "#!/bin/sh
@@ -861,6 +869,50 @@ if [ ! -x \"$codeguard\" ]; then
   exit 1
 fi
 {run}"
+    )
+}
+
+/// The reference-transaction script (`exe` already quoted). git runs it for every ref update
+/// (three times: prepared, committed, aborted), so what codeguard ignores costs one `sh` and no
+/// other process: any state but `prepared` and any transaction that moves no branch or tag
+/// returns at once, with the ref lines read by the shell's own `read`. A kept hook still sees
+/// every state with its stdin.
+fn backstop_script(exe: String) -> String {
+    let name = GitHook::ReferenceTransaction.file_name();
+    format!(
+        "#!/bin/sh
+{MARKER}
+# Written by `codeguard install --git-hooks`; `codeguard uninstall --git-hooks` removes it.
+# A hook that was here before is kept as {name}{CHAINED_SUFFIX} and runs first.
+# Before a branch or tag moves (state \"prepared\"), codeguard judges the commits and tags that
+# land, whatever command moved it; a non-zero exit makes git abort the whole update.
+codeguard={exe}
+chained=\"$(dirname \"$0\")/{name}{CHAINED_SUFFIX}\"
+if [ \"$1\" != prepared ]; then
+  if [ -x \"$chained\" ]; then
+    exec \"$chained\" \"$@\"
+  fi
+  exit 0
+fi
+input=
+judge=
+while IFS= read -r line || [ -n \"$line\" ]; do
+  input=\"$input$line
+\"
+  case \"$line\" in
+    *\" refs/heads/\"* | *\" refs/tags/\"*) judge=1 ;;
+  esac
+done
+if [ -x \"$chained\" ]; then
+  printf '%s' \"$input\" | \"$chained\" \"$@\" || exit $?
+fi
+[ -n \"$judge\" ] || exit 0
+if [ ! -x \"$codeguard\" ]; then
+  echo \"codeguard: $codeguard is missing, so this branch or tag update cannot be checked and git stops it; run 'codeguard install --git-hooks' again, or 'codeguard uninstall --git-hooks'\" >&2
+  exit 1
+fi
+printf '%s' \"$input\" | \"$codeguard\" git-hook {name} \"$@\"
+"
     )
 }
 

@@ -85,7 +85,9 @@ pub(crate) fn husky_block(hook: GitHook, exe: &Path, created: bool) -> String {
     let name = hook.file_name();
     let exe = super::git_hooks::sh_quote(&exe.to_string_lossy());
     let run = match hook {
-        GitHook::PreCommit => format!("  \"$codeguard_bin\" git-hook {name} \"$@\" || exit $?\n"),
+        GitHook::PreCommit | GitHook::ReferenceTransaction => {
+            format!("  \"$codeguard_bin\" git-hook {name} \"$@\" || exit $?\n")
+        }
         GitHook::PrePush => format!(
             "  codeguard_refs=$(mktemp) || exit 1\n  cat > \"$codeguard_refs\"\n  exec 9< \"$codeguard_refs\" < \"$codeguard_refs\"\n  rm -f \"$codeguard_refs\"\n  \"$codeguard_bin\" git-hook {name} \"$@\" <&9 || exit $?\n  exec 9<&-\n"
         ),

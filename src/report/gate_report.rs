@@ -30,6 +30,9 @@ pub(crate) enum Audience {
     Agent,
     /// Whoever ran `git commit` / `git push` when git's own hook stopped it.
     GitHook,
+    /// Whoever moved a branch or tag (any command) when the reference-transaction backstop
+    /// stopped it: `--no-verify` does not skip it.
+    Backstop,
 }
 
 /// Everything a blocking report says about one repository.
@@ -65,6 +68,7 @@ pub(crate) fn render_gate_for(report: &GateReport<'_>, audience: Audience) -> St
     head.push_str(&match audience {
         Audience::Agent => directives(report, lint_failed, unsafe_content),
         Audience::GitHook => git_hook_directives(report, lint_failed, unsafe_content),
+        Audience::Backstop => backstop_directives(report, lint_failed, unsafe_content),
     });
     let safety = safety_block(report.findings);
     let budget = MAX_REPORT_CHARS.saturating_sub(head.chars().count() + safety.chars().count());
@@ -150,6 +154,23 @@ fn git_hook_directives(report: &GateReport<'_>, lint_failed: bool, unsafe_conten
     out
 }
 
+/// Directives when the reference-transaction backstop stopped a branch or tag from moving.
+fn backstop_directives(report: &GateReport<'_>, lint_failed: bool, unsafe_content: bool) -> String {
+    let mut out = String::from("What to do:\n");
+    out.push_str("- git aborted the update: no branch or tag moved, and the index and the worktree are as they were (a new commit object may exist, but nothing points at it).\n");
+    out.push_str("- Fix what is listed below, then commit (or amend, merge, rebase, tag) again. --no-verify does not skip this check: it judges every branch and tag update, whatever command makes it.\n");
+    if lint_failed {
+        out.push_str("- To go ahead once without the linters (the safety scan still runs; a person's decision, not an agent's): git -c codeguard.skipGate=true <the same command>\n");
+    }
+    if unsafe_content {
+        out.push_str("- Secrets and artifact files must not be committed: remove them; a secret that reached any commit must be rotated.\n");
+    }
+    if report.linters_bypassed {
+        out.push_str("- Linters were bypassed; only the safety scan ran.\n");
+    }
+    out
+}
+
 /// The report for checks that reached no conclusion (UNVERIFIED / PLANNED languages, content
 /// that could not be rebuilt): a loud warning when they let git go ahead, a block when
 /// `blocked` (`codeguard.strict`). `reasons` are the incomplete checks, one line each.
@@ -158,6 +179,7 @@ pub(crate) fn render_incomplete(
     root: &std::path::Path,
     reasons: &[String],
     blocked: bool,
+    audience: Audience,
 ) -> String {
     let mut out = if blocked {
         format!(
@@ -178,9 +200,13 @@ pub(crate) fn render_incomplete(
         let _ = writeln!(out, "  … {} more", reasons.len() - MAX_FINDINGS_LISTED);
     }
     if blocked {
+        let once = match audience {
+            Audience::Backstop => "git -c codeguard.strict=false <the same command>".to_owned(),
+            Audience::Agent | Audience::GitHook => format!("git {mode} --no-verify"),
+        };
         let _ = writeln!(
             out,
-            "Install the missing tools (or fix what is named above), then {mode} again; to go ahead once: git {mode} --no-verify"
+            "Install the missing tools (or fix what is named above), then {mode} again; to go ahead once: {once}"
         );
     } else {
         out.push_str("Unverified checks do not block by default; to make them block: git config codeguard.strict true\n");

@@ -31,7 +31,9 @@ use gix::ObjectId;
 
 pub(crate) use ops::{for_repo, push_calls};
 pub use push::PushBase;
-pub(crate) use push::{PushAgainst, PushCall, PushRange, PushRefs, pushed, pushed_history};
+pub(crate) use push::{
+    PushAgainst, PushCall, PushRange, PushRefs, landing, landing_messages, pushed, pushed_history,
+};
 pub(crate) use written::judge_writes;
 
 /// What the git command chain ends with in this repository.
@@ -462,6 +464,7 @@ fn predict_with_index(
                     deleted: Vec::new(),
                     baseline: None,
                     introduced: Vec::new(),
+                    messages: Vec::new(),
                 }
             };
             (Some(range), Some(others))

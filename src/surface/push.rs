@@ -40,6 +40,12 @@ pub enum PushBase {
         /// How many remote-tracking refs were found (0: every commit is new).
         refs: usize,
     },
+    /// A local branch or tag moves (git's reference-transaction hook): the commits no local
+    /// branch, tag or remote-tracking ref reaches yet, nor the ref's old commit.
+    LocalRefs {
+        /// How many refs (and the old commit) bound the range.
+        refs: usize,
+    },
 }
 
 /// What a pushed commit is compared with, from one line of git's pre-push input.
@@ -49,6 +55,10 @@ pub(crate) enum PushAgainst {
     Remote(gix::ObjectId),
     /// The remote ref does not exist yet.
     NewRef,
+    /// A local ref moves from this commit (`None`: it is created): what lands is what no local
+    /// branch, tag or remote-tracking ref reaches yet (git's reference-transaction hook, run
+    /// before any ref of the transaction moved).
+    Landing(Option<gix::ObjectId>),
 }
 
 /// The commits and files a push would send.
@@ -69,6 +79,9 @@ pub struct PushRange {
     /// the safety scan reads, so content added in one commit and removed in a later one is
     /// still seen. One entry per distinct blob (the first commit that introduced it).
     pub introduced: Vec<Introduced>,
+    /// The commits (and annotated tags) whose messages the safety scan reads: a message is
+    /// published with the commit like its files.
+    pub messages: Vec<gix::ObjectId>,
 }
 
 /// A blob that one pushed commit adds or changes.
@@ -94,6 +107,7 @@ pub(crate) fn range(repo: &gix::Repository, view: &RepoView) -> Result<PushRange
             deleted: Vec::new(),
             baseline: None,
             introduced: Vec::new(),
+            messages: Vec::new(),
         });
     };
     let Some((reference, upstream)) = git::upstream(repo)? else {
@@ -113,6 +127,7 @@ pub(crate) fn range(repo: &gix::Repository, view: &RepoView) -> Result<PushRange
             deleted,
             baseline: None,
             introduced,
+            messages: walked.ids(),
         });
     };
     let walked = unpushed(repo, head, &[upstream])?;
@@ -125,6 +140,7 @@ pub(crate) fn range(repo: &gix::Repository, view: &RepoView) -> Result<PushRange
         deleted,
         baseline: walked.single_boundary(),
         introduced,
+        messages: walked.ids(),
     })
 }
 
@@ -140,20 +156,57 @@ pub(crate) fn pushed(
     remote: Option<&str>,
 ) -> Result<Surface, SurfaceError> {
     let repo = git::open_worktree(repo_root)?;
-    let workdir = git::workdir(&repo)?.to_owned();
+    let (hidden, base) = already_on_remote(&repo, against, remote)?;
+    let walked = unpushed(&repo, tip, &hidden)?;
+    surface_of(&repo, tip, base, &walked)
+}
+
+/// The surface of a local branch or tag moving to commit `tip` from `old` (git's
+/// reference-transaction hook): the commits no local branch, tag or remote-tracking ref reaches
+/// yet. `None` when the move lands no new commit (a new branch at a known commit, a reset back,
+/// a fast-forward to fetched commits) — nothing new to judge, and nothing read beyond the walk.
+pub(crate) fn landing(
+    repo_root: &Path,
+    tip: gix::ObjectId,
+    old: Option<gix::ObjectId>,
+) -> Result<Option<Surface>, SurfaceError> {
+    let repo = git::open_worktree(repo_root)?;
+    let (hidden, base) = already_on_remote(&repo, PushAgainst::Landing(old), None)?;
+    let walked = unpushed(&repo, tip, &hidden)?;
+    if walked.commits.is_empty() {
+        return Ok(None);
+    }
+    surface_of(&repo, tip, base, &walked).map(Some)
+}
+
+/// The surface of a new annotated tag on a commit that already landed: no file is new, only the
+/// tag's message (the caller lists the tag objects in the range's messages).
+pub(crate) fn landing_messages(repo_root: &Path, tip: gix::ObjectId) -> Result<Surface, SurfaceError> {
+    let repo = git::open_worktree(repo_root)?;
+    let nothing = Walked { commits: Vec::new(), boundary: Vec::new() };
+    surface_of(&repo, tip, PushBase::LocalRefs { refs: 0 }, &nothing)
+}
+
+/// The content is the tree of `tip`; the changed files are those the `walked` commits touch.
+fn surface_of(
+    repo: &gix::Repository,
+    tip: gix::ObjectId,
+    base: PushBase,
+    walked: &Walked,
+) -> Result<Surface, SurfaceError> {
+    let workdir = git::workdir(repo)?.to_owned();
     let commit = repo.find_object(tip).and_then(gix::Object::peel_to_commit).map_err(|e| {
         SurfaceError::Git { context: "the pushed object is not a commit", message: e.to_string() }
     })?;
     let tree = commit.tree_id().map_err(SurfaceError::git("reading a commit's tree"))?.detach();
     let mut unverified = Vec::new();
-    let listing = view::tree_listing(&repo, tree, &mut unverified)?;
-    let (hidden, base) = already_on_remote(&repo, against, remote)?;
-    let walked = unpushed(&repo, commit.id, &hidden)?;
-    let (changed, deleted) = files_between(&repo, &walked.boundary, tree, &listing)?;
-    let introduced = introduced(&repo, &walked.commits)?;
+    let listing = view::tree_listing(repo, tree, &mut unverified)?;
+    let (changed, deleted) = files_between(repo, &walked.boundary, tree, &listing)?;
+    let introduced = introduced(repo, &walked.commits)?;
     let commits = walked.commits.len();
     let baseline = walked.single_boundary();
-    let index = git::load_index(&repo, None)?;
+    let messages = walked.ids();
+    let index = git::load_index(repo, None)?;
     Ok(Surface {
         root: workdir,
         mode: Mode::Push { pending_commit: false },
@@ -162,11 +215,11 @@ pub(crate) fn pushed(
         deleted: deleted.clone(),
         base: Base::Tree(tree),
         overlays: Vec::new(),
-        push: Some(PushRange { base, commits, changed, deleted, baseline, introduced }),
+        push: Some(PushRange { base, commits, changed, deleted, baseline, introduced, messages }),
         unverified,
         block: None,
         grows_from: super::GrowsFrom::Head,
-        observed: git::fingerprint(&repo, &index)?,
+        observed: git::fingerprint(repo, &index)?,
         index_file: None,
         non_utf8_worktree: Vec::new(),
     })
@@ -188,11 +241,12 @@ pub(crate) struct PushRefs<'a> {
 /// Every blob the commits of one `git push` introduce, for the safety scan: for each local ref
 /// the push sends (its refspecs' sources, globs matched against local refs, `--all`, `--tags`;
 /// the current branch when it names none), the commits the target remote's own tracking refs do
-/// not reach. Also returns the refspecs that could not be resolved (git would refuse them).
+/// not reach. Also returns those commits (whose messages are published too) and the refspecs
+/// that could not be resolved (git would refuse them).
 pub(crate) fn pushed_history(
     repo_root: &Path,
     refs: PushRefs<'_>,
-) -> Result<(Vec<Introduced>, Vec<String>), SurfaceError> {
+) -> Result<(Vec<Introduced>, Vec<gix::ObjectId>, Vec<String>), SurfaceError> {
     let repo = git::open_worktree(repo_root)?;
     let mut tips = Vec::new();
     let mut unresolved = Vec::new();
@@ -228,11 +282,13 @@ pub(crate) fn pushed_history(
     tips.dedup();
     let hidden = remote_tips(&repo, refs.remote)?;
     let mut all = Vec::new();
+    let mut messages = Vec::new();
     for tip in tips {
         let walked = unpushed(&repo, tip, &hidden)?;
         all.extend(introduced(&repo, &walked.commits)?);
+        messages.extend(walked.ids());
     }
-    Ok((all, unresolved))
+    Ok((all, messages, unresolved))
 }
 
 /// The commit a refspec source names, or one whose history contains it: `name~N`, `name^` and
@@ -275,6 +331,24 @@ fn local_refs(repo: &gix::Repository) -> Result<Vec<(String, gix::ObjectId)>, Su
         out.push((name, commit.id));
     }
     Ok(out)
+}
+
+/// The commits every local branch, tag and remote-tracking ref points at now: content already
+/// judged when it landed there (or published by a remote), which a moving ref does not carry
+/// anew.
+fn landed_tips(repo: &gix::Repository) -> Result<Vec<gix::ObjectId>, SurfaceError> {
+    let platform = repo.references().map_err(SurfaceError::git("listing refs"))?;
+    let mut tips = Vec::new();
+    for prefix in ["refs/heads/", "refs/tags/", "refs/remotes/"] {
+        for reference in platform.prefixed(prefix).map_err(SurfaceError::git("listing refs"))? {
+            let Ok(mut reference) = reference else { continue };
+            let Ok(id) = reference.peel_to_id() else { continue };
+            if let Ok(commit) = id.object().and_then(gix::Object::peel_to_commit) {
+                tips.push(commit.id);
+            }
+        }
+    }
+    Ok(tips)
 }
 
 /// Whether a refspec source with one `*` matches a full ref name, as git expands it
@@ -328,6 +402,14 @@ fn already_on_remote(
     {
         return Ok((vec![id], PushBase::Remote { id: id.to_string() }));
     }
+    if let PushAgainst::Landing(old) = against {
+        let mut tips = landed_tips(repo)?;
+        tips.extend(old.filter(|id| repo.find_commit(*id).is_ok()));
+        tips.sort();
+        tips.dedup();
+        let refs = tips.len();
+        return Ok((tips, PushBase::LocalRefs { refs }));
+    }
     let tips = remote_tips(repo, remote)?;
     let refs = tips.len();
     Ok((tips, PushBase::RemoteTracking { refs }))
@@ -365,6 +447,11 @@ struct Walked {
 }
 
 impl Walked {
+    /// The commits inside the range.
+    fn ids(&self) -> Vec<gix::ObjectId> {
+        self.commits.iter().map(|(id, _)| *id).collect()
+    }
+
     /// The boundary commit when the range grows from exactly one.
     fn single_boundary(&self) -> Option<gix::ObjectId> {
         match self.boundary.as_slice() {
@@ -714,5 +801,6 @@ pub(crate) fn range_to(
         deleted,
         baseline: walked.single_boundary(),
         introduced,
+        messages: walked.ids(),
     })
 }

@@ -65,6 +65,12 @@ impl Hooked {
         git_with(&self.repo.root(), self.home.path(), args, &[])
     }
 
+    /// Commits what is staged with no hook at all (`core.hooksPath` pointing nowhere): history
+    /// made before codeguard was installed, or by a person who chose to.
+    fn commit_unhooked(&self, message: &str) -> Output {
+        self.git(&["-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", message])
+    }
+
     fn head(&self) -> String {
         self.repo.git(&["rev-parse", "HEAD"]).trim().to_owned()
     }
@@ -218,7 +224,7 @@ fn git_push_blocks_a_range_with_bad_content_and_a_new_branch_checks_only_its_com
 
     h.repo.write("bad.py", BAD_PY);
     h.repo.git(&["add", "bad.py"]);
-    assert_passed(&h.git(&["commit", "-q", "--no-verify", "-m", "bad, hook skipped"]));
+    assert_passed(&h.commit_unhooked("bad, made where no hook ran"));
     h.repo.write("clean.py", GOOD_PY);
     h.repo.git(&["add", "clean.py"]);
     assert_passed(&h.git(&["commit", "-q", "-m", "clean"]));
@@ -239,7 +245,7 @@ fn git_push_blocks_a_range_with_bad_content_and_a_new_branch_checks_only_its_com
     // A bad file already on the remote is not part of a new branch's push.
     h.repo.write("legacy.py", BAD_PY);
     h.repo.git(&["add", "legacy.py"]);
-    assert_passed(&h.git(&["commit", "-q", "--no-verify", "-m", "legacy"]));
+    assert_passed(&h.commit_unhooked("legacy"));
     assert_passed(&h.git(&["push", "-q", "--no-verify", "origin", "main"]));
     h.repo.git(&["checkout", "-q", "-b", "feature"]);
     h.repo.write("feature.py", GOOD_PY);
@@ -252,7 +258,7 @@ fn git_push_blocks_a_range_with_bad_content_and_a_new_branch_checks_only_its_com
     h.repo.git(&["checkout", "-q", "-b", "feature-bad"]);
     h.repo.write("worse.py", BAD_PY);
     h.repo.git(&["add", "worse.py"]);
-    assert_passed(&h.git(&["commit", "-q", "--no-verify", "-m", "worse"]));
+    assert_passed(&h.commit_unhooked("worse"));
     let text = assert_blocked(&h.git(&["push", "-q", "origin", "feature-bad"]), "push blocked");
     assert!(text.contains("worse.py") && !text.contains("legacy.py"), "{text}");
     assert_eq!(remote_head(origin.path(), "feature-bad"), None);
@@ -436,9 +442,14 @@ fn the_safety_scan_blocks_even_when_skip_gate_skips_the_linters() {
     );
     assert!(text.contains(".env: sensitive-file"), "{text}");
 
+    // CODEGUARD_SKIP_GATE skips the pre-commit hook, but not the backstop's safety scan: a
+    // variable anyone can set never lets a secret file land.
     let everything = [("CODEGUARD_SKIP_GATE", std::ffi::OsStr::new("1"))];
     let out = git_with(&h.repo.root(), h.home.path(), &["commit", "-q", "-m", "env anyway"], &everything);
-    assert!(assert_passed(&out).contains("CODEGUARD_SKIP_GATE is set"));
+    let text = assert_blocked(&out, "1 file must not be committed");
+    assert!(text.contains("CODEGUARD_SKIP_GATE is set: nothing was checked for this commit"), "{text}");
+    assert!(text.contains("linters skipped for this branch/tag update; the safety scan ran"), "{text}");
+    assert!(text.contains("ref updates aborted by hook"), "{text}");
 }
 
 #[test]

@@ -197,8 +197,8 @@ impl Case {
         let (healthy, lines) = self.doctor();
         let all = || text(&self.codeguard(&["doctor"]).stdout);
         assert!(healthy, "{}", all());
-        assert_eq!(lines.len(), 2, "{}", all());
-        assert!(lines.iter().all(|l| l.starts_with("ok       git-hooks pre-")), "{lines:#?}");
+        assert_eq!(lines.len(), 3, "{}", all());
+        assert!(lines.iter().all(|l| l.starts_with("ok       git-hooks ")), "{lines:#?}");
     }
 
     fn git(&self, args: &[&str]) -> Output {
@@ -244,7 +244,7 @@ impl Case {
     fn push_with(&self, path: &str, content: &str) -> Output {
         self.repo.write(path, content);
         self.repo.git(&["add", "-f", path]);
-        self.repo.git(&["commit", "-q", "--no-verify", "-m", path]);
+        self.repo.git(&["-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", path]);
         let out = self.git(&["push", "-q", "origin", "main"]);
         if !out.status.success() {
             // `--keep`, not `--hard`: codeguard's lines in husky's tracked scripts stay.
@@ -329,11 +329,11 @@ fn expected_install(manager: Manager, root: &Path) -> String {
         Manager::PreCommit | Manager::Prek => {
             let label = if manager == Manager::Prek { "prek" } else { "pre-commit" };
             format!(
-                "codeguard: git hooks in {r}/.git/hooks\n  pre-commit: installed ({label}: {r}/.git/hooks/pre-commit.legacy)\n  pre-push: installed ({label}: {r}/.git/hooks/pre-push.legacy)\n"
+                "codeguard: git hooks in {r}/.git/hooks\n  pre-commit: installed ({label}: {r}/.git/hooks/pre-commit.legacy)\n  pre-push: installed ({label}: {r}/.git/hooks/pre-push.legacy)\n  reference-transaction: installed\n"
             )
         }
         Manager::Lefthook => format!(
-            "codeguard: git hooks in {r}/.git/hooks\n  pre-commit: installed (lefthook: {r}/lefthook-local.yml)\n  pre-push: installed (lefthook: {r}/lefthook-local.yml)\ncodeguard: note: {r}/lefthook-local.yml is lefthook's local configuration and names this machine's codeguard: keep it out of git (add it to .gitignore)\n"
+            "codeguard: git hooks in {r}/.git/hooks\n  pre-commit: installed (lefthook: {r}/lefthook-local.yml)\n  pre-push: installed (lefthook: {r}/lefthook-local.yml)\n  reference-transaction: installed\ncodeguard: note: {r}/lefthook-local.yml is lefthook's local configuration and names this machine's codeguard: keep it out of git (add it to .gitignore)\n"
         ),
         Manager::Husky => {
             let note = |hook: &str| {
@@ -342,13 +342,13 @@ fn expected_install(manager: Manager, root: &Path) -> String {
                 )
             };
             format!(
-                "codeguard: git hooks in {r}/.husky/_\n  pre-commit: installed (husky: {r}/.husky/pre-commit)\n  pre-push: installed (husky: {r}/.husky/pre-push)\n{}{}",
+                "codeguard: git hooks in {r}/.husky/_\n  pre-commit: installed (husky: {r}/.husky/pre-commit)\n  pre-push: installed (husky: {r}/.husky/pre-push)\n  reference-transaction: installed\n{}{}",
                 note("pre-commit"),
                 note("pre-push")
             )
         }
         Manager::HooksPath => format!(
-            "codeguard: git hooks in {r}/githooks\n  pre-commit: installed; the existing hook is kept as pre-commit.codeguard-chained and runs first\n  pre-push: installed; the existing hook is kept as pre-push.codeguard-chained and runs first\n"
+            "codeguard: git hooks in {r}/githooks\n  pre-commit: installed; the existing hook is kept as pre-commit.codeguard-chained and runs first\n  pre-push: installed; the existing hook is kept as pre-push.codeguard-chained and runs first\n  reference-transaction: installed\n"
         ),
     }
 }
@@ -397,6 +397,16 @@ fn codeguard_then_manager(manager: Manager) {
         assert!(!healthy, "{lines:#?}");
         assert!(lines[0].starts_with("PROBLEM  git-hooks pre-commit: git runs"), "{lines:#?}");
         assert!(lines[0].contains(".git/hooks/pre-commit, which git does not run"), "{lines:#?}");
+        case.install();
+    }
+    if manager == Manager::Husky {
+        // husky's `core.hooksPath` has no reference-transaction of codeguard's (husky carries
+        // no such hook): the backstop is gone until codeguard is installed again, and doctor
+        // says so.
+        let (healthy, lines) = case.doctor();
+        assert!(!healthy, "{lines:#?}");
+        assert!(lines[0].starts_with("ok       git-hooks pre-commit"), "{lines:#?}");
+        assert!(lines[2].starts_with("PROBLEM  git-hooks reference-transaction: git runs no"), "{lines:#?}");
         case.install();
     }
     case.assert_doctor_ok();
@@ -491,7 +501,7 @@ fn doctor_reports_pre_commit_and_prek_install_force_dropping_the_gate() {
         let label = if manager == Manager::Prek { "prek" } else { "pre-commit" };
         doctor_reports_a_hidden_gate(&case, force, |r| {
             format!(
-                "git runs {label}'s {r}/.git/hooks/pre-commit, which does not run codeguard (no codeguard script at {r}/.git/hooks/pre-commit.legacy); `codeguard install --git-hooks` ran in this repository, but none of its files is left (a hook manager removed them) — {RUN_INSTALL} again"
+                "git runs {label}'s {r}/.git/hooks/pre-commit, which does not run codeguard (no codeguard script at {r}/.git/hooks/pre-commit.legacy); codeguard's pre-commit gate is gone (other hooks of codeguard's are still installed) — {RUN_INSTALL}"
             )
         });
     }
@@ -534,7 +544,7 @@ fn doctor_reports_a_husky_script_rewritten_without_codeguard() {
     };
     doctor_reports_a_hidden_gate(&case, init, |r| {
         format!(
-            "git runs husky's {r}/.husky/_/pre-commit, which runs {r}/.husky/pre-commit without codeguard's lines; codeguard's pre-commit gate is gone (its other hook is still installed) — {RUN_INSTALL}"
+            "git runs husky's {r}/.husky/_/pre-commit, which runs {r}/.husky/pre-commit without codeguard's lines; codeguard's pre-commit gate is gone (other hooks of codeguard's are still installed) — {RUN_INSTALL}"
         )
     });
 }
