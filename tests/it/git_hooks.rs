@@ -476,3 +476,188 @@ fn internal_errors_fail_closed_with_the_way_to_bypass_once() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("unexpected pre-push input line"), "{}", stderr(&out));
 }
+
+// ---------------------------------------------------------------------------------------------
+// The backstop: git's reference-transaction hook judges what lands on a branch or tag, whatever
+// command moves it.
+
+/// An AWS key id assignment, built from pieces so this file holds none whole.
+fn secret_line() -> String {
+    format!("key = '{}{}'\n", "AKIA", "Z7Q3K9X2M4P8V6B1")
+}
+
+/// git stopped, in the backstop's words and git's own.
+fn assert_aborted(out: &Output, summary: &str) -> String {
+    let text = assert_blocked(out, summary);
+    assert!(text.contains("ref updates aborted by hook"), "git's own words:\n{text}");
+    assert!(text.contains("--no-verify does not skip this check"), "{text}");
+    text
+}
+
+fn ref_exists(h: &Hooked, name: &str) -> bool {
+    h.git(&["rev-parse", "--verify", "-q", name]).status.success()
+}
+
+#[test]
+fn no_route_lands_a_secret_on_a_branch_commit_no_verify_update_ref_branch_fast_import() {
+    let h = Hooked::new();
+    let before = h.head();
+    h.repo.write("k.py", &secret_line());
+    h.repo.git(&["add", "k.py"]);
+    let index = h.repo.git(&["ls-files", "--stage"]);
+
+    let text = assert_aborted(&h.git(&["commit", "-q", "--no-verify", "-m", "skip hooks"]), "commit blocked");
+    assert!(text.contains("k.py:1: aws-access-key-id"), "{text}");
+    assert!(!text.contains("Z7Q3K9X2M4P8V6B1"), "the secret is never printed:\n{text}");
+    assert_eq!(h.head(), before, "the branch did not move");
+    assert_eq!(h.repo.git(&["ls-files", "--stage"]), index, "the index is still staged as it was");
+
+    // Plumbing: the commit object exists, but no branch may take it.
+    let tree = h.repo.git(&["write-tree"]).trim().to_owned();
+    let commit = String::from_utf8(h.git(&["commit-tree", &tree, "-p", "HEAD", "-m", "plumbing"]).stdout)
+        .expect("utf-8")
+        .trim()
+        .to_owned();
+    assert_eq!(commit.len(), 40, "commit-tree made a commit");
+    assert_aborted(&h.git(&["update-ref", "refs/heads/main", &commit]), "commit blocked");
+    assert_eq!(h.head(), before);
+    assert_aborted(&h.git(&["branch", "side", &commit]), "commit blocked");
+    assert!(!ref_exists(&h, "refs/heads/side"));
+    let stdin = format!("create refs/heads/batch {commit}\n");
+    let out = crate::support::git_with_hooks_input(
+        &h.repo.root(),
+        h.home.path(),
+        &["update-ref", "--stdin"],
+        stdin.as_bytes(),
+    );
+    assert_aborted(&out, "commit blocked");
+    assert!(!ref_exists(&h, "refs/heads/batch"));
+
+    // fast-import writes objects and refs without any porcelain hook.
+    let content = secret_line();
+    let stream = format!(
+        "commit refs/heads/imported\ncommitter n <n@example.com> 0 +0000\ndata 8\nimported\nM 100644 inline s.txt\ndata {}\n{content}\n",
+        content.len()
+    );
+    let out = crate::support::git_with_hooks_input(
+        &h.repo.root(),
+        h.home.path(),
+        &["fast-import", "--quiet"],
+        stream.as_bytes(),
+    );
+    let text = assert_aborted(&out, "commit blocked");
+    assert!(text.contains("s.txt:1: aws-access-key-id"), "{text}");
+    assert!(!ref_exists(&h, "refs/heads/imported"));
+    assert_eq!(h.repo.git(&["ls-files", "--stage"]), index, "nothing touched the index");
+}
+
+#[test]
+fn lint_failures_and_secrets_in_messages_and_tags_cannot_land_either() {
+    require_linters();
+    let h = Hooked::new();
+    let before = h.head();
+    h.repo.write("bad.py", BAD_PY);
+    h.repo.git(&["add", "bad.py"]);
+    let text =
+        assert_aborted(&h.git(&["commit", "-q", "--no-verify", "-m", "bad"]), "python (ruff): 1 problem");
+    assert!(text.contains("bad.py:1:8: F401"), "{text}");
+    assert_eq!(h.head(), before);
+    h.repo.git(&["rm", "-q", "--cached", "bad.py"]);
+
+    let message = format!("notes {}", secret_line());
+    let text =
+        assert_aborted(&h.git(&["commit", "-q", "--allow-empty", "--no-verify", "-m", &message]), "blocked");
+    assert!(text.contains("in the message of commit"), "{text}");
+    assert_eq!(h.head(), before);
+
+    let text = assert_aborted(&h.git(&["tag", "-a", "v1", "-m", &message]), "blocked");
+    assert!(text.contains("in the tag object"), "{text}");
+    assert!(!ref_exists(&h, "refs/tags/v1"));
+    assert_passed(&h.git(&["tag", "v0"]));
+    assert_passed(&h.git(&["tag", "-a", "v2", "-m", "release notes"]));
+    assert!(ref_exists(&h, "refs/tags/v0") && ref_exists(&h, "refs/tags/v2"));
+}
+
+#[test]
+fn what_already_landed_or_came_from_a_remote_is_not_judged_again() {
+    let h = Hooked::new();
+    let other = TestRepo::new();
+    other.write("s.py", &secret_line()).commit_all("theirs");
+    let from = other.root();
+    let from = from.to_str().expect("utf-8");
+    assert_passed(&h.git(&["fetch", "-q", from, "main:refs/remotes/other/main"]));
+    assert_passed(&h.git(&["branch", "from-other", "refs/remotes/other/main"]));
+    assert_passed(&h.git(&["checkout", "-q", "-b", "topic"]));
+    h.repo.write("notes.txt", "more\n");
+    assert_passed(&h.git(&["commit", "-q", "-a", "-m", "more"]));
+    assert_passed(&h.git(&["reset", "-q", "--hard", "HEAD~1"]));
+    assert_passed(&h.git(&["checkout", "-q", "main"]));
+}
+
+#[test]
+fn replace_refs_do_not_change_what_the_backstop_reads() {
+    let h = Hooked::new();
+    h.repo.write("k.py", &secret_line()).write("clean.txt", "x = 1\n");
+    let blob = h.repo.git(&["hash-object", "-w", "k.py"]).trim().to_owned();
+    let clean = h.repo.git(&["hash-object", "-w", "clean.txt"]).trim().to_owned();
+    std::fs::remove_file(h.repo.path("clean.txt")).expect("rm");
+    h.repo.git(&["replace", &blob, &clean]);
+    assert_eq!(h.repo.git(&["cat-file", "-p", &blob]), "x = 1\n", "git itself now shows the stand-in");
+    h.repo.git(&["add", "k.py"]);
+    let text = assert_aborted(&h.git(&["commit", "-q", "--no-verify", "-m", "replaced"]), "commit blocked");
+    assert!(text.contains("k.py:1: aws-access-key-id"), "the real blob is judged:\n{text}");
+}
+
+/// The linter logs the hooks wrote, by hook.
+fn logs_of(h: &Hooked, hook: &str) -> usize {
+    let dir = h.home.path().join(".codeguard/logs");
+    std::fs::read_dir(dir).map_or(0, |entries| {
+        entries
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().starts_with(&format!("git-{hook}-")))
+            .count()
+    })
+}
+
+#[test]
+fn a_commit_the_pre_commit_hook_passed_is_not_linted_again_one_it_did_not_see_is() {
+    require_linters();
+    let h = Hooked::new();
+    h.repo.write("app.py", GOOD_PY);
+    h.repo.git(&["add", "app.py"]);
+    let text = assert_passed(&h.git(&["commit", "-q", "-m", "good"]));
+    assert_eq!(text.matches("commit checked").count(), 1, "one report, not two:\n{text}");
+    assert_eq!(logs_of(&h, "pre-commit"), 1, "pre-commit linted the change");
+    assert_eq!(logs_of(&h, "reference-transaction"), 0, "the backstop did not lint it again");
+
+    h.repo.write("app.py", GOOD_PY_2);
+    h.repo.git(&["add", "app.py"]);
+    assert_passed(&h.git(&["commit", "-q", "--no-verify", "-m", "unseen by pre-commit"]));
+    assert_eq!(logs_of(&h, "reference-transaction"), 1, "the backstop linted what pre-commit never saw");
+}
+
+#[test]
+fn a_reference_transaction_hook_already_there_keeps_every_state_input_and_exit_code() {
+    let h = Hooked::with_commit();
+    let theirs = "#!/bin/sh\nlog=\"$(dirname \"$0\")/../theirs.log\"\necho \"state $1\" >> \"$log\"\ncat >> \"$log\"\nif [ \"$1\" = prepared ] && [ -f \"$(dirname \"$0\")/../stop\" ]; then exit 3; fi\n";
+    h.repo.write(".git/hooks/reference-transaction", theirs).chmod_x(".git/hooks/reference-transaction");
+    let before = dir_state(&h.hooks_dir());
+    let said = h.install(&[]);
+    assert!(said.contains("reference-transaction: installed; the existing hook is kept"), "{said}");
+
+    h.repo.write("notes.txt", "second\n");
+    assert_passed(&h.git(&["commit", "-q", "-a", "-m", "second"]));
+    let log = std::fs::read_to_string(h.repo.path(".git/theirs.log")).expect("their hook ran");
+    assert!(log.contains("state prepared") && log.contains("state committed"), "{log}");
+    assert!(log.contains(" refs/heads/main\n"), "their hook read the ref lines:\n{log}");
+
+    std::fs::write(h.repo.path(".git/stop"), "").expect("stop");
+    let tip = h.head();
+    h.repo.write("notes.txt", "third\n");
+    let out = h.git(&["commit", "-q", "-a", "-m", "third"]);
+    assert_ne!(out.status.code(), Some(0), "their hook's refusal still stops git");
+    assert_eq!(h.head(), tip);
+
+    h.uninstall();
+    assert_eq!(dir_state(&h.hooks_dir()), before, "uninstall puts their hook back");
+}

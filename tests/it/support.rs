@@ -385,6 +385,35 @@ pub(crate) fn git_with_hooks_and(
     args: &[&str],
     extra: &[(&str, &std::ffi::OsStr)],
 ) -> std::process::Output {
+    let mut cmd = hooked_git(dir, home, args);
+    cmd.stdin(std::process::Stdio::null());
+    for (key, value) in extra {
+        cmd.env(key, value);
+    }
+    cmd.output().expect("spawn git")
+}
+
+/// [`git_with_hooks`] with `input` on git's standard input (`fast-import`, `update-ref --stdin`).
+pub(crate) fn git_with_hooks_input(
+    dir: &Path,
+    home: &Path,
+    args: &[&str],
+    input: &[u8],
+) -> std::process::Output {
+    use std::io::Write as _;
+    let mut child = hooked_git(dir, home, args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn git");
+    child.stdin.take().expect("stdin").write_all(input).expect("write git's input");
+    child.wait_with_output().expect("wait for git")
+}
+
+/// git in `dir` under the fixed environment, the test's `PATH` (real linters) and the isolated
+/// codeguard state directory under `home`.
+fn hooked_git(dir: &Path, home: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new("git");
     cmd.args(args)
         .current_dir(dir)
@@ -392,12 +421,8 @@ pub(crate) fn git_with_hooks_and(
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", home)
         .env("CODEGUARD_HOME", home.join(".codeguard"))
-        .envs(git_env())
-        .stdin(std::process::Stdio::null());
-    for (key, value) in extra {
-        cmd.env(key, value);
-    }
-    cmd.output().expect("spawn git")
+        .envs(git_env());
+    cmd
 }
 
 /// `codeguard explain --format json --cwd CWD -- COMMAND` under the fixed environment; panics
