@@ -565,7 +565,8 @@ pub(crate) struct Reach {
     /// Whether nothing between git and codeguard's script can skip it: git runs codeguard's own
     /// script, or pre-commit/prek's, which always runs its `.legacy` script first. A lefthook
     /// command or a husky block can be switched off from outside (`LEFTHOOK=0`, `HUSKY=0`, a
-    /// `skip:` in the tracked config, a binary it cannot find), so it is not.
+    /// `skip:` in the tracked config, a binary it cannot find), so it is not; nor is a script
+    /// that carries codeguard's marker but differs by one byte from what this codeguard writes.
     pub unconditional: bool,
     /// What git runs, in a sentence.
     pub detail: String,
@@ -758,9 +759,26 @@ fn reach_one(layout: &Layout, hook: GitHook, ours: &[PathBuf]) -> Reach {
             (false, format!("git runs {}, which is not codeguard's; {}", path.display(), elsewhere()))
         }
     };
-    let unconditional =
-        runs && matches!(present(&path), Present::Ours(_) | Present::Manager(Owner::PreCommit | Owner::Prek));
+    let unconditional = runs
+        && match present(&path) {
+            Present::Ours(text) => genuine(hook, &text),
+            Present::Manager(Owner::PreCommit | Owner::Prek) => {
+                let legacy = layout.hooks.join(format!("{name}{LEGACY_SUFFIX}"));
+                matches!(present(&legacy), Present::Ours(text) if genuine(hook, &text))
+            }
+            _ => false,
+        };
     Reach { hook, runs, unconditional, detail }
+}
+
+/// Whether `text` is exactly the script this codeguard writes for `hook`, running this very
+/// binary: a file that merely carries codeguard's marker line may do anything else, so only the
+/// byte-identical script counts as a gate nothing can skip.
+fn genuine(hook: GitHook, text: &str) -> bool {
+    let Some(exe) = binary_of(text) else { return false };
+    let this = std::env::current_exe().and_then(|e| e.canonicalize());
+    let named = Path::new(&exe).canonicalize();
+    text == script(hook, Path::new(&exe)) && matches!((this, named), (Ok(a), Ok(b)) if a == b)
 }
 
 /// The binary codeguard's script runs (its `codeguard='…'` line).

@@ -39,9 +39,10 @@ pub(crate) fn judge_writes(intent: &mut Intent) {
         // commit-tree do not.
         let hooks_run = commit.is_some_and(|c| matches!(c.op, GitOp::Commit { no_verify: false, .. }));
         let commit_text = commit.map_or_else(|| "a later step".to_owned(), |c| format!("`{}`", c.text));
-        if hooks_run && commit.is_some_and(|c| !c.config_env) && our_pre_commit_hook(repo) {
+        let judged = commit.filter(|c| !c.config_env).and_then(|_| git_judges(repo, hooks_run));
+        if let Some(judge) = judged {
             let note = format!(
-                "`{writer}` writes or deletes {what} in this same call before {commit_text} commits it; codeguard's git pre-commit hook is installed in this repository, so git checks the real content at commit time (not checked now)"
+                "`{writer}` writes or deletes {what} in this same call before {commit_text} commits it; {judge} (not checked now)"
             );
             if !repo.unverified.contains(&note) {
                 repo.unverified.push(note);
@@ -195,20 +196,32 @@ impl State {
     }
 }
 
-/// Whether the pre-commit hook git will run for the commit reaches codeguard's script with
-/// nothing able to skip it (see `git_hooks::Reach::unconditional`: codeguard's own script, or
-/// pre-commit/prek running its `.legacy` one), and the command cannot change that before it
-/// commits: it writes nothing inside `.git`, nothing in the hooks directory, and no file whose
-/// path is only known at run time.
-fn our_pre_commit_hook(repo: &RepoIntent) -> bool {
-    let Ok(layout) = crate::install::git_hooks::layout(&repo.root) else { return false };
+/// Which of codeguard's git hooks will judge the real content when the command commits, in
+/// words for the note: codeguard's own pre-commit hook (when the commit runs hooks) or its
+/// reference-transaction backstop (which no `--no-verify` skips), each only when git runs it
+/// with nothing able to skip it (see `git_hooks::Reach::unconditional`: byte for byte the script
+/// this codeguard writes, or pre-commit/prek running its `.legacy` one), and the command cannot
+/// change that before it commits: it writes nothing inside `.git`, nothing in the hooks
+/// directory, and no file whose path is only known at run time.
+fn git_judges(repo: &RepoIntent, hooks_run: bool) -> Option<&'static str> {
+    use crate::cli::GitHook;
+    let layout = crate::install::git_hooks::layout(&repo.root).ok()?;
     let hooks = layout.hooks.strip_prefix(&repo.root).ok().map(Path::to_path_buf);
     let touches_hooks = repo.writes_git_dir
         || repo.writes.iter().any(|w| {
             w.path.as_deref().is_none_or(|p| hooks.as_ref().is_some_and(|h| Path::new(p).starts_with(h)))
         });
-    !touches_hooks
-        && crate::install::git_hooks::reach(&layout, false).is_some_and(|reach| {
-            reach.iter().any(|r| r.hook == crate::cli::GitHook::PreCommit && r.unconditional)
-        })
+    if touches_hooks {
+        return None;
+    }
+    let reach = crate::install::git_hooks::reach(&layout, false)?;
+    let sure = |hook: GitHook| reach.iter().any(|r| r.hook == hook && r.unconditional);
+    if hooks_run && sure(GitHook::PreCommit) {
+        return Some(
+            "codeguard's git pre-commit hook is installed in this repository, so git checks the real content at commit time",
+        );
+    }
+    sure(GitHook::ReferenceTransaction).then_some(
+        "codeguard's git backstop (its reference-transaction hook) is installed in this repository, so git judges the real content before any branch or tag moves, --no-verify or not",
+    )
 }

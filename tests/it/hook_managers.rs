@@ -661,7 +661,17 @@ fn the_agent_gate_counts_a_gate_behind_pre_commit_as_installed_and_not_one_a_man
         let out = gate("t-2");
         if matches!(manager, Manager::Lefthook | Manager::Husky) {
             // `LEFTHOOK=0`, `HUSKY=0`, a `skip:` in the tracked config or a binary the hook cannot
-            // find switch these off without a trace: git may never run the gate.
+            // find switch these off without a trace: git may never run the pre-commit gate. The
+            // backstop is codeguard's own script, which they cannot switch off.
+            assert_eq!(out.status.code(), Some(0), "{manager:?}: {}", text(&out.stderr));
+            assert!(
+                text(&out.stdout).contains("codeguard's git backstop (its reference-transaction hook)"),
+                "{manager:?}: {}",
+                text(&out.stdout)
+            );
+            let hooks = case.repo.path(if manager == Manager::Husky { ".husky/_" } else { ".git/hooks" });
+            std::fs::remove_file(hooks.join("reference-transaction")).expect("rm backstop");
+            let out = gate("t-3");
             assert_eq!(out.status.code(), Some(2), "{manager:?}: {}", text(&out.stdout));
             continue;
         }

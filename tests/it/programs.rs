@@ -196,9 +196,13 @@ fn with_codeguards_pre_commit_hook_installed_the_write_passes_with_context() {
     let (code, stdout, stderr) = gate_in(&repo, &cmd, &[]);
     assert_eq!(code, Some(0), "{stdout}{stderr}");
     assert!(stdout.contains("pre-commit hook is installed"), "{stdout}");
-    // Skipping git's hooks takes the check away again.
-    let (code, _, stderr) = gate_in(&repo, &format!("{cmd} --no-verify"), &[]);
-    assert_eq!(code, Some(2), "{stderr}");
+    // Skipping git's hooks leaves the backstop, which judges every branch move.
+    let (code, stdout, stderr) = gate_in(&repo, &format!("{cmd} --no-verify"), &[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.contains("codeguard's git backstop (its reference-transaction hook) is installed"),
+        "{stdout}"
+    );
     // So does a call that switches the hook off before it commits.
     let write = "printf 'x = 1\\n' > ok.py && git add ok.py";
     for off in [
@@ -214,6 +218,19 @@ fn with_codeguards_pre_commit_hook_installed_the_write_passes_with_context() {
         assert_eq!(code, Some(2), "{off}: {stderr}");
         assert!(stderr.contains("Run the write first"), "{off}: {stderr}");
     }
+    // A hook that only carries codeguard's marker is not codeguard: no deference to it.
+    let hooks = repo.root().join(".git/hooks");
+    std::fs::remove_file(hooks.join("reference-transaction")).expect("rm backstop");
+    let (code, _, stderr) = gate_in(&repo, &cmd, &[]);
+    assert_eq!(code, Some(0), "the genuine pre-commit hook still counts: {stderr}");
+    let genuine = std::fs::read_to_string(hooks.join("pre-commit")).expect("hook");
+    std::fs::write(hooks.join("pre-commit"), format!("{genuine}# one more line\n")).expect("write");
+    let (code, _, stderr) = gate_in(&repo, &cmd, &[]);
+    assert_eq!(code, Some(2), "a marked but altered hook: {stderr}");
+    assert!(stderr.contains("Run the write first"), "{stderr}");
+    std::fs::write(hooks.join("pre-commit"), "#!/bin/sh\n# codeguard-managed-hook\nexit 0\n").expect("write");
+    let (code, _, stderr) = gate_in(&repo, &cmd, &[]);
+    assert_eq!(code, Some(2), "a fake hook with the marker: {stderr}");
 }
 
 #[test]
