@@ -5,7 +5,8 @@
 #   scripts/bench.sh                 # everything; the tables go to stdout, target/bench/table.md
 #                                    # and target/bench/matrix.md
 #   ROUNDS=5 scripts/bench.sh        # rounds per comparison (default 5; RUNS=3 runs per round)
-#   ONLY=gate scripts/bench.sh       # one scenario: passthrough, snapshot, gate, noop, rust or matrix
+#   ONLY=gate scripts/bench.sh       # one scenario: passthrough, snapshot, gate, noop, backstop,
+#                                    # rust or matrix
 #   NS="1000 10000" KS="1 50" ONLY=matrix scripts/bench.sh   # a smaller matrix
 #   CG=/path/to/codeguard scripts/bench.sh   # that binary, no cargo build (passthrough and
 #                                    # snapshot need its examples/spawn_loop and
@@ -24,6 +25,12 @@
 #                on a `git commit` payload, and git's pre-commit hook), `prek run`,
 #                `pre-commit run`, the three linters back to back by hand, and each linter alone
 #   noop         the same with `true` as every linter: what is left is each framework's overhead
+#   backstop     git's reference-transaction hook as `install --git-hooks` writes it: a ref update
+#                it ignores (`git update-ref refs/remotes/…`, 20 a sample) in a repository with the
+#                hook against the same repository without it; and a judged commit (the gate
+#                fixture's 50 staged files, made a commit with commit-tree and fed to
+#                `codeguard git-hook reference-transaction prepared` as git would) against
+#                `codeguard git-hook pre-commit` on the same staged content
 #   rust         a committed 40-module crate without dependencies, one clean edit staged: the agent
 #                hook on a `git commit` payload, a second run (clippy in the repository's stable
 #                tree with its warm build directory; the check before, and the warm-up, fill it)
@@ -252,6 +259,34 @@ fi
 if wanted noop; then
   say "gate: 50 staged files, no-op linters (framework overhead)"
   gate noop
+fi
+
+# --- 4b. the backstop: what an ignored ref update costs, and a judged commit --------------------
+if wanted backstop; then
+  say "backstop: an ignored ref update with and without the hook; a judged 50-file commit vs pre-commit"
+  dir=$work/real
+  [ -d "$dir/repo" ] || { fixture real && verify real; }
+  plain=$work/backstop-plain
+  rm -rf "$plain" "$work/backstop-hooked"
+  git clone -q "$dir/repo" "$plain"
+  git clone -q "$dir/repo" "$work/backstop-hooked"
+  (cd "$work/backstop-hooked" && "$cg" install --git-hooks >/dev/null)
+  [ -x "$work/backstop-hooked/.git/hooks/reference-transaction" ] || { echo "no backstop installed" >&2; exit 1; }
+  loop="for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do git update-ref refs/remotes/bench/x HEAD; done"
+  compare backstop-ignored \
+    "git update-ref ×20, no hook" "sh -c 'cd $plain && $loop'" \
+    "git update-ref ×20, backstop installed" "sh -c 'cd $work/backstop-hooked && $loop'"
+  (
+    cd "$dir/repo"
+    tree=$(git write-tree)
+    commit=$(git commit-tree "$tree" -p HEAD -m bench)
+    printf '0000000000000000000000000000000000000000 %s refs/heads/bench\n' "$commit" >"$work/backstop.in"
+    "$cg" git-hook reference-transaction prepared <"$work/backstop.in" ||
+      { echo "the backstop did not pass the clean fixture" >&2; exit 1; }
+    compare backstop-judged \
+      "codeguard git-hook pre-commit" "$cg git-hook pre-commit" \
+      "codeguard git-hook reference-transaction" "sh -c 'exec $cg git-hook reference-transaction prepared <$work/backstop.in'"
+  )
 fi
 
 # --- 5. a Rust crate: the gate's clippy in a snapshot against the developer's warm clippy ---------
