@@ -127,9 +127,8 @@ pub(crate) fn judge(surface: &Surface, policy: &Policy, env: &Env) -> ContentVer
         return verdict;
     }
     match &policy.linters {
-        Linters::Run => {}
         Linters::UnlessJudged(change) if verdict.change.as_ref() == Some(change) => return verdict,
-        Linters::UnlessJudged(_) => {}
+        Linters::Run | Linters::UnlessJudged(_) => {}
         Linters::Bypassed(why) => {
             verdict.incomplete.push(format!("language linters skipped by {why}; the safety scan ran"));
             return verdict;

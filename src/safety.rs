@@ -776,6 +776,7 @@ mod tests {
 
     /// `n` distinct AWS key ids, one a line.
     fn many_keys(n: usize) -> Vec<u8> {
+        use std::fmt::Write as _;
         let digits = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
         let mut text = String::new();
         for i in 0..n {
@@ -785,7 +786,7 @@ mod tests {
                 id.push(char::from(digits[rest % digits.len()]));
                 rest /= digits.len();
             }
-            text.push_str(&format!("key_{i} = {id}\n"));
+            let _ = writeln!(text, "key_{i} = {id}");
         }
         text.into_bytes()
     }

@@ -221,8 +221,9 @@ fn add_pushed_history(repo: &RepoIntent, surface: &mut surface::Surface) -> Resu
         }
         let refs =
             surface::PushRefs { remote: remote.as_deref(), refspecs, all_refs: *all_refs, tags: *tags };
-        let (introduced, messages, unresolved) = surface::pushed_history(&repo.root, refs)
-            .map_err(|e| format!("`{text}`: what it pushes cannot be read ({e})"))?;
+        let surface::PushedHistory { introduced, messages, unresolved } =
+            surface::pushed_history(&repo.root, refs)
+                .map_err(|e| format!("`{text}`: what it pushes cannot be read ({e})"))?;
         if !unresolved.is_empty() {
             return Err(format!(
                 "`{text}` pushes {}, which codeguard cannot resolve to a commit; push a branch, a tag or a full commit id",

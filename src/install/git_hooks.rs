@@ -873,7 +873,7 @@ pub(crate) fn script(hook: GitHook, exe: &Path) -> String {
         GitHook::PrePush => format!(
             "input=$(cat; echo x)\ninput=${{input%x}}\nif [ -x \"$chained\" ]; then\n  printf '%s' \"$input\" | \"$chained\" \"$@\" || exit $?\nfi\nprintf '%s' \"$input\" | \"$codeguard\" git-hook {name} \"$@\"\n"
         ),
-        GitHook::ReferenceTransaction => return backstop_script(exe),
+        GitHook::ReferenceTransaction => return backstop_script(&exe),
     };
     format!(
         "#!/bin/sh
@@ -895,7 +895,7 @@ fi
 /// other process: any state but `prepared` and any transaction that moves no branch or tag
 /// returns at once, with the ref lines read by the shell's own `read`. A kept hook still sees
 /// every state with its stdin.
-fn backstop_script(exe: String) -> String {
+fn backstop_script(exe: &str) -> String {
     let name = GitHook::ReferenceTransaction.file_name();
     format!(
         "#!/bin/sh

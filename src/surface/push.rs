@@ -238,15 +238,23 @@ pub(crate) struct PushRefs<'a> {
     pub tags: bool,
 }
 
+/// What one `git push` sends beyond the range: see [`pushed_history`].
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PushedHistory {
+    /// Every blob its commits introduce.
+    pub introduced: Vec<Introduced>,
+    /// Its commits (their messages are published).
+    pub messages: Vec<gix::ObjectId>,
+    /// Refspecs that could not be resolved to a commit.
+    pub unresolved: Vec<String>,
+}
+
 /// Every blob the commits of one `git push` introduce, for the safety scan: for each local ref
 /// the push sends (its refspecs' sources, globs matched against local refs, `--all`, `--tags`;
 /// the current branch when it names none), the commits the target remote's own tracking refs do
-/// not reach. Also returns those commits (whose messages are published too) and the refspecs
-/// that could not be resolved (git would refuse them).
-pub(crate) fn pushed_history(
-    repo_root: &Path,
-    refs: PushRefs<'_>,
-) -> Result<(Vec<Introduced>, Vec<gix::ObjectId>, Vec<String>), SurfaceError> {
+/// not reach; also those commits (whose messages are published too) and the refspecs that could
+/// not be resolved (git would refuse them).
+pub(crate) fn pushed_history(repo_root: &Path, refs: PushRefs<'_>) -> Result<PushedHistory, SurfaceError> {
     let repo = git::open_worktree(repo_root)?;
     let mut tips = Vec::new();
     let mut unresolved = Vec::new();
@@ -288,7 +296,7 @@ pub(crate) fn pushed_history(
         all.extend(introduced(&repo, &walked.commits)?);
         messages.extend(walked.ids());
     }
-    Ok((all, messages, unresolved))
+    Ok(PushedHistory { introduced: all, messages, unresolved })
 }
 
 /// The commit a refspec source names, or one whose history contains it: `name~N`, `name^` and
