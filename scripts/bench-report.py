@@ -76,6 +76,42 @@ SCENARIOS = [
         ],
     ),
     (
+        "backstop-ignored",
+        "Backstop: a ref update it ignores (`git update-ref refs/remotes/…`), per update",
+        20,
+        "git update-ref ×20, no hook",
+        [
+            "git update-ref ×20, no hook",
+            "git update-ref ×20, an empty hook (exit 0)",
+            "git update-ref ×20, backstop installed",
+        ],
+        [
+            (
+                "git update-ref ×20, backstop installed",
+                "<=",
+                "git update-ref ×20, an empty hook (exit 0)",
+                1.1,
+                "≤ 1.1× git with an empty reference-transaction hook",
+            )
+        ],
+    ),
+    (
+        "backstop-judged",
+        "Backstop: the 50-file commit judged at the ref move, against pre-commit on the same content",
+        1,
+        "codeguard git-hook pre-commit",
+        ["codeguard git-hook pre-commit", "codeguard git-hook reference-transaction"],
+        [
+            (
+                "codeguard git-hook reference-transaction",
+                "<=",
+                "codeguard git-hook pre-commit",
+                1.1,
+                "≤ 1.1× the pre-commit gate on the same content",
+            )
+        ],
+    ),
+    (
         "rust",
         "Rust crate (40 modules), one clean edit staged, a second gate run (warm caches)",
         1,

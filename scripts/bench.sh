@@ -27,7 +27,8 @@
 #   noop         the same with `true` as every linter: what is left is each framework's overhead
 #   backstop     git's reference-transaction hook as `install --git-hooks` writes it: a ref update
 #                it ignores (`git update-ref refs/remotes/…`, 20 a sample) in a repository with the
-#                hook against the same repository without it; and a judged commit (the gate
+#                hook against the same repository without any hook and with an empty one (`exit
+#                0`: what git's two hook spawns per update cost whatever the hook does); and a judged commit (the gate
 #                fixture's 50 staged files, made a commit with commit-tree and fed to
 #                `codeguard git-hook reference-transaction prepared` as git would) against
 #                `codeguard git-hook pre-commit` on the same staged content
@@ -267,14 +268,18 @@ if wanted backstop; then
   dir=$work/real
   [ -d "$dir/repo" ] || { fixture real && verify real; }
   plain=$work/backstop-plain
-  rm -rf "$plain" "$work/backstop-hooked"
+  rm -rf "$plain" "$work/backstop-hooked" "$work/backstop-empty"
   git clone -q "$dir/repo" "$plain"
   git clone -q "$dir/repo" "$work/backstop-hooked"
+  git clone -q "$dir/repo" "$work/backstop-empty"
+  printf '#!/bin/sh\nexit 0\n' >"$work/backstop-empty/.git/hooks/reference-transaction"
+  chmod +x "$work/backstop-empty/.git/hooks/reference-transaction"
   (cd "$work/backstop-hooked" && "$cg" install --git-hooks >/dev/null)
   [ -x "$work/backstop-hooked/.git/hooks/reference-transaction" ] || { echo "no backstop installed" >&2; exit 1; }
   loop="for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do git update-ref refs/remotes/bench/x HEAD; done"
   compare backstop-ignored \
     "git update-ref ×20, no hook" "sh -c 'cd $plain && $loop'" \
+    "git update-ref ×20, an empty hook (exit 0)" "sh -c 'cd $work/backstop-empty && $loop'" \
     "git update-ref ×20, backstop installed" "sh -c 'cd $work/backstop-hooked && $loop'"
   (
     cd "$dir/repo"

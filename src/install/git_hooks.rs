@@ -905,7 +905,7 @@ fn backstop_script(exe: &str) -> String {
 # Before a branch or tag moves (state \"prepared\"), codeguard judges the commits and tags that
 # land, whatever command moved it; a non-zero exit makes git abort the whole update.
 codeguard={exe}
-chained=\"$(dirname \"$0\")/{name}{CHAINED_SUFFIX}\"
+chained=\"${{0%/*}}/{name}{CHAINED_SUFFIX}\"
 if [ \"$1\" != prepared ]; then
   if [ -x \"$chained\" ]; then
     exec \"$chained\" \"$@\"

@@ -391,22 +391,26 @@ fn codeguard_then_manager(manager: Manager) {
 
     case.install();
     case.manager_install();
-    if manager == Manager::HooksPath {
-        // codeguard's hooks are where git no longer looks: doctor says so, a new install fixes it.
+    // Where git no longer looks for codeguard's hooks, doctor says so and a new install fixes it:
+    // `core.hooksPath` set by hand hides all of them; husky's carries no reference-transaction
+    // hook, so only the backstop is gone.
+    let hidden = match manager {
+        Manager::HooksPath => Some((
+            0,
+            "PROBLEM  git-hooks pre-commit: git runs",
+            ".git/hooks/pre-commit, which git does not run",
+        )),
+        Manager::Husky => Some((
+            2,
+            "PROBLEM  git-hooks reference-transaction: git runs no",
+            "reference-transaction does not exist",
+        )),
+        Manager::PreCommit | Manager::Prek | Manager::Lefthook => None,
+    };
+    if let Some((line, starts, says)) = hidden {
         let (healthy, lines) = case.doctor();
         assert!(!healthy, "{lines:#?}");
-        assert!(lines[0].starts_with("PROBLEM  git-hooks pre-commit: git runs"), "{lines:#?}");
-        assert!(lines[0].contains(".git/hooks/pre-commit, which git does not run"), "{lines:#?}");
-        case.install();
-    }
-    if manager == Manager::Husky {
-        // husky's `core.hooksPath` has no reference-transaction of codeguard's (husky carries
-        // no such hook): the backstop is gone until codeguard is installed again, and doctor
-        // says so.
-        let (healthy, lines) = case.doctor();
-        assert!(!healthy, "{lines:#?}");
-        assert!(lines[0].starts_with("ok       git-hooks pre-commit"), "{lines:#?}");
-        assert!(lines[2].starts_with("PROBLEM  git-hooks reference-transaction: git runs no"), "{lines:#?}");
+        assert!(lines[line].starts_with(starts) && lines[line].contains(says), "{lines:#?}");
         case.install();
     }
     case.assert_doctor_ok();
