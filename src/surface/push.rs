@@ -158,7 +158,7 @@ pub(crate) fn pushed(
     let repo = git::open_worktree(repo_root)?;
     let (hidden, base) = already_on_remote(&repo, against, remote)?;
     let walked = unpushed(&repo, tip, &hidden)?;
-    surface_of(&repo, tip, base, &walked)
+    surface_of(&repo, tip, base, &walked, Sides::Any)
 }
 
 /// The surface of a local branch or tag moving to commit `tip` from `old` (git's
@@ -176,7 +176,7 @@ pub(crate) fn landing(
     if walked.commits.is_empty() {
         return Ok(None);
     }
-    surface_of(&repo, tip, base, &walked).map(Some)
+    surface_of(&repo, tip, base, &walked, Sides::Every).map(Some)
 }
 
 /// The surface of a new annotated tag on a commit that already landed: no file is new, only the
@@ -184,7 +184,17 @@ pub(crate) fn landing(
 pub(crate) fn landing_messages(repo_root: &Path, tip: gix::ObjectId) -> Result<Surface, SurfaceError> {
     let repo = git::open_worktree(repo_root)?;
     let nothing = Walked { commits: Vec::new(), boundary: Vec::new() };
-    surface_of(&repo, tip, PushBase::LocalRefs { refs: 0 }, &nothing)
+    surface_of(&repo, tip, PushBase::LocalRefs { refs: 0 }, &nothing, Sides::Every)
+}
+
+/// Which changes of a commit with several parents (a merge) are new: against any parent (what a
+/// push carries to a remote that lacks some side), or against every parent (what lands locally:
+/// a clean merge of commits that already landed or were fetched brings nothing new, only what
+/// differs from every side — a conflict resolution, an evil merge — does).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sides {
+    Any,
+    Every,
 }
 
 /// The content is the tree of `tip`; the changed files are those the `walked` commits touch.
@@ -193,6 +203,7 @@ fn surface_of(
     tip: gix::ObjectId,
     base: PushBase,
     walked: &Walked,
+    sides: Sides,
 ) -> Result<Surface, SurfaceError> {
     let workdir = git::workdir(repo)?.to_owned();
     let commit = repo.find_object(tip).and_then(gix::Object::peel_to_commit).map_err(|e| {
@@ -201,8 +212,11 @@ fn surface_of(
     let tree = commit.tree_id().map_err(SurfaceError::git("reading a commit's tree"))?.detach();
     let mut unverified = Vec::new();
     let listing = view::tree_listing(repo, tree, &mut unverified)?;
-    let (changed, deleted) = files_between(repo, &walked.boundary, tree, &listing)?;
-    let introduced = introduced(repo, &walked.commits)?;
+    let (changed, deleted) = match sides {
+        Sides::Any => files_between(repo, &walked.boundary, tree, &listing)?,
+        Sides::Every => files_new_to_every(repo, &walked.boundary, tree, &listing)?,
+    };
+    let introduced = introduced_on(repo, &walked.commits, sides)?;
     let commits = walked.commits.len();
     let baseline = walked.single_boundary();
     let messages = walked.ids();
@@ -445,6 +459,28 @@ fn files_between(
     Ok((changed, deleted))
 }
 
+/// Like [`files_between`], but a path counts only when it differs from every boundary commit
+/// (with one boundary, the same answer).
+fn files_new_to_every(
+    repo: &gix::Repository,
+    boundary: &[Option<gix::ObjectId>],
+    tip_tree: gix::ObjectId,
+    tip: &BTreeMap<String, Source>,
+) -> Result<(Vec<String>, Vec<String>), SurfaceError> {
+    let mut common: Option<(BTreeSet<String>, BTreeSet<String>)> = None;
+    for base in boundary {
+        let (changed, deleted) = files_between(repo, std::slice::from_ref(base), tip_tree, tip)?;
+        let (changed, deleted): (BTreeSet<String>, BTreeSet<String>) =
+            (changed.into_iter().collect(), deleted.into_iter().collect());
+        common = Some(match common {
+            None => (changed, deleted),
+            Some((c, d)) => (&c & &changed, &d & &deleted),
+        });
+    }
+    let (changed, deleted) = common.unwrap_or_default();
+    Ok((changed.into_iter().collect(), deleted.into_iter().collect()))
+}
+
 /// The commits of a push range and where their history meets the outside.
 struct Walked {
     /// Each commit inside the range with its parents.
@@ -508,10 +544,24 @@ fn introduced(
     repo: &gix::Repository,
     commits: &[(gix::ObjectId, Vec<gix::ObjectId>)],
 ) -> Result<Vec<Introduced>, SurfaceError> {
+    introduced_on(repo, commits, Sides::Any)
+}
+
+/// [`introduced`], where with [`Sides::Every`] a merge commit's blob counts only when it differs
+/// from what every parent holds at that path.
+fn introduced_on(
+    repo: &gix::Repository,
+    commits: &[(gix::ObjectId, Vec<gix::ObjectId>)],
+    sides: Sides,
+) -> Result<Vec<Introduced>, SurfaceError> {
     use gix::diff::tree::recorder::Change;
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for (commit, parents) in commits.iter().rev() {
+        if sides == Sides::Every && parents.len() > 1 {
+            out.extend(merge_introduced(repo, *commit, parents, &mut seen)?);
+            continue;
+        }
         let tree = git::commit_tree(repo, *commit)?;
         let bases: Vec<Option<gix::ObjectId>> = if parents.is_empty() {
             vec![None]
@@ -534,6 +584,45 @@ fn introduced(
         }
     }
     Ok(out)
+}
+
+/// The blobs a merge commit holds that no parent holds at the same path.
+fn merge_introduced(
+    repo: &gix::Repository,
+    commit: gix::ObjectId,
+    parents: &[gix::ObjectId],
+    seen: &mut HashSet<gix::ObjectId>,
+) -> Result<Vec<Introduced>, SurfaceError> {
+    use gix::diff::tree::recorder::Change;
+    let tree = git::commit_tree(repo, commit)?;
+    let mut common: Option<BTreeMap<String, (gix::ObjectId, bool)>> = None;
+    for parent in parents {
+        let base = git::commit_tree(repo, *parent)?;
+        let mut found = BTreeMap::new();
+        for change in tree_changes(repo, Some(base), tree)? {
+            let (Change::Addition { entry_mode, oid, path, .. }
+            | Change::Modification { entry_mode, oid, path, .. }) = change
+            else {
+                continue;
+            };
+            if entry_mode.is_blob_or_symlink() {
+                found.insert(path.to_str_lossy().into_owned(), (oid, entry_mode.is_link()));
+            }
+        }
+        common = Some(match common {
+            None => found,
+            Some(mut before) => {
+                before.retain(|path, value| found.get(path) == Some(value));
+                before
+            }
+        });
+    }
+    Ok(common
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(_, (blob, _))| seen.insert(*blob))
+        .map(|(path, (blob, link))| Introduced { path, blob, commit, link })
+        .collect())
 }
 
 /// Adds the blob paths that differ between `old` (or the empty tree) and `new`.

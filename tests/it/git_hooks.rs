@@ -592,6 +592,19 @@ fn what_already_landed_or_came_from_a_remote_is_not_judged_again() {
     assert_passed(&h.git(&["commit", "-q", "-a", "-m", "more"]));
     assert_passed(&h.git(&["reset", "-q", "--hard", "HEAD~1"]));
     assert_passed(&h.git(&["checkout", "-q", "main"]));
+
+    // A clean merge of fetched commits brings nothing new (only what differs from every parent
+    // lands); what the merge itself adds is judged.
+    let merge = ["merge", "-q", "--no-edit", "--allow-unrelated-histories", "refs/remotes/other/main"];
+    assert_passed(&h.git(&merge));
+    h.repo.git(&["reset", "-q", "--hard", "HEAD~1"]);
+    let mut evil = merge.to_vec();
+    evil.push("--no-commit");
+    assert_passed(&h.git(&evil));
+    h.repo.write("mine.py", &secret_line());
+    h.repo.git(&["add", "mine.py"]);
+    let text = assert_aborted(&h.git(&["commit", "-q", "--no-verify", "-m", "evil merge"]), "commit blocked");
+    assert!(text.contains("mine.py:1: aws-access-key-id") && !text.contains("s.py:1"), "{text}");
 }
 
 #[test]
