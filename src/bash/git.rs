@@ -721,10 +721,6 @@ fn config(args: &[Word]) -> Option<GitOp> {
     let p = parse(args, "f", &["file", "blob", "type", "default", "comment", "value"]);
     if p.help
         || p.has(&[
-            "--global",
-            "--system",
-            "-f",
-            "--file",
             "--blob",
             "--get",
             "--get-all",
@@ -734,11 +730,12 @@ fn config(args: &[Word]) -> Option<GitOp> {
             "--get-urlmatch",
             "--get-color",
             "--get-colorbool",
-            "-e",
-            "--edit",
         ])
     {
         return None;
+    }
+    if p.has(&["-e", "--edit"]) {
+        return Some(GitOp::ConfigWrite);
     }
     let mut ops = p.operands.iter().map(|w| w.text.as_str());
     // `git config set KEY VALUE` / `git config unset KEY` (git ≥ 2.46 sub-commands).
@@ -748,8 +745,23 @@ fn config(args: &[Word]) -> Option<GitOp> {
         verb = Some(key);
         key = ops.next()?;
     }
-    if !key.eq_ignore_ascii_case("codeguard.skipGate") || verb == Some("get") {
+    if verb == Some("get") || verb == Some("list") {
         return None;
+    }
+    let elsewhere = p.has(&["--global", "--system", "-f", "--file"]);
+    if !key.eq_ignore_ascii_case("codeguard.skipGate") || elsewhere {
+        // A read (`git config KEY`) names no value; everything else writes.
+        let writes = ops.next().is_some()
+            || p.has(&[
+                "--unset",
+                "--unset-all",
+                "--add",
+                "--replace-all",
+                "--rename-section",
+                "--remove-section",
+            ])
+            || verb.is_some();
+        return writes.then_some(GitOp::ConfigWrite);
     }
     if p.has(&["--unset", "--unset-all"]) || verb == Some("unset") {
         return Some(GitOp::SetSkipGate { enabled: false });
@@ -838,7 +850,34 @@ mod tests {
     fn config_set_and_unset() {
         assert_eq!(config(&words("codeguard.skipGate true")), Some(GitOp::SetSkipGate { enabled: true }));
         assert_eq!(config(&words("--unset codeguard.skipGate")), Some(GitOp::SetSkipGate { enabled: false }));
-        assert_eq!(config(&words("--global codeguard.skipGate true")), None);
+        // Not this repository's skipGate, but a write of git configuration all the same.
+        assert_eq!(config(&words("--global codeguard.skipGate true")), Some(GitOp::ConfigWrite));
         assert_eq!(config(&words("--get codeguard.skipGate")), None);
+    }
+
+    #[test]
+    fn every_other_config_write_is_one_and_reads_are_none() {
+        for write in [
+            "core.hooksPath /dev/null",
+            "--global core.hooksPath /tmp/h",
+            "--file .git/config include.path ../x",
+            "set core.hooksPath x",
+            "unset core.hooksPath",
+            "--unset core.hooksPath",
+            "--edit",
+            "--add include.path x",
+        ] {
+            assert_eq!(config(&words(write)), Some(GitOp::ConfigWrite), "{write}");
+        }
+        for read in [
+            "core.hooksPath",
+            "--get core.hooksPath",
+            "get core.hooksPath",
+            "-l",
+            "list",
+            "--get-regexp core",
+        ] {
+            assert_eq!(config(&words(read)), None, "{read}");
+        }
     }
 }

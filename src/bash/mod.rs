@@ -170,6 +170,10 @@ pub enum GitOp {
         /// Whether the gate is now skipped.
         enabled: bool,
     },
+    /// Any other `git config` write (local, `--global`, `--system`, `--file`, `--edit`): it may
+    /// move what git runs (`core.hooksPath`, `include.path`), so git's hooks cannot be counted on
+    /// for a commit later in the same command.
+    ConfigWrite,
 }
 
 /// The parsed words of a [`GitOp::Writer`].
@@ -256,7 +260,7 @@ impl GitOp {
             Self::Rm { .. } => "rm",
             Self::Mv { .. } => "mv",
             Self::Stash { .. } => "stash",
-            Self::SetSkipGate { .. } => "config",
+            Self::SetSkipGate { .. } | Self::ConfigWrite => "config",
         }
     }
 
@@ -271,7 +275,8 @@ impl GitOp {
             | Self::Rm { .. }
             | Self::Mv { .. }
             | Self::Stash { .. }
-            | Self::SetSkipGate { .. } => None,
+            | Self::SetSkipGate { .. }
+            | Self::ConfigWrite => None,
         }
     }
 }

@@ -128,9 +128,14 @@ fn argv_effects(argv: &[Option<String>]) -> Vec<Effect> {
             op.mode().map(Effect::Runs).into_iter().collect()
         }
         Some(GitOp::SetSkipGate { .. }) => vec![Effect::SkipGate],
-        Some(GitOp::Add { .. } | GitOp::Rm { .. } | GitOp::Mv { .. } | GitOp::Stash { .. }) | None => {
-            Vec::new()
-        }
+        Some(
+            GitOp::Add { .. }
+            | GitOp::Rm { .. }
+            | GitOp::Mv { .. }
+            | GitOp::Stash { .. }
+            | GitOp::ConfigWrite,
+        )
+        | None => Vec::new(),
     }
 }
 

@@ -105,7 +105,8 @@ pub struct RepoIntent {
     /// Files of this repository the command writes, changes or deletes, in command order.
     pub writes: Vec<BoundWrite>,
     /// The command writes or deletes something inside this repository's `.git` directory (its
-    /// hooks, config, …): not content a commit carries, but it can change what git runs.
+    /// hooks, config, …) or writes git configuration (`git config …`, any scope): not content a
+    /// commit carries, but it can change what git runs.
     pub writes_git_dir: bool,
 }
 
@@ -740,6 +741,13 @@ impl Resolver {
                 return;
             }
         };
+        if matches!(call.op, GitOp::ConfigWrite) {
+            // It may move git's hooks (`core.hooksPath`, `include.path`): none of them can be
+            // counted on for a commit later in this command.
+            let idx = self.entry(&repo.root, false);
+            self.intent.repos[idx].writes_git_dir = true;
+            return;
+        }
         let mut notes = call.notes.clone();
         let bypass = match (&call.op, mode) {
             (GitOp::SetSkipGate { enabled }, _) => {

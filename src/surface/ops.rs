@@ -206,7 +206,7 @@ pub(crate) fn staging_actions(repo: &RepoIntent) -> (Mode, Vec<StagingAction>) {
                     )));
                 }
             }
-            GitOp::SetSkipGate { .. } => {}
+            GitOp::SetSkipGate { .. } | GitOp::ConfigWrite => {}
             GitOp::Writer(w) => {
                 committed |= w.commits;
                 let call = super::writers::WriterCall {
@@ -334,7 +334,8 @@ fn with_pwd<'a>(op: &'a GitOp, cwd: &Path) -> std::borrow::Cow<'a, GitOp> {
         | GitOp::Mv { .. }
         | GitOp::Stash { .. }
         | GitOp::Writer(_)
-        | GitOp::SetSkipGate { .. } => Cow::Borrowed(op),
+        | GitOp::SetSkipGate { .. }
+        | GitOp::ConfigWrite => Cow::Borrowed(op),
     }
 }
 

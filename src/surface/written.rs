@@ -89,7 +89,8 @@ fn commits_the_index(op: &GitOp) -> bool {
         | GitOp::Rm { .. }
         | GitOp::Mv { .. }
         | GitOp::Stash { .. }
-        | GitOp::SetSkipGate { .. } => false,
+        | GitOp::SetSkipGate { .. }
+        | GitOp::ConfigWrite => false,
     }
 }
 
@@ -191,7 +192,8 @@ impl State {
             | GitOp::Rm { .. }
             | GitOp::Mv { .. }
             | GitOp::Stash { .. }
-            | GitOp::SetSkipGate { .. } => false,
+            | GitOp::SetSkipGate { .. }
+            | GitOp::ConfigWrite => false,
         }
     }
 }

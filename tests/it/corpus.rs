@@ -26,7 +26,11 @@ fn is_dynamic(op: &GitOp) -> Option<bool> {
             Some(*dynamic)
         }
         GitOp::Writer(w) => Some(w.dynamic),
-        GitOp::Push { .. } | GitOp::Mv { .. } | GitOp::Stash { .. } | GitOp::SetSkipGate { .. } => None,
+        GitOp::Push { .. }
+        | GitOp::Mv { .. }
+        | GitOp::Stash { .. }
+        | GitOp::SetSkipGate { .. }
+        | GitOp::ConfigWrite => None,
     }
 }
 
@@ -38,7 +42,8 @@ fn no_verify(op: &GitOp) -> bool {
         | GitOp::Mv { .. }
         | GitOp::Stash { .. }
         | GitOp::Writer(_)
-        | GitOp::SetSkipGate { .. } => false,
+        | GitOp::SetSkipGate { .. }
+        | GitOp::ConfigWrite => false,
     }
 }
 

@@ -213,6 +213,8 @@ fn with_codeguards_pre_commit_hook_installed_the_write_passes_with_context() {
             "{write} && GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/dev/null git commit -m x"
         ),
         format!("{write} && git --config-env=core.hooksPath=HP commit -m x"),
+        format!("{write} && git config core.hooksPath /dev/null && git commit -m x"),
+        format!("{write} && git config --unset core.hooksPath; git commit --no-verify -m x"),
     ] {
         let (code, _, stderr) = gate_in(&repo, &off, &[]);
         assert_eq!(code, Some(2), "{off}: {stderr}");
