@@ -51,6 +51,9 @@ pub(crate) struct Policy {
     /// The content comes from an agent: a change to the allow list blocks (only a person may
     /// allow a finding, so an agent cannot commit an allowance and then the secret).
     pub agent: bool,
+    /// Work out the change's identity ([`ContentVerdict::change`]): git's pre-commit hook hands
+    /// it to the backstop. ([`Linters::UnlessJudged`] works it out whatever this says.)
+    pub identify: bool,
 }
 
 /// Whether the linters run (the safety scan always does).
@@ -76,9 +79,9 @@ pub(crate) struct ContentVerdict {
     pub findings: Vec<Finding>,
     /// Why the verdict is not complete, beyond UNVERIFIED languages.
     pub incomplete: Vec<String>,
-    /// The identity of the change judged: the commit it grows from and every changed path with
-    /// its blob, and the deleted paths (`None` when some content is not a blob yet, e.g.
-    /// worktree files `git add` would take).
+    /// The identity of the change judged, when the policy asked for it: the commit it grows
+    /// from and every changed path with its blob, and the deleted paths (`None` when some
+    /// content is not a blob yet, e.g. worktree files `git add` would take).
     pub change: Option<String>,
 }
 
@@ -116,7 +119,9 @@ pub(crate) fn judge(surface: &Surface, policy: &Policy, env: &Env) -> ContentVer
     let mut verdict = ContentVerdict { incomplete: surface.unverified.clone(), ..ContentVerdict::default() };
     let content = snapshot::Content::read(surface);
     verdict.findings = scan_with(surface, &allow, content.as_ref());
-    verdict.change = content.as_ref().ok().and_then(|content| change_identity(surface, content));
+    if policy.identify || matches!(policy.linters, Linters::UnlessJudged(_)) {
+        verdict.change = content.as_ref().ok().and_then(|content| change_identity(surface, content));
+    }
     if policy.agent {
         let touched = surface.paths.iter().chain(&surface.deleted).any(|p| p == safety::ALLOW_FILE);
         if touched {
@@ -291,16 +296,18 @@ fn scan_with(
 /// Scans the message of the commit or annotated tag `id` (its author, committer and tagger
 /// lines too: all of it is published). An object that cannot be read is unscannable.
 fn scan_message(repo: &gix::Repository, scanner: &mut Scanner<'_>, id: gix::ObjectId) {
-    let label = format!("commit {}", short(id));
     match repo.find_object(id) {
         Ok(object) => {
-            let what = match object.kind {
-                gix::object::Kind::Tag => format!("the tag object {}", short(id)),
-                _ => format!("the message of commit {}", short(id)),
+            let (label, what) = match object.kind {
+                gix::object::Kind::Tag => {
+                    (format!("tag {}", short(id)), format!("the tag object {}", short(id)))
+                }
+                _ => (format!("commit {}", short(id)), format!("the message of commit {}", short(id))),
             };
             scanner.message(&label, &what, &object.data);
         }
-        Err(e) => scanner.unscannable(&label, &format!("its message could not be read: {e}")),
+        Err(e) => scanner
+            .unscannable(&format!("object {}", short(id)), &format!("its message could not be read: {e}")),
     }
 }
 

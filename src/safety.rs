@@ -152,23 +152,37 @@ pub(crate) struct Scanner<'a> {
     /// The findings already recorded: a repeat is found in constant time, so the scan stays
     /// linear in the number of findings (a file of 50,000 keys must not take minutes).
     seen: HashSet<Finding>,
+    /// Every path given to [`Scanner::path`], one a line (a newline in a name made a space):
+    /// the content rules read them all in one pass when the scan finishes.
+    names: String,
+    /// The path of each line of `names`.
+    name_paths: Vec<String>,
 }
 
 impl<'a> Scanner<'a> {
     /// An empty scan under `allow`.
     pub(crate) fn new(allow: &'a AllowList) -> Self {
-        Self { allow, findings: Vec::new(), seen: HashSet::new() }
+        Self {
+            allow,
+            findings: Vec::new(),
+            seen: HashSet::new(),
+            names: String::new(),
+            name_paths: Vec::new(),
+        }
     }
 
-    /// Applies the path rules to `path`.
+    /// Applies the path rules to `path`, and (when the scan finishes) the content rules to the
+    /// name itself: a token in a name is committed like one in a file.
     pub(crate) fn path(&mut self, path: &str) {
-        let mut found = path_findings(path);
-        found.extend(name_secrets(path, path));
+        let found = path_findings(path);
         self.extend(found);
+        self.names.push_str(&path.replace('\n', " "));
+        self.names.push('\n');
+        self.name_paths.push(path.to_owned());
     }
 
     /// Applies the content rules to the message of a commit or tag (`what`, e.g. "the message
-    /// of commit 1a2b3c4"), reported under `path` (the ref it lands on).
+    /// of commit 1a2b3c4"), reported under `path` (`commit 1a2b3c4`, `tag 5d6e7f8`).
     pub(crate) fn message(&mut self, path: &str, what: &str, text: &[u8]) {
         let mut found = scan_bytes(path, text);
         for f in &mut found {
@@ -212,6 +226,16 @@ impl<'a> Scanner<'a> {
 
     /// The findings, sorted by path and line.
     pub(crate) fn finish(mut self) -> Vec<Finding> {
+        let names = std::mem::take(&mut self.names);
+        let mut found = scan_text("", &names);
+        for f in &mut found {
+            if let Some(path) = f.line.and_then(|line| self.name_paths.get(line - 1)) {
+                f.path.clone_from(path);
+            }
+            f.line = None;
+            f.message = format!("{} — in the file name", f.message);
+        }
+        self.extend(found);
         self.findings.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
         self.findings
     }
@@ -330,16 +354,6 @@ fn path_finding(path: &str, rule: &'static str, kind: Kind, message: String) -> 
         fingerprint: String::new(),
         allowed: false,
     }
-}
-
-/// The content rules over a file name: a token in a name is committed like one in a file.
-fn name_secrets(path: &str, name: &str) -> Vec<Finding> {
-    let mut found = scan_text(path, name);
-    for f in &mut found {
-        f.line = None;
-        f.message = format!("{} — in the file name", f.message);
-    }
-    found
 }
 
 /// Matches a lowercase name against a pattern where `*` matches any run of characters.
@@ -821,12 +835,17 @@ mod tests {
         let key = s(&["AKIA", "Z7Q3K9X2M4P8V6B1"]);
         let allow = AllowList::default();
         let mut scanner = Scanner::new(&allow);
+        scanner.path("a\nname with a newline.txt");
         scanner.path(&format!("backup/{key}.txt"));
+        scanner.path("clean.txt");
         scanner.message("refs/heads/main", "the message of commit 1a2b3c4", format!("add {key}").as_bytes());
         let found = scanner.finish();
         assert_eq!(found.len(), 2, "{found:?}");
         assert!(found.iter().all(|f| f.rule == "aws-access-key-id" && !f.message.contains(&key)));
-        assert!(found.iter().any(|f| f.message.contains("file name")));
+        assert!(
+            found.iter().any(|f| f.message.contains("file name") && f.path == format!("backup/{key}.txt")),
+            "the finding names its own path, whatever came before it: {found:?}"
+        );
         assert!(found.iter().any(|f| f.message.contains("message of commit")));
     }
 

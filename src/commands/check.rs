@@ -77,6 +77,7 @@ fn staged(args: &CheckArgs, root: PathBuf, env: &Env) -> anyhow::Result<(CheckRe
         log_prefix: format!("check-{}", report::path_key(&root)),
         only: args.lang.clone(),
         agent: false,
+        identify: false,
     };
     let verdict = content::judge(&surface, &policy, env);
     let languages = verdict.languages;

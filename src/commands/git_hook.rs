@@ -307,24 +307,9 @@ fn landing_targets(root: &Path, input: &str) -> anyhow::Result<Vec<Target>> {
         let (commit, tags) = peel(repo, new, &moved.name)?;
         let old = moved.old.and_then(|old| peel(repo, old, &moved.name).ok()).map(|(c, _)| c);
         let label = format!("{} → {}", moved.name, new.to_hex_with_len(10));
-        let Some(mut surface) = surface::landing(root, commit, old)
-            .with_context(|| format!("reading what {} lands", moved.name))?
-        else {
-            if tags.is_empty() {
-                continue;
-            }
-            // A new annotated tag on a known commit: only its message is new.
-            let mut surface = surface::landing_messages(root, commit)?;
-            if let Some(range) = surface.push.as_mut() {
-                range.messages = tags;
-            }
-            targets.push(Target { label: Some(label), surface });
-            continue;
-        };
-        if let Some(range) = surface.push.as_mut() {
-            range.messages.extend(tags);
-        }
-        targets.push(Target { label: Some(label), surface });
+        let landed = surface::landing(repo, commit, old, tags)
+            .with_context(|| format!("reading what {} lands", moved.name))?;
+        targets.extend(landed.map(|surface| Target { label: Some(label), surface }));
     }
     Ok(targets)
 }
@@ -394,6 +379,7 @@ fn check<'a>(
         log_prefix: format!("git-{}-{}", hook.file_name(), report::path_key(&surface.root)),
         only: Vec::new(),
         agent: false,
+        identify: hook == GitHook::PreCommit,
     };
     Checked { target, verdict: content::judge(surface, &policy, env) }
 }

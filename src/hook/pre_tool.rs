@@ -162,6 +162,7 @@ fn check_repo(
         log_prefix: format!("gate-{}", report::path_key(&repo.root)),
         only: Vec::new(),
         agent: true,
+        identify: false,
     };
     let verdict = content::judge(&surface, &policy, env);
     if started.elapsed() >= budget

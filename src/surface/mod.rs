@@ -32,8 +32,7 @@ use gix::ObjectId;
 pub(crate) use ops::{for_repo, push_calls};
 pub use push::PushBase;
 pub(crate) use push::{
-    PushAgainst, PushCall, PushRange, PushRefs, PushedHistory, landing, landing_messages, pushed,
-    pushed_history,
+    PushAgainst, PushCall, PushRange, PushRefs, PushedHistory, landing, pushed, pushed_history,
 };
 pub(crate) use written::judge_writes;
 

@@ -162,29 +162,26 @@ pub(crate) fn pushed(
 }
 
 /// The surface of a local branch or tag moving to commit `tip` from `old` (git's
-/// reference-transaction hook): the commits no local branch, tag or remote-tracking ref reaches
-/// yet. `None` when the move lands no new commit (a new branch at a known commit, a reset back,
-/// a fast-forward to fetched commits) — nothing new to judge, and nothing read beyond the walk.
+/// reference-transaction hook) through the annotated `tags` (their objects, when a tag moves):
+/// the commits no local branch, tag or remote-tracking ref reaches yet, and the tags' messages.
+/// `None` when the move lands nothing new (a new branch at a known commit, a reset back, a
+/// fast-forward to fetched commits, a lightweight tag) — nothing read beyond the walk.
 pub(crate) fn landing(
-    repo_root: &Path,
+    repo: &gix::Repository,
     tip: gix::ObjectId,
     old: Option<gix::ObjectId>,
+    tags: Vec<gix::ObjectId>,
 ) -> Result<Option<Surface>, SurfaceError> {
-    let repo = git::open_worktree(repo_root)?;
-    let (hidden, base) = already_on_remote(&repo, PushAgainst::Landing(old), None)?;
-    let walked = unpushed(&repo, tip, &hidden)?;
-    if walked.commits.is_empty() {
+    let (hidden, base) = already_on_remote(repo, PushAgainst::Landing(old), None)?;
+    let walked = unpushed(repo, tip, &hidden)?;
+    if walked.commits.is_empty() && tags.is_empty() {
         return Ok(None);
     }
-    surface_of(&repo, tip, base, &walked, Sides::Every).map(Some)
-}
-
-/// The surface of a new annotated tag on a commit that already landed: no file is new, only the
-/// tag's message (the caller lists the tag objects in the range's messages).
-pub(crate) fn landing_messages(repo_root: &Path, tip: gix::ObjectId) -> Result<Surface, SurfaceError> {
-    let repo = git::open_worktree(repo_root)?;
-    let nothing = Walked { commits: Vec::new(), boundary: Vec::new() };
-    surface_of(&repo, tip, PushBase::LocalRefs { refs: 0 }, &nothing, Sides::Every)
+    let mut surface = surface_of(repo, tip, base, &walked, Sides::Every)?;
+    if let Some(range) = surface.push.as_mut() {
+        range.messages.extend(tags);
+    }
+    Ok(Some(surface))
 }
 
 /// Which changes of a commit with several parents (a merge) are new: against any parent (what a
@@ -554,75 +551,60 @@ fn introduced_on(
     commits: &[(gix::ObjectId, Vec<gix::ObjectId>)],
     sides: Sides,
 ) -> Result<Vec<Introduced>, SurfaceError> {
-    use gix::diff::tree::recorder::Change;
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for (commit, parents) in commits.iter().rev() {
-        if sides == Sides::Every && parents.len() > 1 {
-            out.extend(merge_introduced(repo, *commit, parents, &mut seen)?);
-            continue;
-        }
         let tree = git::commit_tree(repo, *commit)?;
         let bases: Vec<Option<gix::ObjectId>> = if parents.is_empty() {
             vec![None]
         } else {
             parents.iter().map(|p| git::commit_tree(repo, *p).map(Some)).collect::<Result<_, _>>()?
         };
+        let mut blobs: Option<Vec<(String, gix::ObjectId, bool)>> = None;
         for base in bases {
-            for change in tree_changes(repo, base, tree)? {
-                let (Change::Addition { entry_mode, oid, path, .. }
-                | Change::Modification { entry_mode, oid, path, .. }) = change
-                else {
-                    continue;
-                };
-                if !entry_mode.is_blob_or_symlink() || !seen.insert(oid) {
-                    continue;
+            let found = blobs_added(repo, base, tree)?;
+            blobs = Some(match (blobs, sides) {
+                (None, _) => found,
+                (Some(mut all), Sides::Any) => {
+                    all.extend(found);
+                    all
                 }
-                let path = path.to_str_lossy().into_owned();
-                out.push(Introduced { path, blob: oid, commit: *commit, link: entry_mode.is_link() });
+                (Some(mut common), Sides::Every) => {
+                    let found: HashSet<_> = found.into_iter().collect();
+                    common.retain(|blob| found.contains(blob));
+                    common
+                }
+            });
+        }
+        for (path, blob, link) in blobs.unwrap_or_default() {
+            if seen.insert(blob) {
+                out.push(Introduced { path, blob, commit: *commit, link });
             }
         }
     }
     Ok(out)
 }
 
-/// The blobs a merge commit holds that no parent holds at the same path.
-fn merge_introduced(
+/// The blobs (and symlinks) `tree` adds or changes against `base` (or the empty tree): path,
+/// object, whether it is a link.
+fn blobs_added(
     repo: &gix::Repository,
-    commit: gix::ObjectId,
-    parents: &[gix::ObjectId],
-    seen: &mut HashSet<gix::ObjectId>,
-) -> Result<Vec<Introduced>, SurfaceError> {
+    base: Option<gix::ObjectId>,
+    tree: gix::ObjectId,
+) -> Result<Vec<(String, gix::ObjectId, bool)>, SurfaceError> {
     use gix::diff::tree::recorder::Change;
-    let tree = git::commit_tree(repo, commit)?;
-    let mut common: Option<BTreeMap<String, (gix::ObjectId, bool)>> = None;
-    for parent in parents {
-        let base = git::commit_tree(repo, *parent)?;
-        let mut found = BTreeMap::new();
-        for change in tree_changes(repo, Some(base), tree)? {
-            let (Change::Addition { entry_mode, oid, path, .. }
-            | Change::Modification { entry_mode, oid, path, .. }) = change
-            else {
-                continue;
-            };
-            if entry_mode.is_blob_or_symlink() {
-                found.insert(path.to_str_lossy().into_owned(), (oid, entry_mode.is_link()));
-            }
+    let mut out = Vec::new();
+    for change in tree_changes(repo, base, tree)? {
+        let (Change::Addition { entry_mode, oid, path, .. }
+        | Change::Modification { entry_mode, oid, path, .. }) = change
+        else {
+            continue;
+        };
+        if entry_mode.is_blob_or_symlink() {
+            out.push((path.to_str_lossy().into_owned(), oid, entry_mode.is_link()));
         }
-        common = Some(match common {
-            None => found,
-            Some(mut before) => {
-                before.retain(|path, value| found.get(path) == Some(value));
-                before
-            }
-        });
     }
-    Ok(common
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|(_, (blob, _))| seen.insert(*blob))
-        .map(|(path, (blob, link))| Introduced { path, blob, commit, link })
-        .collect())
+    Ok(out)
 }
 
 /// Adds the blob paths that differ between `old` (or the empty tree) and `new`.

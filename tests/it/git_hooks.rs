@@ -573,6 +573,13 @@ fn lint_failures_and_secrets_in_messages_and_tags_cannot_land_either() {
     let text = assert_aborted(&h.git(&["tag", "-a", "v1", "-m", &message]), "blocked");
     assert!(text.contains("in the tag object"), "{text}");
     assert!(!ref_exists(&h, "refs/tags/v1"));
+    // A tag of a blob publishes content that is no commit: refused, not waved through.
+    h.repo.write("loose.txt", &secret_line());
+    let blob = h.repo.git(&["hash-object", "-w", "loose.txt"]).trim().to_owned();
+    let out = h.git(&["tag", "blob-tag", &blob]);
+    assert_ne!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("not a commit"), "{}", stderr(&out));
+    assert!(!ref_exists(&h, "refs/tags/blob-tag"));
     assert_passed(&h.git(&["tag", "v0"]));
     assert_passed(&h.git(&["tag", "-a", "v2", "-m", "release notes"]));
     assert!(ref_exists(&h, "refs/tags/v0") && ref_exists(&h, "refs/tags/v2"));
