@@ -17,9 +17,9 @@ use serde::Serialize;
 
 use crate::cli::{DoctorArgs, Format};
 use crate::env::Env;
-use crate::host::spec::UserFiles;
+use crate::host::spec::{SessionEnv, UserFiles};
 use crate::host::{Event, Host};
-use crate::install::{codex, gemini, git_hooks, hosts, settings};
+use crate::install::{codex, gemini, git_hooks, hosts, session_hooks, settings};
 use crate::outcome::Status;
 use crate::output::Output;
 use crate::registry::Registry;
@@ -148,6 +148,9 @@ fn host_checks(host: Host, env: &Env, asked: bool) -> Vec<Check> {
     if crate::host::spec(host).user_files == UserFiles::EachKimi {
         out.extend(kimi_reach(env));
     }
+    if found {
+        out.push(backstop_check(host, env));
+    }
     if !found && asked {
         let path = settings::path(host, None, env)
             .map_or_else(|_| "its settings".to_owned(), |p| p.display().to_string());
@@ -161,6 +164,75 @@ fn host_checks(host: Host, env: &Env, asked: bool) -> Vec<Check> {
         ));
     }
     out
+}
+
+/// Whether the git backstop stands for the host's agent shell: its mechanism names codeguard's
+/// session hooks directory, and every script there is the one this codeguard writes.
+fn backstop_check(host: Host, env: &Env) -> Check {
+    let name = format!("host {} git backstop", host.name());
+    let dir = session_hooks::dir(env);
+    let (named, place) = match crate::host::spec(host).session_env {
+        SessionEnv::None => {
+            return check(
+                name,
+                Level::Warning,
+                format!(
+                    "{} gives codeguard no way to set its shell's git environment: the backstop is `codeguard install --git-hooks` in each repository",
+                    crate::host::spec(host).label
+                ),
+            );
+        }
+        SessionEnv::SettingsEnv => {
+            let files: Vec<PathBuf> = locations(host, env).into_iter().map(|(p, _)| p).collect();
+            let named = files.iter().any(|p| {
+                settings::read(p).ok().flatten().is_some_and(|t| session_hooks::json_arranged(&t, &dir))
+            });
+            (named, "the settings' `env`".to_owned())
+        }
+        SessionEnv::CodexShellPolicy => {
+            let config = codex::config_path(env);
+            let named = config
+                .as_ref()
+                .and_then(|p| settings::read(p).ok().flatten())
+                .is_some_and(|t| session_hooks::codex_arranged(&t, &dir));
+            (
+                named,
+                config.map_or_else(
+                    || "config.toml".to_owned(),
+                    |p| format!("{}'s [shell_environment_policy.set]", p.display()),
+                ),
+            )
+        }
+    };
+    if !named {
+        return check(
+            name,
+            Level::Warning,
+            format!(
+                "{place} does not name {} as git's core.hooksPath: the gate alone guards this host (it denies what it cannot predict) — run `codeguard install --host {}`",
+                dir.display(),
+                host.name()
+            ),
+        );
+    }
+    match session_hooks::problem(&dir) {
+        None => check(
+            name,
+            Level::Ok,
+            format!(
+                "{place} names {} as git's core.hooksPath for the agent's shell: git judges every commit, tag and push there",
+                dir.display()
+            ),
+        ),
+        Some(why) => check(
+            name,
+            Level::Problem,
+            format!(
+                "{why}: git stops or skips the backstop — run `codeguard install --host {}` again",
+                host.name()
+            ),
+        ),
+    }
 }
 
 fn file_checks(

@@ -24,7 +24,7 @@ pub(super) fn run(args: &ExplainArgs, _env: &Env) -> anyhow::Result<Output> {
     let cwd = start_dir(args.cwd.as_deref())?;
     let command = args.command.join(" ");
     let mut intent = intent::resolve(&bash::analyse(&command), &cwd);
-    surface::judge_writes(&mut intent);
+    surface::judge_writes(&mut intent, &|| None);
     let text = match args.format {
         Format::Json => format!("{}\n", to_json(&intent)),
         // `explain` parses `--format` as human or json only; SARIF never reaches here.
@@ -37,7 +37,7 @@ pub(super) fn run(args: &ExplainArgs, _env: &Env) -> anyhow::Result<Output> {
 pub(crate) fn explain_json(command: &str, cwd: Option<&Path>) -> anyhow::Result<Value> {
     let cwd = start_dir(cwd)?;
     let mut intent = intent::resolve(&bash::analyse(command), &cwd);
-    surface::judge_writes(&mut intent);
+    surface::judge_writes(&mut intent, &|| None);
     Ok(to_json(&intent))
 }
 

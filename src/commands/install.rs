@@ -11,11 +11,11 @@ use crate::cli::{InstallArgs, UninstallArgs};
 use crate::env::Env;
 use crate::exit;
 use crate::host::Host;
-use crate::host::spec::{Trust, UserFiles};
+use crate::host::spec::{SessionEnv, Trust, UserFiles};
 use crate::install::git_hooks::{self, Action, Change};
 use crate::install::hook_managers::Owner;
 use crate::install::settings::{self, Kind, Outcome};
-use crate::install::{codex, gemini, hosts};
+use crate::install::{codex, gemini, hosts, session_hooks};
 use crate::outcome::Status;
 use crate::output::Output;
 
@@ -38,8 +38,23 @@ fn install_into(args: &InstallArgs, env: &Env, out: &mut Output) -> anyhow::Resu
             settings::paths(host, project.as_deref(), env).map_err(|e| super::UsageError(e.to_string()))?;
         let mcp_path = args.mcp.then(|| mcp_settings(host, project.as_deref(), env)).transpose()?;
         let exe = current_exe()?;
+        let session_dir = session_hooks::dir(env);
+        let mut backstop_refused = None;
         for path in &paths {
-            let outcome = settings::install(Kind::Hooks, host, path, &exe, args.dry_run)?;
+            let in_settings =
+                crate::host::spec(host).session_env == SessionEnv::SettingsEnv && path == &paths[0];
+            // The backstop's `env` entries go in with the hooks, in one write: the backup keeps
+            // the file as it was before codeguard, and uninstall can restore it.
+            let outcome = settings::write_change(path, args.dry_run, |old| {
+                let hooks = hosts::merged(host, old, &exe)?;
+                if !in_settings {
+                    return Ok(hooks);
+                }
+                Ok(session_hooks::json_merged(&hooks, &session_dir).unwrap_or_else(|e| {
+                    backstop_refused = Some(e.to_string());
+                    hooks
+                }))
+            })?;
             print_settings(out, host, path, &outcome, "settings");
             match trust {
                 Trust::CodexHookState => codex_trust(path, &exe, project.as_deref(), env, args.dry_run, out)?,
@@ -53,6 +68,7 @@ fn install_into(args: &InstallArgs, env: &Env, out: &mut Output) -> anyhow::Resu
             let outcome = settings::install(Kind::Mcp, host, &mcp_path, &exe, args.dry_run)?;
             print_settings(out, host, &mcp_path, &outcome, "MCP server registration");
         }
+        backstop(host, &exe, env, args.dry_run, backstop_refused, out)?;
         if !args.dry_run {
             crate::output::flush(out);
             provision_tools(
@@ -110,10 +126,22 @@ fn uninstall_into(args: &UninstallArgs, env: &Env, out: &mut Output) -> anyhow::
             }
             _ => vec![path],
         };
+        let session_dir = session_hooks::dir(env);
         for path in &paths {
-            let outcome = settings::uninstall(Kind::Hooks, host, path)?;
+            let outcome =
+                if crate::host::spec(host).session_env == SessionEnv::SettingsEnv && path == &paths[0] {
+                    settings::remove_change(path, false, |current| match hosts::stripped(host, current)? {
+                        Some(text) => {
+                            Ok(hosts::skeleton_to_none(&session_hooks::json_stripped(&text, &session_dir)?))
+                        }
+                        None => Ok(None),
+                    })?
+                } else {
+                    settings::uninstall(Kind::Hooks, host, path)?
+                };
             print_settings(out, host, path, &outcome, "settings");
         }
+        remove_backstop(host, env, out)?;
         if crate::host::spec(host).trust == Trust::CodexHookState
             && let Some(config) = codex::config_path(env)
         {
@@ -129,6 +157,81 @@ fn uninstall_into(args: &UninstallArgs, env: &Env, out: &mut Output) -> anyhow::
     git_hooks::record(&crate::state::home(env), &layout, false).context("forgetting the install")?;
     print(out, &layout.hooks, &changes);
     Ok(exit::EntryPoint::Install.status_code(Status::Pass))
+}
+
+/// Arranges the git backstop for the host's agent shell (see [`session_hooks`]): writes the
+/// session hooks directory and names it in the host's shell environment. A host without a
+/// mechanism, or a user setting codeguard must not overwrite, is said, not failed: the hooks
+/// installed above still gate, and the gate fails closed on what it cannot predict.
+fn backstop(
+    host: Host,
+    exe: &Path,
+    env: &Env,
+    dry_run: bool,
+    refused: Option<String>,
+    out: &mut Output,
+) -> anyhow::Result<()> {
+    let dir = session_hooks::dir(env);
+    let arranged = match crate::host::spec(host).session_env {
+        SessionEnv::None => {
+            let _ = writeln!(
+                out.stdout,
+                "codeguard: {} gives codeguard no way to set git's environment for its shell, so the git backstop is not arranged for it; run `codeguard install --git-hooks` in each repository for it",
+                crate::host::spec(host).label
+            );
+            return Ok(());
+        }
+        // Written with the hooks, in the same settings file.
+        SessionEnv::SettingsEnv => refused.map_or(Ok(()), Err),
+        SessionEnv::CodexShellPolicy => {
+            let config = codex::config_path(env).ok_or(settings::SettingsError::NoHome)?;
+            let outcome = settings::write_change(&config, dry_run, |old| {
+                Ok(session_hooks::codex_merged(old.unwrap_or(""), &dir)?)
+            });
+            match outcome {
+                Ok(outcome) => {
+                    print_settings(out, host, &config, &outcome, "git backstop environment");
+                    Ok(())
+                }
+                Err(settings::SettingsError::Host(e)) => Err(e.to_string()),
+                Err(e) => return Err(e.into()),
+            }
+        }
+    };
+    match arranged {
+        Ok(()) => {
+            if !dry_run {
+                session_hooks::write(&dir, exe).with_context(|| format!("writing {}", dir.display()))?;
+            }
+            let _ = writeln!(
+                out.stdout,
+                "codeguard: git backstop: the agent's shell names {} as git's core.hooksPath, so git itself judges every commit and tag before a branch moves, and every push, whatever program runs git; each repository's own hooks still run from there",
+                dir.display()
+            );
+        }
+        Err(why) => {
+            let _ = writeln!(
+                out.stdout,
+                "codeguard: WARNING: the git backstop is not arranged: {why}. The gate still checks what it can predict and denies a commit after what it cannot"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Takes the backstop's environment entries out of Codex's config (Claude's go with the hooks;
+/// the hooks directory stays: another host may name it, and unnamed it is never run).
+fn remove_backstop(host: Host, env: &Env, out: &mut Output) -> anyhow::Result<()> {
+    if crate::host::spec(host).session_env != SessionEnv::CodexShellPolicy {
+        return Ok(());
+    }
+    let Some(config) = codex::config_path(env) else { return Ok(()) };
+    let outcome = settings::remove_change(&config, true, |current| {
+        let text = session_hooks::codex_stripped(current);
+        Ok((!text.trim().is_empty()).then_some(text))
+    })?;
+    print_settings(out, host, &config, &outcome, "git backstop environment");
+    Ok(())
 }
 
 /// Records codeguard's Codex hooks (declared in `hooks_file`) as reviewed in the user's

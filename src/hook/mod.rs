@@ -149,7 +149,9 @@ fn dispatch(event: &HookEvent, triage: &Triage, env: &Env) -> Answer {
         event.cwd.clone().or_else(|| std::env::current_dir().ok()).unwrap_or_else(|| PathBuf::from("."));
     match event.event {
         Event::PreToolUse => match triage {
-            Triage::Gate(analysis) => pre_tool::evaluate(analysis, &cwd, env, event.session_id.as_deref()),
+            Triage::Gate(analysis) => {
+                pre_tool::evaluate(analysis, &cwd, env, event.host, event.session_id.as_deref())
+            }
             Triage::PassThrough | Triage::Lifecycle => Answer::Allow,
         },
         Event::SessionStart => session_start::run(&cwd, env),

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use crate::bash::{self, GitOp};
 use crate::content::{self, ContentVerdict, Linters, Policy};
 use crate::env::Env;
-use crate::host::Answer;
+use crate::host::{Answer, Host};
 use crate::intent::{self, GateCase, RepoIntent};
 use crate::report::{self, GateReport};
 use crate::state::audit::BypassKind;
@@ -30,9 +30,15 @@ const NEXT_REPOSITORY: &str = "\n==== next repository ====\n";
 /// Evaluates the analysis of a shell command the agent is about to run in `cwd`, for the host
 /// session `session` (used to attribute audited bypasses). The caller has already let through
 /// commands whose analysis needs no resolution.
-pub(super) fn evaluate(analysis: &bash::Analysis, cwd: &Path, env: &Env, session: Option<&str>) -> Answer {
+pub(super) fn evaluate(
+    analysis: &bash::Analysis,
+    cwd: &Path,
+    env: &Env,
+    host: Host,
+    session: Option<&str>,
+) -> Answer {
     let mut intent = intent::resolve(analysis, cwd);
-    surface::judge_writes(&mut intent);
+    surface::judge_writes(&mut intent, &|| crate::install::session_hooks::in_place(host, env));
     let case = intent.gate_case();
     let repos = match case {
         GateCase::Unguarded => return Answer::Allow,

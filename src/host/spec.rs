@@ -76,6 +76,22 @@ pub(crate) enum Trust {
     GeminiFolder,
 }
 
+/// How the host's agent shell gets git's `core.hooksPath` naming codeguard's session hooks
+/// directory (the backstop, see `crate::install::session_hooks`), verified with the released
+/// binaries in `tests/e2e/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SessionEnv {
+    /// No mechanism codeguard uses: the backstop there is `codeguard install --git-hooks`, per
+    /// repository, and the gate fails closed on what it cannot predict.
+    None,
+    /// The settings file's `env` object, applied to the shell tool's commands and to hook
+    /// commands alike (Claude Code).
+    SettingsEnv,
+    /// The user `config.toml`'s `[shell_environment_policy.set]`, applied to the shell tool's
+    /// commands but not to hook commands (Codex): the gate reads the config to know.
+    CodexShellPolicy,
+}
+
 /// How codeguard's hook entries sit in a host's settings file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum HooksFile {
@@ -124,6 +140,8 @@ pub(crate) struct HostSpec {
     pub hooks_file: HooksFile,
     /// Which user settings files hold them.
     pub user_files: UserFiles,
+    /// How its agent shell is given codeguard's session hooks directory.
+    pub session_env: SessionEnv,
     /// Whether its prompts carry the context hooks gave earlier as `<hook_context>` blocks before
     /// the user's words (Gemini CLI), which the decoder takes off.
     pub prompt_hook_context: bool,
@@ -171,6 +189,7 @@ const CLAUDE: HostSpec = HostSpec {
     trust: Trust::None,
     hooks_file: HooksFile::Json,
     user_files: UserFiles::One,
+    session_env: SessionEnv::SettingsEnv,
     prompt_hook_context: false,
     provider: true,
 };
@@ -180,7 +199,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
     match host {
         Host::Claude => CLAUDE,
         // ZCode's payloads are Claude-shaped: the same facts under its own name.
-        Host::Zcode => HostSpec { label: "ZCode", ..CLAUDE },
+        Host::Zcode => HostSpec { label: "ZCode", session_env: SessionEnv::None, ..CLAUDE },
         Host::Codex => HostSpec {
             label: "Codex CLI",
             shell_tools: &["Bash", "shell", "exec_command"],
@@ -194,6 +213,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             trust: Trust::CodexHookState,
             hooks_file: HooksFile::Json,
             user_files: UserFiles::One,
+            session_env: SessionEnv::CodexShellPolicy,
             prompt_hook_context: false,
             provider: true,
         },
@@ -216,6 +236,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             trust: Trust::GeminiFolder,
             hooks_file: HooksFile::Json,
             user_files: UserFiles::One,
+            session_env: SessionEnv::None,
             prompt_hook_context: true,
             provider: true,
         },
@@ -232,6 +253,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             trust: Trust::None,
             hooks_file: HooksFile::TomlBlock,
             user_files: UserFiles::EachKimi,
+            session_env: SessionEnv::None,
             prompt_hook_context: false,
             provider: true,
         },
@@ -254,6 +276,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             trust: Trust::None,
             hooks_file: HooksFile::VersionedJson,
             user_files: UserFiles::One,
+            session_env: SessionEnv::None,
             prompt_hook_context: false,
             provider: true,
         },
@@ -276,6 +299,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             trust: Trust::None,
             hooks_file: HooksFile::VersionedJson,
             user_files: UserFiles::One,
+            session_env: SessionEnv::None,
             prompt_hook_context: false,
             provider: true,
         },
@@ -292,6 +316,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             trust: Trust::None,
             hooks_file: HooksFile::Json,
             user_files: UserFiles::One,
+            session_env: SessionEnv::None,
             prompt_hook_context: false,
             provider: true,
         },
@@ -309,6 +334,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             trust: Trust::None,
             hooks_file: HooksFile::Json,
             user_files: UserFiles::One,
+            session_env: SessionEnv::None,
             prompt_hook_context: false,
             provider: false,
         },

@@ -151,10 +151,17 @@ pub(crate) fn stripped(host: Host, current: &str) -> Result<Option<String>, Host
     }
     let mut root = parse_object(Some(current))?;
     strip_ours(&mut root, host);
+    Ok(skeleton_to_none(&pretty(&root)))
+}
+
+/// `None` when a JSON settings text holds nothing but the skeleton install leaves (an empty
+/// `hooks` object, `version`): the file was ours alone.
+pub(crate) fn skeleton_to_none(text: &str) -> Option<String> {
+    let Ok(root) = parse_object(Some(text)) else { return Some(text.to_owned()) };
     let only_skeleton = root
         .iter()
         .all(|(k, v)| (k == "hooks" && v.as_object().is_some_and(Map::is_empty)) || k == "version");
-    Ok((!only_skeleton).then(|| pretty(&root)))
+    (!only_skeleton).then(|| text.to_owned())
 }
 
 #[cfg(test)]
@@ -308,7 +315,7 @@ fn retain_group(group: &mut Value, host: Host) -> bool {
     !(handlers.is_empty() && before > 0)
 }
 
-fn pretty(root: &Map<String, Value>) -> String {
+pub(crate) fn pretty(root: &Map<String, Value>) -> String {
     serde_json::to_string_pretty(root).map(|s| s + "\n").unwrap_or_default()
 }
 

@@ -11,4 +11,5 @@ pub(crate) mod gemini;
 pub(crate) mod git_hooks;
 pub(crate) mod hook_managers;
 pub(crate) mod hosts;
+pub(crate) mod session_hooks;
 pub(crate) mod settings;

@@ -291,7 +291,7 @@ fn same_content(toml: bool, a: &str, b: &str) -> bool {
         };
         if let Some(map) = value.as_object_mut() {
             map.retain(|k, v| {
-                !(matches!(k.as_str(), "hooks" | "mcpServers")
+                !(matches!(k.as_str(), "hooks" | "mcpServers" | "env")
                     && v.as_object().is_some_and(serde_json::Map::is_empty))
             });
         }

@@ -22,8 +22,11 @@ use crate::intent::{BoundOp, BoundWrite, Intent, RepoIntent};
 use super::Pathspecs;
 use super::model::Matcher;
 
-/// Applies the rule to every repository of `intent`.
-pub(crate) fn judge_writes(intent: &mut Intent) {
+/// Applies the rule to every repository of `intent`. `session` says, when asked, whether the
+/// agent's shell carries codeguard's git backstop (its session hooks directory as git's
+/// `core.hooksPath`): then git judges the real content whatever the command writes, unless the
+/// commit's own environment or `-c` moves the hooks.
+pub(crate) fn judge_writes(intent: &mut Intent, session: &dyn Fn() -> Option<&'static str>) {
     for repo in &mut intent.repos {
         if repo.writes.is_empty() || repo.block.is_some() {
             continue;
@@ -39,7 +42,10 @@ pub(crate) fn judge_writes(intent: &mut Intent) {
         // commit-tree do not.
         let hooks_run = commit.is_some_and(|c| matches!(c.op, GitOp::Commit { no_verify: false, .. }));
         let commit_text = commit.map_or_else(|| "a later step".to_owned(), |c| format!("`{}`", c.text));
-        let judged = commit.filter(|c| !c.config_env).and_then(|_| git_judges(repo, hooks_run));
+        let judged = commit
+            .filter(|c| !c.config_env)
+            .and_then(|_| git_judges(repo, hooks_run).or_else(session))
+            .or_else(|| (commit.is_none() && !repo.writes_git_dir).then(session).flatten());
         if let Some(judge) = judged {
             let note = format!(
                 "`{writer}` writes or deletes {what} in this same call before {commit_text} commits it; {judge} (not checked now)"
