@@ -19,6 +19,29 @@ pub(crate) struct PatchCall {
     pub patch: String,
 }
 
+/// The files a patch envelope touches, in order: `(path, deleted)`. An added or updated file is
+/// written; `*** Move to:` writes the new name and deletes the old one.
+pub(crate) fn envelope_files(envelope: &str) -> Vec<(String, bool)> {
+    let mut out: Vec<(String, bool)> = Vec::new();
+    for line in envelope.lines() {
+        let line = line.trim_end();
+        if let Some(path) =
+            line.strip_prefix("*** Add File: ").or_else(|| line.strip_prefix("*** Update File: "))
+        {
+            out.push((path.trim().to_owned(), false));
+        } else if let Some(path) = line.strip_prefix("*** Delete File: ") {
+            out.push((path.trim().to_owned(), true));
+        } else if let Some(path) = line.strip_prefix("*** Move to: ") {
+            if let Some(last) = out.last_mut() {
+                last.1 = true;
+            }
+            out.push((path.trim().to_owned(), false));
+        }
+    }
+    out.retain(|(p, _)| !p.is_empty());
+    out
+}
+
 /// The `apply_patch` invocations of `command`.
 pub(crate) fn apply_patch_calls(command: &str) -> Vec<PatchCall> {
     if !command.contains("apply_patch") && !command.contains("applypatch") {

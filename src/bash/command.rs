@@ -426,9 +426,15 @@ impl Walker<'_> {
                 if let Some(code_flags) = foreign_code_flags(base) {
                     return self.foreign(base, code_flags, args, ctx);
                 }
-                if !self.call_function(&first.text, args) && first.text.contains('/') {
-                    self.push_script(first.text.clone(), Interpreter::Shebang, ctx);
+                if self.call_function(&first.text, args) {
+                    return;
                 }
+                if first.text.contains('/') {
+                    // A program on disk: [`crate::intent`] reads it (what it cannot read into
+                    // may write anything).
+                    return self.push_script(first.text.clone(), Interpreter::Shebang, ctx);
+                }
+                self.unknown_program(base, args, ctx.literal_stdin.as_deref(), &ctx.text);
             }
         }
     }
@@ -982,12 +988,26 @@ impl Walker<'_> {
                 self.dynamic("`env -S` with a computed string");
             }
         }
-        for w in args.iter().take(end) {
+        let mut i = 0;
+        while let Some(w) = args.get(i).filter(|_| i < end) {
+            i += 1;
             if let Some((name, value)) = assignment_word(w) {
                 ctx.env.set(name, Some(value));
-            } else if w.text == "-i" || w.text == "--ignore-environment" {
+            } else if w.text == "-i" || w.text == "--ignore-environment" || w.text == "-" {
                 ctx.env = GitEnv::default();
                 ctx.ignore_exported = true;
+                // The session's git configuration (its backstop's hooks path) is gone too.
+                ctx.env.set("GIT_CONFIG_COUNT", None);
+            } else if let Some(name) = w
+                .text
+                .strip_prefix("--unset=")
+                .or_else(|| w.text.strip_prefix("-u").filter(|n| !n.is_empty()))
+            {
+                ctx.env.set(name, None);
+            } else if w.text == "-u" || w.text == "--unset" {
+                if let Some(name) = args.get(i) {
+                    ctx.env.set(&name.text, None);
+                }
             }
         }
         end
@@ -1019,6 +1039,11 @@ impl Walker<'_> {
         let end = after_options(args, &with_value, 0);
         if let Some(d) = option_value(args, end, &["-D", "--chdir"]) {
             ctx.extra_dir.push(git::word_dir(d));
+        }
+        // sudo resets the environment unless told to keep it: the session's git configuration
+        // (its backstop's hooks path) does not reach the command.
+        if !args[..end].iter().any(|w| w.text == "-E" || w.text.starts_with("--preserve-env")) {
+            ctx.env.set("GIT_CONFIG_COUNT", None);
         }
         end
     }
@@ -1097,7 +1122,14 @@ impl Walker<'_> {
                 }
                 return;
             }
-            if t == "-m" || t == "--version" || t == "-V" || t == "--help" || t == "-h" {
+            if t == "-m" {
+                // A module runs: what it writes is unknown, unless it is one known to write nothing.
+                if args.get(i + 1).is_none_or(|m| super::effects::python_module_may_write(&m.text)) {
+                    self.dynamic_write(&ctx.text);
+                }
+                return;
+            }
+            if t == "--version" || t == "-V" || t == "--help" || t == "-h" {
                 return;
             }
             if t == "-" {

@@ -135,6 +135,181 @@ const NPM_WITH_VALUE: &[&str] = &[
     "--new-version",
 ];
 
+/// Programs whose writes [`Walker::file_effects`] names from their arguments.
+const FILE_WRITERS: &[&str] = &[
+    "tee", "touch", "chmod", "chown", "chgrp", "setfacl", "rm", "unlink", "shred", "truncate", "cp",
+    "install", "ln", "rsync", "mv", "dd", "patch",
+];
+
+/// Programs that never write a file by themselves (what they print may be redirected, which is
+/// read as a write of its own): anything not here, and not modelled by name, may write files
+/// the analyser cannot name ([`Walker::unknown_program`]).
+const READS_ONLY: &[&str] = &[
+    ":",
+    "[",
+    "[[",
+    "b2sum",
+    "base64",
+    "basename",
+    "cat",
+    "cksum",
+    "clear",
+    "column",
+    "comm",
+    "cut",
+    "date",
+    "df",
+    "diff",
+    "dirname",
+    "du",
+    "echo",
+    "egrep",
+    "expand",
+    "expr",
+    "false",
+    "fgrep",
+    "file",
+    "fmt",
+    "fold",
+    "free",
+    "getconf",
+    "grep",
+    "hash",
+    "head",
+    "help",
+    "hexdump",
+    "history",
+    "hostname",
+    "id",
+    "jobs",
+    "join",
+    "kill",
+    "less",
+    "locale",
+    "logger",
+    "ls",
+    "lsof",
+    "man",
+    "md5sum",
+    "mkdir",
+    "more",
+    "nl",
+    "nproc",
+    "od",
+    "paste",
+    "pgrep",
+    "pidof",
+    "pkill",
+    "printenv",
+    "printf",
+    "ps",
+    "pwd",
+    "readlink",
+    "realpath",
+    "rev",
+    "rg",
+    "ag",
+    "ack",
+    "rmdir",
+    "seq",
+    "sha1sum",
+    "sha224sum",
+    "sha256sum",
+    "sha384sum",
+    "sha512sum",
+    "shasum",
+    "sleep",
+    "stat",
+    "strings",
+    "sum",
+    "tac",
+    "tail",
+    "test",
+    "tput",
+    "tr",
+    "tree",
+    "true",
+    "tty",
+    "type",
+    "ulimit",
+    "umask",
+    "uname",
+    "unexpand",
+    "uptime",
+    "wait",
+    "wc",
+    "whereis",
+    "which",
+    "whoami",
+    "yes",
+    "jq",
+    "exit",
+    "return",
+    "break",
+    "continue",
+    "let",
+    "shopt",
+    "local",
+    "fd",
+    "bat",
+    "delta",
+    "env",
+    "ping",
+    "pytest",
+    "py.test",
+    "mypy",
+    "pyright",
+    "flake8",
+    "pylint",
+    "shellcheck",
+    "hadolint",
+    "yamllint",
+    "tokei",
+    "cloc",
+    "wget2",
+    "nvidia-smi",
+    "gh",
+    "ssh",
+    "codespell",
+    "vulture",
+    "bandit",
+    "semgrep",
+    "gitleaks",
+    "trufflehog",
+    "actionlint",
+    "golangci-lint",
+    "staticcheck",
+    "ktlint",
+    "checkstyle",
+    "rubocop",
+    "htop",
+    "top",
+];
+
+/// Python modules run with `-m` that write no file of the project.
+const PYTHON_MODULES_READ_ONLY: &[&str] = &[
+    "pytest",
+    "unittest",
+    "mypy",
+    "pyright",
+    "flake8",
+    "pylint",
+    "pip",
+    "json.tool",
+    "http.server",
+    "venv",
+    "timeit",
+    "pydoc",
+    "doctest",
+    "compileall",
+    "py_compile",
+    "site",
+    "platform",
+    "tabnanny",
+    "bandit",
+    "vulture",
+];
+
 /// Whether a word has glob characters the shell would expand.
 fn has_glob(text: &str) -> bool {
     text.contains(['*', '?', '['])
@@ -171,7 +346,7 @@ impl Walker<'_> {
     }
 
     /// A write whose target only exists at run time (`xargs rm`, `patch < x.diff`).
-    fn dynamic_write(&mut self, text: &str) {
+    pub(super) fn dynamic_write(&mut self, text: &str) {
         let dir = self.dir.clone();
         self.out.steps.push(Step::Write(FileWrite {
             path: None,
@@ -191,27 +366,9 @@ impl Walker<'_> {
         stdin: Option<&str>,
         text: &str,
     ) {
-        let writer = matches!(
-            base,
-            "tee"
-                | "touch"
-                | "chmod"
-                | "chown"
-                | "chgrp"
-                | "setfacl"
-                | "rm"
-                | "unlink"
-                | "shred"
-                | "truncate"
-                | "cp"
-                | "install"
-                | "ln"
-                | "rsync"
-                | "mv"
-                | "dd"
-                | "patch"
-        ) || (matches!(base, "sed" | "gsed" | "perl" | "ruby")
-            && args.iter().any(|w| w.text.starts_with("-i") || is_short_cluster_with(&w.text, 'i')));
+        let writer = FILE_WRITERS.contains(&base)
+            || (matches!(base, "sed" | "gsed" | "perl" | "ruby")
+                && args.iter().any(|w| w.text.starts_with("-i") || is_short_cluster_with(&w.text, 'i')));
         if from_stdin && writer {
             self.dynamic_write(text);
             return;
@@ -303,6 +460,33 @@ impl Walker<'_> {
         }
     }
 
+    /// A program the analyser does not model by name ran: unless it is known to write nothing
+    /// (or to write only with options that are absent), it may write files nobody can name now.
+    /// Recorded as a write only run time knows, so a later `git add` + commit in the same call
+    /// is judged by the write-then-commit rule (denied, or left to git's backstop).
+    pub(super) fn unknown_program(&mut self, base: &str, args: &[Word], stdin: Option<&str>, text: &str) {
+        if matches!(base, "apply_patch" | "applypatch") {
+            let envelope = match args {
+                [one] if one.literal => Some(one.text.as_str()),
+                [] => stdin,
+                _ => None,
+            };
+            let files = envelope.map(super::apply_patch::envelope_files).unwrap_or_default();
+            if files.is_empty() {
+                self.dynamic_write(text);
+            }
+            for (path, deleted) in files {
+                let word = Word { text: path, literal: true, ..Word::default() };
+                self.record_write(&word, if deleted { WriteKind::Delete } else { WriteKind::Modify }, text);
+            }
+            return;
+        }
+        if !may_write(base, args) {
+            return;
+        }
+        self.dynamic_write(text);
+    }
+
     /// Inline code of an interpreter that may write files (`python3 -c "open('f','w')…"`).
     pub(super) fn inline_code_writes(&mut self, code: &str, text: &str) {
         let writes = ["open(", "write", "rename", "unlink", "remove", "copy", "move", "truncate", "mkdir"];
@@ -358,6 +542,92 @@ impl Walker<'_> {
         }));
         true
     }
+}
+
+/// Whether `base` run with `args` may write files (see [`READS_ONLY`]); the programs whose writes
+/// depend on an option or a sub-command are told here.
+fn may_write(base: &str, args: &[Word]) -> bool {
+    let has = |flags: &[&str]| {
+        args.iter().any(|w| {
+            flags
+                .iter()
+                .any(|f| w.text == *f || (f.starts_with("--") && w.text.starts_with(&format!("{f}="))))
+        })
+    };
+    let operands = || args.iter().filter(|w| !w.text.starts_with('-')).count();
+    let sub = args.iter().find(|w| !w.text.starts_with('-')).map(|w| w.text.as_str());
+    match base {
+        b if READS_ONLY.contains(&b) || FILE_WRITERS.contains(&b) => false,
+        // Their in-place options are modelled; their inline code is read as foreign code.
+        "sed" | "gsed" => false,
+        "sort" => args.iter().any(|w| w.text.starts_with("-o") || w.text.starts_with("--output")),
+        "uniq" => operands() >= 2,
+        "curl" => {
+            has(&[
+                "-o",
+                "--output",
+                "-O",
+                "--remote-name",
+                "--remote-name-all",
+                "-D",
+                "--dump-header",
+                "-c",
+                "--cookie-jar",
+                "--output-dir",
+            ]) || args.iter().any(|w| {
+                w.text.len() > 2
+                    && w.text.starts_with('-')
+                    && !w.text.starts_with("--")
+                    && w.text.contains(['o', 'O'])
+            })
+        }
+        "wget" => {
+            !(has(&["-O-", "-qO-", "--spider"])
+                || args.windows(2).any(|p| p[0].text == "-O" && p[1].text == "-"))
+        }
+        "cargo" => {
+            !matches!(
+                sub,
+                Some(
+                    "build"
+                        | "b"
+                        | "check"
+                        | "c"
+                        | "test"
+                        | "t"
+                        | "doc"
+                        | "d"
+                        | "bench"
+                        | "metadata"
+                        | "tree"
+                        | "search"
+                        | "version"
+                        | "help"
+                        | "nextest"
+                        | "clippy"
+                )
+            ) || (sub == Some("clippy") && has(&["--fix"]))
+        }
+        "go" => !matches!(sub, Some("build" | "vet" | "test" | "list" | "env" | "version" | "doc" | "help")),
+        "ruff" => sub != Some("check") || has(&["--fix", "--unsafe-fixes"]),
+        "black" | "isort" => !has(&["--check", "--diff", "--check-only"]),
+        "eslint" | "stylelint" => has(&["--fix", "-o", "--output-file"]),
+        "prettier" => has(&["--write", "-w"]),
+        "tsc" => !has(&["--noEmit", "--noemit"]),
+        "docker" | "podman" => {
+            matches!(sub, Some("run" | "cp" | "compose" | "exec" | "container" | "create" | "start"))
+        }
+        "codeguard" => !matches!(
+            sub,
+            Some("check" | "explain" | "doctor" | "languages" | "detect" | "hook" | "git-hook" | "mcp")
+        ),
+        _ => true,
+    }
+}
+
+/// Whether a Python module run with `-m` may write files of the project.
+pub(super) fn python_module_may_write(module: &str) -> bool {
+    !PYTHON_MODULES_READ_ONLY.contains(&module)
 }
 
 /// `-xyz` holding the short flag `flag` (`-ni`, `-pi`).

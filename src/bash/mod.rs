@@ -28,7 +28,7 @@ mod program;
 pub(crate) mod syntax;
 mod walk;
 
-pub(crate) use apply_patch::apply_patch_calls;
+pub(crate) use apply_patch::{apply_patch_calls, envelope_files};
 pub(crate) use brush::BrushParser;
 pub(crate) use syntax::ShellParser;
 
@@ -313,7 +313,9 @@ pub struct GitEnv {
     /// `GIT_INDEX_FILE`.
     pub index_file: Option<EnvValue>,
     /// A `GIT_CONFIG*` variable (`GIT_CONFIG_COUNT`/`_KEY_n`/`_VALUE_n`, `GIT_CONFIG_PARAMETERS`,
-    /// `GIT_CONFIG_GLOBAL`, …): configuration git reads for this call from the environment.
+    /// `GIT_CONFIG_GLOBAL`, …) set or unset, `HOME`/`XDG_CONFIG_HOME` (where the global config
+    /// is), or an environment cleared (`env -i`, `sudo`): configuration git reads for this call
+    /// is not what the repository's and the session's say.
     pub config: Option<EnvValue>,
 }
 
@@ -330,7 +332,11 @@ impl GitEnv {
             "GIT_DIR" => self.git_dir = value,
             "GIT_WORK_TREE" => self.work_tree = value,
             "GIT_INDEX_FILE" => self.index_file = value,
-            _ if name.starts_with("GIT_CONFIG") => self.config = value,
+            // Unsetting counts too: the agent session's backstop is named by GIT_CONFIG_COUNT
+            // and its entries, and HOME/XDG_CONFIG_HOME move the global config (its hooks path).
+            _ if name.starts_with("GIT_CONFIG") || name == "HOME" || name == "XDG_CONFIG_HOME" => {
+                self.config = Some(value.unwrap_or_else(|| EnvValue::Dynamic(format!("unset {name}"))));
+            }
             _ => {}
         }
     }
@@ -666,6 +672,9 @@ pub(crate) fn analyse_script(body: &str, interpreter: Interpreter) -> Analysis {
         Interpreter::Python | Interpreter::Node => {
             let mut w = walk::Walker::new(&BrushParser, body, 1);
             w.program(body, interpreter, "script");
+            // What the program writes is not modelled: if it may write at all, it may write
+            // anything.
+            w.inline_code_writes(body, "script");
             w.finish(body)
         }
     }

@@ -141,7 +141,7 @@ fn uninstall_into(args: &UninstallArgs, env: &Env, out: &mut Output) -> anyhow::
                 };
             print_settings(out, host, path, &outcome, "settings");
         }
-        remove_backstop(host, env, out)?;
+        remove_backstop(host, project.as_deref(), env, out)?;
         if crate::host::spec(host).trust == Trust::CodexHookState
             && let Some(config) = codex::config_path(env)
         {
@@ -221,8 +221,16 @@ fn backstop(
 
 /// Takes the backstop's environment entries out of Codex's config (Claude's go with the hooks;
 /// the hooks directory stays: another host may name it, and unnamed it is never run).
-fn remove_backstop(host: Host, env: &Env, out: &mut Output) -> anyhow::Result<()> {
+fn remove_backstop(host: Host, project: Option<&Path>, env: &Env, out: &mut Output) -> anyhow::Result<()> {
     if crate::host::spec(host).session_env != SessionEnv::CodexShellPolicy {
+        return Ok(());
+    }
+    // The entries are user-wide: a project's uninstall leaves them to the user install.
+    let user_install = settings::path(host, None, env)
+        .ok()
+        .and_then(|p| settings::read(&p).ok().flatten())
+        .is_some_and(|t| !hosts::declared(host, &t).is_empty());
+    if project.is_some() && user_install {
         return Ok(());
     }
     let Some(config) = codex::config_path(env) else { return Ok(()) };

@@ -7,20 +7,12 @@ use std::path::PathBuf;
 
 /// The paths a patch writes, in order, without duplicates.
 pub(crate) fn written_paths(envelope: &str) -> Vec<PathBuf> {
-    let mut paths: Vec<String> = Vec::new();
-    for line in envelope.lines() {
-        let line = line.trim_end();
-        if let Some(path) =
-            line.strip_prefix("*** Add File: ").or_else(|| line.strip_prefix("*** Update File: "))
-        {
-            paths.push(path.trim().to_owned());
-        } else if let (Some(path), Some(last)) = (line.strip_prefix("*** Move to: "), paths.last_mut()) {
-            path.trim().clone_into(last);
-        }
-    }
     let mut seen = std::collections::BTreeSet::new();
-    paths.retain(|p| !p.is_empty() && seen.insert(p.clone()));
-    paths.into_iter().map(PathBuf::from).collect()
+    crate::bash::envelope_files(envelope)
+        .into_iter()
+        .filter(|(p, deleted)| !deleted && seen.insert(p.clone()))
+        .map(|(p, _)| PathBuf::from(p))
+        .collect()
 }
 
 #[cfg(test)]

@@ -344,6 +344,12 @@ fn kimi_stripped(text: &str) -> String {
 /// `old` without any earlier copy of our marked block, with the block (holding `body`) appended
 /// after a blank line.
 pub(crate) fn block_merged(old: &str, begin: &str, end: &str, body: &str) -> String {
+    // In place when it is there: another block of ours after it stays where it is.
+    if let (Some(b), Some(e)) = (old.find(begin), old.find(end))
+        && b < e
+    {
+        return format!("{}{begin}\n{body}{}", &old[..b], &old[e..]);
+    }
     let mut text = block_stripped(old, begin, end);
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');

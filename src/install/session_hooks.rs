@@ -239,7 +239,7 @@ pub(crate) fn codex_merged(config: &str, dir: &Path) -> Result<String, HostInsta
     for (var, value) in VARS.iter().zip(values(dir)) {
         body.push_str(&format!("{var} = {}\n", hosts::toml_string(&value)));
     }
-    Ok(hosts::block_merged(&theirs, CODEX_BEGIN, CODEX_END, &body))
+    Ok(hosts::block_merged(config, CODEX_BEGIN, CODEX_END, &body))
 }
 
 /// The config without our block.

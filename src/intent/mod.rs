@@ -324,6 +324,9 @@ impl Resolver {
         let body = match from_command.unwrap_or_else(|| read_script(&path)) {
             Ok(body) => body,
             Err(why) => {
+                // A binary, or a file not readable as text: it may write any file.
+                let text = run.path.clone();
+                self.write(&FileWrite { path: None, dir: Vec::new(), kind: WriteKind::Modify, text }, &dir);
                 if text_looks.is_some() {
                     let reason = format!("script `{}` could not be read ({why})", path.display());
                     self.opaque_event(reason, text_looks, &[], &dir, Severity::Unverified);
@@ -374,6 +377,9 @@ impl Resolver {
                 }
             }
             None => {
+                // Not read into: it may write any file before a later step stages it.
+                let text = run.path.clone();
+                self.write(&FileWrite { path: None, dir: Vec::new(), kind: WriteKind::Modify, text }, &dir);
                 if let Some(mode) = body_looks {
                     let reason = format!(
                         "script `{}` is not a shell, Python or Node script and mentions git {}: it cannot be modelled",

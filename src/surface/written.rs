@@ -55,7 +55,7 @@ pub(crate) fn judge_writes(intent: &mut Intent, session: &dyn Fn() -> Option<&'s
             }
         } else {
             repo.block = Some(format!(
-                "`{writer}` writes or deletes {what} in this same call before {commit_text} commits it: that content does not exist yet, so it cannot be checked now. Run the write first, then commit in a separate call (or install codeguard's git hooks with `codeguard install --git-hooks`, so git checks the content at commit time)"
+                "`{writer}` writes or deletes {what} in this same call before {commit_text} commits it: that content does not exist yet, so it cannot be checked now. Run the write first, then commit in a separate call (or install codeguard's git backstop — `codeguard install --host <agent>` for the agent's shell, or `codeguard install --git-hooks` in this repository — so git checks the real content at commit time)"
             ));
         }
     }

@@ -187,7 +187,7 @@ fn mcp_registration_round_trips_for_claude_gemini_and_codex() {
     assert!(home.path().join(".codex/hooks.json").is_file(), "codex hooks are installed too");
 
     let (_, again, _) = run(home.path(), &["install", "--host", "codex", "--mcp"]);
-    assert!(again.matches("nothing changed").count() == 3, "idempotent: {again}");
+    assert!(again.matches("nothing changed").count() == 4, "idempotent: {again}");
 
     for host in ["claude", "gemini", "codex"] {
         let (code, _, stderr) = run(home.path(), &["uninstall", "--host", host, "--mcp"]);
@@ -261,7 +261,7 @@ fn codex_install_records_hook_trust_as_codex_does_and_uninstall_removes_it() {
         assert!(text.contains(&record), "{event}: no trust record {record} in\n{text}");
     }
     let (_, again) = with_home(&["install", "--host", "codex"]);
-    assert_eq!(again.matches("nothing changed").count(), 2, "idempotent: {again}");
+    assert_eq!(again.matches("nothing changed").count(), 3, "idempotent (hooks, trust, backstop): {again}");
     let (code, _) = with_home(&["uninstall", "--host", "codex"]);
     assert_eq!(code, Some(0));
     assert_eq!(std::fs::read_to_string(&config).expect("config"), original, "trust removed byte for byte");
