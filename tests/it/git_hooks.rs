@@ -681,3 +681,170 @@ fn a_reference_transaction_hook_already_there_keeps_every_state_input_and_exit_c
     h.uninstall();
     assert_eq!(dir_state(&h.hooks_dir()), before, "uninstall puts their hook back");
 }
+
+// ---- The agent session's backstop (`codeguard install --host claude|codex`) ------------------
+
+/// A repository with one clean commit whose own hooks (under `core.hooksPath = .hk`, as husky and
+/// friends set it) log what they receive, and a home where `codeguard install --host claude`
+/// ran: its settings' `env` is what Claude Code gives the agent's shell.
+struct Session {
+    h: Hooked,
+    vars: Vec<(String, String)>,
+}
+
+impl Session {
+    fn new() -> Self {
+        let h = Hooked::with_commit();
+        let hk = h.repo.root().join(".hk");
+        std::fs::create_dir_all(&hk).expect("hooks dir");
+        let log = h.repo.root().join(".git/own-hooks.log");
+        let hook = |name: &str, body: &str| {
+            let path = hk.join(name);
+            std::fs::write(&path, format!("#!/bin/sh\nlog='{}'\n{body}", log.display())).expect("hook");
+            std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+                .expect("mode");
+        };
+        hook("pre-commit", "echo \"pre-commit $#\" >> \"$log\"\n");
+        hook(
+            "commit-msg",
+            "echo \"commit-msg $1\" >> \"$log\"\nif grep -q WIP \"$1\"; then echo 'no WIP commits' >&2; exit 7; fi\n",
+        );
+        hook("pre-push", "echo \"pre-push $1 $2\" >> \"$log\"\ncat >> \"$log\"\n");
+        h.repo.git(&["config", "core.hooksPath", ".hk"]);
+        std::fs::write(h.repo.root().join(".git/info/exclude"), ".hk/\n").expect("exclude");
+        let out = codeguard(h.home.path())
+            .args(["install", "--host", "claude"])
+            .env("CODEGUARD_NO_INSTALL", "1")
+            .output()
+            .expect("install");
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let settings: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(h.home.path().join(".claude/settings.json")).expect("settings"),
+        )
+        .expect("json");
+        let vars: Vec<(String, String)> = settings["env"]
+            .as_object()
+            .expect("the install puts the backstop in the settings' env")
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_str().expect("string").to_owned()))
+            .collect();
+        assert!(vars.iter().any(|(k, v)| k == "GIT_CONFIG_KEY_0" && v == "core.hooksPath"), "{vars:?}");
+        Self { h, vars }
+    }
+
+    /// git as the agent's shell runs it: with the settings' environment.
+    fn git(&self, args: &[&str]) -> Output {
+        let vars: Vec<(&str, &std::ffi::OsStr)> =
+            self.vars.iter().map(|(k, v)| (k.as_str(), std::ffi::OsStr::new(v.as_str()))).collect();
+        git_with(&self.h.repo.root(), self.h.home.path(), args, &vars)
+    }
+
+    fn own_log(&self) -> String {
+        std::fs::read_to_string(self.h.repo.root().join(".git/own-hooks.log")).unwrap_or_default()
+    }
+}
+
+#[test]
+fn the_session_backstop_judges_every_route_and_the_repositorys_own_hooks_still_run() {
+    let s = Session::new();
+    let before = s.h.head();
+
+    // A clean commit lands, and the repository's own hooks ran with their arguments.
+    s.h.repo.write("ok.txt", "fine\n");
+    s.h.repo.git(&["add", "ok.txt"]);
+    assert_passed(&s.git(&["commit", "-q", "-m", "clean"]));
+    let clean = s.h.head();
+    assert_ne!(clean, before, "the clean commit landed");
+    let log = s.own_log();
+    assert!(log.contains("pre-commit 0") && log.contains("commit-msg .git/COMMIT_EDITMSG"), "{log}");
+
+    // Their exit code still counts.
+    s.h.repo.write("ok.txt", "fine again\n");
+    s.h.repo.git(&["add", "ok.txt"]);
+    let out = s.git(&["commit", "-q", "-m", "WIP stuff"]);
+    assert_eq!(out.status.code(), Some(1), "git reports the hook's failure: {}", stderr(&out));
+    assert!(stderr(&out).contains("no WIP commits"));
+    assert_eq!(s.h.head(), clean);
+
+    // No route lands a secret: --no-verify, and plumbing.
+    s.h.repo.write("k.py", &secret_line());
+    s.h.repo.git(&["add", "k.py"]);
+    let index = s.h.repo.git(&["ls-files", "--stage"]);
+    let text = assert_aborted(&s.git(&["commit", "-q", "--no-verify", "-m", "skip"]), "commit blocked");
+    assert!(text.contains("k.py:1: aws-access-key-id") && !text.contains("Z7Q3K9X2M4P8V6B1"), "{text}");
+    assert_eq!(s.h.head(), clean);
+    assert_eq!(s.h.repo.git(&["ls-files", "--stage"]), index, "the index is as it was");
+    let tree = s.h.repo.git(&["write-tree"]).trim().to_owned();
+    let commit = s.h.repo.git(&["commit-tree", &tree, "-p", "HEAD", "-m", "plumbing"]).trim().to_owned();
+    assert_aborted(&s.git(&["update-ref", "refs/heads/main", &commit]), "commit blocked");
+    assert_eq!(s.h.head(), clean);
+
+    // A push judges what leaves against what the remote has, after the repository's own pre-push
+    // saw its arguments and the ref lines.
+    let remote = tempfile::tempdir().expect("remote");
+    git_in(remote.path(), &["init", "-q", "--bare"]);
+    let url = remote.path().display().to_string();
+    s.h.repo.git(&["remote", "add", "origin", &url]);
+    let branch = s.h.repo.git(&["rev-parse", "--abbrev-ref", "HEAD"]).trim().to_owned();
+    assert_passed(&s.git(&["push", "-q", "origin", &branch]));
+    assert_eq!(s.h.commit_unhooked("secret, made without the session").status.code(), Some(0));
+    let out = s.git(&["push", "-q", "origin", &branch]);
+    let text = assert_blocked(&out, "push blocked");
+    assert!(text.contains("k.py:1: aws-access-key-id"), "{text}");
+    assert_eq!(git_in(remote.path(), &["rev-parse", &branch]).trim(), clean, "the remote did not move");
+    let log = s.own_log();
+    assert!(
+        log.contains(&format!("pre-push origin {url}")) && log.contains(&format!("refs/heads/{branch} ")),
+        "{log}"
+    );
+}
+
+#[test]
+fn the_gate_leaves_what_it_cannot_predict_to_the_session_backstop_and_denies_it_without() {
+    let s = Session::new();
+    let root = s.h.repo.root();
+    let command = "tar xf ../vendor.tar && git add -A && git commit -m vendored";
+    let calls = std::cell::Cell::new(0);
+    let gate = |command: &str, env: &[(&str, &str)]| {
+        // A new tool call each time (the same id would be answered from the replay record).
+        calls.set(calls.get() + 1);
+        let id = format!("t-{}", calls.get());
+        let out = crate::support::pre_tool_use(s.h.home.path(), &root, &id, command, env);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    // Without the session's environment (another host, or the backstop not arranged): denied.
+    let (code, err, _) = gate(command, &[]);
+    assert_eq!(code, Some(2), "an unknown writer before a commit is denied: {err}");
+    assert!(
+        err.contains("`tar` writes or deletes files only known at run time") && err.contains("separate call"),
+        "{err}"
+    );
+    // With it (Claude Code gives its hooks the settings' env too): allowed, with a note.
+    let vars: Vec<(&str, &str)> = s.vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let (code, err, out) = gate(command, &vars);
+    assert_eq!(code, Some(0), "left to the backstop: {err}{out}");
+    assert!(out.contains("git backstop is in place"), "{out}");
+    // A command that takes the backstop away from its own commit is denied again.
+    for escape in [
+        "tar xf ../vendor.tar && git add -A && env -u GIT_CONFIG_COUNT git commit -m vendored",
+        "tar xf ../vendor.tar && git add -A && GIT_CONFIG_COUNT=0 git commit -m vendored",
+        "tar xf ../vendor.tar && git add -A && git -c core.hooksPath=/dev/null commit -m vendored",
+        "unset GIT_CONFIG_COUNT; tar xf ../vendor.tar && git add -A && git commit -m vendored",
+        "tar xf ../vendor.tar && git add -A && env -i PATH=/usr/bin git commit -m vendored",
+    ] {
+        let (code, err, _) = gate(escape, &vars);
+        assert_eq!(code, Some(2), "{escape}: {err}");
+    }
+    // A tampered hooks directory is no backstop.
+    let hook = s.h.home.path().join(".codeguard/git-hooks/reference-transaction");
+    std::fs::write(&hook, "#!/bin/sh\n# codeguard-managed-hook\nexit 0\n").expect("tamper");
+    let (code, err, _) = gate(command, &vars);
+    assert_eq!(code, Some(2), "{err}");
+    // Programs known to write nothing stay allowed without any backstop.
+    let (code, err, _) = gate("ls && cargo test && git add -A && git commit -m ok", &[]);
+    assert_ne!(code, Some(2), "{err}");
+}
