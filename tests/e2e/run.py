@@ -242,6 +242,8 @@ def run_copilot(env, repo, server):
 EDIT_HOSTS = ("claude", "gemini", "copilot")
 # Hosts whose model runs `apply_patch` through the shell tool, with no PostToolUse for it.
 SHELL_PATCH_HOSTS = ("codex",)
+# Hosts whose install gives the agent's shell codeguard's git backstop (host spec: session_env).
+BACKSTOP_HOSTS = ("claude", "codex")
 
 LOOP_HOSTS = {
     "claude": ("npm-claude-code", run_claude, []),
@@ -275,7 +277,7 @@ def loop_scenario(host, secret, extra_install=(), project=False, control=False, 
             config = os.path.join(home, ".codex", "config.toml")
             os.remove(config)
         if not control:
-            doctor = subprocess.run([CODEGUARD, "doctor", "--host", host, "--format", "json"], cwd=repo, env=env,
+            doctor = subprocess.run([os.path.join(root, "bin", "codeguard"), "doctor", "--host", host, "--format", "json"], cwd=repo, env=env,
                                     capture_output=True, text=True, timeout=TIMEOUT, check=False)
             problems = [c for c in json.loads(doctor.stdout or "{}").get("checks", []) if c.get("status") == "problem"]
             if inactive and host == "gemini":
@@ -388,6 +390,52 @@ def shell_patch_scenario(host):
                     break
             say(f"  delivered with the hooks of: {EVIDENCE[label].get('delivered_after_call')!r} "
                 f"as {EVIDENCE[label].get('delivered_as')}")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def backstop_scenario(host):
+    """A commit the gate cannot foresee: the agent runs a Python program that reads `git commit`
+    from a file. The gate lets the program run (it commits nothing it can see); the git backstop
+    that `codeguard install --host` arranged for the host's shell stops the commit of the staged
+    secret at git's own door, and git's message with codeguard's findings reaches the model."""
+    runner = LOOP_HOSTS[host][1]
+    label = f"{host} backstop"
+    root = tempfile.mkdtemp(prefix=f"cg-e2e-{host}-")
+    try:
+        home = os.path.join(root, "home")
+        os.makedirs(home)
+        repo = make_repo(root, secret=True)
+        env = base_env(home)
+        out = install(env, host, root=root)
+        check("git backstop" in out, f"{label}: the install arranges the git backstop for the agent's shell")
+        doctor = subprocess.run([os.path.join(root, "bin", "codeguard"), "doctor", "--host", host, "--format", "json"], cwd=repo, env=env,
+                                capture_output=True, text=True, timeout=TIMEOUT, check=False)
+        backstop = [c for c in json.loads(doctor.stdout or "{}").get("checks", []) if "backstop" in c.get("name", "")]
+        check(bool(backstop) and all(c.get("status") == "ok" for c in backstop),
+              f"{label}: codeguard doctor --host {host} reports the backstop in place ({backstop})")
+        with open(os.path.join(root, "tool.py"), "w") as f:
+            f.write("import subprocess, sys\n"
+                    "words = open(sys.argv[1]).read().split()\n"
+                    "sys.exit(subprocess.run(words).returncode)\n")
+        with open(os.path.join(root, "steps.txt"), "w") as f:
+            f.write("git commit -q -m release\n")
+        capture(root, host, label)
+        before = commits(repo)
+        server = ModelServer(root, f"python3 {root}/tool.py {root}/steps.txt", cwd=repo)
+        try:
+            result = runner(env, repo, server)
+        finally:
+            server.stop()
+        EVIDENCE[label] = {"exit": result.returncode, "stdout": result.stdout[-2000:], "stderr": result.stderr[-2000:]}
+        if not check(server.tool_called(), f"{label}: the agent loop ran the program (exit {result.returncode})"):
+            say(f"  stderr: {result.stderr[-1500:]}")
+            return
+        check(commits(repo) == before, f"{label}: the commit of a staged secret did not land")
+        check(server.model_saw("ref updates aborted by hook") and server.model_saw(MARK + "commit blocked"),
+              f"{label}: git stopped it in the backstop and the model received codeguard's findings")
+        check(SECRET not in result.stdout + result.stderr and not server.model_saw(SECRET),
+              f"{label}: the secret appears in no output")
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -513,6 +561,8 @@ def main():
             edit_scenario(host)
         if host in SHELL_PATCH_HOSTS:
             shell_patch_scenario(host)
+        if host in BACKSTOP_HOSTS:
+            backstop_scenario(host)
         if host == "codex":
             loop_scenario(host, secret=True, inactive=True)
         if host == "gemini":
