@@ -65,7 +65,7 @@ pub(super) fn run(args: &GitHookArgs, env: &Env) -> anyhow::Result<Output> {
     }
     let targets = match args.hook {
         GitHook::PreCommit => vec![pre_commit_target(&root, env)?],
-        GitHook::PrePush => pre_push_targets(&root, &read_stdin()?, first_arg)?,
+        GitHook::PrePush => pre_push_targets(&root, &read_stdin()?, &args.git_args, env)?,
         GitHook::ReferenceTransaction => {
             let targets = landing_targets(&root, &read_stdin()?)?;
             if targets.is_empty() {
@@ -238,22 +238,59 @@ fn parse_updates(input: &str) -> anyhow::Result<Vec<RefUpdate>> {
     Ok(updates)
 }
 
-fn pre_push_targets(root: &Path, input: &str, remote: Option<&str>) -> anyhow::Result<Vec<Target>> {
+fn pre_push_targets(root: &Path, input: &str, args: &[String], env: &Env) -> anyhow::Result<Vec<Target>> {
+    let remote = args.first().map(String::as_str);
+    let updates = parse_updates(input)?;
+    // A new remote ref (or one whose commit is not here) is measured against what the remote
+    // itself advertises, not against remote-tracking refs anyone can move (`git update-ref
+    // refs/remotes/origin/main <commit>` would hide that commit from the push range).
+    let unknown_base =
+        updates.iter().any(|u| u.local.is_some() && u.remote.is_none_or(|id| !has_commit(root, id)));
+    let advertised = if unknown_base { advertised(root, args.get(1).or(args.first()), env) } else { None };
     let mut seen = Vec::new();
     let mut targets = Vec::new();
-    for update in parse_updates(input)? {
+    for update in updates {
         let Some(local) = update.local else { continue };
         let against = update.remote.map_or(PushAgainst::NewRef, PushAgainst::Remote);
         if seen.contains(&(local, against)) {
             continue;
         }
         seen.push((local, against));
-        let surface = surface::pushed(root, local, against, remote)
+        let surface = surface::pushed(root, local, against, remote, advertised.as_deref())
             .with_context(|| format!("reading what {} pushes", update.local_ref))?;
         targets
             .push(Target { label: Some(format!("{} -> {}", update.local_ref, update.remote_ref)), surface });
     }
     Ok(targets)
+}
+
+/// Deadline for asking the remote which refs it has.
+const LS_REMOTE_DEADLINE: Duration = Duration::from_secs(60);
+
+fn has_commit(root: &Path, id: gix::ObjectId) -> bool {
+    crate::git::open_worktree(root).is_ok_and(|r| r.find_commit(id).is_ok())
+}
+
+/// The object ids the remote at `url` advertises (`git ls-remote`: every ref, tags peeled), or
+/// `None` when it cannot be asked (then the remote-tracking refs stand in, as git's own push
+/// would fail the same way).
+fn advertised(root: &Path, url: Option<&String>, env: &Env) -> Option<Vec<gix::ObjectId>> {
+    let url = url?;
+    let mut vars: Vec<(String, std::ffi::OsString)> =
+        env.vars().map(|(k, v)| (k.clone(), v.clone())).collect();
+    vars.push(("GIT_TERMINAL_PROMPT".into(), "0".into()));
+    let argv = vec!["git".to_owned(), "ls-remote".to_owned(), "--".to_owned(), url.clone()];
+    let finished = Cmd::new(argv, root.to_path_buf(), vars, LS_REMOTE_DEADLINE).run();
+    if finished.ending != Ending::Exited(0) {
+        return None;
+    }
+    Some(
+        finished
+            .text()
+            .lines()
+            .filter_map(|line| gix::ObjectId::from_hex(line.split('\t').next()?.trim().as_bytes()).ok())
+            .collect(),
+    )
 }
 
 /// One line of git's reference-transaction input: `<old> <new> <ref>`, where a value is an

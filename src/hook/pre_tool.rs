@@ -255,6 +255,7 @@ fn pushes_to_upstream(range: &surface::PushRange, remote: Option<&str>) -> bool 
             surface::PushBase::NoUpstream
             | surface::PushBase::Remote { .. }
             | surface::PushBase::RemoteTracking { .. }
+            | surface::PushBase::Advertised { .. }
             | surface::PushBase::LocalRefs { .. },
             Some(_),
         ) => false,

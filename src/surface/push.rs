@@ -34,6 +34,13 @@ pub enum PushBase {
         /// Its id, in hex.
         id: String,
     },
+    /// The remote ref is new: the commits that none of the refs the remote itself advertises
+    /// (`git ls-remote`, asked by the pre-push hook) reaches are pushed — what the remote really
+    /// has, whatever the local remote-tracking refs say.
+    Advertised {
+        /// How many advertised commits exist here.
+        refs: usize,
+    },
     /// The remote ref is new (or its commit is unknown here): the commits that no
     /// remote-tracking ref reaches are pushed.
     RemoteTracking {
@@ -154,9 +161,26 @@ pub(crate) fn pushed(
     tip: gix::ObjectId,
     against: PushAgainst,
     remote: Option<&str>,
+    advertised: Option<&[gix::ObjectId]>,
 ) -> Result<Surface, SurfaceError> {
     let repo = git::open_worktree(repo_root)?;
-    let (hidden, base) = already_on_remote(&repo, against, remote)?;
+    let (hidden, base) = match advertised {
+        // The remote's own word beats its tracking refs here, which anyone can move.
+        Some(ids)
+            if against == PushAgainst::NewRef
+                || matches!(against, PushAgainst::Remote(id) if repo.find_commit(id).is_err()) =>
+        {
+            let mut tips: Vec<gix::ObjectId> = ids
+                .iter()
+                .filter_map(|id| repo.find_object(*id).ok()?.peel_to_commit().ok().map(|c| c.id))
+                .collect();
+            tips.sort();
+            tips.dedup();
+            let refs = tips.len();
+            (tips, PushBase::Advertised { refs })
+        }
+        _ => already_on_remote(&repo, against, remote)?,
+    };
     let walked = unpushed(&repo, tip, &hidden)?;
     surface_of(&repo, tip, base, &walked, Sides::Any)
 }

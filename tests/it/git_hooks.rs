@@ -848,3 +848,29 @@ fn the_gate_leaves_what_it_cannot_predict_to_the_session_backstop_and_denies_it_
     let (code, err, _) = gate("ls && cargo test && git add -A && git commit -m ok", &[]);
     assert_ne!(code, Some(2), "{err}");
 }
+
+#[test]
+fn a_forged_remote_tracking_ref_does_not_hide_commits_from_a_new_branchs_push() {
+    let h = Hooked::new();
+    let remote = tempfile::tempdir().expect("remote");
+    git_in(remote.path(), &["init", "-q", "--bare"]);
+    h.repo.git(&["remote", "add", "origin", &remote.path().display().to_string()]);
+    assert_passed(&h.git(&["push", "-q", "origin", "main"]));
+    h.repo.git(&["checkout", "-q", "-b", "feature"]);
+    h.repo.write("k.py", &secret_line());
+    h.repo.git(&["add", "k.py"]);
+    assert_eq!(h.commit_unhooked("made without hooks").status.code(), Some(0));
+    let secret = h.head();
+    // The agent says the remote already has that commit.
+    assert_passed(&h.git(&["update-ref", "refs/remotes/origin/main", &secret]));
+    let out = h.git(&["push", "-q", "origin", "feature"]);
+    let text = assert_blocked(&out, "push blocked");
+    assert!(text.contains("k.py:1: aws-access-key-id"), "{text}");
+    let has = Command::new("git")
+        .args(["rev-parse", "--verify", "-q", "refs/heads/feature"])
+        .current_dir(remote.path())
+        .envs(git_env())
+        .output()
+        .expect("git");
+    assert!(!has.status.success(), "the branch did not reach the remote");
+}
