@@ -162,7 +162,7 @@ impl EntryPoint {
     pub(crate) fn bypass_hint(self) -> Option<&'static str> {
         match self {
             Self::GitHook => Some(
-                "the check could not run, so git was stopped (fail-closed). To go ahead once without it: git commit --no-verify (or git push --no-verify)",
+                "the check could not run, so git was stopped (fail-closed). To go ahead once without it: git commit --no-verify (or git push --no-verify); the backstop (reference-transaction) has no such bypass: fix what is named above, or take it out (`codeguard uninstall --git-hooks`, or `codeguard uninstall --host H` for an agent's shell)",
             ),
             Self::Check
             | Self::Explain

@@ -143,7 +143,8 @@ fn check_repo(
     let mut notes: Vec<String> = repo.unverified.clone();
     let mut surface = match surface::for_repo(repo) {
         Ok(surface) => surface,
-        Err(e) => return RepoOutcome::note(&repo.root, &format!("cannot read the repository: {e}")),
+        // What it would commit or push cannot be known: never allowed silently.
+        Err(e) => return RepoOutcome::blocked(unreadable(&e.to_string(), &repo.root), Vec::new()),
     };
     if let Some(reason) = &surface.block {
         return RepoOutcome::blocked(uncheckable(reason, Some(&repo.root)), notes);
@@ -270,6 +271,15 @@ fn uncheckable(reason: &str, root: Option<&PathBuf>) -> String {
     }
     text.push_str("What to do:\n- This whole Bash call was NOT executed. Make the git step checkable: run `git add …`, `git commit …` and `git push …` directly (not through a script, `eval` or a variable), from inside the repository (`cd <repo> && git commit …` or `git -C <repo> commit …`).\n- If a script must commit, run its other steps first, then the git commands directly in a separate call.\n");
     text
+}
+
+/// The block for a repository codeguard cannot read (reftable refs, a worktree elsewhere
+/// through `core.worktree`, a `HEAD` it cannot decode, …).
+fn unreadable(why: &str, root: &Path) -> String {
+    format!(
+        "codeguard: commit/push blocked — cannot be checked: codeguard cannot read this repository ({why}), so what this command would commit or push cannot be known\nTarget repository: {}\nWhat to do:\n- This whole Bash call was NOT executed. codeguard reads repositories with the files-backend refs and the worktree beside (or named by) the .git directory; a repository it cannot read is not checked, so it is not committed to through the agent. Ask the user to commit this change, or to make the repository readable (e.g. `git refs migrate --ref-format=files`).\n",
+        root.display()
+    )
 }
 
 fn budget(env: &Env) -> Duration {

@@ -279,3 +279,36 @@ fn sha256_repositories_are_checked_by_the_git_hooks() {
         .expect("pre-push");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 }
+
+/// A repository codeguard cannot read is never a silent pass: a commit there is denied as
+/// uncheckable (it used to be allowed with an UNVERIFIED note while the secret landed).
+#[test]
+fn a_repository_codeguard_cannot_read_is_denied_not_passed() {
+    let secret = format!("aws_access_key_id = {}{}\n", "AKIA", "Z7Q3K9X2M4P8V6B1");
+    let home = tempfile::tempdir().expect("home");
+    let base = tempfile::tempdir().expect("dir");
+    // reftable refs (git 2.45+).
+    let rt = base.path().join("rt");
+    std::fs::create_dir(&rt).expect("dir");
+    git_in(&rt, &["init", "-q", "--ref-format=reftable"]);
+    std::fs::write(rt.join("s.txt"), &secret).expect("write");
+    git_in(&rt, &["add", "s.txt"]);
+    // A git directory whose core.worktree is elsewhere, committed to from the git directory.
+    let gd = base.path().join("gd");
+    let wt = base.path().join("wt");
+    std::fs::create_dir_all(&wt).expect("dir");
+    std::fs::create_dir(&gd).expect("dir");
+    git_in(&gd, &["init", "-q"]);
+    git_in(&gd, &["config", "core.worktree", &wt.display().to_string()]);
+    std::fs::write(wt.join("s.txt"), &secret).expect("write");
+    git_in(&wt, &["--git-dir", &gd.join(".git").display().to_string(), "add", "s.txt"]);
+    for (cwd, command) in [
+        (rt.clone(), "git commit -m x".to_owned()),
+        (base.path().to_path_buf(), format!("cd {} && git commit -m x", gd.display())),
+    ] {
+        let out = pre_tool_use(home.path(), &cwd, &format!("t-{}", command.len()), &command, &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{command}: {stderr}{}", String::from_utf8_lossy(&out.stdout));
+        assert!(stderr.contains("codeguard cannot read this repository"), "{stderr}");
+    }
+}
