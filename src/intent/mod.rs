@@ -1006,6 +1006,9 @@ impl Resolver {
                     &mut r.unverified,
                     format!("the command could not be parsed ({err}); a conservative reading was used"),
                 );
+                // The lexical reading may miss what the command writes before it commits.
+                r.writes
+                    .insert(0, BoundWrite { path: None, before_op: 0, delete: false, text: String::new() });
             }
         }
         let repo_mode = self.intent.repos.iter().map(|r| r.mode).max();

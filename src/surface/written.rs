@@ -37,7 +37,12 @@ pub(crate) fn judge_writes(intent: &mut Intent, session: &dyn Fn() -> Option<&'s
             .as_deref()
             .map_or_else(|| "files only known at run time".to_owned(), |p| format!("`{p}`"));
         // Only the program's name: the rest of the words may hold the very text written (a key).
-        let writer = write.text.split_whitespace().next().unwrap_or("a command").to_owned();
+        // An empty text: the command could not be parsed exactly (what it writes is unknown).
+        let writer = write
+            .text
+            .split_whitespace()
+            .next()
+            .map_or_else(|| "a command codeguard could not parse exactly".to_owned(), |w| format!("`{w}`"));
         // Only `git commit` runs the pre-commit hook; merge/cherry-pick `--continue`, am and
         // commit-tree do not.
         let hooks_run = commit.is_some_and(|c| matches!(c.op, GitOp::Commit { no_verify: false, .. }));
@@ -48,14 +53,14 @@ pub(crate) fn judge_writes(intent: &mut Intent, session: &dyn Fn() -> Option<&'s
             .or_else(|| (commit.is_none() && !repo.writes_git_dir).then(session).flatten());
         if let Some(judge) = judged {
             let note = format!(
-                "`{writer}` writes or deletes {what} in this same call before {commit_text} commits it; {judge} (not checked now)"
+                "{writer} writes or deletes {what} in this same call before {commit_text} commits it; {judge} (not checked now)"
             );
             if !repo.unverified.contains(&note) {
                 repo.unverified.push(note);
             }
         } else {
             repo.block = Some(format!(
-                "`{writer}` writes or deletes {what} in this same call before {commit_text} commits it: that content does not exist yet, so it cannot be checked now. Run the write first, then commit in a separate call (or install codeguard's git backstop — `codeguard install --host <agent>` for the agent's shell, or `codeguard install --git-hooks` in this repository — so git checks the real content at commit time)"
+                "{writer} writes or deletes {what} in this same call before {commit_text} commits it: that content does not exist yet, so it cannot be checked now. Run the write first, then commit in a separate call (or install codeguard's git backstop — `codeguard install --host <agent>` for the agent's shell, or `codeguard install --git-hooks` in this repository — so git checks the real content at commit time)"
             ));
         }
     }
