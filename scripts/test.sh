@@ -25,11 +25,14 @@ export PATH="$PWD/$venv/bin:$PWD/$npm_dir/node_modules/.bin:$PATH"
 
 # zsh and fish check their own dialects; tests prove UNVERIFIED without them and the real check
 # with them, and (like every real linter) fail when they are missing. Installed here as root.
-if ! command -v zsh >/dev/null || ! command -v fish >/dev/null; then
+# GNU parallel and git-flow are real programs of the oracle's families corpus (runners, git's
+# external commands), installed the same way.
+if ! command -v zsh >/dev/null || ! command -v fish >/dev/null || ! command -v parallel >/dev/null ||
+  ! command -v git-flow >/dev/null; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    { DEBIAN_FRONTEND=noninteractive apt-get install -y -q zsh fish >/dev/null 2>&1 ||
-      { apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q zsh fish >/dev/null 2>&1; }; } ||
-      echo "error: zsh/fish could not be installed; their tests will fail" >&2
+    { DEBIAN_FRONTEND=noninteractive apt-get install -y -q zsh fish parallel git-flow >/dev/null 2>&1 ||
+      { apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q zsh fish parallel git-flow >/dev/null 2>&1; }; } ||
+      echo "error: zsh/fish/parallel/git-flow could not be installed; their tests will fail" >&2
   fi
 fi
 

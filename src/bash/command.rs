@@ -80,6 +80,77 @@ fn foreign_code_flags(base: &str) -> Option<&'static [&'static str]> {
     })
 }
 
+/// Programs that commit, tag or push by themselves (what, for the note), or `None`.
+fn commits_by_itself(base: &str, args: &[Word]) -> Option<&'static str> {
+    let sub = args.iter().find(|w| !w.text.starts_with('-')).map(|w| w.text.as_str());
+    match base {
+        "cz" | "commitizen" if matches!(sub, Some("bump" | "commit" | "c")) => {
+            Some("commitizen commits (and tags) by itself")
+        }
+        "bump-my-version" | "bumpversion" | "bump2version" | "tbump" => {
+            Some("a version bumper that commits, tags and may push when its configuration says so")
+        }
+        "semantic-release" | "standard-version" | "commit-and-tag-version" | "release-it" | "np" => {
+            Some("a release tool that commits, tags and pushes by itself")
+        }
+        "lerna" if matches!(sub, Some("version" | "publish")) => {
+            Some("lerna commits, tags and pushes by itself")
+        }
+        "cargo" if matches!(sub, Some("release")) => Some("cargo-release commits, tags and pushes by itself"),
+        "mvn" | "mvnw" | "./mvnw" if args.iter().any(|w| w.text.starts_with("release:")) => {
+            Some("the Maven release plugin commits, tags and pushes by itself")
+        }
+        b if b.starts_with("git-") && b.len() > 4 => {
+            Some("a git external command, which may run any git command")
+        }
+        _ => None,
+    }
+}
+
+/// The shell code a runner runs: `npx -c CODE`, `npm exec -c CODE` / `npm x -c`, `pnpm exec`,
+/// GNU `parallel` (its command template with each argument after `:::`, or each argument when
+/// there is no template). `None` for other programs.
+fn runner_code(base: &str, args: &[Word]) -> Option<Vec<String>> {
+    let call_flag = |args: &[Word]| -> Option<Vec<String>> {
+        let i = args.iter().position(|w| w.text == "-c" || w.text == "--call")?;
+        Some(vec![args.get(i + 1).map_or_else(String::new, code_of)])
+    };
+    match base {
+        "npx" => call_flag(args),
+        "npm" if args.first().is_some_and(|w| matches!(w.text.as_str(), "exec" | "x")) => {
+            call_flag(&args[1..])
+        }
+        "parallel" | "sem" => {
+            let sep = args.iter().position(|w| w.text.starts_with(":::"));
+            let template: Vec<&str> = args[..sep.unwrap_or(args.len())]
+                .iter()
+                .skip_while(|w| w.text.starts_with('-'))
+                .map(|w| w.raw.as_str())
+                .collect();
+            let operands: Vec<String> = sep.map_or_else(Vec::new, |i| {
+                args[i + 1..].iter().filter(|w| !w.text.starts_with(":::")).map(code_of).collect()
+            });
+            let template = template.join(" ");
+            let mut out: Vec<String> = operands
+                .iter()
+                .map(|o| if template.is_empty() { o.clone() } else { format!("{template} {o}") })
+                .collect();
+            if out.is_empty() {
+                // Arguments from stdin: the template runs with words only known at run time.
+                out.push(format!("{template} \"$ARG\""));
+            }
+            Some(out)
+        }
+        _ => None,
+    }
+}
+
+/// A word as shell code: its value when literal, else the way it was written (expanded at run
+/// time, which the analysis of that code says).
+fn code_of(w: &Word) -> String {
+    if w.literal { w.text.clone() } else { w.raw.clone() }
+}
+
 /// bash's builtins (`builtin NAME` runs only these).
 fn is_shell_builtin(name: &str) -> bool {
     matches!(
@@ -415,6 +486,24 @@ impl Walker<'_> {
     }
 
     fn other(&mut self, base: &str, first: &Word, args: &[Word], ctx: &Ctx) {
+        if let Some(what) = commits_by_itself(base, args) {
+            // Release tools and git's external commands run git themselves.
+            self.unseen_calls = true;
+            self.opaque(
+                format!("`{}`: {what}; what it commits, tags and pushes cannot be seen", ctx.text),
+                Some(Mode::Push),
+                Severity::Unverified,
+            );
+            self.dynamic_write(&ctx.text);
+            return;
+        }
+        if let Some(code) = runner_code(base, args) {
+            // `npx -c CODE`, `npm exec -c CODE`, GNU `parallel`: shell code it runs.
+            for code in code {
+                self.indirect_shell(&code, &format!("`{base}`"), true);
+            }
+            return;
+        }
         self.file_effects(base, args, ctx.from_stdin, ctx.literal_stdin.as_deref(), &ctx.text);
         if self.program_call(base, args, &ctx.extra_dir, &ctx.text) {
             return;
@@ -788,8 +877,40 @@ impl Walker<'_> {
 
     fn git(&mut self, args: &[Word], ctx: &Ctx) {
         let g = git::globals(args);
-        let Some(si) = g.sub else { return };
+        let Some(si) = g.sub else {
+            if ctx.from_stdin {
+                // `… | xargs git`: the sub-command itself comes from stdin.
+                self.unseen_calls = true;
+                self.opaque(
+                    format!("`{}`: git's sub-command comes from stdin, only known at run time", ctx.text),
+                    Some(Mode::Push),
+                    Severity::Unverified,
+                );
+            }
+            return;
+        };
         let sub = &args[si];
+        if sub.text == "submodule"
+            && let Some(at) = args[si + 1..].iter().position(|w| w.text == "foreach")
+        {
+            // `git submodule foreach CODE`: shell code run in each submodule.
+            let code: Vec<&str> = args[si + 1 + at + 1..]
+                .iter()
+                .filter(|w| !w.text.starts_with("--") && w.text != "-q")
+                .map(|w| w.raw.as_str())
+                .collect();
+            let code = code.join(" ");
+            if let Some(mode) = looks_like(&code).or(if code.contains('$') { Some(Mode::Push) } else { None })
+            {
+                self.unseen_calls = true;
+                self.opaque(
+                    format!("`git submodule foreach` runs `{code}` in each submodule: those repositories are not modelled"),
+                    Some(mode),
+                    Severity::Unverified,
+                );
+            }
+            return;
+        }
         if !sub.literal {
             // `git $C`: which command runs is only known at run time: never a silent pass.
             self.unseen_calls = true;

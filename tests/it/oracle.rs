@@ -22,7 +22,8 @@
 //! Corpus format (`tests/corpus/oracle/*.txt`): `#` comments and blank lines are skipped, `## T`
 //! starts a section, `@ LINE` is set-up shell run in the fixture before the next case (neither
 //! analysed nor traced), `> LINE` continues the previous command after a newline, any other line
-//! is a command. `ORACLE_FILTER=text` runs the cases whose command or set-up contains the text;
+//! is a command. `ORACLE_FILTER=text` runs the cases whose command or set-up contains the text (or whose origin,
+//! `file.txt:LINE`, starts with it);
 //! `ORACLE_VERBOSE=1` prints every case's prediction and truth.
 //!
 //! The fixture (see [`FIXTURE`]): `work` is a clone of the bare `origin.git`; `main` is one
@@ -675,12 +676,16 @@ fn short(v: &Value) -> String {
 
 #[test]
 fn real_git_agrees_with_explain() {
+    // The families corpus runs these real programs; without them its cases would pass as no-ops.
+    crate::support::require_tools(&["cz", "bump-my-version", "parallel", "git-flow", "npx"]);
     let filter = std::env::var("ORACLE_FILTER").ok();
     let verbose = std::env::var_os("ORACLE_VERBOSE").is_some();
     let cases: Vec<Case> = all_cases()
         .into_iter()
         .filter(|c| {
-            filter.as_deref().is_none_or(|f| c.command.contains(f) || c.setup.iter().any(|s| s.contains(f)))
+            filter.as_deref().is_none_or(|f| {
+                c.command.contains(f) || c.setup.iter().any(|s| s.contains(f)) || c.origin.starts_with(f)
+            })
         })
         .collect();
     assert!(
