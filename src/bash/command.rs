@@ -97,9 +97,13 @@ fn commits_by_itself(base: &str, args: &[Word]) -> Option<&'static str> {
             Some("lerna commits, tags and pushes by itself")
         }
         "cargo" if matches!(sub, Some("release")) => Some("cargo-release commits, tags and pushes by itself"),
-        "mvn" | "mvnw" | "./mvnw" if args.iter().any(|w| w.text.starts_with("release:")) => {
+        "mvn" | "mvnw" if args.iter().any(|w| w.text.starts_with("release:")) => {
             Some("the Maven release plugin commits, tags and pushes by itself")
         }
+        // Known helpers that never commit or move a ref (git-lfs moves only its own objects).
+        "git-lfs" | "git-crypt" | "git-secrets" | "git-sizer" | "git-cliff" | "git-shell"
+        | "git-upload-pack" | "git-upload-archive" => None,
+        b if b.starts_with("git-credential") || b.starts_with("git-remote-") => None,
         b if b.starts_with("git-") && b.len() > 4 => {
             Some("a git external command, which may run any git command")
         }
@@ -1125,10 +1129,10 @@ impl Walker<'_> {
                 .or_else(|| w.text.strip_prefix("-u").filter(|n| !n.is_empty()))
             {
                 ctx.env.set(name, None);
-            } else if w.text == "-u" || w.text == "--unset" {
-                if let Some(name) = args.get(i) {
-                    ctx.env.set(&name.text, None);
-                }
+            } else if (w.text == "-u" || w.text == "--unset")
+                && let Some(name) = args.get(i)
+            {
+                ctx.env.set(&name.text, None);
             }
         }
         end

@@ -56,7 +56,10 @@ pub(super) fn globals(args: &[Word]) -> Globals {
             "-c" | "--config-env" => {
                 let kv = attached.or_else(|| args.get(i + 1).map(|v| v.text.as_str()));
                 if kv.is_some_and(|kv| {
-                    kv.split('=').next().is_some_and(|k| k.eq_ignore_ascii_case("core.hooksPath"))
+                    kv.split('=').next().is_some_and(|k| {
+                        k.eq_ignore_ascii_case("core.hooksPath")
+                            || k.eq_ignore_ascii_case("core.excludesFile")
+                    })
                 }) {
                     // Another hooks directory for this call: what git's hooks are is not what
                     // the repository's config says.

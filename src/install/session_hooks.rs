@@ -13,6 +13,7 @@
 //! **Never:** arranges anything the user did not ask for with `install --host`; overwrites an
 //! environment entry that is not ours (the install says the backstop is not arranged instead).
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -237,7 +238,7 @@ pub(crate) fn codex_merged(config: &str, dir: &Path) -> Result<String, HostInsta
     }
     let mut body = String::from("[shell_environment_policy.set]\n");
     for (var, value) in VARS.iter().zip(values(dir)) {
-        body.push_str(&format!("{var} = {}\n", hosts::toml_string(&value)));
+        let _ = writeln!(body, "{var} = {}", hosts::toml_string(&value));
     }
     Ok(hosts::block_merged(config, CODEX_BEGIN, CODEX_END, &body))
 }

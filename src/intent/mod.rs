@@ -363,31 +363,28 @@ impl Resolver {
             self.unknown_code(reason, &dir);
             return;
         }
-        match interpreter {
-            Some(kind) => {
-                let inner = bash::analyse_script(&body, kind);
-                let level = std::mem::replace(&mut self.program_level, 0);
-                self.hops += 1;
-                self.expand(&inner, &dir, Some(&path));
-                self.hops -= 1;
-                self.program_level = level;
-                if inner.parse_error.is_some() && inner.mode().is_some() {
-                    let reason = format!("script `{}` could not be parsed exactly", path.display());
-                    self.opaque_event(reason, inner.mode(), &[], &dir, Severity::Unverified);
-                }
+        if let Some(kind) = interpreter {
+            let inner = bash::analyse_script(&body, kind);
+            let level = std::mem::replace(&mut self.program_level, 0);
+            self.hops += 1;
+            self.expand(&inner, &dir, Some(&path));
+            self.hops -= 1;
+            self.program_level = level;
+            if inner.parse_error.is_some() && inner.mode().is_some() {
+                let reason = format!("script `{}` could not be parsed exactly", path.display());
+                self.opaque_event(reason, inner.mode(), &[], &dir, Severity::Unverified);
             }
-            None => {
-                // Not read into: it may write any file before a later step stages it.
-                let text = run.path.clone();
-                self.write(&FileWrite { path: None, dir: Vec::new(), kind: WriteKind::Modify, text }, &dir);
-                if let Some(mode) = body_looks {
-                    let reason = format!(
-                        "script `{}` is not a shell, Python or Node script and mentions git {}: it cannot be modelled",
-                        path.display(),
-                        mode.as_str()
-                    );
-                    self.opaque_event(reason, Some(mode), &[], &dir, Severity::Unverified);
-                }
+        } else {
+            // Not read into: it may write any file before a later step stages it.
+            let text = run.path.clone();
+            self.write(&FileWrite { path: None, dir: Vec::new(), kind: WriteKind::Modify, text }, &dir);
+            if let Some(mode) = body_looks {
+                let reason = format!(
+                    "script `{}` is not a shell, Python or Node script and mentions git {}: it cannot be modelled",
+                    path.display(),
+                    mode.as_str()
+                );
+                self.opaque_event(reason, Some(mode), &[], &dir, Severity::Unverified);
             }
         }
     }
@@ -779,7 +776,17 @@ impl Resolver {
         // A worktree named from outside it: git resolves paths against its top.
         let cwd = if dir.starts_with(&repo.root) { dir } else { repo.root.clone() };
         let config_env = call.env.config.is_some();
-        let op = BoundOp { cwd, op: call.op, bypass, indirect, text: call.text, config_env };
+        let mut op = call.op;
+        if config_env && let GitOp::Add { force, .. } = &mut op {
+            // Ignore rules come from configuration this call replaces (`GIT_CONFIG_GLOBAL=`,
+            // `HOME=`, `-c core.excludesFile=`): ignored files may be staged too.
+            *force = true;
+            notes.push(format!(
+                "`{}` reads its ignore rules from configuration the command sets: ignored files are counted as staged",
+                call.text
+            ));
+        }
+        let op = BoundOp { cwd, op, bypass, indirect, text: call.text, config_env };
         self.add_op(&repo.root, op, notes, false);
         self.bind_index(&repo.root, index_file, &text);
     }
@@ -874,6 +881,15 @@ impl Resolver {
         }
         for n in notes {
             push_unique(&mut entry.unverified, n);
+        }
+        if let GitOp::Writer(w) = &op.op
+            && w.dynamic
+            && matches!(w.kind, crate::bash::Writer::UpdateIndex | crate::bash::Writer::ReadTree)
+        {
+            // Plumbing that stages objects named at run time (`hash-object -w` + `update-index
+            // --cacheinfo $blob`, `read-tree $tree`): content that cannot be read now.
+            let text = op.text.clone();
+            entry.writes.push(BoundWrite { path: None, before_op: entry.ops.len(), delete: false, text });
         }
         entry.ops.push(op);
     }
@@ -993,6 +1009,21 @@ impl Resolver {
             }
         }
         for r in &mut self.intent.repos {
+            if r.writes_git_dir {
+                // `.git/info/exclude` (or config) written by the command: the ignore rules the
+                // view reads now may not be the ones `git add` uses.
+                for op in &mut r.ops {
+                    if let GitOp::Add { force, .. } = &mut op.op
+                        && !*force
+                    {
+                        *force = true;
+                        push_unique(
+                            &mut r.unverified,
+                            "the command writes inside .git before staging: ignored files are counted as staged".to_owned(),
+                        );
+                    }
+                }
+            }
             let guarded: Vec<_> = r.ops.iter().filter(|o| o.op.mode().is_some()).collect();
             r.bypass = if persisted.get(&r.root).copied().unwrap_or(false) {
                 Some(BypassKind::Persisted)

@@ -196,8 +196,10 @@ impl State {
             // `update-index --add path` stages the worktree's content; the other writers take
             // content from revisions, patches or stashes, not from the worktree.
             GitOp::Writer(w) => {
-                w.kind == crate::bash::Writer::UpdateIndex
-                    && (w.dynamic || matches(&w.operands.iter().chain(&w.paths).cloned().collect::<Vec<_>>()))
+                use crate::bash::Writer::{ReadTree, UpdateIndex};
+                (w.dynamic && matches!(w.kind, UpdateIndex | ReadTree))
+                    || (w.kind == UpdateIndex
+                        && matches(&w.operands.iter().chain(&w.paths).cloned().collect::<Vec<_>>()))
             }
             GitOp::Push { .. }
             | GitOp::Rm { .. }
