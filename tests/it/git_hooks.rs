@@ -874,3 +874,40 @@ fn a_forged_remote_tracking_ref_does_not_hide_commits_from_a_new_branchs_push() 
         .expect("git");
     assert!(!has.status.success(), "the branch did not reach the remote");
 }
+
+/// A release tool that commits by itself (commitizen's `cz bump`, run for real) cannot land a
+/// staged secret past the backstop: its commit is aborted, the branch and the index stay.
+#[test]
+fn a_release_tool_committing_by_itself_is_stopped_by_the_backstop() {
+    require_tools(&["cz"]);
+    let h = Hooked::new();
+    h.repo.write(
+        ".cz.toml",
+        "[tool.commitizen]\nname = \"cz_conventional_commits\"\nversion = \"0.1.0\"\nversion_files = [\"VERSION\"]\n",
+    );
+    h.repo.write("VERSION", "0.1.0\n");
+    h.repo.git(&["add", ".cz.toml", "VERSION"]);
+    assert_passed(&h.git(&["commit", "-q", "-m", "feat: versioned"]));
+    let before = h.head();
+    h.repo.write("k.py", &secret_line());
+    h.repo.git(&["add", "k.py"]);
+    let out = Command::new(real_tool("cz"))
+        // Its own --no-verify skips the pre-commit hook, as release tools and aider do.
+        .args(["bump", "--yes", "--no-verify"])
+        .current_dir(h.repo.root())
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", h.home.path())
+        .env("CODEGUARD_HOME", h.home.path().join(".codeguard"))
+        .envs(git_env())
+        .output()
+        .expect("cz");
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+    assert_ne!(out.status.code(), Some(0), "cz bump went ahead:\n{text}");
+    assert!(
+        text.contains("ref updates aborted by hook") && text.contains("k.py:1: aws-access-key-id"),
+        "{text}"
+    );
+    assert_eq!(h.head(), before, "the branch did not move");
+    assert!(h.repo.git(&["ls-files", "--stage"]).contains("k.py"), "the secret is still only staged");
+}
