@@ -176,6 +176,21 @@ def capture(root, host, label):
     fixtures.capture_wrapper(os.path.join(root, "bin", "codeguard"), CODEGUARD, os.path.join(CAPTURE, host, name))
 
 
+def fresh(host, secret):
+    """A scenario's own root, with a home and a repository (a staged secret or a clean change)."""
+    root = tempfile.mkdtemp(prefix=f"cg-e2e-{host}-")
+    home = os.path.join(root, "home")
+    os.makedirs(home)
+    return root, make_repo(root, secret), base_env(home)
+
+
+def doctor_checks(root, repo, env, host):
+    """What `codeguard doctor --host H --format json`, run by the installed binary, reports."""
+    doctor = subprocess.run([os.path.join(root, "bin", "codeguard"), "doctor", "--host", host, "--format", "json"],
+                            cwd=repo, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False)
+    return doctor.returncode, json.loads(doctor.stdout or "{}").get("checks", [])
+
+
 def install(env, host, *extra, root):
     out = subprocess.run([hook_binary(root), "install", "--host", host, *extra], env=env, capture_output=True,
                          text=True, check=False)
@@ -259,12 +274,8 @@ def loop_scenario(host, secret, extra_install=(), project=False, control=False, 
     runner = LOOP_HOSTS[host][1]
     label = (f"{host}{' project' if project else ''}{' control' if control else ''}{' inactive' if inactive else ''}"
              f" {'secret' if secret else 'clean'}")
-    root = tempfile.mkdtemp(prefix=f"cg-e2e-{host}-")
+    root, repo, env = fresh(host, secret)
     try:
-        home = os.path.join(root, "home")
-        os.makedirs(home)
-        repo = make_repo(root, secret)
-        env = base_env(home)
         args = list(extra_install)
         if project:
             args += ["--project", repo]
@@ -274,19 +285,18 @@ def loop_scenario(host, secret, extra_install=(), project=False, control=False, 
         out = "" if control else install(env, host, *args, root=root)
         if inactive and host == "codex":
             # The hooks as an install without trust records leaves them (codeguard before it wrote them).
-            config = os.path.join(home, ".codex", "config.toml")
+            config = os.path.join(env["HOME"], ".codex", "config.toml")
             os.remove(config)
         if not control:
-            doctor = subprocess.run([os.path.join(root, "bin", "codeguard"), "doctor", "--host", host, "--format", "json"], cwd=repo, env=env,
-                                    capture_output=True, text=True, timeout=TIMEOUT, check=False)
-            problems = [c for c in json.loads(doctor.stdout or "{}").get("checks", []) if c.get("status") == "problem"]
+            doctor_code, checks = doctor_checks(root, repo, env, host)
+            problems = [c for c in checks if c.get("status") == "problem"]
             if inactive and host == "gemini":
                 check("inactive" in out and "--trust-folder" in out, f"{label}: the install says its hooks are inactive")
             if inactive:
-                check(doctor.returncode == 1 and any("trust" in c.get("detail", "") for c in problems),
+                check(doctor_code == 1 and any("trust" in c.get("detail", "") for c in problems),
                       f"{label}: codeguard doctor --host {host} names the install the host will not load")
             else:
-                check(doctor.returncode == 0 and not problems,
+                check(doctor_code == 0 and not problems,
                       f"{label}: codeguard doctor --host {host} is healthy ({problems})")
         if not control:
             capture(root, host, label)
@@ -324,12 +334,8 @@ def edit_scenario(host):
     """The agent writes a Python file with an unused import; the lint result must reach it."""
     runner = LOOP_HOSTS[host][1]
     label = f"{host} edit"
-    root = tempfile.mkdtemp(prefix=f"cg-e2e-{host}-")
+    root, repo, env = fresh(host, secret=False)
     try:
-        home = os.path.join(root, "home")
-        os.makedirs(home)
-        repo = make_repo(root, secret=False)
-        env = base_env(home)
         install(env, host, root=root)
         capture(root, host, label)
         server = ModelServer(root, "write:bad.py:import os\n", cwd=repo)
@@ -354,12 +360,8 @@ def shell_patch_scenario(host):
     result must arrive."""
     runner = LOOP_HOSTS[host][1]
     label = f"{host} shell apply_patch"
-    root = tempfile.mkdtemp(prefix=f"cg-e2e-{host}-")
+    root, repo, env = fresh(host, secret=False)
     try:
-        home = os.path.join(root, "home")
-        os.makedirs(home)
-        repo = make_repo(root, secret=False)
-        env = base_env(home)
         install(env, host, root=root)
         capture(root, host, label)
         patch = "apply_patch <<'PATCH'\n*** Begin Patch\n*** Add File: bad.py\n+import os\n*** End Patch\nPATCH"
@@ -401,17 +403,12 @@ def backstop_scenario(host):
     secret at git's own door, and git's message with codeguard's findings reaches the model."""
     runner = LOOP_HOSTS[host][1]
     label = f"{host} backstop"
-    root = tempfile.mkdtemp(prefix=f"cg-e2e-{host}-")
+    root, repo, env = fresh(host, secret=True)
     try:
-        home = os.path.join(root, "home")
-        os.makedirs(home)
-        repo = make_repo(root, secret=True)
-        env = base_env(home)
         out = install(env, host, root=root)
         check("git backstop" in out, f"{label}: the install arranges the git backstop for the agent's shell")
-        doctor = subprocess.run([os.path.join(root, "bin", "codeguard"), "doctor", "--host", host, "--format", "json"], cwd=repo, env=env,
-                                capture_output=True, text=True, timeout=TIMEOUT, check=False)
-        backstop = [c for c in json.loads(doctor.stdout or "{}").get("checks", []) if "backstop" in c.get("name", "")]
+        _, checks = doctor_checks(root, repo, env, host)
+        backstop = [c for c in checks if "backstop" in c.get("name", "")]
         check(bool(backstop) and all(c.get("status") == "ok" for c in backstop),
               f"{label}: codeguard doctor --host {host} reports the backstop in place ({backstop})")
         with open(os.path.join(root, "tool.py"), "w") as f:
@@ -452,12 +449,8 @@ LOADER_HOSTS = {
 def loader_scenario(host, secret):
     venv, tools = LOADER_HOSTS[host]
     python = os.path.join(HOSTS_DIR, venv, "bin", "python")
-    root = tempfile.mkdtemp(prefix=f"cg-e2e-{host}-")
+    root, repo, env = fresh(host, secret)
     try:
-        home = os.path.join(root, "home")
-        os.makedirs(home)
-        repo = make_repo(root, secret)
-        env = base_env(home)
         out = install(env, host, root=root)
         capture(root, host, f"{host} {'secret' if secret else 'clean'}")
         # openhands-sdk's LiteLLM would fetch a price list from the network on import.
