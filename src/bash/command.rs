@@ -350,8 +350,24 @@ impl Walker<'_> {
     }
 
     fn argv(&mut self, mut words: &[Word], ctx: &mut Ctx) {
+        // Only the command word itself can name a shell function: `command git`, `env git`,
+        // `sudo git` run the program.
+        let mut function_position = true;
         loop {
             let Some(first) = words.first() else { return };
+            if function_position
+                && first.literal
+                && !first.text.contains('/')
+                && self.functions.contains_key(&first.text)
+                && !self.active.contains(&first.text)
+            {
+                // A function defined in this call shadows a program of its name (`git() {…}`).
+                let name = first.text.clone();
+                if self.call_function(&name, &words[1..]) {
+                    return;
+                }
+            }
+            function_position = false;
             let base = basename(&first.text);
             if base.is_empty() || base.contains('$') || base.contains('`') || first.parameter_only {
                 self.variable_command(words);

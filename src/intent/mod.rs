@@ -186,6 +186,8 @@ enum Written {
 struct Repo {
     root: PathBuf,
     skip_gate: bool,
+    /// The repository's own `post-commit` hook pushes: a commit there is a push too.
+    commit_pushes: bool,
 }
 
 /// Why a directory has no repository to bind a git operation to (read after the directory:
@@ -1001,6 +1003,12 @@ impl Resolver {
             .filter_map(|r| r.as_ref().ok())
             .map(|r| (r.root.clone(), r.skip_gate))
             .collect();
+        let commit_pushes: HashMap<PathBuf, bool> = self
+            .repos
+            .values()
+            .filter_map(|r| r.as_ref().ok())
+            .map(|r| (r.root.clone(), r.commit_pushes))
+            .collect();
         self.intent.repos.retain(|r| r.ops.iter().any(|o| o.op.mode().is_some()) || !r.unverified.is_empty());
         for text in &self.unplaced_writes {
             for r in &mut self.intent.repos {
@@ -1009,6 +1017,15 @@ impl Resolver {
             }
         }
         for r in &mut self.intent.repos {
+            if commit_pushes.get(&r.root).copied().unwrap_or(false)
+                && r.ops.iter().any(|o| matches!(o.op, GitOp::Commit { .. }))
+            {
+                r.mode = r.mode.max(Mode::Push);
+                push_unique(
+                    &mut r.unverified,
+                    "the repository's post-commit hook pushes: the commit is judged as a push".to_owned(),
+                );
+            }
             if r.writes_git_dir {
                 // `.git/info/exclude` (or config) written by the command: the ignore rules the
                 // view reads now may not be the ones `git add` uses.
@@ -1096,7 +1113,26 @@ fn discover(dir: &Path) -> Result<Repo, NoRepository> {
     let Some(workdir) = repo.workdir() else { return Err(NoRepository::Bare) };
     let root = std::fs::canonicalize(workdir).unwrap_or_else(|_| workdir.to_path_buf());
     let skip_gate = crate::git::config::boolean(&repo, "codeguard.skipGate").unwrap_or(false);
-    Ok(Repo { root, skip_gate })
+    let commit_pushes = post_commit_pushes(&repo, &root);
+    Ok(Repo { root, skip_gate, commit_pushes })
+}
+
+/// Whether the `post-commit` hook git runs in `repo` mentions a push (husky's stub is followed
+/// to the script it runs).
+fn post_commit_pushes(repo: &gix::Repository, root: &Path) -> bool {
+    let dir = match crate::git::config::hooks_path(repo) {
+        Ok(Some(p)) if p.is_absolute() => p,
+        Ok(Some(p)) => root.join(p),
+        _ => repo.common_dir().join("hooks"),
+    };
+    let read = |p: &Path| read_script(p).ok();
+    let Some(text) = read(&dir.join("post-commit")) else { return false };
+    let text = if text.contains("/h\"") && dir.ends_with("_") {
+        dir.parent().and_then(|d| read(&d.join("post-commit"))).unwrap_or(text)
+    } else {
+        text
+    };
+    bash::looks_like(&text) == Some(Mode::Push)
 }
 
 /// Immediate children of `dir` that have their own `.git` entry, sorted.
