@@ -155,6 +155,11 @@ fn code_of(w: &Word) -> String {
     if w.literal { w.text.clone() } else { w.raw.clone() }
 }
 
+/// awk's first operand is its program, not a file.
+fn awk_like(base: &str) -> bool {
+    base.ends_with("awk")
+}
+
 /// bash's builtins (`builtin NAME` runs only these).
 fn is_shell_builtin(name: &str) -> bool {
     matches!(
@@ -408,6 +413,14 @@ impl Walker<'_> {
                     return;
                 }
                 "trap" => return self.trap(args),
+                "shopt" => {
+                    let on = args.iter().any(|w| w.text == "-s");
+                    let off = args.iter().any(|w| w.text == "-u");
+                    if args.iter().any(|w| w.text == "globstar") && (on || off) {
+                        self.globstar = on;
+                    }
+                    return;
+                }
                 "pushd" => return self.pushd(args),
                 "popd" => return self.popd(),
                 "eval" => return self.eval(args),
@@ -750,6 +763,28 @@ impl Walker<'_> {
     /// names git with a commit or push word blocks; a mere mention (`print "git push"`) does
     /// not. Code on stdin is read the same way; a script file is not read.
     fn foreign(&mut self, base: &str, code_flags: &[&str], args: &[Word], ctx: &Ctx) {
+        if !awk_like(base)
+            && !code_flags.is_empty()
+            && !args.iter().any(|w| {
+                code_flags.contains(&w.text.as_str())
+                    || (w.text.len() > 2
+                        && w.text.starts_with('-')
+                        && !w.text.starts_with("--")
+                        && code_flags.iter().any(|f| f.len() == 2 && w.text.ends_with(&f[1..])))
+            })
+            && let Some(script) = args.iter().find(|w| !w.text.starts_with('-'))
+        {
+            // `perl t.pl`, `ruby x.rb`: a program on disk in a language that is not modelled may
+            // run git and write anything.
+            self.unseen_calls = true;
+            self.opaque(
+                format!("`{}` runs the {base} program `{}`, which is not modelled", ctx.text, script.raw),
+                Some(Mode::Push),
+                Severity::Unverified,
+            );
+            self.dynamic_write(&ctx.text);
+            return;
+        }
         let awk = base.ends_with("awk");
         let mut i = 0;
         let mut from_file = false;
@@ -891,7 +926,8 @@ impl Walker<'_> {
         let expanded = self.expand_word(w, false).and_then(|ws| ws.into_iter().next());
         let text = expanded.as_ref().map_or(w.text.as_str(), |e| e.text.as_str());
         let Some((name, value)) = text.split_once('=').filter(|_| is_assignment(text)) else { return };
-        let value = expanded.as_ref().map(|_| value.to_owned());
+        // `declare -a A=(…)` reaches here split into words: an array, not a string.
+        let value = expanded.as_ref().map(|_| value.to_owned()).filter(|v| !v.starts_with('('));
         self.assign(name, value);
     }
 
@@ -942,6 +978,27 @@ impl Walker<'_> {
             );
             return;
         }
+        let globbed;
+        let args = if self.globstar && args[si + 1..].iter().any(|w| w.text.contains("**") && w.raw == w.text)
+        {
+            // The shell expands `**` recursively before git sees it: git's own `:(glob)` magic
+            // matches the same paths.
+            globbed = args
+                .iter()
+                .enumerate()
+                .map(|(i, w)| {
+                    if i > si && w.text.contains("**") && w.raw == w.text && !w.text.starts_with([':', '-']) {
+                        Word { text: format!(":(glob){}", w.text), ..w.clone() }
+                    } else {
+                        w.clone()
+                    }
+                })
+                .collect::<Vec<_>>();
+            &globbed[..]
+        } else {
+            args
+        };
+        let sub = &args[si];
         self.git_writes(&sub.text, &args[si + 1..], &ctx.text);
         if !git::is_builtin(&sub.text) {
             return self.git_alias(args, si, &g, ctx);

@@ -513,6 +513,34 @@ impl Walker<'_> {
         extra_dir: &[DirPart],
         text: &str,
     ) -> bool {
+        if matches!(base, "npm" | "yarn" | "pnpm" | "bun")
+            && args.iter().find(|w| !w.text.starts_with('-')).is_some_and(|w| {
+                matches!(
+                    w.text.as_str(),
+                    "pkg"
+                        | "install"
+                        | "i"
+                        | "ci"
+                        | "add"
+                        | "remove"
+                        | "rm"
+                        | "uninstall"
+                        | "un"
+                        | "update"
+                        | "up"
+                        | "upgrade"
+                        | "dedupe"
+                        | "prune"
+                        | "link"
+                        | "init"
+                        | "create"
+                        | "import"
+                )
+            })
+        {
+            // package.json and the lockfile change (and install scripts run).
+            self.dynamic_write(text);
+        }
         let (program, dirs) = match base {
             "npm" => match package_manager(PackageManager::Npm, args) {
                 Some(found) => found,

@@ -44,6 +44,8 @@ pub(super) enum Input<'s> {
 /// The analysis state for one text.
 pub(super) struct Walker<'p> {
     pub parser: &'p dyn ShellParser,
+    /// `shopt -s globstar` is on: an unquoted `**` in a word matches directories recursively.
+    pub globstar: bool,
     /// Indirection level of the text being walked.
     pub depth: u8,
     /// Syntactic nesting (substitutions, function calls), bounded by [`MAX_NESTING`].
@@ -106,6 +108,7 @@ impl<'p> Walker<'p> {
             stack: Vec::new(),
             chain: 0,
             functions: HashMap::new(),
+            globstar: false,
             active: Vec::new(),
             source_looks: looks_like(source),
             exported: GitEnv::default(),

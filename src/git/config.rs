@@ -31,6 +31,14 @@ pub(crate) fn parse_boolean(value: Option<&str>) -> Option<bool> {
     value.map_or(Some(true), |v| gix::config::Boolean::try_from(v).ok().map(gix::config::Boolean::is_true))
 }
 
+/// Every value of a multi-valued key (`remote.origin.push`), in order; empty when unset.
+pub(crate) fn strings(repo: &gix::Repository, key: &str) -> Vec<String> {
+    repo.config_snapshot()
+        .strings(key)
+        .map(|values| values.iter().map(std::string::ToString::to_string).collect())
+        .unwrap_or_default()
+}
+
 /// A string value (`push.default`), `None` when unset.
 pub(crate) fn string(repo: &gix::Repository, key: &str) -> Option<String> {
     repo.config_snapshot().string(key).map(|v| v.to_string())

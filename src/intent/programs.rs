@@ -221,7 +221,12 @@ pub(super) fn make(
     }
     let wanted: Vec<String> =
         if targets.is_empty() { mk.default.iter().cloned().collect() } else { targets.to_vec() };
-    let mut lines = Vec::new();
+    // `$(shell …)` outside recipes runs while make reads the file, whatever the target (and
+    // under `-n` too).
+    let mut lines: Vec<(String, String)> = shell_calls(&text)
+        .into_iter()
+        .map(|code| (format!("`$(shell …)` in {}", path.display()), code))
+        .collect();
     let mut done = HashSet::new();
     for t in &wanted {
         collect(&mk, t, 0, &mut done, &mut lines, dry_run);
@@ -257,6 +262,37 @@ fn collect(
         }
         lines.push((format!("recipe of `{target}`"), expanded));
     }
+}
+
+/// The commands of the `$(shell …)` / `${shell …}` calls of a Makefile outside its recipe lines
+/// (parentheses balanced).
+fn shell_calls(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines().filter(|l| !l.starts_with('\t')) {
+        for open in ["$(shell ", "${shell "] {
+            let close = if open.starts_with("$(") { (b'(', b')') } else { (b'{', b'}') };
+            let mut rest = line;
+            while let Some(at) = rest.find(open) {
+                let body = &rest[at + open.len()..];
+                let mut depth = 1usize;
+                let mut end = body.len();
+                for (i, b) in body.bytes().enumerate() {
+                    if b == close.0 {
+                        depth += 1;
+                    } else if b == close.1 {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = i;
+                            break;
+                        }
+                    }
+                }
+                out.push(body[..end].to_owned());
+                rest = &body[end.min(body.len())..];
+            }
+        }
+    }
+    out
 }
 
 /// Drops the `@`, `-`, `+` prefixes of a recipe line; true when `+` (runs even under `-n`).

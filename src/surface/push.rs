@@ -737,7 +737,13 @@ pub(crate) fn other_refs(
     for call in calls {
         let remote = call.remote.clone().unwrap_or_else(|| default_remote(repo));
         let mut sources: Vec<(String, Option<String>)> = Vec::new();
-        for spec in &call.refspecs {
+        // Without refspecs on the command line, git pushes the remote's configured ones.
+        let configured = if call.refspecs.is_empty() && !call.all_refs && !remote.contains(['/', ':']) {
+            git::config::strings(repo, &format!("remote.{remote}.push"))
+        } else {
+            Vec::new()
+        };
+        for spec in call.refspecs.iter().chain(&configured) {
             let spec = spec.trim_start_matches('+');
             let (src, dst) = match spec.split_once(':') {
                 Some((s, d)) => (s, Some(d)),
@@ -769,7 +775,7 @@ pub(crate) fn other_refs(
             );
         }
         // `--follow-tags` pushes the current branch too (`--tags` alone does not: a superset).
-        if call.refspecs.is_empty() && !call.all_refs {
+        if call.refspecs.is_empty() && configured.is_empty() && !call.all_refs {
             sources.push(("HEAD".to_owned(), None));
             if push_default(repo).as_deref() == Some("matching") {
                 let prefix = format!("refs/remotes/{remote}/");
