@@ -84,6 +84,7 @@ SCENARIOS = [
             "git update-ref ×20, no hook",
             "git update-ref ×20, an empty hook (exit 0)",
             "git update-ref ×20, backstop installed",
+            "git update-ref ×20, the agent session's hooks directory",
         ],
         [
             (
@@ -92,7 +93,14 @@ SCENARIOS = [
                 "git update-ref ×20, an empty hook (exit 0)",
                 1.1,
                 "≤ 1.1× git with an empty reference-transaction hook",
-            )
+            ),
+            (
+                "git update-ref ×20, the agent session's hooks directory",
+                "<=",
+                "git update-ref ×20, an empty hook (exit 0)",
+                1.1,
+                "≤ 1.1× git with an empty reference-transaction hook (session mode)",
+            ),
         ],
     ),
     (

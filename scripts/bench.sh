@@ -276,11 +276,19 @@ if wanted backstop; then
   chmod +x "$work/backstop-empty/.git/hooks/reference-transaction"
   (cd "$work/backstop-hooked" && "$cg" install --git-hooks >/dev/null)
   [ -x "$work/backstop-hooked/.git/hooks/reference-transaction" ] || { echo "no backstop installed" >&2; exit 1; }
+  # The agent session's hooks directory (`install --host claude`, in a throw-away home), named
+  # by the environment the host gives its shell.
+  session=$work/backstop-session-home
+  rm -rf "$session" && mkdir -p "$session"
+  HOME=$session CODEGUARD_HOME=$session/.codeguard CODEGUARD_NO_INSTALL=1 "$cg" install --host claude >/dev/null
+  [ -x "$session/.codeguard/git-hooks/reference-transaction" ] || { echo "no session backstop written" >&2; exit 1; }
+  session_env="GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=$session/.codeguard/git-hooks"
   loop="for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do git update-ref refs/remotes/bench/x HEAD; done"
   compare backstop-ignored \
     "git update-ref ×20, no hook" "sh -c 'cd $plain && $loop'" \
     "git update-ref ×20, an empty hook (exit 0)" "sh -c 'cd $work/backstop-empty && $loop'" \
-    "git update-ref ×20, backstop installed" "sh -c 'cd $work/backstop-hooked && $loop'"
+    "git update-ref ×20, backstop installed" "sh -c 'cd $work/backstop-hooked && $loop'" \
+    "git update-ref ×20, the agent session's hooks directory" "sh -c 'cd $plain && export $session_env && $loop'"
   (
     cd "$dir/repo"
     tree=$(git write-tree)
