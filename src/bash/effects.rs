@@ -341,7 +341,11 @@ impl Walker<'_> {
         }
         let path = (target.literal && !has_glob(&target.text) && !target.text.starts_with('~'))
             .then(|| target.text.clone());
-        let dir = self.dir.clone();
+        let mut dir = self.dir.clone();
+        if target.text.starts_with('~') {
+            // Under a home directory only known at run time: where it lands is not known here.
+            dir.push(DirPart::Unknown(format!("`{}`", target.text)));
+        }
         self.out.steps.push(Step::Write(FileWrite { path, dir, kind, text: text.to_owned() }));
     }
 

@@ -44,6 +44,9 @@ pub struct Intent {
     /// Set when the command must be blocked as uncheckable and no repository carries the reason
     /// (a commit in a directory that is not a repository, or only known at run time).
     pub block: Option<String>,
+    /// The command writes a file outside every repository (codeguard's own hooks directory and
+    /// the hosts' settings live there): git's session backstop cannot be counted on after it.
+    pub writes_outside: bool,
 }
 
 /// What the gate must do with a resolved command — the one reading of [`Intent`]'s fields, in
@@ -592,6 +595,7 @@ impl Resolver {
     fn bind_write(&mut self, w: &FileWrite, base: &Path) {
         let Ok(dir) = self.locate(base, &w.dir) else {
             self.unplaced_writes.push(w.text.clone());
+            self.intent.writes_outside = true;
             return;
         };
         let target = if w.path.is_some() { self.write_target(w, base) } else { None };
@@ -602,7 +606,10 @@ impl Resolver {
         let Some(existing) = probe_from.ancestors().find(|a| a.is_dir()).map(Path::to_path_buf) else {
             return;
         };
-        let Ok(repo) = self.repo(&existing) else { return };
+        let Ok(repo) = self.repo(&existing) else {
+            self.intent.writes_outside = true;
+            return;
+        };
         let canonical = std::fs::canonicalize(&existing).unwrap_or_else(|_| existing.clone());
         let path = match &target {
             Some(abs) => {
@@ -610,7 +617,10 @@ impl Resolver {
                     Ok(rest) => canonical.join(rest),
                     Err(_) => abs.clone(),
                 };
-                let Ok(rel) = full.strip_prefix(&repo.root) else { return };
+                let Ok(rel) = full.strip_prefix(&repo.root) else {
+                    self.intent.writes_outside = true;
+                    return;
+                };
                 let rel = rel.to_string_lossy().into_owned();
                 if rel == ".git" || rel.starts_with(".git/") {
                     let idx = self.entry(&repo.root, false);

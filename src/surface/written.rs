@@ -27,6 +27,10 @@ use super::model::Matcher;
 /// `core.hooksPath`): then git judges the real content whatever the command writes, unless the
 /// commit's own environment or `-c` moves the hooks.
 pub(crate) fn judge_writes(intent: &mut Intent, session: &dyn Fn() -> Option<&'static str>) {
+    // A write outside every repository may be to the session's hooks directory or the host's
+    // settings themselves: the session backstop is not counted on after one.
+    let outside = intent.writes_outside;
+    let session = || if outside { None } else { session() };
     for repo in &mut intent.repos {
         if repo.writes.is_empty() || repo.block.is_some() {
             continue;
