@@ -522,11 +522,10 @@ impl Walker<'_> {
         if let Some(what) = commits_by_itself(base, args) {
             // Release tools and git's external commands run git themselves.
             self.unseen_calls = true;
-            self.opaque(
-                format!("`{}`: {what}; what it commits, tags and pushes cannot be seen", ctx.text),
-                Some(Mode::Push),
-                Severity::Unverified,
-            );
+            self.committing_program(format!(
+                "`{}`: {what}; what it commits, tags and pushes cannot be seen",
+                ctx.text
+            ));
             self.dynamic_write(&ctx.text);
             return;
         }

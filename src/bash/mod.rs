@@ -605,6 +605,9 @@ pub struct Opaque {
     pub dir: Vec<DirPart>,
     /// How serious it is.
     pub severity: Severity,
+    /// It is a known program that runs git with the environment it was given (a release tool,
+    /// git's external command); other unseen code may run git with an environment of its own.
+    pub env_kept: bool,
 }
 
 /// The result of analysing one command.

@@ -260,7 +260,21 @@ impl<'p> Walker<'p> {
     /// Records something we cannot see into.
     pub(super) fn opaque(&mut self, reason: String, looks: Option<Mode>, severity: Severity) {
         let dir = self.dir.clone();
-        self.out.opaque.push(Opaque { reason, looks_like: looks, dir, severity });
+        self.out.opaque.push(Opaque { reason, looks_like: looks, dir, severity, env_kept: false });
+    }
+
+    /// Records a known program that commits, tags or pushes by itself, running git with the
+    /// environment it was given (`cz bump`, `git flow …`).
+    pub(super) fn committing_program(&mut self, reason: String) {
+        let dir = self.dir.clone();
+        let o = Opaque {
+            reason,
+            looks_like: Some(Mode::Push),
+            dir,
+            severity: Severity::Unverified,
+            env_kept: true,
+        };
+        self.out.opaque.push(o);
     }
 
     /// Walks a list; returns its exit status when it is fixed by literal `true`/`false`/`:`.

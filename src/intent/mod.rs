@@ -105,6 +105,9 @@ pub struct RepoIntent {
     /// A construct that cannot be seen into (`$g add …`, `eval "$x"`, `env $(…) git …`) runs in
     /// this repository: it may stage anything before the commit.
     pub opaque: bool,
+    /// Of those, one is arbitrary code (not a known program such as a release tool): it may run
+    /// git with an environment of its own, without the agent session's hooks path.
+    pub opaque_env: bool,
     /// Files of this repository the command writes, changes or deletes, in command order.
     pub writes: Vec<BoundWrite>,
     /// The command writes or deletes something inside this repository's `.git` directory (its
@@ -257,7 +260,8 @@ struct Resolver {
     /// Writes whose directory is only known at run time (they may land in any repository).
     unplaced_writes: Vec<String>,
     /// Repositories an opaque construct runs in.
-    opaque_roots: Vec<PathBuf>,
+    /// Repositories unseen code runs in, and whether that code keeps git's environment.
+    opaque_roots: Vec<(PathBuf, bool)>,
 }
 
 /// Per-repository chain state of `git config codeguard.skipGate`.
@@ -297,7 +301,7 @@ impl Resolver {
         base: &Path,
         severity: Severity,
     ) {
-        let opaque = Opaque { reason, looks_like, dir: dir.to_vec(), severity };
+        let opaque = Opaque { reason, looks_like, dir: dir.to_vec(), severity, env_kept: false };
         self.events.push(Event::Opaque { opaque, base: base.to_path_buf() });
     }
 
@@ -706,7 +710,12 @@ impl Resolver {
         }
         self.fallback(&unbound);
         for repo in &mut self.intent.repos {
-            repo.opaque |= self.opaque_roots.contains(&repo.root);
+            for (root, env_kept) in &self.opaque_roots {
+                if *root == repo.root {
+                    repo.opaque = true;
+                    repo.opaque_env |= !env_kept;
+                }
+            }
         }
         self.finish(parse_error);
     }
@@ -922,6 +931,7 @@ impl Resolver {
             writes: Vec::new(),
             writes_git_dir: false,
             opaque: false,
+            opaque_env: false,
         });
         self.intent.repos.len() - 1
     }
@@ -930,7 +940,7 @@ impl Resolver {
         if let Ok(dir) = self.locate(base, &o.dir)
             && let Ok(repo) = self.repo(&dir)
         {
-            self.opaque_roots.push(repo.root);
+            self.opaque_roots.push((repo.root, o.env_kept));
         }
         let Some(mode) = o.looks_like else {
             push_unique(&mut self.intent.unverified, o.reason.clone());

@@ -28,9 +28,10 @@ use super::model::Matcher;
 /// commit's own environment or `-c` moves the hooks.
 pub(crate) fn judge_writes(intent: &mut Intent, session: &dyn Fn() -> Option<&'static str>) {
     // A write outside every repository may be to the session's hooks directory or the host's
-    // settings themselves: the session backstop is not counted on after one.
+    // settings themselves: the session backstop is not counted on after one. Asked once.
     let outside = intent.writes_outside;
-    let session = || if outside { None } else { session() };
+    let asked = std::cell::OnceCell::new();
+    let session = || *asked.get_or_init(|| if outside { None } else { session() });
     for repo in &mut intent.repos {
         if repo.writes.is_empty() || repo.block.is_some() {
             continue;
@@ -51,10 +52,15 @@ pub(crate) fn judge_writes(intent: &mut Intent, session: &dyn Fn() -> Option<&'s
         // commit-tree do not.
         let hooks_run = commit.is_some_and(|c| matches!(c.op, GitOp::Commit { no_verify: false, .. }));
         let commit_text = commit.map_or_else(|| "a later step".to_owned(), |c| format!("`{}`", c.text));
-        let judged = commit
-            .filter(|c| !c.config_env)
-            .and_then(|_| git_judges(repo, hooks_run).or_else(session))
-            .or_else(|| (commit.is_none() && !repo.writes_git_dir).then(session).flatten());
+        // The session backstop is named by git's environment: it counts where that environment
+        // is known — a commit this command spells out without changing it, or a known program
+        // that keeps it (a release tool) — not where unseen code may set its own.
+        let judged = match commit {
+            Some(c) if c.config_env => None,
+            Some(_) => git_judges(repo, hooks_run).or_else(session),
+            None if repo.opaque_env => None,
+            None => session(),
+        };
         if let Some(judge) = judged {
             let note = format!(
                 "{writer} writes or deletes {what} in this same call before {commit_text} commits it; {judge} (not checked now)"

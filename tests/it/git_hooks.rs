@@ -838,10 +838,18 @@ fn the_gate_leaves_what_it_cannot_predict_to_the_session_backstop_and_denies_it_
         // The hooks directory itself (or the host's settings) rewritten first.
         "printf 'exit 0\\n' > ~/.codeguard/git-hooks/reference-transaction; tar xf ../vendor.tar && git add -A && git commit -m vendored",
         "cp /dev/null /tmp/cg-elsewhere/reference-transaction && tar xf ../vendor.tar && git add -A && git commit -m vendored",
+        // Unseen code commits: it may run git with an environment of its own.
+        "tar xf ../vendor.tar && git add -A && $GIT commit -m vendored",
     ] {
         let (code, err, _) = gate(escape, &vars);
         assert_eq!(code, Some(2), "{escape}: {err}");
     }
+    // A known release tool runs git with the environment it was given: left to the backstop.
+    let (code, err, _) = gate("cz bump --yes", &[]);
+    assert_eq!(code, Some(2), "without the backstop: {err}");
+    let (code, err, out) = gate("cz bump --yes", &vars);
+    assert_eq!(code, Some(0), "with it: {err}{out}");
+    assert!(out.contains("git backstop is in place"), "{out}");
     // A tampered hooks directory is no backstop.
     let hook = s.h.home.path().join(".codeguard/git-hooks/reference-transaction");
     std::fs::write(&hook, "#!/bin/sh\n# codeguard-managed-hook\nexit 0\n").expect("tamper");
