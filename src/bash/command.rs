@@ -155,11 +155,6 @@ fn code_of(w: &Word) -> String {
     if w.literal { w.text.clone() } else { w.raw.clone() }
 }
 
-/// awk's first operand is its program, not a file.
-fn awk_like(base: &str) -> bool {
-    base.ends_with("awk")
-}
-
 /// bash's builtins (`builtin NAME` runs only these).
 fn is_shell_builtin(name: &str) -> bool {
     matches!(
@@ -762,31 +757,10 @@ impl Walker<'_> {
     /// names git with a commit or push word blocks; a mere mention (`print "git push"`) does
     /// not. Code on stdin is read the same way; a script file is not read.
     fn foreign(&mut self, base: &str, code_flags: &[&str], args: &[Word], ctx: &Ctx) {
-        if !awk_like(base)
-            && !code_flags.is_empty()
-            && !args.iter().any(|w| {
-                code_flags.contains(&w.text.as_str())
-                    || (w.text.len() > 2
-                        && w.text.starts_with('-')
-                        && !w.text.starts_with("--")
-                        && code_flags.iter().any(|f| f.len() == 2 && w.text.ends_with(&f[1..])))
-            })
-            && let Some(script) = args.iter().find(|w| !w.text.starts_with('-'))
-        {
-            // `perl t.pl`, `ruby x.rb`: a program on disk in a language that is not modelled may
-            // run git and write anything.
-            self.unseen_calls = true;
-            self.opaque(
-                format!("`{}` runs the {base} program `{}`, which is not modelled", ctx.text, script.raw),
-                Some(Mode::Push),
-                Severity::Unverified,
-            );
-            self.dynamic_write(&ctx.text);
-            return;
-        }
         let awk = base.ends_with("awk");
         let mut i = 0;
         let mut from_file = false;
+        let mut saw_code = false;
         while let Some(w) = args.get(i) {
             let t = w.text.as_str();
             let code = if code_flags.contains(&t) {
@@ -813,8 +787,19 @@ impl Walker<'_> {
                 continue;
             } else if awk && !from_file {
                 Some(w)
-            } else {
+            } else if base == "deno" || saw_code {
+                // Operands after the code are its input files.
                 return;
+            } else {
+                // `perl t.pl`, `ruby x.rb`: a program on disk in a language that is not modelled
+                // may run git and write anything.
+                self.unseen_calls = true;
+                self.opaque(
+                    format!("`{}` runs the {base} program `{}`, which is not modelled", ctx.text, w.raw),
+                    Some(Mode::Push),
+                    Severity::Unverified,
+                );
+                return self.dynamic_write(&ctx.text);
             };
             match code {
                 Some(c) if c.literal => {
@@ -826,6 +811,7 @@ impl Walker<'_> {
                 Some(c) => self.dynamic(&format!("`{base} {t} {}`", c.raw)),
                 None => {}
             }
+            saw_code = true;
             i += 2;
             if awk {
                 return;
