@@ -517,50 +517,27 @@ impl Walker<'_> {
         extra_dir: &[DirPart],
         text: &str,
     ) -> bool {
-        if matches!(base, "npm" | "yarn" | "pnpm" | "bun")
-            && args.iter().find(|w| !w.text.starts_with('-')).is_some_and(|w| {
-                matches!(
-                    w.text.as_str(),
-                    "pkg"
-                        | "install"
-                        | "i"
-                        | "ci"
-                        | "add"
-                        | "remove"
-                        | "rm"
-                        | "uninstall"
-                        | "un"
-                        | "update"
-                        | "up"
-                        | "upgrade"
-                        | "dedupe"
-                        | "prune"
-                        | "link"
-                        | "init"
-                        | "create"
-                        | "import"
-                )
-            })
-        {
-            // package.json and the lockfile change (and install scripts run).
-            self.dynamic_write(text);
-        }
-        let (program, dirs) = match base {
-            "npm" => match package_manager(PackageManager::Npm, args) {
-                Some(found) => found,
-                None => return true,
-            },
-            "yarn" => match package_manager(PackageManager::Yarn, args) {
-                Some(found) => found,
-                None => return true,
-            },
-            "pnpm" => match package_manager(PackageManager::Pnpm, args) {
-                Some(found) => found,
-                None => return true,
-            },
-            "make" | "gmake" => make(args),
-            "just" => just(args),
-            _ => return false,
+        let manager = match base {
+            "npm" => Some(PackageManager::Npm),
+            "yarn" => Some(PackageManager::Yarn),
+            "pnpm" => Some(PackageManager::Pnpm),
+            _ => None,
+        };
+        let (program, dirs) = match (manager, base) {
+            (Some(manager), _) => {
+                let (found, writes_files) = package_manager(manager, args);
+                if writes_files {
+                    // package.json and the lockfile change (and install scripts run).
+                    self.dynamic_write(text);
+                }
+                match found {
+                    Some(found) => found,
+                    None => return true,
+                }
+            }
+            (None, "make" | "gmake") => make(args),
+            (None, "just") => just(args),
+            (None, _) => return false,
         };
         let mut dir = self.dir.clone();
         dir.extend(extra_dir.iter().cloned());
@@ -796,7 +773,38 @@ fn literal_output(s: &Simple) -> Option<String> {
 
 /// `npm|yarn|pnpm …`: the program run (`None`: runs no project script) and the directories
 /// `--prefix`/`-C`/`--cwd`/`--dir` move it to.
-fn package_manager(manager: PackageManager, args: &[Word]) -> Option<(Program, Vec<DirPart>)> {
+/// What `npm`/`yarn`/`pnpm` ARGS runs (`None`: nothing to follow), and whether its sub-command
+/// writes the package files (`install`, `add`, `pkg set`, …).
+fn package_manager(manager: PackageManager, args: &[Word]) -> (Option<(Program, Vec<DirPart>)>, bool) {
+    let (found, first) = package_call(manager, args);
+    let writes = first.is_some_and(|sub| {
+        matches!(
+            sub.as_str(),
+            "pkg"
+                | "install"
+                | "i"
+                | "ci"
+                | "add"
+                | "remove"
+                | "rm"
+                | "uninstall"
+                | "un"
+                | "update"
+                | "up"
+                | "upgrade"
+                | "dedupe"
+                | "prune"
+                | "link"
+                | "init"
+                | "create"
+                | "import"
+        )
+    });
+    (found, writes)
+}
+
+/// [`package_manager`]'s program, and the sub-command (its first operand after the options).
+fn package_call(manager: PackageManager, args: &[Word]) -> (Option<(Program, Vec<DirPart>)>, Option<String>) {
     let mut dirs = Vec::new();
     let mut positional: Vec<&Word> = Vec::new();
     let mut git_tag: Option<bool> = None;
@@ -836,47 +844,53 @@ fn package_manager(manager: PackageManager, args: &[Word]) -> Option<(Program, V
         i += 1;
     }
     let first = positional.first().copied();
-    let script_at = |idx: usize| -> Option<Program> {
-        match positional.get(idx) {
-            Some(w) if w.literal => Some(Program::PackageScript { manager, script: w.text.clone() }),
-            Some(w) => Some(Program::Dynamic(format!(
-                "`{} run {}` names its script at run time",
-                manager.as_str(),
-                w.raw
-            ))),
-            None => None,
-        }
-    };
-    let program = match (manager, first.map(|w| w.text.as_str())) {
-        (_, Some("version")) => {
-            // `npm version` alone prints versions; `yarn version` alone asks (interactive) and
-            // commits. A literal new version or bump word commits.
-            if manager == PackageManager::Npm && positional.len() < 2 {
-                return None;
+    let sub = first.filter(|w| w.literal).map(|w| w.text.clone());
+    let found = (move || -> Option<(Program, Vec<DirPart>)> {
+        let script_at = |idx: usize| -> Option<Program> {
+            match positional.get(idx) {
+                Some(w) if w.literal => Some(Program::PackageScript { manager, script: w.text.clone() }),
+                Some(w) => Some(Program::Dynamic(format!(
+                    "`{} run {}` names its script at run time",
+                    manager.as_str(),
+                    w.raw
+                ))),
+                None => None,
             }
-            Program::PackageVersion { manager, git_tag, no_commit_hooks }
+        };
+        let program = match (manager, first.map(|w| w.text.as_str())) {
+            (_, Some("version")) => {
+                // `npm version` alone prints versions; `yarn version` alone asks (interactive) and
+                // commits. A literal new version or bump word commits.
+                if manager == PackageManager::Npm && positional.len() < 2 {
+                    return None;
+                }
+                Program::PackageVersion { manager, git_tag, no_commit_hooks }
+            }
+            (_, Some("run" | "run-script" | "rum" | "urn")) => script_at(1)?,
+            (_, Some("install" | "i" | "ci" | "isntall" | "add")) | (PackageManager::Yarn, None) => {
+                Program::PackageLifecycle { manager, event: "install".into() }
+            }
+            (_, Some(event @ ("publish" | "pack"))) => {
+                Program::PackageLifecycle { manager, event: event.into() }
+            }
+            (PackageManager::Npm, Some("test" | "t" | "tst" | "start" | "stop" | "restart")) => {
+                let name = match first.map(|w| w.text.as_str()) {
+                    Some("t" | "tst") | None => "test",
+                    Some(other) => other,
+                };
+                Program::PackageScript { manager, script: name.to_owned() }
+            }
+            (PackageManager::Npm, _) | (_, None) => return None,
+            (PackageManager::Yarn, Some(name)) if YARN_BUILTINS.contains(&name) => return None,
+            (PackageManager::Pnpm, Some(name)) if PNPM_BUILTINS.contains(&name) => return None,
+            (PackageManager::Yarn | PackageManager::Pnpm, Some(_)) => script_at(0)?,
+        };
+        if let Some(reason) = dynamic {
+            return Some((Program::Dynamic(reason), dirs));
         }
-        (_, Some("run" | "run-script" | "rum" | "urn")) => script_at(1)?,
-        (_, Some("install" | "i" | "ci" | "isntall" | "add")) | (PackageManager::Yarn, None) => {
-            Program::PackageLifecycle { manager, event: "install".into() }
-        }
-        (_, Some(event @ ("publish" | "pack"))) => Program::PackageLifecycle { manager, event: event.into() },
-        (PackageManager::Npm, Some("test" | "t" | "tst" | "start" | "stop" | "restart")) => {
-            let name = match first.map(|w| w.text.as_str()) {
-                Some("t" | "tst") | None => "test",
-                Some(other) => other,
-            };
-            Program::PackageScript { manager, script: name.to_owned() }
-        }
-        (PackageManager::Npm, _) | (_, None) => return None,
-        (PackageManager::Yarn, Some(name)) if YARN_BUILTINS.contains(&name) => return None,
-        (PackageManager::Pnpm, Some(name)) if PNPM_BUILTINS.contains(&name) => return None,
-        (PackageManager::Yarn | PackageManager::Pnpm, Some(_)) => script_at(0)?,
-    };
-    if let Some(reason) = dynamic {
-        return Some((Program::Dynamic(reason), dirs));
-    }
-    Some((program, dirs))
+        Some((program, dirs))
+    })();
+    (found, sub)
 }
 
 /// `make [options] [VAR=value…] [target…]`.
