@@ -61,8 +61,8 @@ pub(super) fn globals(args: &[Word]) -> Globals {
                             || k.eq_ignore_ascii_case("core.excludesFile")
                     })
                 }) {
-                    // Another hooks directory for this call: what git's hooks are is not what
-                    // the repository's config says.
+                    // Another hooks directory or ignore file for this call: what git runs and
+                    // stages is not what the repository's config says.
                     g.env.set("GIT_CONFIG_PARAMETERS", Some(super::EnvValue::Dynamic(w.raw.clone())));
                 }
                 if name == "--config-env" {

@@ -125,7 +125,8 @@ pub struct BoundWrite {
     pub before_op: usize,
     /// The file is deleted (only a tracked path's deletion can land).
     pub delete: bool,
-    /// The command words, for messages.
+    /// The command words, for messages (empty: the command could not be parsed exactly, and
+    /// what it writes is unknown).
     pub text: String,
 }
 
@@ -334,8 +335,7 @@ impl Resolver {
             Ok(body) => body,
             Err(why) => {
                 // A binary, or a file not readable as text: it may write any file.
-                let text = run.path.clone();
-                self.write(&FileWrite { path: None, dir: Vec::new(), kind: WriteKind::Modify, text }, &dir);
+                self.unseen_writes(&run.path, &dir);
                 if text_looks.is_some() {
                     let reason = format!("script `{}` could not be read ({why})", path.display());
                     self.opaque_event(reason, text_looks, &[], &dir, Severity::Unverified);
@@ -385,8 +385,7 @@ impl Resolver {
             }
         } else {
             // Not read into: it may write any file before a later step stages it.
-            let text = run.path.clone();
-            self.write(&FileWrite { path: None, dir: Vec::new(), kind: WriteKind::Modify, text }, &dir);
+            self.unseen_writes(&run.path, &dir);
             if let Some(mode) = body_looks {
                 let reason = format!(
                     "script `{}` is not a shell, Python or Node script and mentions git {}: it cannot be modelled",
@@ -396,6 +395,13 @@ impl Resolver {
                 self.opaque_event(reason, Some(mode), &[], &dir, Severity::Unverified);
             }
         }
+    }
+
+    /// A program run from `dir` whose writes cannot be named (`program`, for messages).
+    fn unseen_writes(&mut self, program: &str, dir: &Path) {
+        let write =
+            FileWrite { path: None, dir: Vec::new(), kind: WriteKind::Modify, text: program.to_owned() };
+        self.write(&write, dir);
     }
 
     /// Code that runs in `dir` but cannot be seen (a program's script named at run time, a
@@ -1017,17 +1023,11 @@ impl Resolver {
     /// Drops repositories that neither commit nor push, sets per-repository bypasses and the
     /// overall mode.
     fn finish(&mut self, parse_error: Option<&str>) {
-        let persisted: HashMap<PathBuf, bool> = self
+        let found: HashMap<PathBuf, Repo> = self
             .repos
             .values()
             .filter_map(|r| r.as_ref().ok())
-            .map(|r| (r.root.clone(), r.skip_gate))
-            .collect();
-        let commit_pushes: HashMap<PathBuf, bool> = self
-            .repos
-            .values()
-            .filter_map(|r| r.as_ref().ok())
-            .map(|r| (r.root.clone(), r.commit_pushes))
+            .map(|r| (r.root.clone(), r.clone()))
             .collect();
         self.intent.repos.retain(|r| r.ops.iter().any(|o| o.op.mode().is_some()) || !r.unverified.is_empty());
         for text in &self.unplaced_writes {
@@ -1037,7 +1037,7 @@ impl Resolver {
             }
         }
         for r in &mut self.intent.repos {
-            if commit_pushes.get(&r.root).copied().unwrap_or(false)
+            if found.get(&r.root).is_some_and(|f| f.commit_pushes)
                 && r.ops.iter().any(|o| matches!(o.op, GitOp::Commit { .. }))
             {
                 r.mode = r.mode.max(Mode::Push);
@@ -1062,7 +1062,7 @@ impl Resolver {
                 }
             }
             let guarded: Vec<_> = r.ops.iter().filter(|o| o.op.mode().is_some()).collect();
-            r.bypass = if persisted.get(&r.root).copied().unwrap_or(false) {
+            r.bypass = if found.get(&r.root).is_some_and(|f| f.skip_gate) {
                 Some(BypassKind::Persisted)
             } else if !guarded.is_empty() && guarded.iter().all(|o| o.bypass.is_some()) {
                 guarded[0].bypass
