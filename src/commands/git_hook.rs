@@ -240,23 +240,22 @@ fn parse_updates(input: &str) -> anyhow::Result<Vec<RefUpdate>> {
 
 fn pre_push_targets(root: &Path, input: &str, args: &[String], env: &Env) -> anyhow::Result<Vec<Target>> {
     let remote = args.first().map(String::as_str);
-    let updates = parse_updates(input)?;
     // A new remote ref (or one whose commit is not here) is measured against what the remote
     // itself advertises, not against remote-tracking refs anyone can move (`git update-ref
-    // refs/remotes/origin/main <commit>` would hide that commit from the push range).
-    let unknown_base =
-        updates.iter().any(|u| u.local.is_some() && u.remote.is_none_or(|id| !has_commit(root, id)));
-    let advertised = if unknown_base { advertised(root, args.get(1).or(args.first()), env) } else { None };
+    // refs/remotes/origin/main <commit>` would hide that commit from the push range): asked
+    // once, and only when such a ref is pushed.
+    let asked = std::cell::OnceCell::new();
+    let advertised = || asked.get_or_init(|| advertised(root, args.get(1).or(args.first()), env)).clone();
     let mut seen = Vec::new();
     let mut targets = Vec::new();
-    for update in updates {
+    for update in parse_updates(input)? {
         let Some(local) = update.local else { continue };
         let against = update.remote.map_or(PushAgainst::NewRef, PushAgainst::Remote);
         if seen.contains(&(local, against)) {
             continue;
         }
         seen.push((local, against));
-        let surface = surface::pushed(root, local, against, remote, advertised.as_deref())
+        let surface = surface::pushed(root, local, against, remote, &advertised)
             .with_context(|| format!("reading what {} pushes", update.local_ref))?;
         targets
             .push(Target { label: Some(format!("{} -> {}", update.local_ref, update.remote_ref)), surface });
@@ -266,10 +265,6 @@ fn pre_push_targets(root: &Path, input: &str, args: &[String], env: &Env) -> any
 
 /// Deadline for asking the remote which refs it has.
 const LS_REMOTE_DEADLINE: Duration = Duration::from_secs(60);
-
-fn has_commit(root: &Path, id: gix::ObjectId) -> bool {
-    crate::git::open_worktree(root).is_ok_and(|r| r.find_commit(id).is_ok())
-}
 
 /// The object ids the remote at `url` advertises (`git ls-remote`: every ref, tags peeled), or
 /// `None` when it cannot be asked (then the remote-tracking refs stand in, as git's own push

@@ -154,22 +154,26 @@ pub(crate) fn range(repo: &gix::Repository, view: &RepoView) -> Result<PushRange
 /// The surface of pushing commit `tip` (what git's pre-push hook is told): the content is the
 /// tree of `tip`, the changed files are those the commits not yet on the remote touch.
 ///
-/// `remote` is the remote git pushes to (its name, or a URL): a new ref carries the commits that
-/// remote's own tracking refs do not reach — never another remote's.
+/// `remote` is the remote git pushes to (its name, or a URL). A new ref, or one whose remote
+/// commit is not here, carries the commits that none of the objects the remote `advertised`
+/// reaches (asked only then; the remote's own word beats its tracking refs, which anyone can
+/// move); when it cannot be asked, the commits that remote's own tracking refs do not reach —
+/// never another remote's.
 pub(crate) fn pushed(
     repo_root: &Path,
     tip: gix::ObjectId,
     against: PushAgainst,
     remote: Option<&str>,
-    advertised: Option<&[gix::ObjectId]>,
+    advertised: &dyn Fn() -> Option<Vec<gix::ObjectId>>,
 ) -> Result<Surface, SurfaceError> {
     let repo = git::open_worktree(repo_root)?;
-    let (hidden, base) = match advertised {
-        // The remote's own word beats its tracking refs here, which anyone can move.
-        Some(ids)
-            if against == PushAgainst::NewRef
-                || matches!(against, PushAgainst::Remote(id) if repo.find_commit(id).is_err()) =>
-        {
+    let base_unknown = match against {
+        PushAgainst::NewRef => true,
+        PushAgainst::Remote(id) => repo.find_commit(id).is_err(),
+        PushAgainst::Landing(_) => false,
+    };
+    let (hidden, base) = match base_unknown.then(advertised).flatten() {
+        Some(ids) => {
             let mut tips: Vec<gix::ObjectId> = ids
                 .iter()
                 .filter_map(|id| repo.find_object(*id).ok()?.peel_to_commit().ok().map(|c| c.id))
