@@ -205,7 +205,8 @@ fn backstop(
             }
             let _ = writeln!(
                 out.stdout,
-                "codeguard: git backstop: the agent's shell names {} as git's core.hooksPath, so git itself judges every commit and tag before a branch moves, and every push, whatever program runs git; each repository's own hooks still run from there",
+                "codeguard: git backstop: the agent's shell {} {} as git's core.hooksPath, so git itself judges every commit and tag before a branch moves, and every push, whatever program runs git; each repository's own hooks still run from there",
+                if dry_run { "would name" } else { "names" },
                 dir.display()
             );
         }

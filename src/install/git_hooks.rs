@@ -787,7 +787,7 @@ fn binary_of(text: &str) -> Option<String> {
     Some(quoted.strip_prefix('\'')?.strip_suffix('\'')?.replace(r"'\''", "'"))
 }
 
-fn executable(path: &Path) -> bool {
+pub(crate) fn executable(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 

@@ -94,7 +94,7 @@ pub(crate) fn write(dir: &Path, exe: &Path) -> std::io::Result<bool> {
     for name in CLIENT_HOOKS {
         let path = dir.join(name);
         let text = script(name, exe);
-        if std::fs::read_to_string(&path).is_ok_and(|t| t == text) && executable(&path) {
+        if std::fs::read_to_string(&path).is_ok_and(|t| t == text) && git_hooks::executable(&path) {
             continue;
         }
         crate::fs::write_atomic(&path, text.as_bytes(), crate::fs::Atomic::with_mode(0o755))?;
@@ -110,17 +110,12 @@ pub(crate) fn problem(dir: &Path) -> Option<String> {
     for name in CLIENT_HOOKS {
         let path = dir.join(name);
         match std::fs::read_to_string(&path) {
-            Ok(text) if text == script(name, &exe) && executable(&path) => {}
+            Ok(text) if text == script(name, &exe) && git_hooks::executable(&path) => {}
             Ok(_) => return Some(format!("{} is not the script this codeguard writes", path.display())),
             Err(_) => return Some(format!("{} is missing", path.display())),
         }
     }
     None
-}
-
-fn executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt as _;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// Whether the environment `env` names `dir` exactly as the install arranges it.
@@ -176,11 +171,17 @@ pub(crate) fn json_merged(settings: &str, dir: &Path) -> Result<String, HostInst
 }
 
 /// An earlier install of ours with another directory (`CODEGUARD_HOME` moved): ours to replace.
+/// A directory of someone else's is not: it must hold codeguard's own backstop script.
 fn is_our_stale(env: &Map<String, Value>, dir: &Path) -> bool {
     let get = |k: &str| env.get(k).and_then(Value::as_str);
     get(VARS[0]) == Some("1")
         && get(VARS[1]) == Some("core.hooksPath")
-        && get(VARS[2]).is_some_and(|v| v != dir.to_string_lossy() && v.ends_with("/git-hooks"))
+        && get(VARS[2]).is_some_and(|v| {
+            let named = Path::new(v);
+            named != dir
+                && std::fs::read_to_string(named.join(GitHook::ReferenceTransaction.file_name()))
+                    .is_ok_and(|t| git_hooks::is_ours(&t))
+        })
 }
 
 /// `settings` without our entries (an `env` left empty goes).
@@ -321,8 +322,14 @@ mod tests {
         assert_eq!(back, serde_json::from_str::<Value>(theirs).expect("json"));
         let users = r#"{"env": {"GIT_CONFIG_COUNT": "2"}}"#;
         assert!(json_merged(users, dir).is_err(), "the user's own GIT_CONFIG_COUNT is left alone");
-        let moved = json_merged(&merged, Path::new("/elsewhere/git-hooks")).expect("ours, moved");
-        assert!(json_arranged(&moved, Path::new("/elsewhere/git-hooks")));
+        // An earlier install of ours elsewhere is replaced; someone else's directory is not.
+        let elsewhere = tempfile::tempdir().expect("dir");
+        assert!(json_merged(&merged, elsewhere.path()).is_err(), "not codeguard's: left alone");
+        let older = tempfile::tempdir().expect("dir");
+        write(older.path(), Path::new("/opt/codeguard")).expect("write");
+        let ours_there = json_merged(theirs, older.path()).expect("merge");
+        let moved = json_merged(&ours_there, dir).expect("ours, moved");
+        assert!(json_arranged(&moved, dir), "{moved}");
     }
 
     #[test]
