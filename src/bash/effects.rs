@@ -1063,6 +1063,39 @@ mod tests {
             .collect()
     }
 
+    #[test]
+    fn programs_not_known_to_write_nothing_write_what_only_run_time_knows() {
+        let unknown = || vec![(None, WriteKind::Modify)];
+        for cmd in [
+            "tar xf v.tar",
+            "cargo fmt",
+            "sort -o out.txt in.txt",
+            "curl -o f https://x",
+            "python3 -m black .",
+        ] {
+            assert_eq!(writes(cmd), unknown(), "{cmd}");
+        }
+        for cmd in [
+            "ls -la",
+            "cargo test",
+            "ruff check .",
+            "sort in.txt",
+            "curl https://x",
+            "python3 -m pytest",
+            "npm test",
+        ] {
+            assert!(writes(cmd).is_empty(), "{cmd}: {:?}", writes(cmd));
+        }
+        assert_eq!(writes("npm --prefix pkg install"), unknown(), "the sub-command, past the option's value");
+        assert!(writes("npm --prefix pkg test").is_empty(), "`pkg` is the option's value here");
+        let patch = "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: a.py\n+x\n*** Delete File: b.py\n*** End Patch\nEOF";
+        assert_eq!(
+            writes(patch),
+            [(Some("a.py".into()), WriteKind::Modify), (Some("b.py".into()), WriteKind::Delete)],
+            "the envelope names its files"
+        );
+    }
+
     fn programs(cmd: &str) -> Vec<Program> {
         analyse(cmd)
             .steps

@@ -706,6 +706,40 @@ mod tests {
     }
 
     #[test]
+    fn a_function_defined_in_the_call_shadows_the_program_of_its_name() {
+        assert_eq!(analyse("git() { echo not git; }; git commit -m x").mode(), None);
+        assert_eq!(analyse("git() { command git \"$@\"; }; git commit -m x").mode(), Some(Mode::Commit));
+        assert_eq!(
+            analyse("git() { :; }; command git push").mode(),
+            Some(Mode::Push),
+            "`command` runs the program"
+        );
+        assert_eq!(analyse("git commit -m x; git() { :; }").mode(), Some(Mode::Commit), "defined after");
+    }
+
+    #[test]
+    fn programs_that_commit_by_themselves_and_runners_are_guarded() {
+        for cmd in [
+            "cz bump --yes",
+            "bump-my-version bump patch",
+            "git-flow release finish 1",
+            "parallel git commit -am ::: x",
+            "parallel ::: 'git push'",
+            "npx -c 'git commit -am x'",
+            "npm exec -c 'git push'",
+            "echo commit -am x | xargs git",
+            "git submodule foreach 'git commit -am x'",
+            "perl release.pl",
+        ] {
+            assert!(analyse(cmd).needs_resolution(), "{cmd}");
+        }
+        for cmd in ["git-lfs push origin main", "parallel echo ::: a b", "npx prettier --check ."] {
+            assert_eq!(analyse(cmd).mode(), None, "{cmd}");
+            assert!(analyse(cmd).opaque.is_empty(), "{cmd}");
+        }
+    }
+
+    #[test]
     fn only_and_keeps_a_chain_segment() {
         let c = chains("git config codeguard.skipGate true && git commit -m x");
         assert_eq!(c[0], c[1]);
