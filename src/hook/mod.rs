@@ -154,7 +154,10 @@ fn dispatch(event: &HookEvent, triage: &Triage, env: &Env) -> Answer {
             }
             Triage::PassThrough | Triage::Lifecycle => Answer::Allow,
         },
-        Event::SessionStart => session_start::run(&cwd, env),
+        Event::SessionStart => {
+            crate::install::session_hooks::record_start(event.host, env, event.session_id.as_deref());
+            session_start::run(&cwd, env)
+        }
         Event::UserPromptSubmit => prompt::run(event.prompt.as_deref().unwrap_or(""), &cwd, env),
         Event::PostToolUse => match &event.tool {
             ToolCall::Edit { paths } => after_edit::after_edit(paths, &cwd, env, event.session_id.as_deref()),

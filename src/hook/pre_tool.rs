@@ -38,7 +38,7 @@ pub(super) fn evaluate(
     session: Option<&str>,
 ) -> Answer {
     let mut intent = intent::resolve(analysis, cwd);
-    surface::judge_writes(&mut intent, &|| crate::install::session_hooks::in_place(host, env));
+    surface::judge_writes(&mut intent, &|| crate::install::session_hooks::in_place(host, env, session));
     let case = intent.gate_case();
     let repos = match case {
         GateCase::Unguarded => return Answer::Allow,

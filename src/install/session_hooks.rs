@@ -125,22 +125,58 @@ pub(crate) fn named_by(env: &Env, dir: &Path) -> bool {
         .all(|(var, value)| env.get(var).is_some_and(|v| v.to_str() == Some(value.as_str())))
 }
 
-/// Whether the backstop stands for the agent shells of `host` (the one reading the gate uses):
-/// the host's mechanism names the directory and every script in it is genuine. `Some` carries
-/// the reason, for the gate's note.
-pub(crate) fn in_place(host: Host, env: &Env) -> Option<&'static str> {
+/// Whether the backstop stands for the agent shells of `host` in `session` (the one reading the
+/// gate uses): the host's mechanism names the directory and every script in it is genuine.
+/// `Some` carries the reason, for the gate's note.
+pub(crate) fn in_place(host: Host, env: &Env, session: Option<&str>) -> Option<&'static str> {
     let dir = dir(env);
     let named = match crate::host::spec(host).session_env {
         SessionEnv::None => false,
         // The host's settings `env` reaches its hook commands as well as its shell.
         SessionEnv::SettingsEnv => named_by(env, &dir),
-        SessionEnv::CodexShellPolicy => super::codex::config_path(env)
-            .and_then(|p| std::fs::read_to_string(p).ok())
-            .is_some_and(|text| codex_arranged(&text, &dir)),
+        // Codex reads its config when a session starts: a block written later (by the agent,
+        // say) is not in this session's shell.
+        SessionEnv::CodexShellPolicy => {
+            session.is_some_and(|s| started_with(env, s)) && codex_config_arranged(env, &dir)
+        }
     };
     (named && problem(&dir).is_none()).then_some(
         "codeguard's git backstop is in place for this agent's shell (its hooks directory judges the real content before any branch or tag moves, and what a push sends)",
     )
+}
+
+fn codex_config_arranged(env: &Env, dir: &Path) -> bool {
+    super::codex::config_path(env)
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .is_some_and(|text| codex_arranged(&text, dir))
+}
+
+/// Where the sessions that started with the backstop arranged are recorded.
+fn started_file(env: &Env, session: &str) -> PathBuf {
+    let key = blake3::hash(session.as_bytes()).to_hex();
+    crate::state::home(env).join("session-backstop").join(key.as_str())
+}
+
+/// At a session's start (its `SessionStart` hook), records that the host's shell got the
+/// backstop — for a host that reads it only then (Codex). Best effort: without the record the
+/// gate does not count on the backstop.
+pub(crate) fn record_start(host: Host, env: &Env, session: Option<&str>) {
+    let Some(session) = session else { return };
+    if crate::host::spec(host).session_env != SessionEnv::CodexShellPolicy
+        || !codex_config_arranged(env, &dir(env))
+    {
+        return;
+    }
+    let file = started_file(env, session);
+    if let Some(parent) = file.parent()
+        && crate::fs::ensure_private_dir(parent).is_ok()
+    {
+        let _ = crate::fs::write_private_unsynced(&file, b"1");
+    }
+}
+
+fn started_with(env: &Env, session: &str) -> bool {
+    started_file(env, session).is_file()
 }
 
 // ---- Claude Code: the settings file's `env` object ------------------------------------------

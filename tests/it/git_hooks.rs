@@ -922,3 +922,43 @@ fn a_release_tool_committing_by_itself_is_stopped_by_the_backstop() {
     assert_eq!(h.head(), before, "the branch did not move");
     assert!(h.repo.git(&["ls-files", "--stage"]).contains("k.py"), "the secret is still only staged");
 }
+
+/// Codex reads its config when a session starts: the backstop counts for a session only when
+/// that session started with it (recorded by its SessionStart hook). A block written later —
+/// by the agent typing `codeguard install --host codex`, say — is not in the running shell.
+#[test]
+fn codex_sessions_count_on_the_backstop_only_when_they_started_with_it() {
+    let h = Hooked::with_commit();
+    let root = h.repo.root();
+    let out = codeguard(h.home.path())
+        .args(["install", "--host", "codex"])
+        .env("CODEGUARD_NO_INSTALL", "1")
+        .output()
+        .expect("install");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let hook = |event: &str, name: &str, session: &str, id: &str| {
+        let payload = serde_json::json!({
+            "session_id": session,
+            "cwd": root,
+            "hook_event_name": name,
+            "tool_name": "Bash",
+            "tool_input": {"command": "tar xf ../vendor.tar && git add -A && git commit -m vendored"},
+            "tool_use_id": id,
+            "source": "startup",
+        });
+        let out = codeguard(h.home.path())
+            .args(["hook", event, "--host", "codex"])
+            .write_stdin(payload.to_string())
+            .output()
+            .expect("hook");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let denied = |text: &str| text.contains("\"deny\"");
+    let before = hook("pre-tool-use", "PreToolUse", "s-late", "t-1");
+    assert!(denied(&before), "a session that did not start with the backstop: {before}");
+    hook("session-start", "SessionStart", "s-new", "t-2");
+    let after = hook("pre-tool-use", "PreToolUse", "s-new", "t-3");
+    assert!(!denied(&after) && after.contains("git backstop is in place"), "{after}");
+    let other = hook("pre-tool-use", "PreToolUse", "s-late", "t-4");
+    assert!(denied(&other), "still not for the session that started before: {other}");
+}
