@@ -924,7 +924,7 @@ fn a_release_tool_committing_by_itself_is_stopped_by_the_backstop() {
 }
 
 /// Codex reads its config when a session starts: the backstop counts for a session only when
-/// that session started with it (recorded by its SessionStart hook). A block written later —
+/// that session started with it (recorded by its `SessionStart` hook). A block written later —
 /// by the agent typing `codeguard install --host codex`, say — is not in the running shell.
 #[test]
 fn codex_sessions_count_on_the_backstop_only_when_they_started_with_it() {
