@@ -775,10 +775,19 @@ fn reach_one(layout: &Layout, hook: GitHook, ours: &[PathBuf]) -> Reach {
 /// binary: a file that merely carries codeguard's marker line may do anything else, so only the
 /// byte-identical script counts as a gate nothing can skip.
 fn genuine(hook: GitHook, text: &str) -> bool {
-    let Some(exe) = binary_of(text) else { return false };
-    let this = std::env::current_exe().and_then(|e| e.canonicalize());
-    let named = Path::new(&exe).canonicalize();
-    text == script(hook, Path::new(&exe)) && matches!((this, named), (Ok(a), Ok(b)) if a == b)
+    runs_this_binary(text).is_some_and(|exe| text == script(hook, &exe))
+}
+
+/// The binary a codeguard script runs (its `codeguard='…'` line), when that is this very
+/// program: the same file, by path or by identity (a hard link). `None` otherwise, or when it
+/// cannot be told.
+pub(crate) fn runs_this_binary(text: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt as _;
+    let named = PathBuf::from(binary_of(text)?);
+    let this = std::env::current_exe().ok()?;
+    let same_path = matches!((this.canonicalize(), named.canonicalize()), (Ok(a), Ok(b)) if a == b);
+    let identity = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+    (same_path || identity(&this).is_some_and(|id| identity(&named) == Some(id))).then_some(named)
 }
 
 /// The binary codeguard's script runs (its `codeguard='…'` line).

@@ -106,13 +106,19 @@ pub(crate) fn write(dir: &Path, exe: &Path) -> std::io::Result<bool> {
 /// Why `dir` is not the backstop this binary installs (`None`: every script is there, executable
 /// and byte for byte what this codeguard writes, running this very binary).
 pub(crate) fn problem(dir: &Path) -> Option<String> {
-    let exe = std::env::current_exe().and_then(|e| e.canonicalize()).ok()?;
     for name in CLIENT_HOOKS {
         let path = dir.join(name);
-        match std::fs::read_to_string(&path) {
-            Ok(text) if text == script(name, &exe) && git_hooks::executable(&path) => {}
-            Ok(_) => return Some(format!("{} is not the script this codeguard writes", path.display())),
-            Err(_) => return Some(format!("{} is missing", path.display())),
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            return Some(format!("{} is missing", path.display()));
+        };
+        // The judging scripts must run this very binary; the others name none.
+        let exe = if text.contains("\ncodeguard=") {
+            git_hooks::runs_this_binary(&text)
+        } else {
+            Some(PathBuf::new())
+        };
+        if exe.is_none_or(|exe| text != script(name, &exe)) || !git_hooks::executable(&path) {
+            return Some(format!("{} is not the script this codeguard writes", path.display()));
         }
     }
     None

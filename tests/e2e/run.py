@@ -417,9 +417,13 @@ def backstop_scenario(host):
                     "sys.exit(subprocess.run(words).returncode)\n")
         with open(os.path.join(root, "steps.txt"), "w") as f:
             f.write("git commit -q -m release\n")
-        capture(root, host, label)
+        # Not captured: the capture wrapper is another program than the one the backstop's
+        # scripts name, and the gate counts only on scripts running its very binary.
         before = commits(repo)
-        server = ModelServer(root, f"python3 {root}/tool.py {root}/steps.txt", cwd=repo)
+        # Then a write the gate cannot check now, committed in the same call (only that path):
+        # the gate leaves it to the backstop this session has, which lets the clean file land.
+        later = "printf 'fresh\\n' > fresh.txt && git add fresh.txt && git commit -q -m fresh -- fresh.txt"
+        server = ModelServer(root, "steps:" + json.dumps([f"python3 {root}/tool.py {root}/steps.txt", later]), cwd=repo)
         try:
             result = runner(env, repo, server)
         finally:
@@ -428,7 +432,10 @@ def backstop_scenario(host):
         if not check(server.tool_called(), f"{label}: the agent loop ran the program (exit {result.returncode})"):
             say(f"  stderr: {result.stderr[-1500:]}")
             return
-        check(commits(repo) == before, f"{label}: the commit of a staged secret did not land")
+        check(git(repo, "log", "--format=%s") .splitlines()[:1] == ["fresh"] and commits(repo) == before + 1,
+              f"{label}: the commit of a staged secret did not land; the clean write-then-commit did")
+        check(server.model_saw("git backstop is in place"),
+              f"{label}: the gate left the write-then-commit to this session's backstop, and said so")
         check(server.model_saw("ref updates aborted by hook") and server.model_saw(MARK + "commit blocked"),
               f"{label}: git stopped it in the backstop and the model received codeguard's findings")
         check(SECRET not in result.stdout + result.stderr and not server.model_saw(SECRET),
