@@ -835,6 +835,8 @@ fn the_gate_leaves_what_it_cannot_predict_to_the_session_backstop_and_denies_it_
         "tar xf ../vendor.tar && git add -A && git -c core.hooksPath=/dev/null commit -m vendored",
         "unset GIT_CONFIG_COUNT; tar xf ../vendor.tar && git add -A && git commit -m vendored",
         "tar xf ../vendor.tar && git add -A && env -i PATH=/usr/bin git commit -m vendored",
+        "tar xf ../vendor.tar && git add -A && sudo git commit -m vendored",
+        "tar xf ../vendor.tar && git add -A && HOME=/tmp/elsewhere git commit -m vendored",
         // The hooks directory itself (or the host's settings) rewritten first.
         "printf 'exit 0\\n' > ~/.codeguard/git-hooks/reference-transaction; tar xf ../vendor.tar && git add -A && git commit -m vendored",
         "cp /dev/null /tmp/cg-elsewhere/reference-transaction && tar xf ../vendor.tar && git add -A && git commit -m vendored",
