@@ -28,31 +28,14 @@ use std::path::Path;
 use crate::env::Env;
 use crate::lint;
 use crate::outcome::Status;
-use crate::registry::{FindingsFormat as Format, Language, Registry};
+use crate::findings::{Finding as LintFinding, Format, parse};
+use crate::registry::{Behaviour, Language, Registry};
 use crate::run::{LanguageResult, RunOptions};
 use crate::snapshot::{Snapshot, SnapshotOptions};
 use crate::static_regex::static_regex;
 use crate::surface::{Base, Mode, Surface};
 
-/// One finding read from a linter's output.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct LintFinding {
-    /// Repo-relative path (a leading `./` removed).
-    pub path: String,
-    /// 1-based line.
-    pub line: usize,
-    /// The rule (or, without one, the message).
-    pub rule: String,
-    /// The output line it came from.
-    pub raw: String,
-}
-
 static_regex! {
-    static LOCATED = r"^(?P<path>[^:\s][^:]*):(?P<line>\d+):(?:\d+:)?\s*(?P<rest>.*)$";
-    static TRAILING_BRACKET = r"\[(?P<rule>SC\d+)\]\s*$";
-    static TRAILING_PAREN = r"\((?P<rule>[a-z][a-z0-9-]*)\)\s*$";
-    /// A rustc error that is a parse error, not a lint.
-    static RUSTC_PARSE = r"^error: (expected|unexpected|unterminated|mismatched|this file contains an unclosed|unknown start of token|couldn't read|file not found for module)";
     /// Lines a tool prints around its findings (progress, summaries).
     static NOISE = concat!(
         r"^\s*$|^\s*(Checking|Compiling|Finished|Blocking|Downloading|Downloaded|Updating|Locking|Adding|Fresh|Running|Building|Documenting|Packaging|Unpacking)\s",
@@ -63,36 +46,13 @@ static_regex! {
     );
 }
 
-/// The findings in `output`, in order.
-pub(crate) fn parse(format: Format, output: &str) -> Vec<LintFinding> {
-    output
-        .lines()
-        .filter_map(|raw| {
-            let caps = LOCATED.captures(raw)?;
-            let path = caps["path"].trim_start_matches("./").to_owned();
-            let line = caps["line"].parse().ok()?;
-            let rest = caps["rest"].trim();
-            let rule = match format {
-                Format::RuffConcise => rest.split([' ', ':']).next().unwrap_or(rest).to_owned(),
-                Format::Gcc => {
-                    TRAILING_BRACKET.captures(rest).map_or_else(|| rest.to_owned(), |c| c["rule"].to_owned())
-                }
-                Format::YamllintParsable => {
-                    TRAILING_PAREN.captures(rest).map_or_else(|| rest.to_owned(), |c| c["rule"].to_owned())
-                }
-            };
-            Some(LintFinding { path, line, rule, raw: raw.to_owned() })
-        })
-        .collect()
-}
-
 /// What a finding is compared by: path, rule and the trimmed text of its line.
 type Key = (String, String, String);
 
 fn key(finding: &LintFinding, lines: &Lines<'_>, cache: &mut HashMap<String, Vec<String>>) -> Key {
     let lines = cache.entry(finding.path.clone()).or_insert_with(|| lines.of(&finding.path));
     let text = finding.line.checked_sub(1).and_then(|i| lines.get(i)).cloned().unwrap_or_default();
-    (finding.path.clone(), finding.rule.clone(), text)
+    (finding.path.clone(), finding.key().to_owned(), text)
 }
 
 /// The commit whose content is the baseline for `surface`.
@@ -169,13 +129,14 @@ pub(crate) fn exempt(
     }
     for &i in &candidates {
         let Some(format) = format_of(registry, &results[i]) else { continue };
+        let Some(behaviour) = registry.get(&results[i].language).map(|l| &l.verdict) else { continue };
         let old = known.get(&i).or_else(|| ran.iter().find(|b| b.language == results[i].language));
         let Some(old) = old.filter(|old| same_command(old, &results[i])) else { continue };
         let old_lines = match (&before_root, known.contains_key(&i)) {
             (Some(root), false) => Lines::Dir(root.root()),
             _ => Lines::Tree { root: &surface.root, tree: base },
         };
-        compare(format, &mut results[i], old, &Lines::Dir(snapshot.root()), &old_lines);
+        compare(format, behaviour, &mut results[i], old, &Lines::Dir(snapshot.root()), &old_lines);
     }
 }
 
@@ -369,11 +330,12 @@ impl BaselineCache {
 /// The language passes only when every finding is pre-existing *and* the output holds nothing
 /// else the baseline's does not: a line codeguard cannot read as a finding (a build script that
 /// fails, a config the tool cannot parse) is not proven old, so the failure stands. A
-/// pre-existing finding that stops the tool from checking the rest ([`stops_analysis`]: a syntax
+/// pre-existing finding that stops the tool from checking the rest (the registry's `stopping_rules`: a syntax
 /// or compile error) is never a reason to pass: what it hides was not checked, so the language
 /// is UNVERIFIED unless something new fails it anyway.
 fn compare(
     format: Format,
+    behaviour: &Behaviour,
     new: &mut LanguageResult,
     old: &LanguageResult,
     new_lines: &Lines<'_>,
@@ -398,10 +360,10 @@ fn compare(
         match remaining.get_mut(&k) {
             Some(n) if *n > 0 => {
                 *n -= 1;
-                if stopping.is_none() && stops_analysis(format, &f.rule) {
-                    stopping = Some(format!("{}:{}: {}", f.path, f.line, f.rule));
+                if stopping.is_none() && crate::registry::matches_any(&behaviour.stopping_rules, f.key()) {
+                    stopping = Some(format!("{}:{}: {}", f.path, f.line, f.key()));
                 }
-                new.exempt.push(format!("{}:{}: {}", f.path, f.line, f.rule));
+                new.exempt.push(format!("{}:{}: {}", f.path, f.line, f.key()));
                 exempt_lines.push(f.raw);
             }
             _ => new_findings += 1,
@@ -423,6 +385,7 @@ fn compare(
         new.status = Status::Pass;
         new.reason =
             format!("{count} pre-existing finding(s) exempt: the same tool reports them on the baseline");
+        new.findings.clear();
         return;
     }
     let mut kept: Vec<&str> = new.output.lines().filter(|l| !exempt_lines.iter().any(|e| e == l)).collect();
@@ -436,21 +399,7 @@ fn compare(
     };
     kept.push(&trailer);
     new.output = kept.join("\n") + "\n";
-}
-
-/// Whether a finding with `rule` stops its tool from checking the rest of the file or crate: a
-/// syntax error (ruff `SyntaxError`/`E999`, shellcheck's `SC1xxx` parse errors, yamllint's
-/// `syntax error`) or a rustc error that is not a lint (`error[E0425]`, a parse error).
-fn stops_analysis(format: Format, rule: &str) -> bool {
-    match format {
-        Format::RuffConcise => rule == "SyntaxError" || rule.starts_with("E999") || rule == "invalid-syntax",
-        Format::Gcc => {
-            (rule.len() == 6 && rule.starts_with("SC1") && rule[2..].bytes().all(|b| b.is_ascii_digit()))
-                || rule.starts_with("error[E")
-                || RUSTC_PARSE.is_match(rule)
-        }
-        Format::YamllintParsable => rule == "syntax" || rule.contains("syntax error"),
-    }
+    new.findings = parse(format, &new.output);
 }
 
 /// The first line of `new` that is neither a finding nor a line the tool prints around findings
@@ -518,37 +467,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn each_format_yields_path_line_and_rule() {
-        let ruff = "a.py:1:8: F401 [*] `os` imported but unused\n./-x.py:3:1: E999 SyntaxError: bad\nFound 2 errors.\n";
-        let got: Vec<(String, usize, String)> =
-            parse(Format::RuffConcise, ruff).into_iter().map(|f| (f.path, f.line, f.rule)).collect();
-        assert_eq!(got, [("a.py".into(), 1, "F401".into()), ("-x.py".into(), 3, "E999".into())]);
-        let gcc = "run.sh:2:4: warning: Double quote to prevent globbing. [SC2086]\n";
-        assert_eq!(parse(Format::Gcc, gcc)[0].rule, "SC2086");
-        let yaml = "x.yml:1:1: [warning] missing document start \"---\" (document-start)\nx.yml:3:2: [error] syntax error: mapping values are not allowed here\n";
-        let rules: Vec<String> = parse(Format::YamllintParsable, yaml).into_iter().map(|f| f.rule).collect();
-        assert_eq!(rules, ["document-start", "[error] syntax error: mapping values are not allowed here"]);
-    }
-
-    #[test]
     fn parse_and_compile_errors_stop_analysis_and_lints_do_not() {
-        for (format, rule) in [
-            (Format::RuffConcise, "invalid-syntax"),
-            (Format::RuffConcise, "E999"),
-            (Format::Gcc, "SC1073"),
-            (Format::Gcc, "error[E0425]: cannot find value `y` in this scope"),
-            (Format::Gcc, "error: expected one of `!` or `::`, found `x`"),
-            (Format::YamllintParsable, "syntax"),
+        let registry = Registry::builtin().expect("registry");
+        let stops = |id: &str, rule: &str| {
+            crate::registry::matches_any(&registry.get(id).expect(id).verdict.stopping_rules, rule)
+        };
+        for (id, rule) in [
+            ("python", "invalid-syntax"),
+            ("python", "E999"),
+            ("shell", "SC1073"),
+            ("rust", "error[E0425]: cannot find value `y` in this scope"),
+            ("rust", "error: expected one of `!` or `::`, found `x`"),
+            ("yaml", "syntax"),
+            ("dockerfile", "DL1000"),
+            ("go", "syntax error: unexpected newline"),
         ] {
-            assert!(stops_analysis(format, rule), "{rule}");
+            assert!(stops(id, rule), "{id}: {rule}");
         }
-        for (format, rule) in [
-            (Format::RuffConcise, "F401"),
-            (Format::Gcc, "SC2086"),
-            (Format::Gcc, "error: unused variable: `x`"),
-            (Format::YamllintParsable, "document-start"),
+        for (id, rule) in [
+            ("python", "F401"),
+            ("shell", "SC2086"),
+            ("rust", "error: unused variable: `x`"),
+            ("yaml", "document-start"),
+            ("dockerfile", "DL3008"),
         ] {
-            assert!(!stops_analysis(format, rule), "{rule}");
+            assert!(!stops(id, rule), "{id}: {rule}");
         }
     }
 

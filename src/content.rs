@@ -106,8 +106,10 @@ impl ContentVerdict {
 
 fn language_reason(lang: &LanguageResult) -> String {
     let mut reason = if lang.reason.is_empty() { "no conclusion".to_owned() } else { lang.reason.clone() };
-    // A tool-missing reason already names the install command (`run` writes it there).
-    if !lang.install_hint.is_empty() && lang.cause != Some(crate::outcome::Reason::ToolMissing) {
+    // A tool-missing reason already names the install command (`run` writes it there); a tool
+    // that ran and said what went wrong (its configuration, the environment, a dialect) is not
+    // helped by installing it again: only one that could not be executed is.
+    if !lang.install_hint.is_empty() && lang.cause == Some(crate::outcome::Reason::CannotRun) {
         let _ = write!(reason, " (install: {})", lang.install_hint);
     }
     reason

@@ -135,10 +135,14 @@ pub(crate) fn project_files(root: &Path) -> std::io::Result<Vec<String>> {
 
 /// The facts planning needs about the content in `root` for linting `files`: the root facts,
 /// the interpreter of each file whose `#!` line can decide its language, and the files that name
-/// their own dialect to their tool (their language's `dialect_directive`).
+/// their own dialect to their tool (their language's `dialect_directive`), and the dialect a
+/// shebang-less shell fragment of `selected` takes from the scripts that source it (`workspace`:
+/// where files not in `root` are read, for a snapshot).
 pub(crate) fn lint_facts(
     root: &Path,
+    workspace: Option<&Path>,
     files: &[String],
+    selected: &[String],
     registry: &crate::registry::Registry,
 ) -> crate::lint_plan::RootFacts {
     let mut facts = root_facts(root);
@@ -155,7 +159,97 @@ pub(crate) fn lint_facts(
             facts.interpreters.insert(file.clone(), interpreter);
         }
     }
+    sourced_fragments(root, workspace, files, selected, registry, &mut facts);
     facts
+}
+
+/// Shell files a [`sourced_fragments`] search reads at most, and the bytes it reads of each.
+const SOURCING_FILES: usize = 2000;
+const SOURCING_BYTES: u64 = 256 * 1024;
+
+/// Gives a shebang-less shell fragment (`lib/common.sh`, no `#!`, no directive) the dialect of
+/// the scripts that `source` it: when every one of them is bash or zsh, the fragment is read as
+/// bash (its extension alone would make it POSIX sh, and bash-isms it shares with its callers
+/// would be false findings). A fragment sourced by an `sh` script, or by nobody, keeps its
+/// extension's dialect. Callers are read in `root`, else in `workspace` (the repository a
+/// snapshot of changed files came from).
+fn sourced_fragments(
+    root: &Path,
+    workspace: Option<&Path>,
+    files: &[String],
+    selected: &[String],
+    registry: &crate::registry::Registry,
+    facts: &mut crate::lint_plan::RootFacts,
+) {
+    let Some(shell) = registry.get("shell").filter(|l| l.dialect_option.is_some()) else { return };
+    let fragments: Vec<&String> = selected
+        .iter()
+        .filter(|f| registry.language_of(f).is_some_and(|l| l.id == shell.id))
+        .filter(|f| !facts.interpreters.contains_key(*f) && !facts.directed.contains(*f))
+        .filter(|f| shell.dialect_of(f, None) == Some("sh"))
+        .collect();
+    if fragments.is_empty() {
+        return;
+    }
+    let read = |rel: &str| -> Option<String> {
+        use std::io::Read as _;
+        let open = |dir: &Path| {
+            let path = dir.join(rel);
+            std::fs::symlink_metadata(&path).ok().filter(std::fs::Metadata::is_file).and_then(|_| std::fs::File::open(path).ok())
+        };
+        let file = open(root).or_else(|| workspace.and_then(open))?;
+        let mut bytes = Vec::new();
+        file.take(SOURCING_BYTES).read_to_end(&mut bytes).ok()?;
+        Some(String::from_utf8_lossy(&bytes).into_owned())
+    };
+    // Candidate callers: files of a shell-like language or without an extension.
+    let callers = files
+        .iter()
+        .filter(|f| {
+            registry.language_of(f).is_some_and(|l| !l.interpreters.is_empty())
+                || crate::registry::extension_of(f.rsplit('/').next().unwrap_or(f)).is_none()
+        })
+        .take(SOURCING_FILES);
+    let mut dialects: std::collections::BTreeMap<&str, std::collections::BTreeSet<String>> =
+        std::collections::BTreeMap::new();
+    for caller in callers {
+        let Some(text) = read(caller) else { continue };
+        let sourced: Vec<&&String> = fragments.iter().filter(|frag| sources(&text, frag)).collect();
+        if sourced.is_empty() {
+            continue;
+        }
+        let name = caller.rsplit('/').next().unwrap_or(caller);
+        let dialect = shebang_interpreter(&text)
+            .or_else(|| match crate::registry::extension_of(name).as_deref() {
+                Some(".bash") => Some("bash".into()),
+                Some(".zsh") => Some("zsh".into()),
+                Some(".sh") => Some("sh".into()),
+                _ => None,
+            })
+            .unwrap_or_else(|| "unknown".into());
+        for frag in sourced {
+            dialects.entry(frag.as_str()).or_default().insert(dialect.clone());
+        }
+    }
+    for (fragment, by) in dialects {
+        if by.iter().all(|d| d == "bash" || d == "zsh") {
+            facts.interpreters.insert(fragment.to_owned(), "bash".to_owned());
+        }
+    }
+}
+
+/// Whether `text` has a `source` or `.` command naming a path that ends in `fragment`'s file name
+/// (`source "${DIR}/common.sh"`, `. ./lib/common.sh`).
+fn sources(text: &str, fragment: &str) -> bool {
+    let name = fragment.rsplit('/').next().unwrap_or(fragment);
+    text.lines().any(|line| {
+        let line = line.trim_start();
+        let rest = line.strip_prefix("source ").or_else(|| line.strip_prefix(". "));
+        rest.and_then(|r| r.split_whitespace().next()).is_some_and(|word| {
+            let word = word.trim_matches(|c| c == '"' || c == '\'' || c == ';');
+            word == name || word.ends_with(&format!("/{name}"))
+        })
+    })
 }
 
 /// Bytes of a file read for its `#!` line and the comment block at its top.

@@ -61,13 +61,56 @@ fn plan_language(input: &PlanInput<'_>, candidate: &Candidate<'_>) -> Action {
         advisory: false,
         runs_repo_code: Job::runs_repo_code(lang, crate::registry::CommandField::Format),
         managed: false,
+        behaviour: lang.verdict.clone(),
+        format: lang.findings_format,
     })
 }
 
-/// The config files that would mean the project adopted `lang`'s formatter, when none of them is
-/// at the root; `None` when it is adopted (one is present, or the registry names none).
-pub(crate) fn unadopted<'a>(lang: &'a Language, facts: &RootFacts) -> Option<&'a [String]> {
-    lang.format_adopted_by.as_deref().filter(|names| !facts.has_any(names))
+/// Root files whose text names the tools a project runs in its CI or its hooks: a formatter named
+/// there is adopted (the project runs it itself), whatever config files it has.
+pub(crate) const RUNS_TOOLS_IN: &[&str] = &[
+    ".pre-commit-config.yaml",
+    "lefthook.yml",
+    "lefthook.yaml",
+    ".lefthook.yml",
+    "Makefile",
+    "makefile",
+    "GNUmakefile",
+    "justfile",
+    "Justfile",
+    ".gitlab-ci.yml",
+    "package.json",
+    ".github/workflows/*",
+];
+
+/// Why the project has not adopted `lang`'s formatter (the config files and settings that would
+/// have said it did), or `None` when it has: the registry names no adoption rule, one of its
+/// `format_adopted_by` files is at the root, a `format_adopted_when` file holds the settings it
+/// names, or the formatter's program is named in a CI or hook file ([`RUNS_TOOLS_IN`]).
+/// `text` reads a root-relative file (globs in [`RUNS_TOOLS_IN`] are expanded by the caller).
+pub(crate) fn unadopted(
+    lang: &Language,
+    facts: &RootFacts,
+    text: &dyn Fn(&str) -> Vec<String>,
+) -> Option<String> {
+    let names = lang.format_adopted_by.as_deref()?;
+    if facts.has_any(names) {
+        return None;
+    }
+    for when in &lang.format_adopted_when {
+        if text(&when.file).iter().any(|t| crate::registry::matches_any(std::slice::from_ref(&when.contains), t)) {
+            return None;
+        }
+    }
+    let program = lang.format.as_ref().and_then(|f| crate::registry::command_tool(f))?;
+    let word = regex::Regex::new(&format!(r"(^|[^\w-]){}([^\w-]|$)", regex::escape(program))).ok()?;
+    if RUNS_TOOLS_IN.iter().flat_map(|file| text(file)).any(|t| word.is_match(&t)) {
+        return None;
+    }
+    let mut says: Vec<String> = names.to_vec();
+    says.extend(lang.format_adopted_when.iter().map(|w| format!("its settings in {}", w.file)));
+    says.push(format!("`{program}` in CI or hooks"));
+    Some(format!("none of {} found", says.join(", ")))
 }
 
 /// Narrows a formatter job to `files` (a subset of its own), scoping its command anew.
@@ -96,15 +139,24 @@ mod tests {
     }
 
     #[test]
-    fn a_formatter_is_adopted_by_its_config_at_the_root() {
+    fn a_formatter_is_adopted_by_its_settings_or_its_use_in_ci_and_not_by_an_editorconfig() {
         let registry = crate::registry::Registry::builtin().expect("registry");
         let shell = registry.get("shell").expect("shell");
         let none = RootFacts::default();
-        assert_eq!(unadopted(shell, &none), Some(&[".editorconfig".to_owned()][..]));
-        let with = RootFacts { names: [".editorconfig".to_owned()].into(), ..RootFacts::default() };
-        assert_eq!(unadopted(shell, &with), None);
+        let files = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| pairs.iter().filter(|(n, _)| *n == name).map(|(_, t)| (*t).to_owned()).collect()
+        };
+        let editorconfig_only = files(&[(".editorconfig", "root = true\n[*]\nindent_style = tab\n")]);
+        let why = unadopted(shell, &none, &editorconfig_only).expect("an .editorconfig alone adopts nothing");
+        assert!(why.contains(".editorconfig") && why.contains("`shfmt` in CI"), "{why}");
+        let shfmt_keys = files(&[(".editorconfig", "[*.sh]\nswitch_case_indent = true\n")]);
+        assert_eq!(unadopted(shell, &none, &shfmt_keys), None, "shfmt's own settings adopt it");
+        let ci = files(&[(".github/workflows/*", "steps:\n  - run: shfmt -d .\n")]);
+        assert_eq!(unadopted(shell, &none, &ci), None, "a CI step running it adopts it");
+        let other = files(&[("Makefile", "lint:\n\tshfmtx -d .\n")]);
+        assert!(unadopted(shell, &none, &other).is_some(), "a word, not a substring");
         assert_eq!(
-            unadopted(registry.get("python").expect("python"), &none),
+            unadopted(registry.get("python").expect("python"), &none, &editorconfig_only),
             None,
             "ruff's fixer needs no adoption"
         );

@@ -27,6 +27,7 @@ mod content;
 mod env;
 mod exit;
 mod files;
+mod findings;
 mod fix_plan;
 mod fs;
 mod git;

@@ -166,7 +166,7 @@ pub(crate) fn prepare(request: &LintRequest<'_>, env: &Env) -> Result<Prepared, 
     let project = Project::load(request.dir)?;
     let project_files = project.in_scope(request.project_files);
     let selected = project.in_scope(request.selected);
-    let mut facts = crate::files::lint_facts(request.dir, &project_files, &project.registry);
+    let mut facts = crate::files::lint_facts(request.dir, Some(request.workspace), &project_files, &selected, &project.registry);
     if let Some(names) = request.root_names {
         facts.names.clone_from(names);
     }

@@ -146,6 +146,12 @@ pub(crate) struct Job {
     /// one on `PATH`.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub managed: bool,
+    /// What the tool's endings mean (its registry `verdict`).
+    #[serde(skip)]
+    pub behaviour: crate::registry::Behaviour,
+    /// How its output names findings, when it does.
+    #[serde(skip)]
+    pub format: Option<crate::registry::FindingsFormat>,
 }
 
 impl Job {
@@ -307,6 +313,8 @@ fn plan_language(input: &PlanInput<'_>, candidate: &Candidate<'_>) -> Action {
         advisory: lang.advisory,
         runs_repo_code: Job::runs_repo_code(lang, used),
         managed: false,
+        behaviour: lang.verdict.clone(),
+        format: lang.findings_format,
     })
 }
 

@@ -69,7 +69,10 @@ pub enum Reason {
     ToolchainBroken,
     /// The tool cannot check this file's dialect (shellcheck SC1071).
     UnsupportedDialect,
-    /// An exit code that means neither pass nor a confirmed finding.
+    /// The tool itself failed (its configuration, its usage, a crash) and said so: its words are
+    /// the reason; installing anything would not help.
+    ToolError,
+    /// An exit code that means neither pass nor a confirmed finding, with nothing said.
     NoConclusion,
 }
 

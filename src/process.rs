@@ -86,6 +86,8 @@ pub(crate) struct Finished {
     pub overflowed: bool,
     /// Wall-clock time.
     pub duration: Duration,
+    /// When it was started (to add up parts that ran side by side as the span they took).
+    pub started: Instant,
     /// The child's process id (0 when it never started).
     #[cfg_attr(not(test), expect(dead_code, reason = "read by the process-group tests"))]
     pub pid: u32,
@@ -128,6 +130,7 @@ impl Cmd {
             output: Vec::new(),
             overflowed: false,
             duration: started.elapsed(),
+            started,
             pid: 0,
         };
         let Some((program, args)) = self.argv.split_first() else {
@@ -198,7 +201,7 @@ impl Cmd {
             live.remove(child.id());
         }
         let (output, overflowed) = capture.finish();
-        Finished { ending, output, overflowed, duration: started.elapsed(), pid: child.id() }
+        Finished { ending, output, overflowed, duration: started.elapsed(), started, pid: child.id() }
     }
 }
 

@@ -1,13 +1,14 @@
 //! Verdicts: how a linter's ending and output become a status.
 //!
-//! In: the program name and a [`Finished`] process. Out: a [`Verdict`].
+//! In: the tool's registry [`Behaviour`] and a [`Finished`] process. Out: a [`Verdict`]. No
+//! program name appears here: what a tool's exits and words mean is registry data.
 //! Only PASS counts as passed; UNVERIFIED is never shown as success. A tool that could not give
 //! a conclusion (missing, timed out, crashed, broken toolchain, flooded output) is UNVERIFIED,
 //! never FAIL and never PASS.
 
 use crate::outcome::{Reason, Status};
 use crate::process::{Ending, Finished};
-use crate::static_regex::static_regex;
+use crate::registry::{Behaviour, FindingsFormat, first_match, matches_any};
 
 /// A status with the reason behind it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,26 +31,23 @@ impl Verdict {
     }
 }
 
-static_regex! {
-    /// Output that means the toolchain or environment is broken, not the code.
-    static TOOLCHAIN_ERROR = r"(?i)could not resolve dependencies|could not find artifact|DependencyResolutionException|cannot find module|ModuleNotFoundError|unknown lifecycle phase|could not resolve all|could not find or load main class|invalid configuration|is newer than the versions supported|requires a newer version of maven|release version \d+ not supported|invalid target release|UnsupportedClassVersionError|class file version|has been compiled by a more recent version|cannot create the lock file .* because --locked was passed|rustc [0-9.]+ is not supported by the following package|requires rustc [0-9.]+ or newer|is not supported by this toolchain";
-    /// A syntax error as `fish --no-execute` reports it.
-    static FISH_SYNTAX_ERROR = r"(?m) \(line \d+\): ";
-}
-
-/// Judges one invocation.
-pub(crate) fn judge(program: &str, done: &Finished) -> Verdict {
+/// Judges one invocation of a tool that behaves as `behaviour` says and reports its findings in
+/// `format` (when it has one).
+///
+/// Order: an ending that is no exit (timed out, not found, killed) and flooded output reach no
+/// conclusion; exit 0 passes; then the tool's own words win over its exit code — a missing
+/// component, a failed environment or a broken configuration reach no conclusion with the line
+/// that says so; then an exit the registry calls findings fails (unless every finding is one the
+/// tool uses to say it cannot check the dialect); 126/127 are the shell's "cannot execute" and
+/// "not found"; any other exit reaches no conclusion, with the tool's first words as the reason.
+pub(crate) fn judge(behaviour: &Behaviour, format: Option<FindingsFormat>, done: &Finished) -> Verdict {
     if done.overflowed {
         return Verdict::because(Reason::OutputCapped, "output exceeded the capture limit; no conclusion");
     }
     let code = match &done.ending {
         Ending::TimedOut => return Verdict::because(Reason::TimedOut, "timed out"),
-        Ending::NotFound => {
-            return Verdict::because(Reason::ToolMissing, format!("tool missing: `{program}` not found"));
-        }
-        Ending::CannotStart(why) => {
-            return Verdict::because(Reason::CannotRun, format!("cannot run `{program}`: {why}"));
-        }
+        Ending::NotFound => return Verdict::because(Reason::ToolMissing, "tool missing: not found"),
+        Ending::CannotStart(why) => return Verdict::because(Reason::CannotRun, format!("cannot run: {why}")),
         Ending::Signalled(sig) => return Verdict::because(Reason::Killed, format!("killed by signal {sig}")),
         Ending::Exited(code) => *code,
     };
@@ -57,45 +55,53 @@ pub(crate) fn judge(program: &str, done: &Finished) -> Verdict {
         return Verdict::new(Status::Pass, "");
     }
     let text = done.text();
-    if let Some(line) = text.lines().find(|l| TOOLCHAIN_ERROR.is_match(l)) {
-        // The real first error line, not a guess: what the tool said it could not do.
-        let line = crate::safety::redact(line.trim().trim_start_matches("error: ")).into_owned();
-        return Verdict::because(Reason::ToolchainBroken, format!("toolchain error: {line}"));
+    let said = |line: &str| crate::safety::redact(line.trim().trim_start_matches("error: ")).into_owned();
+    if let Some(line) = first_match(&behaviour.missing_component, &text) {
+        return Verdict::because(Reason::ToolMissing, format!("a part of the tool is not installed: {}", said(line)));
     }
-    if tool_name(program) == "shellcheck" && only_unsupported_dialect(&text) {
-        return Verdict::because(
-            Reason::UnsupportedDialect,
-            "shellcheck cannot check this shell dialect (SC1071); add `# shellcheck shell=bash` if the script is bash-compatible",
-        );
+    if let Some(line) = first_match(&behaviour.environment, &text) {
+        return Verdict::because(Reason::ToolchainBroken, format!("environment error: {}", said(line)));
+    }
+    if let Some(line) = first_match(&behaviour.config_error, &text) {
+        return Verdict::because(Reason::ToolError, format!("the tool's configuration is broken: {}", said(line)));
+    }
+    let findings_exit = behaviour.findings_exit(code)
+        || behaviour.findings_exit_when.iter().any(|w| w.exit == code && matches_any(std::slice::from_ref(&w.output), &text));
+    if findings_exit {
+        if !behaviour.unsupported_rules.is_empty()
+            && let Some(format) = format
+        {
+            let found = crate::findings::parse(format, &text);
+            if !found.is_empty() && found.iter().all(|f| matches_any(&behaviour.unsupported_rules, f.key())) {
+                let hint = behaviour.unsupported_hint.as_deref().map_or_else(String::new, |h| format!("; {h}"));
+                return Verdict::because(
+                    Reason::UnsupportedDialect,
+                    format!("the tool cannot check this file's dialect ({}){hint}", found[0].key()),
+                );
+            }
+        }
+        return Verdict::new(Status::Fail, "");
     }
     match code {
-        1 => Verdict::new(Status::Fail, ""),
-        101 if tool_name(program) == "cargo" => Verdict::new(Status::Fail, ""),
-        // `yamllint --strict` exits 2 when only warnings were found (argparse errors also exit
-        // 2, but print no `[warning]` diagnostic).
-        2 if tool_name(program) == "yamllint" && text.contains(": [warning] ") => {
-            Verdict::new(Status::Fail, "")
-        }
-        // `fish --no-execute` exits 127 on a syntax error, which it reports as `<file> (line N):`.
-        127 if tool_name(program) == "fish" && FISH_SYNTAX_ERROR.is_match(&text) => {
-            Verdict::new(Status::Fail, "")
-        }
-        124 => Verdict::because(Reason::TimedOut, "timed out (exit 124)"),
         126 => Verdict::because(Reason::CannotRun, "cannot execute (exit 126)"),
         127 => Verdict::because(Reason::ToolMissing, "tool missing (exit 127)"),
-        other => Verdict::because(Reason::NoConclusion, format!("exit {other}, no confirmable conclusion")),
+        other => match first_words(&text) {
+            Some(line) => Verdict::because(Reason::ToolError, format!("exit {other}: {}", said(line))),
+            None => Verdict::because(Reason::NoConclusion, format!("exit {other} with no output, no confirmable conclusion")),
+        },
     }
 }
 
-fn tool_name(program: &str) -> &str {
-    program.rsplit('/').next().unwrap_or(program)
-}
-
-/// Whether every shellcheck finding in the output is SC1071 (unsupported dialect).
-fn only_unsupported_dialect(text: &str) -> bool {
-    let codes: Vec<&str> = text.match_indices("SC").filter_map(|(i, _)| text.get(i..i + 6)).collect();
-    codes.contains(&"SC1071")
-        && codes.iter().all(|c| *c == "SC1071" || !c[2..].chars().all(|d| d.is_ascii_digit()))
+/// The line of a tool's output that says what went wrong: the first that names an error or a
+/// failure, else the first that is not blank.
+fn first_words(text: &str) -> Option<&str> {
+    let lines = || text.lines().map(str::trim).filter(|l| !l.is_empty());
+    lines()
+        .find(|l| {
+            let lower = l.to_ascii_lowercase();
+            ["error", "fail", "invalid", "cannot", "could not", "unknown", "no such"].iter().any(|w| lower.contains(w))
+        })
+        .or_else(|| lines().next())
 }
 
 #[cfg(test)]
@@ -110,65 +116,100 @@ mod tests {
             output: output.as_bytes().to_vec(),
             overflowed: false,
             duration: Duration::ZERO,
+            started: std::time::Instant::now(),
             pid: 1,
         }
     }
 
-    fn status(program: &str, ending: Ending, output: &str) -> Status {
-        judge(program, &done(ending, output)).status
+    /// The built-in registry's behaviour and format for a language.
+    fn of(id: &str) -> (Behaviour, Option<FindingsFormat>) {
+        let registry = crate::registry::Registry::builtin().expect("registry");
+        let lang = registry.get(id).expect(id);
+        (lang.verdict.clone(), lang.findings_format)
+    }
+
+    fn status(id: &str, ending: Ending, output: &str) -> Status {
+        let (behaviour, format) = of(id);
+        judge(&behaviour, format, &done(ending, output)).status
+    }
+
+    fn reason(id: &str, ending: Ending, output: &str) -> (Option<Reason>, String) {
+        let (behaviour, format) = of(id);
+        let v = judge(&behaviour, format, &done(ending, output));
+        (v.cause, v.reason)
     }
 
     #[test]
-    fn exit_codes_map_to_statuses() {
-        assert_eq!(status("ruff", Ending::Exited(0), ""), Status::Pass);
-        assert_eq!(status("ruff", Ending::Exited(1), "a.py:1:1: F401"), Status::Fail);
-        assert_eq!(status("cargo", Ending::Exited(101), "error: could not compile"), Status::Fail);
-        assert_eq!(status("ruff", Ending::Exited(101), ""), Status::Unverified);
-        let strict_warning = "a.yaml:1:1: [warning] missing document start \"---\" (document-start)";
-        assert_eq!(status("yamllint", Ending::Exited(2), strict_warning), Status::Fail);
-        assert_eq!(
-            status("yamllint", Ending::Exited(2), "usage: yamllint [-h]\nerror: bad"),
-            Status::Unverified
-        );
+    fn exit_codes_mean_what_the_registry_says() {
+        assert_eq!(status("python", Ending::Exited(0), ""), Status::Pass);
+        assert_eq!(status("python", Ending::Exited(1), "a.py:1:1: F401"), Status::Fail);
+        assert_eq!(status("rust", Ending::Exited(101), "error: could not compile"), Status::Fail);
+        assert_eq!(status("python", Ending::Exited(101), ""), Status::Unverified);
+        assert_eq!(status("go", Ending::Exited(2), "./a.go:6:2: fmt.Printf format %d has arg"), Status::Fail);
+        assert_eq!(status("go", Ending::Exited(1), "./a.go:6:2: undefined: x"), Status::Fail);
+        assert_eq!(status("css", Ending::Exited(2), "a.css\n 1:1  ✖  Unexpected empty block"), Status::Fail);
+        assert_eq!(status("css", Ending::Exited(1), ""), Status::Unverified, "stylelint's 1 is a crash");
+        assert_eq!(status("powershell", Ending::Exited(7), ""), Status::Fail, "the exit counts findings");
         for code in [2, 124, 126, 127, 3] {
-            assert_eq!(status("x", Ending::Exited(code), ""), Status::Unverified, "exit {code}");
+            assert_eq!(status("python", Ending::Exited(code), ""), Status::Unverified, "exit {code}");
         }
-        assert_eq!(status("x", Ending::TimedOut, ""), Status::Unverified);
-        assert_eq!(status("x", Ending::NotFound, ""), Status::Unverified);
-        assert_eq!(status("x", Ending::Signalled(9), ""), Status::Unverified);
+        assert_eq!(status("python", Ending::TimedOut, ""), Status::Unverified);
+        assert_eq!(status("python", Ending::NotFound, ""), Status::Unverified);
+        assert_eq!(status("python", Ending::Signalled(9), ""), Status::Unverified);
+    }
+
+    #[test]
+    fn the_tools_own_words_win_over_its_exit_code() {
+        let no_clippy = "error: no such command: `clippy`\n\nhelp: view all installed commands with `cargo --list`";
+        let (cause, why) = reason("rust", Ending::Exited(101), no_clippy);
+        assert_eq!(cause, Some(Reason::ToolMissing));
+        assert_eq!(why, "a part of the tool is not installed: no such command: `clippy`");
+        let offline = "go: downloading github.com/pkg/errors v0.9.1\na.go:3:8: github.com/pkg/errors@v0.9.1: Get \"https://proxy.golang.org/x\": dial tcp: lookup proxy.golang.org: no such host";
+        assert_eq!(reason("go", Ending::Exited(1), offline).0, Some(Reason::ToolchainBroken));
+        let ruff_config = "ruff failed\n  Cause: Failed to parse /r/ruff.toml\n  Cause: TOML parse error at line 1";
+        let (cause, why) = reason("python", Ending::Exited(2), ruff_config);
+        assert_eq!(cause, Some(Reason::ToolError));
+        assert!(why.contains("Failed to parse /r/ruff.toml"), "{why}");
+        let usage = "usage: yamllint [-h] [-]\nyamllint: error: unrecognized arguments: --bogus";
+        let (cause, why) = reason("yaml", Ending::Exited(2), usage);
+        assert_eq!(cause, Some(Reason::ToolError));
+        assert!(why.contains("unrecognized arguments: --bogus"), "{why}");
+        assert_eq!(reason("yaml", Ending::Exited(3), "").0, Some(Reason::NoConclusion));
     }
 
     #[test]
     fn toolchain_errors_are_not_code_failures() {
         assert_eq!(
-            status("mvn", Ending::Exited(1), "[ERROR] Could not resolve dependencies for project"),
+            status("java", Ending::Exited(1), "[ERROR] Could not resolve dependencies for project"),
             Status::Unverified
         );
         assert_eq!(
-            status("node", Ending::Exited(1), "Error: Cannot find module 'eslint'"),
+            status("typescript", Ending::Exited(1), "Error: Cannot find module 'eslint'"),
             Status::Unverified
         );
         let no_lock = "error: cannot create the lock file /r/Cargo.lock because --locked was passed to prevent this\nhelp: …";
-        assert_eq!(status("cargo", Ending::Exited(101), no_lock), Status::Unverified);
+        assert_eq!(status("rust", Ending::Exited(101), no_lock), Status::Unverified);
         let too_old = "    Downloading crates ...\nerror: rustc 1.95.0 is not supported by the following package:\n  x@1 requires rustc 1.99";
-        assert_eq!(status("cargo", Ending::Exited(101), too_old), Status::Unverified);
+        assert_eq!(status("rust", Ending::Exited(101), too_old), Status::Unverified);
         let stale =
             "error: the lock file /r/Cargo.lock needs to be updated but --locked was passed to prevent this";
         assert_eq!(
-            status("cargo", Ending::Exited(101), stale),
+            status("rust", Ending::Exited(101), stale),
             Status::Fail,
             "a stale lock file is the change's to fix"
         );
-        let found = judge("cargo", &done(Ending::Exited(101), too_old));
-        assert_eq!(found.reason, "toolchain error: rustc 1.95.0 is not supported by the following package:");
+        assert_eq!(
+            reason("rust", Ending::Exited(101), too_old).1,
+            "environment error: rustc 1.95.0 is not supported by the following package:"
+        );
     }
 
     #[test]
     fn shellcheck_dialect_only_findings_are_unverified() {
         let zsh = "a.zsh:1:1: error: ShellCheck only supports sh/bash/dash/ksh scripts. Sorry! [SC1071]";
-        assert_eq!(status("shellcheck", Ending::Exited(1), zsh), Status::Unverified);
+        assert_eq!(status("shell", Ending::Exited(1), zsh), Status::Unverified);
         let mixed = format!("{zsh}\nb.sh:2:1: warning: Use 'cd ... || exit' [SC2164]");
-        assert_eq!(status("shellcheck", Ending::Exited(1), &mixed), Status::Fail);
+        assert_eq!(status("shell", Ending::Exited(1), &mixed), Status::Fail);
     }
 
     #[test]
@@ -182,9 +223,10 @@ mod tests {
 
     #[test]
     fn flooded_output_is_unverified() {
+        let (behaviour, format) = of("python");
         let mut flooded = done(Ending::Exited(1), "x");
         flooded.overflowed = true;
-        assert_eq!(judge("ruff", &flooded).status, Status::Unverified);
+        assert_eq!(judge(&behaviour, format, &flooded).status, Status::Unverified);
     }
 
     #[test]

@@ -20,21 +20,21 @@ use crate::surface;
 
 /// Runs `check` and returns its exit code (usage problems are [`UsageError`]s).
 pub(super) fn run(args: &CheckArgs, env: &Env) -> anyhow::Result<Output> {
-    let (report, content) = evaluate(args, env)?;
+    let report = evaluate(args, env)?;
     let text = match args.format {
         Format::Human => report::render_check(&report),
         Format::Json => serde_json::to_string_pretty(&report)? + "\n",
-        Format::Sarif => serde_json::to_string_pretty(&report::sarif::build(&report, content.dir()))? + "\n",
+        Format::Sarif => serde_json::to_string_pretty(&report::sarif::build(&report))? + "\n",
     };
     Ok(Output::stdout(text, report.exit_code()))
 }
 
 /// The report `check` would print as JSON (for the MCP server).
 pub(crate) fn report(args: &CheckArgs, env: &Env) -> anyhow::Result<CheckReport> {
-    evaluate(args, env).map(|(report, _)| report)
+    evaluate(args, env)
 }
 
-fn evaluate(args: &CheckArgs, env: &Env) -> anyhow::Result<(CheckReport, Content)> {
+fn evaluate(args: &CheckArgs, env: &Env) -> anyhow::Result<CheckReport> {
     let root = project_root(args.path.as_deref())?;
     if installs_tools(args, env) {
         // Failures were reported (one line each); the check goes on and shows those languages
@@ -63,7 +63,7 @@ fn installs_tools(args: &CheckArgs, env: &Env) -> bool {
 }
 
 /// `--staged`: the content engine, exactly as the gate and git's pre-commit hook run it.
-fn staged(args: &CheckArgs, root: PathBuf, env: &Env) -> anyhow::Result<(CheckReport, Content)> {
+fn staged(args: &CheckArgs, root: PathBuf, env: &Env) -> anyhow::Result<CheckReport> {
     let scope = Scope::Staged;
     let not_a_repo =
         |e: surface::SurfaceError| UsageError(format!("{} needs a git repository: {e}", scope.flag()));
@@ -90,7 +90,7 @@ fn staged(args: &CheckArgs, root: PathBuf, env: &Env) -> anyhow::Result<(CheckRe
     if incomplete {
         report.status = report.status.worst(crate::outcome::Status::Unverified);
     }
-    Ok((report, Content { root }))
+    Ok(report)
 }
 
 /// `--all` (the whole tree) and `--changed` (the working-tree changes): linted in place, with
@@ -101,7 +101,7 @@ fn in_place(
     root: &Path,
     scope: Scope,
     env: &Env,
-) -> anyhow::Result<(CheckReport, Content)> {
+) -> anyhow::Result<CheckReport> {
     let (files, safety, mut notes): (Vec<String>, _, Vec<String>) = if scope == Scope::Changed {
         let surface = surface::working_changes(root)
             .map_err(|e| UsageError(format!("{} needs a git repository: {e}", scope.flag())))?;
@@ -161,7 +161,7 @@ fn in_place(
         ));
     }
     let report = CheckReport::new(root.to_path_buf(), scope, results, safety, notes);
-    Ok((report, Content { root: root.to_path_buf() }))
+    Ok(report)
 }
 
 /// The soft cache for one check: its key, when the content has an identity and caching is on.
@@ -184,18 +184,6 @@ impl SoftCheck {
     /// Stores the results when they are complete and the content did not change meanwhile.
     fn keep(&self, results: &[crate::run::LanguageResult]) {
         let _ = crate::cache::soft::store(&self.key, results);
-    }
-}
-
-/// Where the checked content is, for SARIF locations (always the project: a snapshot is gone
-/// by the time the report is rendered, and its paths are the project's).
-struct Content {
-    root: PathBuf,
-}
-
-impl Content {
-    fn dir(&self) -> &Path {
-        &self.root
     }
 }
 

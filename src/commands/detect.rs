@@ -101,7 +101,7 @@ impl Scan {
                 .with_context(|| format!("listing files under {}", root.display()))?,
         };
         let files = project.in_scope(&files);
-        let facts = crate::files::lint_facts(&root, &files, &project.registry);
+        let facts = crate::files::lint_facts(&root, None, &files, &files, &project.registry);
         let detected = detect_with_interpreters(&project.registry, &files, &facts.names, &facts.interpreters);
         Ok(Self { root, project, facts, detected })
     }

@@ -75,7 +75,7 @@ pub(crate) fn fix(request: &FixRequest, env: &Env) -> anyhow::Result<FixReport> 
     let files = Files::gather(&root, request.all)?;
     let project_files = project.in_scope(&files.project);
     let (accepted, refused) = vet_targets(&root, &project.in_scope(&files.selected), &project.registry);
-    let facts = crate::files::lint_facts(&root, &project_files, &project.registry);
+    let facts = crate::files::lint_facts(&root, None, &project_files, &project_files, &project.registry);
     let input = PlanInput {
         registry: &project.registry,
         root: root.clone(),
@@ -168,6 +168,30 @@ struct Adoption<'a> {
     deadline: Duration,
 }
 
+/// The texts of a root-relative file, or of the files a `dir/*` pattern names (regular files
+/// only, never through a link, at most 64 KiB each): what adoption is read from.
+fn root_texts(root: &Path, name: &str) -> Vec<String> {
+    const MAX: u64 = 64 * 1024;
+    let read = |path: &Path| -> Option<String> {
+        let meta = std::fs::symlink_metadata(path).ok()?;
+        if !meta.is_file() || meta.len() > MAX {
+            return None;
+        }
+        std::fs::read_to_string(path).ok()
+    };
+    match name.strip_suffix("/*") {
+        Some(dir) => {
+            let dir = root.join(dir);
+            if std::fs::symlink_metadata(&dir).is_ok_and(|m| !m.is_dir()) {
+                return Vec::new();
+            }
+            let Ok(entries) = std::fs::read_dir(&dir) else { return Vec::new() };
+            entries.flatten().take(200).filter_map(|e| read(&e.path())).collect()
+        }
+        None => read(&root.join(name)).into_iter().collect(),
+    }
+}
+
 impl Adoption<'_> {
     /// Narrows every formatter job of an unadopted formatter to the files whose `HEAD` version
     /// it leaves unchanged (and new files); a job left with none becomes SKIPPED "not adopted
@@ -176,9 +200,10 @@ impl Adoption<'_> {
         for entry in &mut plan.entries {
             let Action::Run(job) = &mut entry.action else { continue };
             let Some(lang) = self.registry.get(&entry.language) else { continue };
-            let Some(configs) = fix_plan::unadopted(lang, self.facts) else { continue };
+            let Some(why) = fix_plan::unadopted(lang, self.facts, &|name| root_texts(self.root, name)) else {
+                continue;
+            };
             let program = job.program.clone();
-            let why = format!("none of {} at the project root", configs.join(", "));
             if job.files.is_empty() {
                 let reason =
                     format!("not adopted here: `{program}` is not configured ({why}); left as it is");

@@ -11,7 +11,8 @@ use crate::host::Answer;
 use crate::lint::{self, LintRequest};
 use crate::outcome::Status;
 use crate::registry::{ProjectConfig, Registry};
-use crate::report::{self, histogram_line, rule_histogram};
+use crate::findings::{histogram, histogram_line};
+use crate::report;
 use crate::run::{LanguageResult, RunOptions};
 use crate::safety;
 use crate::state::session::Scope;
@@ -249,7 +250,7 @@ fn save_message(result: &LanguageResult, name: &str) -> Option<(String, String)>
         )),
         Status::Fail => {
             let mut text = format!("codeguard: [{lang}] {name} has lint problems");
-            let histogram = rule_histogram(&result.output);
+            let histogram = histogram(&result.findings);
             if !histogram.is_empty() {
                 let _ = write!(text, " ({})", histogram_line(&histogram[..histogram.len().min(6)]));
             }

@@ -12,7 +12,8 @@ use crate::host::Answer;
 use crate::lint::{self, LintRequest};
 use crate::outcome::Status;
 use crate::registry::Registry;
-use crate::report::{self, histogram_line, rule_histogram};
+use crate::findings::{histogram, histogram_line};
+use crate::report;
 use crate::run::{LanguageResult, RunOptions};
 use crate::safety;
 use crate::surface::{self, Pathspecs, StagingAction, SurfaceOptions};
@@ -112,7 +113,7 @@ fn prompt_summary(
     }
     let _ = writeln!(text, "codeguard: before you {action} in {}, this would block:", root.display());
     for lang in &failed {
-        let histogram = rule_histogram(&lang.output);
+        let histogram = histogram(&lang.findings);
         let _ = write!(text, "- {} FAIL", lang.language);
         if !histogram.is_empty() {
             let _ = write!(text, " ({})", histogram_line(&histogram[..histogram.len().min(6)]));

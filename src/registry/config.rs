@@ -219,6 +219,7 @@ impl ProjectConfig {
                 // the project's own commands: its own formatter is its choice, fixing anything.
                 lang.format_fixes = None;
                 lang.format_adopted_by = None;
+                lang.format_adopted_when.clear();
             }
             // A command the repository defines is repository content by definition.
             let own = [

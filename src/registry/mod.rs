@@ -5,6 +5,7 @@
 //! Out: a validated [`Registry`]. Validation errors name the language and the field.
 //! Never: runs a command or reads anything but the project config file.
 
+mod behaviour;
 mod config;
 mod detection;
 mod managed;
@@ -12,6 +13,7 @@ mod validate;
 
 use serde::{Deserialize, Serialize};
 
+pub(crate) use behaviour::{Behaviour, FindingsFormat, first_match, matches_any};
 pub(crate) use config::{ConfigError, GateScope, ProjectConfig};
 pub(crate) use detection::{DetectedLanguage, detect_project, detect_with_interpreters};
 pub(crate) use managed::{ManagedTool, ToolSource, command_tool};
@@ -102,17 +104,14 @@ impl FormatFixes {
     }
 }
 
-/// A line-per-finding output format (`path:line[:col]: …`), by where the rule stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FindingsFormat {
-    /// `ruff check --output-format=concise`: `path:line:col: RULE message`.
-    RuffConcise,
-    /// `--format=gcc` (shellcheck): `path:line:col: level: message [SC1234]`; also cargo's
-    /// `--message-format=short` (`path:line:col: level: message`, the message standing for the rule).
-    Gcc,
-    /// `yamllint --format parsable`: `path:line:col: [level] message (rule)`.
-    YamllintParsable,
+/// A root file whose text, when it matches, says the project adopted a formatter.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdoptedWhen {
+    /// The root-relative file.
+    pub file: String,
+    /// A regular expression its text must match.
+    pub contains: String,
 }
 
 /// One language entry.
@@ -167,6 +166,10 @@ pub struct Language {
     /// file only when its `HEAD` version is already formatted that way.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format_adopted_by: Option<Vec<String>>,
+    /// Root files whose text adopts the formatter when it matches (`.editorconfig` holding shfmt's
+    /// own settings, not merely existing).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub format_adopted_when: Vec<AdoptedWhen>,
     /// Environment variables that point the language's tool at a build directory
     /// (`CARGO_TARGET_DIR`): each is set to a persistent per-repository cache under the state
     /// directory (`crate::run::warm`), never the user's own.
@@ -177,6 +180,10 @@ pub struct Language {
     /// finding (whole-file blame).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub findings_format: Option<FindingsFormat>,
+    /// What the lint (and gate) command's endings mean: required for every language that has one
+    /// (see [`Behaviour`]).
+    #[serde(default)]
+    pub verdict: Behaviour,
     /// A project-level command for whole-tree checks (required when `lint` is per file).
     #[serde(default)]
     pub gate: Option<Argv>,

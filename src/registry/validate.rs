@@ -83,6 +83,8 @@ enum FieldKind {
     Dialects,
     Fixes,
     FindingsFormat,
+    Verdict,
+    AdoptedWhen,
 }
 
 const FIELDS: &[(&str, FieldKind)] = &[
@@ -100,8 +102,10 @@ const FIELDS: &[(&str, FieldKind)] = &[
     ("format", FieldKind::Command),
     ("format_fixes", FieldKind::Fixes),
     ("format_adopted_by", FieldKind::Names),
+    ("format_adopted_when", FieldKind::AdoptedWhen),
     ("build_cache_env", FieldKind::Names),
     ("findings_format", FieldKind::FindingsFormat),
+    ("verdict", FieldKind::Verdict),
     ("gate", FieldKind::Command),
     ("probe", FieldKind::Command),
     ("requiresConfig", FieldKind::Names),
@@ -183,13 +187,40 @@ fn check_kind(kind: FieldKind, value: &serde_json::Value) -> Result<(), String> 
             Err("must be \"format-only\" or a non-empty list of rule-code prefixes".into())
         }
         (FieldKind::FindingsFormat, Value::String(s))
-            if ["ruff-concise", "gcc", "yamllint-parsable"].contains(&s.as_str()) =>
+            if crate::registry::FindingsFormat::ALL.iter().any(|(_, name)| name == s) =>
         {
             Ok(())
         }
-        (FieldKind::FindingsFormat, _) => {
-            Err("must be one of \"ruff-concise\", \"gcc\", \"yamllint-parsable\"".into())
+        (FieldKind::FindingsFormat, _) => Err(format!(
+            "must be one of {}",
+            crate::registry::FindingsFormat::ALL.map(|(_, name)| format!("\"{name}\"")).join(", ")
+        )),
+        (FieldKind::Verdict, value @ Value::Object(_)) => {
+            let behaviour: crate::registry::Behaviour =
+                serde_json::from_value(value.clone()).map_err(|e| e.to_string())?;
+            let range_ok = behaviour.findings_exit_range.is_none_or(|[lo, hi]| 0 < lo && lo <= hi);
+            if (behaviour.findings_exits.is_empty() && behaviour.findings_exit_range.is_none())
+                || behaviour.findings_exits.contains(&0)
+                || !range_ok
+            {
+                return Err("findings_exits must list the non-zero exit codes that mean findings".into());
+            }
+            for (field, pattern) in behaviour.patterns() {
+                regex::Regex::new(pattern).map_err(|e| format!("{field}: `{pattern}` is not a regular expression: {e}"))?;
+            }
+            Ok(())
         }
+        (FieldKind::AdoptedWhen, value @ Value::Array(_)) => {
+            let rules: Vec<crate::registry::AdoptedWhen> =
+                serde_json::from_value(value.clone()).map_err(|e| e.to_string())?;
+            for rule in &rules {
+                regex::Regex::new(&rule.contains)
+                    .map_err(|e| format!("`{}` is not a regular expression: {e}", rule.contains))?;
+            }
+            Ok(())
+        }
+        (FieldKind::AdoptedWhen, _) => Err("must be a list of {file, contains} objects".into()),
+        (FieldKind::Verdict, _) => Err("must be an object (findings_exits, …)".into()),
         (FieldKind::Text, _) => Err("must be a string".into()),
         (FieldKind::Flag, _) => Err("must be true or false".into()),
     }
@@ -290,6 +321,15 @@ fn entry(lang: &Language) -> Result<(), RegistryError> {
         if lang.is_project_level() && (has_token(lint, "{file}") || has_token(lint, "{files}")) {
             return err("lint", "append_files=false commands must not take file placeholders");
         }
+    }
+    if (lang.lint.is_some() || lang.gate.is_some())
+        && lang.verdict.findings_exits.is_empty()
+        && lang.verdict.findings_exit_range.is_none()
+    {
+        return err(
+            "verdict",
+            "a lint or gate command needs a `verdict` saying what its exit codes mean (findings_exits, …)",
+        );
     }
     Ok(())
 }
@@ -580,11 +620,33 @@ fn is_kebab(id: &str) -> bool {
 mod tests {
     use super::super::Registry;
 
-    /// A small valid registry; each test breaks one rule in it.
+    /// A small valid registry; each test breaks one rule in it. An entry with a lint or gate
+    /// command and no `verdict` gets `{"findings_exits": [1]}` (see `a_lint_needs_a_verdict`).
     fn doc(languages: &str) -> String {
-        format!(
+        let text = format!(
             r#"{{"version": 1, "status_levels": ["stable", "beta", "planned"], "languages": [{languages}]}}"#
-        )
+        );
+        let Ok(mut value) = serde_json::from_str::<serde_json::Value>(&text) else { return text };
+        for lang in value["languages"].as_array_mut().into_iter().flatten() {
+            let Some(map) = lang.as_object_mut() else { continue };
+            let runs = |k: &str| map.get(k).is_some_and(|v| !v.is_null());
+            if (runs("lint") || runs("gate")) && !map.contains_key("verdict") {
+                map.insert("verdict".into(), serde_json::json!({"findings_exits": [1]}));
+            }
+        }
+        value.to_string()
+    }
+
+    #[test]
+    fn a_lint_needs_a_verdict() {
+        let bare = r#"{"version": 1, "status_levels": ["stable", "beta", "planned"], "languages": [{"id": "python", "name": "Python", "status": "stable", "extensions": [".py"], "lint": ["ruff", "check", "--no-fix", "{files}"]}]}"#;
+        let err = Registry::from_json(bare).expect_err("no verdict");
+        assert_eq!((err.language.as_str(), err.field.as_str()), ("python", "verdict"), "{err}");
+        let zero = PY.replace(r#""lint""#, r#""verdict": {"findings_exits": [0]}, "lint""#);
+        rejects(&zero, "python", "verdict");
+        let bad_regex =
+            PY.replace(r#""lint""#, r#""verdict": {"findings_exits": [1], "environment": ["(unclosed"]}, "lint""#);
+        assert!(rejects(&bad_regex, "python", "verdict").contains("not a regular expression"));
     }
 
     const PY: &str = r#"{"id": "python", "name": "Python", "status": "stable", "extensions": [".py"], "markers": ["pyproject.toml"], "lint": ["ruff", "check", "--no-fix", "{files}"]}"#;

@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use super::{histogram_line, rule_histogram};
+use crate::findings::{count_line, histogram, histogram_line};
 use crate::bash::Mode;
 use crate::outcome::Status;
 use crate::run::LanguageResult;
@@ -86,8 +86,14 @@ fn summary(mode: Mode, failed: &[&LanguageResult], blocking: &[&Finding]) -> Str
             .iter()
             .map(|l| format!("{} ({}{})", l.language, tool(l), if l.managed { ", managed" } else { "" }))
             .collect();
-        let problems: usize = failed.iter().map(|l| problem_count(l)).sum();
-        parts.push(format!("{}: {} problem{}", names.join(", "), problems, plural(problems)));
+        let problems: usize = failed.iter().map(|l| l.findings.len()).sum();
+        // A tool whose findings cannot be read is counted by nobody: say it failed.
+        let counted = failed.iter().all(|l| !l.findings.is_empty());
+        if counted {
+            parts.push(format!("{}: {} problem{}", names.join(", "), problems, plural(problems)));
+        } else {
+            parts.push(format!("{} failed", names.join(", ")));
+        }
     }
     if !blocking.is_empty() {
         let files = {
@@ -241,15 +247,14 @@ fn language_blocks(failed: &[&LanguageResult], budget: usize) -> String {
 
 fn frame(lang: &LanguageResult) -> (String, String) {
     let mut head = String::new();
-    let histogram = rule_histogram(&lang.output);
+    let histogram = histogram(&lang.findings);
     let _ = write!(
         head,
-        "\n[{}] {}{} — {} problem{}",
+        "\n[{}] {}{} — {}",
         lang.language,
         tool(lang),
         if lang.managed { " (managed)" } else { "" },
-        problem_count(lang),
-        plural(problem_count(lang))
+        count_line(&lang.findings)
     );
     if !histogram.is_empty() {
         let shown = &histogram[..histogram.len().min(HISTOGRAM_CODES)];
@@ -327,11 +332,6 @@ fn tool(lang: &LanguageResult) -> &str {
     lang.argv.first().and_then(|a| a.first()).map_or("linter", |p| p.rsplit('/').next().unwrap_or(p))
 }
 
-/// Problems reported by a failing linter: rule-coded diagnostic lines, or 1 when none are coded.
-fn problem_count(lang: &LanguageResult) -> usize {
-    rule_histogram(&lang.output).iter().map(|(_, n)| n).sum::<usize>().max(1)
-}
-
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
@@ -368,13 +368,14 @@ mod tests {
             argv: vec![vec!["ruff".into(), "check".into()]],
             files: vec![],
             duration: Duration::ZERO,
-            output,
             fix: Some(vec!["ruff".into(), "check".into(), "--fix".into()]),
             install_hint: String::new(),
             managed: false,
             log_path: Some(PathBuf::from(format!("/state/logs/gate-{language}.log"))),
             cause: None,
             exempt: Vec::new(),
+            findings: crate::findings::parse(crate::findings::Format::RuffConcise, &output),
+            output,
         }
     }
 
@@ -392,6 +393,8 @@ mod tests {
         let text = render_gate(&report);
         assert!(text.chars().count() <= MAX_REPORT_CHARS, "{} chars", text.chars().count());
         assert!(text.starts_with("codeguard: commit blocked — lang0 (ruff)"), "{text}");
+        assert!(text.contains("50000 problems"), "counted from the findings: {text}");
+        assert!(text.contains("[lang0] ruff — 5000 problems in 5000 files"), "{text}");
         assert!(text.contains("Target repository: /repo"));
         let directive = text.find("NOT executed").expect("directive");
         let detail = text.find("[lang0]").expect("detail");

@@ -4,7 +4,6 @@
 //! always shown. Never: decides a status (that is `verdict`) or writes to stdout (the caller
 //! prints what this renders).
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -22,7 +21,6 @@ use crate::cli::Scope;
 use crate::outcome::Status;
 use crate::run::LanguageResult;
 use crate::safety::Finding;
-use crate::static_regex::static_regex;
 
 /// The JSON schema version of machine-readable reports.
 pub(crate) const SCHEMA_VERSION: &str = "1";
@@ -76,29 +74,6 @@ impl CheckReport {
     pub(crate) fn exit_code(&self) -> u8 {
         crate::exit::EntryPoint::Check.status_code(self.status)
     }
-}
-
-static_regex! {
-    static RULE_CODE = r"\b([A-Z]{1,4}\d{3,4})\b";
-}
-
-/// Counts rule codes (`F401`, `SC2086`, `DL3008`) on diagnostic lines (lines with a `:`),
-/// most frequent first.
-pub(crate) fn rule_histogram(output: &str) -> Vec<(String, usize)> {
-    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-    for line in output.lines().filter(|l| l.contains(':')) {
-        if let Some(code) = RULE_CODE.captures(line).and_then(|c| c.get(1)) {
-            *counts.entry(code.as_str().to_owned()).or_default() += 1;
-        }
-    }
-    let mut out: Vec<_> = counts.into_iter().collect();
-    out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    out
-}
-
-/// Formats a histogram as `F401×3 E501×1`.
-pub(crate) fn histogram_line(histogram: &[(String, usize)]) -> String {
-    histogram.iter().map(|(code, n)| format!("{code}×{n}")).collect::<Vec<_>>().join(" ")
 }
 
 /// Writes each executed language's full output to `<dir>/<prefix>-<lang>.log` and records the
@@ -176,9 +151,14 @@ fn render_language(out: &mut String, result: &LanguageResult) {
     }
     out.push('\n');
     if result.status == Status::Fail {
-        let histogram = rule_histogram(&result.output);
+        let histogram = crate::findings::histogram(&result.findings);
         if !histogram.is_empty() {
-            let _ = writeln!(out, "      rules: {}", histogram_line(&histogram));
+            let _ = writeln!(
+                out,
+                "      {}: {}",
+                crate::findings::count_line(&result.findings),
+                crate::findings::histogram_line(&histogram)
+            );
         }
         let lines: Vec<&str> = result.output.lines().filter(|l| !l.trim().is_empty()).collect();
         for line in lines.iter().take(INLINE_LINES) {
@@ -217,15 +197,4 @@ fn summary_line(report: &CheckReport) -> String {
         count(Status::Unverified) + count(Status::Planned),
         count(Status::Skipped)
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn histogram_counts_codes_on_diagnostic_lines() {
-        let out = "a.py:1:8: F401 [*] `os` imported\nb.py:2:1: F401 x\nb.py:3:1: E501 long\nFound 3 errors.\ns.sh:2:1: warning: cd [SC2164]";
-        assert_eq!(histogram_line(&rule_histogram(out)), "F401×2 E501×1 SC2164×1");
-    }
 }

@@ -21,7 +21,7 @@ use super::CheckReport;
 use crate::outcome::Status;
 use crate::run::LanguageResult;
 use crate::safety::Finding;
-use crate::static_regex::static_regex;
+use crate::findings::Finding as Diagnostic;
 
 /// The SARIF version written.
 pub(crate) const VERSION: &str = "2.1.0";
@@ -38,120 +38,14 @@ pub(crate) const SAFETY_DRIVER: &str = "codeguard-safety";
 /// Lines of output quoted in a result that could not be parsed into locations.
 const QUOTED_LINES: usize = 5;
 
-/// How serious a diagnostic is, in SARIF's terms.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Level {
-    /// `error`.
-    Error,
-    /// `warning`.
-    Warning,
-    /// `note`.
-    Note,
-}
-
-impl Level {
-    /// The SARIF `level` value.
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Level::Error => "error",
-            Level::Warning => "warning",
-            Level::Note => "note",
-        }
-    }
-
-    /// Maps a linter's own severity word; unknown words count as errors (the linter failed).
-    fn from_word(word: &str) -> Self {
-        match word.to_ascii_lowercase().as_str() {
-            "warning" => Level::Warning,
-            "note" | "info" | "style" => Level::Note,
-            _ => Level::Error,
-        }
-    }
-}
-
-/// One diagnostic parsed from a linter's output.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Diagnostic {
-    /// Project-relative path.
-    pub path: String,
-    /// 1-based line.
-    pub line: u64,
-    /// 1-based column, when printed.
-    pub column: Option<u64>,
-    /// The rule id (`F401`, `SC2164`, `document-start`), when printed.
-    pub rule: Option<String>,
-    /// Severity.
-    pub level: Level,
-    /// The message without location, rule or severity.
-    pub message: String,
-}
-
-static_regex! {
-    /// `path:line[:col][:] rest` — the location head every supported format shares.
-    static LOCATED = r"^(?P<path>[^\s:][^:]*?):(?P<line>\d+)(?::(?P<col>\d+))?:?\s+(?P<rest>\S.*?)\s*$";
-    /// yamllint parsable: `[level] message (rule)`.
-    static YAMLLINT = r"^\[(?P<level>error|warning)\]\s+(?P<msg>.*?)\s+\((?P<rule>[\w-]+)\)$";
-    /// gcc style with a bracketed code (shellcheck): `level: message [SC1234]`.
-    static GCC = r"^(?P<level>error|warning|note|info|style):\s+(?P<msg>.*?)\s+\[(?P<rule>[A-Z]+\d+)\]$";
-    /// Code first (ruff concise, hadolint): `F401 [*] message`, `DL3008 warning: message`.
-    static CODE_FIRST = r"^(?P<rule>[A-Z]{1,8}\d{1,5})\s+(?:\[\*\]\s+)?(?:(?P<level>error|warning|info|style):\s+)?(?P<msg>.+)$";
-    /// Anything else after the location, with an optional severity word.
-    static PLAIN = r"^(?:(?P<level>error|warning|note|info):\s+)?(?P<msg>.+)$";
-}
-
-/// Parses the diagnostics out of a linter's output. Paths are made relative to `content_dir`
-/// (the directory the linter ran in); lines whose path lies outside it are not diagnostics.
-pub(crate) fn parse_diagnostics(output: &str, content_dir: &Path) -> Vec<Diagnostic> {
-    output.lines().filter_map(|line| parse_line(line, content_dir)).collect()
-}
-
-fn parse_line(line: &str, content_dir: &Path) -> Option<Diagnostic> {
-    let head = LOCATED.captures(line)?;
-    let path = relative_path(&head["path"], content_dir)?;
-    let line_no = head["line"].parse().ok().filter(|n| *n > 0)?;
-    let column = head.name("col").and_then(|c| c.as_str().parse().ok()).filter(|n| *n > 0);
-    let rest = &head["rest"];
-    let (rule, level, message) = if let Some(c) = YAMLLINT.captures(rest) {
-        (Some(c["rule"].to_owned()), Level::from_word(&c["level"]), c["msg"].to_owned())
-    } else if let Some(c) = GCC.captures(rest) {
-        (Some(c["rule"].to_owned()), Level::from_word(&c["level"]), c["msg"].to_owned())
-    } else if let Some(c) = CODE_FIRST.captures(rest) {
-        let level = c.name("level").map_or(Level::Error, |l| Level::from_word(l.as_str()));
-        (Some(c["rule"].to_owned()), level, c["msg"].to_owned())
-    } else {
-        let c = PLAIN.captures(rest)?;
-        let level = c.name("level").map_or(Level::Error, |l| Level::from_word(l.as_str()));
-        (None, level, c["msg"].to_owned())
-    };
-    Some(Diagnostic { path, line: line_no, column, rule, level, message })
-}
-
-/// A printed path as a project-relative one, or `None` when it points elsewhere.
-fn relative_path(printed: &str, content_dir: &Path) -> Option<String> {
-    let path = Path::new(printed);
-    let relative = if path.is_absolute() { strip_root(path, content_dir)? } else { path.to_path_buf() };
-    let text = relative.to_str()?.trim_start_matches("./");
-    let escapes = text.split('/').any(|c| c == "..");
-    (!text.is_empty() && !escapes && !text.starts_with('/')).then(|| text.to_owned())
-}
-
-/// `path` below `root` (as given, or canonical: linters may print either).
-fn strip_root(path: &Path, root: &Path) -> Option<std::path::PathBuf> {
-    if let Ok(rest) = path.strip_prefix(root) {
-        return Some(rest.to_path_buf());
-    }
-    let canonical = root.canonicalize().ok()?;
-    path.strip_prefix(canonical).ok().map(Path::to_path_buf)
-}
-
-/// Builds the SARIF log for a check. `content_dir` is where the linters ran (the project or a
-/// snapshot of it).
-pub(crate) fn build(report: &CheckReport, content_dir: &Path) -> Value {
+/// Builds the SARIF log for a check; its results are the findings of each failing language
+/// (`crate::findings`, paths already the repository's).
+pub(crate) fn build(report: &CheckReport) -> Value {
     let mut runs: Vec<Value> = report
         .languages
         .iter()
         .filter(|l| l.status != Status::Skipped)
-        .map(|l| language_run(report, l, content_dir))
+        .map(|l| language_run(report, l))
         .collect();
     if report.scope != crate::cli::Scope::All {
         runs.push(safety_run(report, &report.safety));
@@ -164,9 +58,8 @@ pub(crate) fn build(report: &CheckReport, content_dir: &Path) -> Value {
     })
 }
 
-fn language_run(report: &CheckReport, lang: &LanguageResult, content_dir: &Path) -> Value {
-    let diagnostics =
-        if lang.status == Status::Fail { parse_diagnostics(&lang.output, content_dir) } else { Vec::new() };
+fn language_run(report: &CheckReport, lang: &LanguageResult) -> Value {
+    let diagnostics: &[Diagnostic] = if lang.status == Status::Fail { &lang.findings } else { &[] };
     let rules = RuleIndex::new(diagnostics.iter().filter_map(|d| d.rule.as_deref()));
     let mut results: Vec<Value> = diagnostics.iter().map(|d| diagnostic_result(d, &rules)).collect();
     if lang.status == Status::Fail && results.is_empty() {
@@ -336,77 +229,6 @@ fn percent_encode(path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn diag(
-        path: &str,
-        line: u64,
-        column: Option<u64>,
-        rule: Option<&str>,
-        level: Level,
-        message: &str,
-    ) -> Diagnostic {
-        Diagnostic {
-            path: path.into(),
-            line,
-            column,
-            rule: rule.map(str::to_owned),
-            level,
-            message: message.into(),
-        }
-    }
-
-    #[test]
-    fn the_common_one_line_formats_parse_into_file_line_rule() {
-        let root = Path::new("/snap/root");
-        let output = "\
-app/main.py:1:8: F401 [*] `os` imported but unused
-./scripts/run.sh:2:4: warning: Use 'cd ... || exit' in case cd fails. [SC2164]
-cfg/a.yaml:1:1: [warning] missing document start \"---\" (document-start)
-Dockerfile:3 DL3008 warning: Pin versions in apt get install
-/snap/root/pkg/x.go:5:2: fmt.Printf format %d has arg of wrong type
-/elsewhere/y.py:1:1: E999 not ours
-Found 1 error.
-  --> src/main.rs:3:5
-";
-        assert_eq!(
-            parse_diagnostics(output, root),
-            vec![
-                diag("app/main.py", 1, Some(8), Some("F401"), Level::Error, "`os` imported but unused"),
-                diag(
-                    "scripts/run.sh",
-                    2,
-                    Some(4),
-                    Some("SC2164"),
-                    Level::Warning,
-                    "Use 'cd ... || exit' in case cd fails."
-                ),
-                diag(
-                    "cfg/a.yaml",
-                    1,
-                    Some(1),
-                    Some("document-start"),
-                    Level::Warning,
-                    "missing document start \"---\""
-                ),
-                diag(
-                    "Dockerfile",
-                    3,
-                    None,
-                    Some("DL3008"),
-                    Level::Warning,
-                    "Pin versions in apt get install"
-                ),
-                diag(
-                    "pkg/x.go",
-                    5,
-                    Some(2),
-                    None,
-                    Level::Error,
-                    "fmt.Printf format %d has arg of wrong type"
-                ),
-            ]
-        );
-    }
 
     #[test]
     fn paths_are_percent_encoded_and_the_root_ends_with_a_slash() {

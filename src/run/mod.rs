@@ -83,6 +83,10 @@ pub struct LanguageResult {
     /// (`path:line: rule`); see `crate::baseline`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub exempt: Vec<String>,
+    /// The findings read from the output (`crate::findings`), when the tool's output format is
+    /// known: what every count, histogram and fix advice is made of.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<crate::findings::Finding>,
 }
 
 #[allow(clippy::trivially_copy_pass_by_ref)]
@@ -220,6 +224,7 @@ pub(crate) fn skipped(language: &str, name: &str, status: Status, reason: &str) 
         log_path: None,
         cause: None,
         exempt: Vec::new(),
+        findings: Vec::new(),
     }
 }
 
@@ -237,7 +242,9 @@ fn unavailable(language: &str, name: &str, job: &Job, reason: &str) -> LanguageR
 
 /// The verdict on a job from its invocations' runs (independent parts of one file list, in
 /// invocation order): the worst verdict wins and all output is kept, so one run shows every
-/// problem.
+/// problem. A part that reached no conclusion beside parts that failed is named in the reason
+/// (its files and why): the findings of the parts that finished stand, and what was not checked
+/// is said.
 fn judge_job(language: &str, name: &str, job: &Job, runs: &[Finished]) -> LanguageResult {
     let mut result = skipped(language, name, Status::Pass, "");
     result.argv.clone_from(&job.invocations);
@@ -245,14 +252,28 @@ fn judge_job(language: &str, name: &str, job: &Job, runs: &[Finished]) -> Langua
     result.fix.clone_from(&job.fix);
     result.install_hint.clone_from(&job.install_hint);
     result.managed = job.managed;
-    for done in runs {
-        let verdict = verdict::judge(&job.program, done);
-        result.duration += done.duration;
+    let mut unfinished: Vec<String> = Vec::new();
+    // Findings name files under the directory the tool ran in (a snapshot): say them as the
+    // repository does.
+    let here = format!("{}/", job.cwd.display());
+    let canonical = job.cwd.canonicalize().ok().map(|c| format!("{}/", c.display())).filter(|c| *c != here);
+    for (k, done) in runs.iter().enumerate() {
+        let verdict = verdict::judge(&job.behaviour, job.format, done);
         // Linters quote source lines: a secret in the content must not reach reports or logs.
-        result.output.push_str(&crate::safety::redact(&done.text()));
+        let mut text = crate::safety::redact(&done.text()).replace(&here, "");
+        if let Some(canonical) = &canonical {
+            text = text.replace(canonical.as_str(), "");
+        }
+        result.output.push_str(&text);
         let worse_or_first = verdict.status > result.status || result.exit_code.is_none();
         if let (Ending::Exited(code), true) = (&done.ending, worse_or_first) {
             result.exit_code = Some(*code);
+        }
+        if verdict.status == Status::Unverified {
+            let part = job.invocations.get(k).map(|argv| files_of(argv, &job.files)).unwrap_or_default();
+            if !part.is_empty() {
+                unfinished.push(format!("{} ({})", verdict.reason, summarise(&part)));
+            }
         }
         if verdict.status > result.status {
             result.status = verdict.status;
@@ -260,24 +281,50 @@ fn judge_job(language: &str, name: &str, job: &Job, runs: &[Finished]) -> Langua
             result.cause = verdict.cause;
         }
     }
+    // Parts run side by side: the language took the span from the first start to the last end.
+    let first = runs.iter().map(|d| d.started).min();
+    let last = runs.iter().map(|d| d.started + d.duration).max();
+    if let (Some(first), Some(last)) = (first, last) {
+        result.duration = last.duration_since(first);
+    }
+    if result.status == Status::Fail && !unfinished.is_empty() {
+        result.reason = format!("not every file was checked: {}", unfinished.join("; "));
+    }
     if result.status == Status::Unverified
         && result.cause == Some(crate::outcome::Reason::ToolMissing)
         && !job.install_hint.is_empty()
     {
         result.reason = format!("{} (install: {})", result.reason, job.install_hint);
     }
-    if let Some(fixes) = &job.fixes {
-        let codes = crate::report::rule_histogram(&result.output);
-        if !fixes.resolves_any(codes.iter().map(|(code, _)| code.as_str())) {
-            // Advice that cannot help is worse than none: the formatter fixes none of these.
-            result.fix = None;
-        }
+    if let Some(format) = job.format {
+        result.findings = crate::findings::parse(format, &result.output);
+    }
+    if let Some(fixes) = &job.fixes
+        && !fixes.resolves_any(result.findings.iter().filter_map(|f| f.rule.as_deref()))
+    {
+        // Advice that cannot help is worse than none: the formatter fixes none of these (and a
+        // tool whose findings cannot be read cannot be shown to be helped).
+        result.fix = None;
     }
     if job.advisory && result.status == Status::Fail {
         result.status = Status::Skipped;
         result.reason = "advisory findings (do not block)".into();
     }
     result
+}
+
+/// The files of `files` an invocation was handed.
+fn files_of(argv: &[String], files: &[String]) -> Vec<String> {
+    files.iter().filter(|f| argv.iter().any(|a| a == *f || *a == crate::lint_plan::path_arg(f))).cloned().collect()
+}
+
+/// `a.sh, b.sh and 3 more`.
+fn summarise(files: &[String]) -> String {
+    let shown: Vec<&str> = files.iter().take(3).map(String::as_str).collect();
+    match files.len().saturating_sub(shown.len()) {
+        0 => shown.join(", "),
+        more => format!("{} and {more} more", shown.join(", ")),
+    }
 }
 
 /// Tool availability, probed once per program (or explicit probe) per run.
@@ -407,6 +454,8 @@ mod tests {
             advisory: false,
             runs_repo_code: false,
             managed: false,
+            behaviour: crate::registry::Behaviour::project_command(),
+            format: None,
         })
     }
 

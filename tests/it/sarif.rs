@@ -62,7 +62,7 @@ fn findings_round_trip_with_file_line_and_rule_and_the_log_validates() {
     repo.write("app/main.py", BAD_PY)
         .write("scripts/run.sh", BAD_SH)
         .write(".yamllint", "extends: default\n")
-        .write("conf/app.yaml", "key: value\n")
+        .write("conf/app.yaml", "---\nkey:  value\n")
         .write(".env", "TOKEN=abc\n");
     repo.git(&["add", "-A", "-f"]);
     let home = tempfile::tempdir().expect("home");
@@ -85,7 +85,7 @@ fn findings_round_trip_with_file_line_and_rule_and_the_log_validates() {
     assert_eq!(results(run_named(&sarif, "shellcheck")), [entry("scripts/run.sh", 2, "SC2164", "warning")]);
     assert_eq!(
         results(run_named(&sarif, "yamllint")),
-        [entry("conf/app.yaml", 1, "document-start", "warning")]
+        [entry("conf/app.yaml", 2, "colons", "error")]
     );
     assert_eq!(results(run_named(&sarif, "codeguard-safety")), [entry(".env", 0, "sensitive-file", "error")]);
     for driver in ["ruff", "shellcheck", "yamllint"] {

@@ -424,7 +424,11 @@ fn an_npm_tool_is_installed_with_its_own_prefix_and_runs_in_a_trusted_workspace(
     };
     assert_eq!(check(home.path()), ("UNVERIFIED".to_owned(), false), "untrusted");
     codeguard(home.path()).arg("trust").arg(repo.root()).assert().success();
-    assert_eq!(check(home.path()), ("SKIPPED".to_owned(), true), "advisory findings from the managed copy");
+    assert_eq!(
+        check(home.path()),
+        ("FAIL".to_owned(), true),
+        "the project adopted markdownlint (its config): its findings from the managed copy block"
+    );
     let log = std::fs::read_to_string(
         home.path().join(".codeguard/logs").read_dir().expect("logs").flatten().next().expect("log").path(),
     )

@@ -1,0 +1,263 @@
+//! Findings: the one place a linter's output is read finding by finding.
+//!
+//! In: a tool's output and the [`FindingsFormat`] its registry entry names. Out: [`Finding`]s in
+//! output order, and the counts and rule histograms every report shows. Every report (human,
+//! agent, JSON, SARIF), count, fix advice and the baseline exemption read findings from here, so
+//! "7 problems" is said the same way everywhere. A tool whose format the registry does not name
+//! has no findings: it is reported as failed, with its output, never counted by guesswork.
+//! Never: judges a status (that is `crate::verdict`).
+
+use serde::{Deserialize, Serialize};
+
+pub(crate) use crate::registry::FindingsFormat as Format;
+use crate::static_regex::static_regex;
+
+/// How serious a finding is, in SARIF's words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// `error`.
+    Error,
+    /// `warning`.
+    Warning,
+    /// `note` (a tool's info, style, convention).
+    Note,
+}
+
+impl Level {
+    /// The word as SARIF and the reports write it.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Error => "error",
+            Self::Warning => "warning",
+            Self::Note => "note",
+        }
+    }
+
+    /// A tool's own severity word (rubocop's one letter too); unknown words are errors (the tool
+    /// failed on them).
+    fn from_word(word: &str) -> Self {
+        match word.to_ascii_lowercase().as_str() {
+            "warning" | "w" => Self::Warning,
+            "note" | "info" | "style" | "c" | "r" => Self::Note,
+            _ => Self::Error,
+        }
+    }
+}
+
+/// One finding read from a linter's output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    /// Repository-relative path (a leading `./` removed).
+    pub path: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, when printed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+    /// The rule id (`F401`, `SC2164`, `document-start`), when the tool names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    /// Severity.
+    pub level: Level,
+    /// The message without place, rule or severity.
+    pub message: String,
+    /// The output line it came from.
+    #[serde(skip)]
+    pub raw: String,
+}
+
+impl Finding {
+    /// What the finding is compared and counted by: its rule, or (for a tool that names none)
+    /// its message with its severity word.
+    pub(crate) fn key(&self) -> &str {
+        self.rule.as_deref().unwrap_or(&self.message)
+    }
+}
+
+static_regex! {
+    /// `path:line[:col]` then `:` or a space, then the rest (a `vet: ` prefix dropped first).
+    static LOCATED = r"^(?:vet: )?(?P<path>[^:\s][^:]*?):(?P<line>\d+)(?::(?P<col>\d+))?(?::\s*|\s+)(?P<rest>\S.*?)\s*$";
+    /// yamllint parsable: `[level] message (rule)`.
+    static YAMLLINT = r"^\[(?P<level>error|warning)\]\s+(?P<msg>.*?)(?:\s+\((?P<rule>[a-z][a-z0-9-]*)\))?$";
+    /// gcc style: `level: message [SC1234]` (shellcheck), or without the code (cargo's short).
+    static GCC = r"^(?P<level>error|warning|note|info|style)(?:\[(?P<code>E\d+)\])?:\s+(?P<msg>.*?)(?:\s+\[(?P<rule>SC\d+)\])?$";
+    /// Code first (ruff concise, hadolint): `F401 [*] message`, `DL3008 warning: message`.
+    static CODE_FIRST = r"^(?P<rule>[A-Za-z][\w.-]*):?\s+(?:\[\*\]\s+)?(?:(?P<level>error|warning|info|style):\s+)?(?P<msg>.*)$";
+    /// markdownlint-cli2: `[error|warning] MD022/name message`.
+    static MARKDOWNLINT = r"^(?:(?P<level>error|warning)\s+)?(?P<rule>MD\d{3})(?:/[\w-]+)*\s+(?P<msg>.*)$";
+    /// rubocop's emacs format: `C: [Correctable] Style/Foo: message`.
+    static EMACS = r"^(?P<level>[A-Z]): (?:\[[^\]]*\] )?(?P<rule>[A-Z][A-Za-z]*/[A-Za-z0-9]+): (?P<msg>.*)$";
+}
+
+/// The findings in `output`, in order.
+pub(crate) fn parse(format: Format, output: &str) -> Vec<Finding> {
+    output.lines().filter_map(|raw| parse_line(format, raw)).collect()
+}
+
+fn parse_line(format: Format, raw: &str) -> Option<Finding> {
+    let head = LOCATED.captures(raw)?;
+    let path = head["path"].trim_start_matches("./").to_owned();
+    if path.contains(char::is_whitespace) || path.split('/').any(|c| c == "..") || path.starts_with('/') {
+        // A sentence with a colon in it (`Summary: 3 issues`), or a place outside the project.
+        return None;
+    }
+    let line = head["line"].parse().ok().filter(|n| *n > 0)?;
+    let column = head.name("col").and_then(|c| c.as_str().parse().ok()).filter(|n| *n > 0);
+    let rest = &head["rest"];
+    let word = |c: &regex::Captures<'_>| c.name("level").map_or(Level::Error, |l| Level::from_word(l.as_str()));
+    let named = |c: &regex::Captures<'_>| c.name("rule").map(|r| r.as_str().to_owned());
+    let (rule, level, message) = match format {
+        Format::RuffConcise | Format::RuleFirst => {
+            let c = CODE_FIRST.captures(rest)?;
+            (named(&c), word(&c), c["msg"].to_owned())
+        }
+        Format::Gcc => match GCC.captures(rest) {
+            Some(c) => {
+                let level = word(&c);
+                let rule = named(&c);
+                // Without a code the whole line is the message (cargo: `error: unused variable`).
+                let message = if rule.is_some() { c["msg"].to_owned() } else { rest.to_owned() };
+                (rule, level, message)
+            }
+            None => (None, Level::Error, rest.to_owned()),
+        },
+        Format::GoVet => (None, Level::Error, rest.to_owned()),
+        Format::YamllintParsable => {
+            let c = YAMLLINT.captures(rest)?;
+            (named(&c), word(&c), c["msg"].to_owned())
+        }
+        Format::Markdownlint => {
+            let c = MARKDOWNLINT.captures(rest)?;
+            (named(&c), word(&c), c["msg"].to_owned())
+        }
+        Format::Emacs => {
+            let c = EMACS.captures(rest)?;
+            (named(&c), word(&c), c["msg"].to_owned())
+        }
+    };
+    Some(Finding { path, line, column, rule, level, message, raw: raw.to_owned() })
+}
+
+/// Rules by how often they were found, most frequent first (then by name); a tool that names no
+/// rules has none.
+pub(crate) fn histogram(findings: &[Finding]) -> Vec<(String, usize)> {
+    let mut counts: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for rule in findings.iter().filter_map(|f| f.rule.as_deref()) {
+        *counts.entry(rule).or_default() += 1;
+    }
+    let mut out: Vec<(String, usize)> = counts.into_iter().map(|(r, n)| (r.to_owned(), n)).collect();
+    out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    out
+}
+
+/// Formats a histogram as `F401×3 E501×1`.
+pub(crate) fn histogram_line(histogram: &[(String, usize)]) -> String {
+    histogram.iter().map(|(code, n)| format!("{code}×{n}")).collect::<Vec<_>>().join(" ")
+}
+
+/// "7 problems in 2 files", or "failed" when the output named none codeguard can read.
+pub(crate) fn count_line(findings: &[Finding]) -> String {
+    if findings.is_empty() {
+        return "failed (see the output)".to_owned();
+    }
+    let mut files: Vec<&str> = findings.iter().map(|f| f.path.as_str()).collect();
+    files.sort_unstable();
+    files.dedup();
+    format!(
+        "{} problem{} in {} file{}",
+        findings.len(),
+        if findings.len() == 1 { "" } else { "s" },
+        files.len(),
+        if files.len() == 1 { "" } else { "s" }
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn got(format: Format, text: &str) -> Vec<(String, usize, Option<usize>, Option<String>, Level, String)> {
+        parse(format, text).into_iter().map(|f| (f.path, f.line, f.column, f.rule, f.level, f.message)).collect()
+    }
+
+    fn one(
+        path: &str,
+        line: usize,
+        column: Option<usize>,
+        rule: Option<&str>,
+        level: Level,
+        message: &str,
+    ) -> (String, usize, Option<usize>, Option<String>, Level, String) {
+        (path.into(), line, column, rule.map(str::to_owned), level, message.into())
+    }
+
+    #[test]
+    fn each_format_yields_place_rule_level_and_message() {
+        let ruff = "app/main.py:1:8: F401 [*] `os` imported but unused\n./-x.py:3:1: E999 SyntaxError: bad\nFound 2 errors.\n/elsewhere/y.py:1:1: E999 not ours\nb.py:2:5: SyntaxError: Expected an expression\n";
+        assert_eq!(
+            got(Format::RuffConcise, ruff),
+            [
+                one("app/main.py", 1, Some(8), Some("F401"), Level::Error, "`os` imported but unused"),
+                one("-x.py", 3, Some(1), Some("E999"), Level::Error, "SyntaxError: bad"),
+                one("b.py", 2, Some(5), Some("SyntaxError"), Level::Error, "Expected an expression"),
+            ]
+        );
+        let gcc = "./scripts/run.sh:2:4: warning: Use 'cd ... || exit' in case cd fails. [SC2164]\nsrc/main.rs:3:9: error: unused variable: `x`\n  --> src/main.rs:3:5\n";
+        assert_eq!(
+            got(Format::Gcc, gcc),
+            [
+                one("scripts/run.sh", 2, Some(4), Some("SC2164"), Level::Warning, "Use 'cd ... || exit' in case cd fails."),
+                one("src/main.rs", 3, Some(9), None, Level::Error, "error: unused variable: `x`"),
+            ]
+        );
+        let yaml = "cfg/a.yaml:1:1: [warning] missing document start \"---\" (document-start)\nx.yml:3:2: [error] syntax error: mapping values are not allowed here\n";
+        assert_eq!(
+            got(Format::YamllintParsable, yaml),
+            [
+                one("cfg/a.yaml", 1, Some(1), Some("document-start"), Level::Warning, "missing document start \"---\""),
+                one("x.yml", 3, Some(2), None, Level::Error, "syntax error: mapping values are not allowed here"),
+            ]
+        );
+        let hadolint = "Dockerfile:1 DL3006 warning: Always tag the version of an image explicitly\nDockerfile:2 DL3015 info: Avoid additional packages\n";
+        assert_eq!(
+            got(Format::RuleFirst, hadolint),
+            [
+                one("Dockerfile", 1, None, Some("DL3006"), Level::Warning, "Always tag the version of an image explicitly"),
+                one("Dockerfile", 2, None, Some("DL3015"), Level::Note, "Avoid additional packages"),
+            ]
+        );
+        let md = "markdownlint-cli2 v0.24.1 (markdownlint v0.42.1)\nSummary: 2 issues in 1 file\na.md:1 error MD022/blanks-around-headings Headings should be surrounded\na.md:3:10 error MD009/no-trailing-spaces Trailing spaces\n";
+        assert_eq!(
+            got(Format::Markdownlint, md),
+            [
+                one("a.md", 1, None, Some("MD022"), Level::Error, "Headings should be surrounded"),
+                one("a.md", 3, Some(10), Some("MD009"), Level::Error, "Trailing spaces"),
+            ]
+        );
+        let emacs = "lib/a.rb:1:1: C: [Correctable] Style/FrozenStringLiteralComment: Missing magic comment\nlib/a.rb:2:5: W: Lint/UselessAssignment: Useless assignment to variable - `x`.\n";
+        assert_eq!(
+            got(Format::Emacs, emacs),
+            [
+                one("lib/a.rb", 1, Some(1), Some("Style/FrozenStringLiteralComment"), Level::Note, "Missing magic comment"),
+                one("lib/a.rb", 2, Some(5), Some("Lint/UselessAssignment"), Level::Warning, "Useless assignment to variable - `x`."),
+            ]
+        );
+        let vet = "# example.com/m\n./a.go:6:2: fmt.Printf format %d has arg \"s\" of wrong type string\nvet: ./b.go:3:6: main redeclared in this block\n";
+        assert_eq!(
+            got(Format::GoVet, vet),
+            [
+                one("a.go", 6, Some(2), None, Level::Error, "fmt.Printf format %d has arg \"s\" of wrong type string"),
+                one("b.go", 3, Some(6), None, Level::Error, "main redeclared in this block"),
+            ]
+        );
+    }
+
+    #[test]
+    fn counts_say_problems_and_files() {
+        let yaml = (1..=7).map(|i| format!("x.yml:{i}:1: [error] too many spaces (colons)\n")).collect::<String>();
+        assert_eq!(count_line(&parse(Format::YamllintParsable, &yaml)), "7 problems in 1 file");
+        assert_eq!(histogram_line(&histogram(&parse(Format::YamllintParsable, &yaml))), "colons×7");
+        assert_eq!(count_line(&[]), "failed (see the output)");
+    }
+}
