@@ -202,9 +202,15 @@ fn sourced_fragments(
         file.take(SOURCING_BYTES).read_to_end(&mut bytes).ok()?;
         Some(String::from_utf8_lossy(&bytes).into_owned())
     };
-    // Candidate callers: files of a shell-like language or without an extension.
+    // Candidate callers: files of a shell-like language or without an extension, of the content
+    // and (for a snapshot of changed files) of the repository it came from.
+    let tracked = workspace
+        .filter(|w| *w != root)
+        .and_then(|w| crate::git::tracked_files(w).ok())
+        .unwrap_or_default();
     let callers = files
         .iter()
+        .chain(tracked.iter().filter(|t| !files.contains(t)))
         .filter(|f| {
             registry.language_of(f).is_some_and(|l| !l.interpreters.is_empty())
                 || crate::registry::extension_of(f.rsplit('/').next().unwrap_or(f)).is_none()
@@ -245,9 +251,11 @@ fn sources(text: &str, fragment: &str) -> bool {
     text.lines().any(|line| {
         let line = line.trim_start();
         let rest = line.strip_prefix("source ").or_else(|| line.strip_prefix(". "));
-        rest.and_then(|r| r.split_whitespace().next()).is_some_and(|word| {
-            let word = word.trim_matches(|c| c == '"' || c == '\'' || c == ';');
-            word == name || word.ends_with(&format!("/{name}"))
+        // The path word may hold a command substitution with spaces (`"$(dirname "$0")/x.sh"`):
+        // any piece of the rest of the line, split at blanks, quotes and `;`, naming the file.
+        rest.is_some_and(|r| {
+            r.split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ';' | '&' | '|'))
+                .any(|word| word == name || word.ends_with(&format!("/{name}")))
         })
     })
 }

@@ -83,6 +83,19 @@ pub(crate) fn default_index(repo: &gix::Repository) -> Result<gix::worktree::Ind
     repo.index_or_empty().map_err(|e| Error::Index { path: repo.index_path(), message: e.to_string() })
 }
 
+/// The UTF-8 paths of the regular files the index of the repository at `root` tracks (stage 0):
+/// where planning looks for files that are not in a snapshot of changed files.
+pub(crate) fn tracked_files(root: &Path) -> Result<Vec<String>, Error> {
+    let repo = super::open_worktree(root)?;
+    let index = default_index(&repo)?;
+    Ok(index
+        .entries()
+        .iter()
+        .filter(|e| matches!(e.mode, gix::index::entry::Mode::FILE | gix::index::entry::Mode::FILE_EXECUTABLE))
+        .filter_map(|e| std::str::from_utf8(e.path(&index)).ok().map(str::to_owned))
+        .collect())
+}
+
 /// What identifies one version of an index file: git replaces the file on every write (a lock
 /// file renamed into place: a new inode), and any write in place changes its size or times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

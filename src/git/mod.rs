@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 pub(crate) use index::{
     Observed, default_index, fingerprint, first_conflict, head_commit, index_digest, load_index,
-    observe_index, sorted,
+    observe_index, sorted, tracked_files,
 };
 pub(crate) use refs::upstream;
 pub(crate) use tree::{commit_tree, head_file, head_tree, tree_index};

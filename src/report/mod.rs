@@ -151,14 +151,14 @@ fn render_language(out: &mut String, result: &LanguageResult) {
     }
     out.push('\n');
     if result.status == Status::Fail {
-        let histogram = crate::findings::histogram(&result.findings);
-        if !histogram.is_empty() {
-            let _ = writeln!(
-                out,
-                "      {}: {}",
-                crate::findings::count_line(&result.findings),
-                crate::findings::histogram_line(&histogram)
-            );
+        if !result.findings.is_empty() {
+            let histogram = crate::findings::histogram(&result.findings);
+            let rules = if histogram.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", crate::findings::histogram_line(&histogram))
+            };
+            let _ = writeln!(out, "      {}{rules}", crate::findings::count_line(&result.findings));
         }
         let lines: Vec<&str> = result.output.lines().filter(|l| !l.trim().is_empty()).collect();
         for line in lines.iter().take(INLINE_LINES) {

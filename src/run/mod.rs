@@ -258,7 +258,8 @@ fn judge_job(language: &str, name: &str, job: &Job, runs: &[Finished]) -> Langua
     let here = format!("{}/", job.cwd.display());
     let canonical = job.cwd.canonicalize().ok().map(|c| format!("{}/", c.display())).filter(|c| *c != here);
     for (k, done) in runs.iter().enumerate() {
-        let verdict = verdict::judge(&job.behaviour, job.format, done);
+        let mut verdict = verdict::judge(&job.behaviour, job.format, done);
+        verdict.reason = verdict.reason.replace(&here, "");
         // Linters quote source lines: a secret in the content must not reach reports or logs.
         let mut text = crate::safety::redact(&done.text()).replace(&here, "");
         if let Some(canonical) = &canonical {

@@ -50,3 +50,4 @@ mod surface;
 mod surface_exact;
 mod tools;
 mod trust;
+mod verdicts;

@@ -1,0 +1,233 @@
+//! Verdicts people can trust: every outcome and count is the linter's own, read the way the
+//! registry says the tool speaks — with the real tools (yamllint, cargo clippy, go vet, ruff,
+//! hadolint, rubocop, shellcheck), through the real binary as an agent's gate or `check`.
+
+use std::path::Path;
+
+use crate::support::{
+    TestRepo, codeguard, gate_in, json_stdout, real_tool, repo_with, require_tools, rust_crate, rust_env,
+};
+
+/// The `PreToolUse` gate on `git commit` after `git add -A`, with extra environment: its exit
+/// code and what it said (a block on stderr, an allowance's warning on stdout).
+fn commit_gate(repo: &TestRepo, env: &[(&str, &str)]) -> (Option<i32>, String) {
+    repo.git(&["add", "-A"]);
+    let (code, stdout, stderr) = gate_in(repo, "git commit -m change", env);
+    (code, format!("{stderr}{stdout}"))
+}
+
+/// `codeguard check --staged --format json` in `repo` with `home` and extra environment: the
+/// entry of `language`.
+fn staged_check(repo: &TestRepo, home: &Path, language: &str, env: &[(&str, &str)]) -> serde_json::Value {
+    repo.git(&["add", "-A"]);
+    let mut cmd = codeguard(home);
+    cmd.current_dir(repo.root()).args(["check", "--staged", "--format", "json"]);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let json = json_stdout(&cmd.output().expect("check"));
+    json["languages"]
+        .as_array()
+        .expect("languages")
+        .iter()
+        .find(|l| l["language"] == language)
+        .unwrap_or_else(|| panic!("no {language} in {json:#}"))
+        .clone()
+}
+
+#[test]
+fn yamllint_with_seven_findings_says_seven_problems() {
+    require_tools(&["yamllint"]);
+    let bad: String = (1..=7).map(|i| format!("key{i}:  value\n")).collect();
+    let repo = repo_with(&[(".yamllint", "extends: default\n"), ("conf/app.yaml", &format!("---\n{bad}"))]);
+    let (code, stderr) = commit_gate(&repo, &[]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("yaml (yamllint): 7 problems"), "{stderr}");
+    assert!(stderr.contains("[yaml] yamllint — 7 problems in 1 file (colons×7)"), "{stderr}");
+    let home = tempfile::tempdir().expect("home");
+    let yaml = staged_check(&repo, home.path(), "yaml", &[]);
+    assert_eq!(yaml["findings"].as_array().map(Vec::len), Some(7), "{yaml:#}");
+    assert_eq!(yaml["findings"][0]["path"], "conf/app.yaml", "the repository's path, not the snapshot's");
+}
+
+#[test]
+fn yamllint_warnings_do_not_block_as_the_project_runs_it() {
+    require_tools(&["yamllint"]);
+    // `yamllint .` exits 0 on warnings only: a project running it so passes, and so does the gate.
+    let repo = repo_with(&[(".yamllint", "extends: default\n"), ("conf/app.yaml", "key: value\n")]);
+    let (code, stderr) = commit_gate(&repo, &[]);
+    assert_eq!((code, stderr.as_str()), (Some(0), ""), "a missing document start is a warning");
+}
+
+#[test]
+fn clippy_with_three_errors_says_three_problems() {
+    let main = "fn main() {\n    let a = 1;\n    let b = 2;\n    let c = 3;\n}\n";
+    let (repo, home) = rust_crate(crate::support::CARGO_LOCK, "fn main() {}\n", &[]);
+    repo.write("src/main.rs", main);
+    repo.git(&["add", "-A"]);
+    let mut cmd = codeguard(home.path());
+    cmd.envs(rust_env()).current_dir(repo.root()).args(["check", "--staged", "--lang", "rust"]);
+    let out = cmd.output().expect("check");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("3 problems in 1 file"), "{text}");
+}
+
+#[test]
+fn a_toolchain_without_clippy_is_unverified_and_says_what_is_missing() {
+    let sysroot = std::process::Command::new("rustc").args(["--print", "sysroot"]).output().expect("rustc");
+    let sysroot = std::path::PathBuf::from(String::from_utf8_lossy(&sysroot.stdout).trim());
+    // A real toolchain whose clippy component is not installed: its cargo and rustc, and a cargo
+    // home with no cargo-clippy in it.
+    let bin = tempfile::tempdir().expect("bin");
+    for tool in ["cargo", "rustc"] {
+        std::os::unix::fs::symlink(sysroot.join("bin").join(tool), bin.path().join(tool)).expect("link");
+    }
+    let cargo_home = tempfile::tempdir().expect("cargo home");
+    let git_dir = real_tool("git");
+    let path = format!(
+        "{}:{}:/usr/bin:/bin",
+        bin.path().display(),
+        git_dir.parent().expect("git's directory").display()
+    );
+    let (repo, home) = rust_crate(crate::support::CARGO_LOCK, "fn main() {}\n", &[]);
+    repo.write("src/main.rs", "fn main() {\n    println!(\"hi\");\n}\n");
+    let env = [("PATH", path.as_str()), ("CARGO_HOME", cargo_home.path().to_str().expect("utf-8"))];
+    let rust = staged_check(&repo, home.path(), "rust", &env);
+    assert_eq!(rust["status"], "UNVERIFIED", "{rust:#}");
+    let reason = rust["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("no such command: `clippy`"), "{reason}");
+    assert!(reason.contains("rustup component add clippy"), "the install advice: {reason}");
+}
+
+#[test]
+fn go_vet_findings_block_and_an_offline_module_download_does_not() {
+    require_tools(&["go"]);
+    let bad = "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Printf(\"%d\\n\", \"s\")\n}\n";
+    let repo = repo_with(&[("go.mod", "module example.com/m\n\ngo 1.19\n"), ("main.go", bad)]);
+    let gopath = tempfile::tempdir().expect("gopath");
+    let gp = gopath.path().to_str().expect("utf-8");
+    let cache = format!("{gp}/cache");
+    let env = [("GOPATH", gp), ("GOCACHE", cache.as_str()), ("GOFLAGS", "-mod=mod"), ("GOPROXY", "off")];
+    let (code, stderr) = commit_gate(&repo, &env);
+    assert_eq!(code, Some(2), "go vet exits 2 on a finding, which is a finding: {stderr}");
+    assert!(stderr.contains("main.go:6:2: fmt.Printf format %d has arg"), "{stderr}");
+    assert!(stderr.contains("go (go): 1 problem"), "{stderr}");
+
+    let needs = "package main\n\nimport \"github.com/pkg/errors\"\n\nfunc main() { _ = errors.New(\"x\") }\n";
+    let offline = repo_with(&[
+        ("go.mod", "module example.com/m\n\ngo 1.19\n\nrequire github.com/pkg/errors v0.9.1\n"),
+        (
+            "go.sum",
+            "github.com/pkg/errors v0.9.1 h1:FEBLx1zS214owpjy7qsBeixbURkuhQAwrK5UwLGTwt4=\ngithub.com/pkg/errors v0.9.1/go.mod h1:bwawxfHBFNV+L2hUp1rHADufV3IMtnDRdf1r5NINEl0=\n",
+        ),
+        ("main.go", needs),
+    ]);
+    let (code, stderr) = commit_gate(&offline, &env);
+    assert_eq!(code, Some(0), "a module that cannot be downloaded is no finding: {stderr}");
+    assert!(stderr.contains("go UNVERIFIED: environment error") && stderr.contains("module lookup disabled by GOPROXY"), "{stderr}");
+    assert!(!stderr.contains("install: apt-get install golang-go"), "go is installed: {stderr}");
+}
+
+#[test]
+fn a_broken_linter_config_is_unverified_in_the_tools_own_words() {
+    require_tools(&["ruff", "yamllint"]);
+    let repo = repo_with(&[("ruff.toml", "line-length = \"x\"\n"), ("app.py", "print(1)\n")]);
+    let (code, stderr) = commit_gate(&repo, &[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("python UNVERIFIED: the tool's configuration is broken"), "{stderr}");
+    assert!(stderr.contains("Failed to parse ruff.toml"), "ruff's words, the repository's path: {stderr}");
+    assert!(!stderr.contains("install:"), "installing ruff would not help: {stderr}");
+
+    let yaml = repo_with(&[(".yamllint", "extends: default\nrules:\n  no-such-rule: enable\n"), ("a.yaml", "---\na: 1\n")]);
+    let (code, stderr) = commit_gate(&yaml, &[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("yaml UNVERIFIED") && stderr.contains("invalid config: no such rule"), "{stderr}");
+    assert!(!stderr.contains("install:"), "{stderr}");
+}
+
+#[test]
+fn a_part_that_timed_out_is_named_and_the_findings_of_the_others_stand() {
+    let repo = repo_with(&[
+        (
+            "lint.sh",
+            "#!/bin/sh\ncase \"$1\" in *slow*) sleep 30 ;; *) echo \"$1:1:1: warning: bad [SC2086]\"; exit 1 ;; esac\n",
+        ),
+        ("codeguard.json", "{\"languages\": {\"shell\": {\"lint\": [\"./lint.sh\", \"{file}\"]}}}\n"),
+        ("bad.sh", "echo $1\n"),
+        ("slow.sh", "echo ok\n"),
+    ]);
+    std::fs::set_permissions(repo.path("lint.sh"), std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let home = tempfile::tempdir().expect("home");
+    codeguard(home.path()).arg("trust").arg(repo.root()).assert().success();
+    let out = codeguard(home.path())
+        .current_dir(repo.root())
+        .args(["check", "--lang", "shell", "--timeout", "3", "--format", "json"])
+        .output()
+        .expect("check");
+    let json = json_stdout(&out);
+    let shell = &json["languages"][0];
+    assert_eq!(shell["status"], "FAIL", "{json:#}");
+    let reason = shell["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("not every file was checked: timed out (slow.sh)"), "{reason}");
+    let log = std::fs::read_to_string(shell["log_path"].as_str().expect("log")).expect("log");
+    assert!(log.contains("bad.sh:1:1: warning: bad"), "the finished part's findings are kept: {log}");
+}
+
+#[test]
+fn an_old_hadolint_finding_does_not_block_a_clean_edit_beside_it() {
+    require_tools(&["hadolint"]);
+    let repo = TestRepo::new();
+    repo.write("Dockerfile", "FROM debian\nRUN apt-get update && apt-get install -y curl\n").commit_all("init");
+    repo.write("Dockerfile", "FROM debian\nRUN apt-get update && apt-get install -y curl\nENV MODE=prod\n");
+    let (code, said) = commit_gate(&repo, &[]);
+    assert_eq!(code, Some(0), "DL3006/DL3008 were in HEAD already: {said}");
+    assert!(said.contains("4 pre-existing finding(s) exempt") && said.contains("Dockerfile:2: DL3008"), "{said}");
+    repo.write("Dockerfile", "FROM debian\nRUN apt-get update && apt-get install -y curl\nRUN cd /tmp && ls\n");
+    let (code, stderr) = commit_gate(&repo, &[]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("DL3003") && stderr.contains("1 problem in 1 file"), "only the new one: {stderr}");
+}
+
+#[test]
+fn rubocop_honours_the_projects_exclusions() {
+    require_tools(&["rubocop"]);
+    let repo = TestRepo::new();
+    repo.write(".rubocop.yml", "AllCops:\n  NewCops: disable\n  Exclude:\n    - 'doc/**/*'\n")
+        .write("Gemfile", "source 'https://rubygems.org'\n")
+        .commit_all("init");
+    let home = tempfile::tempdir().expect("home");
+    codeguard(home.path()).arg("trust").arg(repo.root()).assert().success();
+    repo.write("doc/example.rb", "x = 1\nputs \"hi\"\n");
+    repo.git(&["add", "-A"]);
+    let out = crate::support::pre_tool_use(home.path(), &repo.root(), "t-1", "git commit -m doc", &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!((out.status.code(), stderr.as_ref()), (Some(0), ""), "doc/** is excluded by the project");
+    repo.write("lib/example.rb", "x = 1\nputs \"hi\"\n");
+    repo.git(&["add", "-A"]);
+    let out = crate::support::pre_tool_use(home.path(), &repo.root(), "t-2", "git commit -m lib", &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("Lint/UselessAssignment") && stderr.contains("lib/example.rb"), "{stderr}");
+    assert!(!stderr.contains("doc/example.rb:"), "no finding in the excluded file: {stderr}");
+}
+
+#[test]
+fn a_shebang_less_fragment_sourced_by_bash_scripts_is_bash() {
+    require_tools(&["shellcheck"]);
+    let fragment = "# helpers for the scripts\nis_set() {\n  [[ -n \"${1:-}\" ]]\n}\n";
+    let repo = TestRepo::new();
+    repo.write("bin/run", "#!/usr/bin/env bash\nsource \"$(dirname \"$0\")/../shell/common.sh\"\nis_set \"$1\" && echo yes\n")
+        .commit_all("init");
+    repo.write("shell/common.sh", fragment);
+    let (code, stderr) = commit_gate(&repo, &[]);
+    assert_eq!((code, stderr.as_str()), (Some(0), ""), "[[ ]] is bash, as its callers are");
+    // Sourced by a POSIX sh script too: it must be POSIX.
+    let repo = TestRepo::new();
+    repo.write("bin/run", "#!/bin/sh\n. ./shell/common.sh\n").commit_all("init");
+    repo.write("shell/common.sh", fragment);
+    let (code, stderr) = commit_gate(&repo, &[]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("SC3010"), "{stderr}");
+}
