@@ -27,19 +27,24 @@ export PATH="$PWD/$venv/bin:$PWD/$npm_dir/node_modules/.bin:$PATH"
 # with them, and (like every real linter) fail when they are missing. Installed here as root.
 # GNU parallel and git-flow are real programs of the oracle's families corpus (runners, git's
 # external commands), installed the same way.
+# go (go vet) and rubocop are the real linters of the verdict tests (tests/it/verdicts.rs), from
+# the distribution's packages.
+debs="zsh fish parallel git-flow golang-go rubocop"
 if ! command -v zsh >/dev/null || ! command -v fish >/dev/null || ! command -v parallel >/dev/null ||
-  ! command -v git-flow >/dev/null; then
+  ! command -v git-flow >/dev/null || ! command -v go >/dev/null || ! command -v rubocop >/dev/null; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    { DEBIAN_FRONTEND=noninteractive apt-get install -y -q zsh fish parallel git-flow >/dev/null 2>&1 ||
-      { apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q zsh fish parallel git-flow >/dev/null 2>&1; }; } ||
-      echo "error: zsh/fish/parallel/git-flow could not be installed; their tests will fail" >&2
+    # shellcheck disable=SC2086 # the package list is split on purpose
+    { DEBIAN_FRONTEND=noninteractive apt-get install -y -q $debs >/dev/null 2>&1 ||
+      { apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $debs >/dev/null 2>&1; }; } ||
+      echo "error: $debs could not all be installed; their tests will fail" >&2
   fi
 fi
 
 # The managed-tool tests (tests/it/tools.rs) install real tools with python3's pip and npm from
 # PyPI and the npm registry into temporary homes, sharing download caches under
 # target/tmp/{pip,npm}-cache; the terminal test needs `script` (util-linux).
-ruff --version && shellcheck --version | sed -n 2p && yamllint --version && shfmt --version
+ruff --version && shellcheck --version | sed -n 2p && yamllint --version && shfmt --version &&
+  hadolint --version && go version && rubocop --version
 # (`husky` takes no --version: any argument is the directory it installs into.)
 pre-commit --version && prek --version && lefthook version &&
   echo "husky $(node -p "require('./$npm_dir/node_modules/husky/package.json').version")"

@@ -126,7 +126,10 @@ fn fix_formats_a_script_whose_committed_version_is_already_formatted() {
 fn fix_formats_an_unformatted_script_when_the_project_configures_shfmt() {
     require_tools(&["shfmt", "shellcheck"]);
     let repo = TestRepo::new();
-    repo.write("tools/install.sh", UGLY_SH).write(".editorconfig", "root = true\n").commit_all("init");
+    // shfmt's own settings live in .editorconfig: its keys there are the project's choice.
+    repo.write("tools/install.sh", UGLY_SH)
+        .write(".editorconfig", "root = true\n\n[*.sh]\nswitch_case_indent = true\n")
+        .commit_all("init");
     repo.write("tools/install.sh", &format!("{UGLY_SH}echo   finished\n"));
     let (code, json) = fix_json(&repo);
     assert_eq!(code, Some(0), "{json:#}");
@@ -135,6 +138,32 @@ fn fix_formats_an_unformatted_script_when_the_project_configures_shfmt() {
         format!("{PRETTY_SH}echo finished\n"),
         "{json:#}"
     );
+}
+
+#[test]
+fn an_editorconfig_alone_is_not_shfmt_and_a_ci_step_running_it_is() {
+    require_tools(&["shfmt", "shellcheck"]);
+    let repo = TestRepo::new();
+    repo.write("tools/install.sh", UGLY_SH)
+        .write(".editorconfig", "root = true\n\n[*]\nindent_style = space\nindent_size = 2\n")
+        .commit_all("init");
+    let edited = format!("{UGLY_SH}echo   finished\n");
+    repo.write("tools/install.sh", &edited);
+    let (code, json) = fix_json(&repo);
+    assert_eq!(code, Some(0), "{json:#}");
+    assert_eq!(read(&repo, "tools/install.sh"), edited, "nobody asked for shfmt: {json:#}");
+    assert_eq!(json["changed"], serde_json::json!([]), "{json:#}");
+    let reason = shell_entry(&json)["reason"].as_str().unwrap_or_default().to_owned();
+    assert!(reason.contains("not adopted here") && reason.contains("`shfmt` in CI or hooks"), "{reason}");
+
+    repo.write(".github/workflows/lint.yml", "on: push\njobs:\n  fmt:\n    runs-on: ubuntu-latest\n    steps:\n      - run: shfmt -i 2 -d .\n");
+    let (code, json) = fix_json(&repo);
+    assert_eq!(code, Some(0), "{json:#}");
+    assert_eq!(json["changed"], serde_json::json!(["tools/install.sh"]), "the project runs shfmt in CI: {json:#}");
+}
+
+fn read(repo: &TestRepo, path: &str) -> String {
+    std::fs::read_to_string(repo.path(path)).expect("read")
 }
 
 const HELLO_RS: &str = "fn main() {\n    println!(\"hi\");\n}\n";
