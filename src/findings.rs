@@ -86,13 +86,55 @@ static_regex! {
     static CODE_FIRST = r"^(?P<rule>[A-Za-z][\w.-]*):?\s+(?:\[\*\]\s+)?(?:(?P<level>error|warning|info|style):\s+)?(?P<msg>.*)$";
     /// markdownlint-cli2: `[error|warning] MD022/name message`.
     static MARKDOWNLINT = r"^(?:(?P<level>error|warning)\s+)?(?P<rule>MD\d{3})(?:/[\w-]+)*\s+(?P<msg>.*)$";
+    /// A finding line of eslint's `stylish`: `  line:col  level  message  rule` (the rule after
+    /// two or more spaces; none for a parse error).
+    static STYLISH = r"^\s+(?P<line>\d+):(?P<col>\d+)\s+(?P<level>error|warning)\s+(?P<msg>.*?)(?:\s{2,}(?P<rule>[@\w][\w@/.-]*))?\s*$";
     /// rubocop's emacs format: `C: [Correctable] Style/Foo: message`.
     static EMACS = r"^(?P<level>[A-Z]): (?:\[[^\]]*\] )?(?P<rule>[A-Z][A-Za-z]*/[A-Za-z0-9]+): (?P<msg>.*)$";
 }
 
 /// The findings in `output`, in order.
 pub(crate) fn parse(format: Format, output: &str) -> Vec<Finding> {
+    if format == Format::Stylish {
+        return parse_stylish(output);
+    }
     output.lines().filter_map(|raw| parse_line(format, raw)).collect()
+}
+
+/// eslint's `stylish`: each file's path on a line of its own, its findings indented under it
+/// (`  1:7  error  'x' is assigned a value but never used  no-unused-vars`, the columns two or
+/// more spaces apart), then a `✖ N problems` summary.
+fn parse_stylish(output: &str) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut path: Option<String> = None;
+    for raw in output.lines() {
+        if raw.trim().is_empty() {
+            continue;
+        }
+        if !raw.starts_with(char::is_whitespace) {
+            let candidate = raw.trim().trim_start_matches("./");
+            let place = !candidate.starts_with('✖')
+                && !candidate.contains(char::is_whitespace)
+                && !candidate.starts_with('/')
+                && !candidate.split('/').any(|c| c == "..");
+            path = place.then(|| candidate.to_owned());
+            continue;
+        }
+        let Some(file) = &path else { continue };
+        let Some(c) = STYLISH.captures(raw) else { continue };
+        let (Ok(line), column) = (c["line"].parse::<usize>(), c["col"].parse::<usize>().ok()) else { continue };
+        let rule = c.name("rule").map(|r| r.as_str().to_owned());
+        out.push(Finding {
+            path: file.clone(),
+            line,
+            column,
+            rule,
+            level: Level::from_word(&c["level"]),
+            message: c["msg"].trim().to_owned(),
+            raw: raw.to_owned(),
+        });
+    }
+    out
 }
 
 fn parse_line(format: Format, raw: &str) -> Option<Finding> {
@@ -135,6 +177,7 @@ fn parse_line(format: Format, raw: &str) -> Option<Finding> {
             let c = EMACS.captures(rest)?;
             (named(&c), word(&c), c["msg"].to_owned())
         }
+        Format::Stylish => return None,
     };
     Some(Finding { path, line, column, rule, level, message, raw: raw.to_owned() })
 }
@@ -249,6 +292,19 @@ mod tests {
             [
                 one("a.go", 6, Some(2), None, Level::Error, "fmt.Printf format %d has arg \"s\" of wrong type string"),
                 one("b.go", 3, Some(6), None, Level::Error, "main redeclared in this block"),
+            ]
+        );
+    }
+
+    #[test]
+    fn eslint_stylish_names_the_file_once_above_its_findings() {
+        let out = "\nsrc/bad.js\n  1:7   error  'unused' is assigned a value but never used  no-unused-vars\n  1:17  error  Missing semicolon                            @stylistic/semi\n  3:1   error  Parsing error: Unexpected token }\n\n✖ 3 problems (3 errors, 0 warnings)\n  1 error and 0 warnings potentially fixable with the `--fix` option.\n";
+        assert_eq!(
+            got(Format::Stylish, out),
+            [
+                one("src/bad.js", 1, Some(7), Some("no-unused-vars"), Level::Error, "'unused' is assigned a value but never used"),
+                one("src/bad.js", 1, Some(17), Some("@stylistic/semi"), Level::Error, "Missing semicolon"),
+                one("src/bad.js", 3, Some(1), None, Level::Error, "Parsing error: Unexpected token }"),
             ]
         );
     }

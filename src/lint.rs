@@ -182,7 +182,7 @@ pub(crate) fn prepare(request: &LintRequest<'_>, env: &Env) -> Result<Prepared, 
     };
     let mut plan = lint_plan::build(&input).map_err(|e| setup(&e))?;
     withhold_untrusted(&mut plan, &project.config, request.workspace, env);
-    crate::tools::resolve(&mut plan, &project.registry, env);
+    crate::tools::resolve(&mut plan, &project.registry, env, request.workspace);
     let own: BTreeSet<&str> = project.config.overridden_languages().collect();
     let reads_whole_tree = plan.entries.iter().any(|e| {
         matches!(e.action, lint_plan::Action::Run(_))
@@ -226,6 +226,7 @@ pub(crate) fn lint_snapshot(
         // Completing may move the snapshot (beside the base-tree cache): the same plan, run there.
         prepared.plan.relocate(snapshot.root());
     }
+    link_project_dirs(&prepared, snapshot.root(), workspace);
     // A linter that builds is warm only at a path whose unchanged files keep their times.
     let stable = if warm && builds(&prepared) {
         run::warm::StableTree::sync(snapshot.root(), workspace, env)
@@ -247,6 +248,32 @@ pub(crate) fn lint_snapshot(
     // private copy.
     let _ = snapshot.shared_intact();
     Ok(results)
+}
+
+/// Links the project directories the planned jobs need (their registry `needs_project_dirs`,
+/// installed dependencies a snapshot never holds) from the worktree into the snapshot at `dir`,
+/// read where they are: the project's own tools and plugins load as its CI would load them. Only
+/// for jobs that run because the workspace is trusted (such languages mark their commands as
+/// running repository content, so an untrusted workspace's jobs were withheld), only real
+/// directories (never a link, which could point anywhere), and never over a path the snapshot
+/// holds. A snapshot is removed without following links.
+fn link_project_dirs(prepared: &Prepared, dir: &Path, workspace: &Path) {
+    if dir == workspace {
+        return;
+    }
+    for entry in &prepared.plan.entries {
+        let lint_plan::Action::Run(job) = &entry.action else { continue };
+        if !job.runs_repo_code {
+            continue;
+        }
+        let Some(lang) = prepared.registry.get(&entry.language) else { continue };
+        for name in &lang.needs_project_dirs {
+            let (from, to) = (workspace.join(name), dir.join(name));
+            if std::fs::symlink_metadata(&from).is_ok_and(|m| m.is_dir()) && std::fs::symlink_metadata(&to).is_err() {
+                let _ = std::os::unix::fs::symlink(&from, &to);
+            }
+        }
+    }
 }
 
 /// Whether a planned job runs a linter that builds (its registry entry names a build cache).

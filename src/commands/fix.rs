@@ -94,7 +94,7 @@ pub(crate) fn fix(request: &FixRequest, env: &Env) -> anyhow::Result<FixReport> 
     let adoption =
         Adoption { registry: &project.registry, facts: &facts, root: &root, env, deadline: request.timeout };
     adoption.respect(&mut plan, request.dry_run, &mut report.notes);
-    crate::tools::resolve(&mut plan, &project.registry, env);
+    crate::tools::resolve(&mut plan, &project.registry, env, &root);
     if files.selected.is_empty() {
         report.notes.push(if request.all {
             "nothing to fix: the project has no files".to_owned()

@@ -30,11 +30,13 @@ pub enum FindingsFormat {
     /// `go vet`: `path:line:col: message`, a vet analyser's lines prefixed `vet: `; the message
     /// stands for the rule.
     GoVet,
+    /// eslint's default `stylish`: a path line, then `  line:col  level  message  rule` lines.
+    Stylish,
 }
 
 impl FindingsFormat {
     /// Every format, with its registry name.
-    pub const ALL: [(Self, &'static str); 7] = [
+    pub const ALL: [(Self, &'static str); 8] = [
         (Self::RuffConcise, "ruff-concise"),
         (Self::Gcc, "gcc"),
         (Self::YamllintParsable, "yamllint-parsable"),
@@ -42,6 +44,7 @@ impl FindingsFormat {
         (Self::Markdownlint, "markdownlint"),
         (Self::Emacs, "emacs"),
         (Self::GoVet, "go-vet"),
+        (Self::Stylish, "stylish"),
     ];
 }
 

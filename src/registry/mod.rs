@@ -84,6 +84,12 @@ pub enum FormatFixes {
     Scope(FixScope),
     /// The rule codes it resolves, as prefixes (`"F401"`, `"UP"`).
     Rules(Vec<String>),
+    /// The lint's own output says whether any finding is fixable (eslint's "potentially fixable
+    /// with the `--fix` option").
+    Output {
+        /// A regular expression the lint output matches when some finding is fixable.
+        output: String,
+    },
 }
 
 /// The keyword values of `format_fixes`.
@@ -95,11 +101,13 @@ pub enum FixScope {
 }
 
 impl FormatFixes {
-    /// Whether the formatter resolves at least one of the findings with these rule codes.
-    pub fn resolves_any<'a>(&self, mut codes: impl Iterator<Item = &'a str>) -> bool {
+    /// Whether the formatter resolves at least one of the findings with these rule codes, given
+    /// the lint's `output`.
+    pub fn resolves_any<'a>(&self, mut codes: impl Iterator<Item = &'a str>, output: &str) -> bool {
         match self {
             Self::Scope(FixScope::FormatOnly) => false,
             Self::Rules(prefixes) => codes.any(|code| prefixes.iter().any(|p| code.starts_with(p.as_str()))),
+            Self::Output { output: pattern } => matches_any(std::slice::from_ref(pattern), output),
         }
     }
 }
@@ -184,6 +192,12 @@ pub struct Language {
     /// (see [`Behaviour`]).
     #[serde(default)]
     pub verdict: Behaviour,
+    /// Directories of the project its tools need to run and that a snapshot never holds (the
+    /// installed dependencies: `node_modules` for eslint's configs and plugins). In a trusted
+    /// workspace a snapshot links them to the worktree's, so the project's own tool and plugins
+    /// run as its CI would run them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub needs_project_dirs: Vec<String>,
     /// A project-level command for whole-tree checks (required when `lint` is per file).
     #[serde(default)]
     pub gate: Option<Argv>,
@@ -464,16 +478,16 @@ mod tests {
         let registry = Registry::builtin().expect("registry");
         let fixes = |id: &str| registry.get(id).and_then(|l| l.format_fixes.clone()).expect(id);
         for id in ["shell", "rust", "go"] {
-            assert!(!fixes(id).resolves_any(["SC2164", "E0308"].into_iter()), "{id} formats only");
+            assert!(!fixes(id).resolves_any(["SC2164", "E0308"].into_iter(), ""), "{id} formats only");
         }
         let ruff = fixes("python");
-        assert!(ruff.resolves_any(["F821", "F401"].into_iter()));
-        assert!(!ruff.resolves_any(["F821", "E999"].into_iter()));
-        assert_eq!(
-            registry.get("typescript").and_then(|l| l.format_fixes.clone()),
-            None,
-            "eslint --fix: any"
-        );
+        assert!(ruff.resolves_any(["F821", "F401"].into_iter(), ""));
+        assert!(!ruff.resolves_any(["F821", "E999"].into_iter(), ""));
+        let eslint = fixes("typescript");
+        let unfixable = "✖ 1 problem (1 error, 0 warnings)\n";
+        assert!(!eslint.resolves_any(["no-unused-vars"].into_iter(), unfixable), "no-unused-vars is not fixable");
+        let fixable = "✖ 2 problems (2 errors, 0 warnings)\n  1 error and 0 warnings potentially fixable with the `--fix` option.\n";
+        assert!(eslint.resolves_any(["no-unused-vars", "@stylistic/semi"].into_iter(), fixable));
         assert_eq!(
             registry.get("rust").map(|l| l.build_cache_env.clone()),
             Some(vec!["CARGO_TARGET_DIR".into()])

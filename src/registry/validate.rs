@@ -106,6 +106,7 @@ const FIELDS: &[(&str, FieldKind)] = &[
     ("build_cache_env", FieldKind::Names),
     ("findings_format", FieldKind::FindingsFormat),
     ("verdict", FieldKind::Verdict),
+    ("needs_project_dirs", FieldKind::Names),
     ("gate", FieldKind::Command),
     ("probe", FieldKind::Command),
     ("requiresConfig", FieldKind::Names),
@@ -183,8 +184,13 @@ fn check_kind(kind: FieldKind, value: &serde_json::Value) -> Result<(), String> 
         }
         (FieldKind::Fixes, Value::String(s)) if s == "format-only" => Ok(()),
         (FieldKind::Fixes, Value::Array(items)) if !items.is_empty() && all_strings(items) => Ok(()),
+        (FieldKind::Fixes, Value::Object(map))
+            if map.len() == 1 && map.get("output").and_then(Value::as_str).is_some_and(|p| regex::Regex::new(p).is_ok()) =>
+        {
+            Ok(())
+        }
         (FieldKind::Fixes, _) => {
-            Err("must be \"format-only\" or a non-empty list of rule-code prefixes".into())
+            Err("must be \"format-only\", a non-empty list of rule-code prefixes, or {\"output\": regex}".into())
         }
         (FieldKind::FindingsFormat, Value::String(s))
             if crate::registry::FindingsFormat::ALL.iter().any(|(_, name)| name == s) =>
@@ -306,6 +312,15 @@ fn entry(lang: &Language) -> Result<(), RegistryError> {
     }
     if lang.lint.is_none() && lang.format.is_none() {
         return err("lint", "a stable or beta language needs a lint or a format command");
+    }
+    if !lang.needs_project_dirs.is_empty() && !lang.runs_repo_code(CommandField::Lint) {
+        return err(
+            "needs_project_dirs",
+            "the project's installed dependencies run its code: the lint must be marked in runs_repo_code",
+        );
+    }
+    if let Some(bad) = lang.needs_project_dirs.iter().find(|d| d.contains('/') || d.starts_with('.')) {
+        return err("needs_project_dirs", &format!("`{bad}` must be a directory name at the root"));
     }
     for (field, command) in commands {
         if let Some(argv) = command {

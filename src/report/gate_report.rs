@@ -329,7 +329,7 @@ fn safety_block(findings: &[Finding]) -> String {
 }
 
 fn tool(lang: &LanguageResult) -> &str {
-    lang.argv.first().and_then(|a| a.first()).map_or("linter", |p| p.rsplit('/').next().unwrap_or(p))
+    lang.tool_name()
 }
 
 fn plural(n: usize) -> &'static str {
@@ -355,7 +355,8 @@ mod tests {
         for i in 0..lines {
             let _ = writeln!(
                 output,
-                "src/{language}/file_{i}.x:{i}:1: F{:03} something is wrong here with a long message",
+                "src/{language}/file_{i}.x:{}:1: F{:03} something is wrong here with a long message",
+                i + 1,
                 i % 1000
             );
         }

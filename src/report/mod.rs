@@ -126,11 +126,10 @@ fn scope_words(scope: Scope) -> &'static str {
 }
 
 fn render_language(out: &mut String, result: &LanguageResult) {
-    let program = result.argv.first().and_then(|a| a.first()).map_or("-", String::as_str);
-    let tool = if result.managed {
-        format!("{} (managed)", program.rsplit('/').next().unwrap_or(program))
-    } else {
-        program.to_owned()
+    let tool = match (result.argv.is_empty(), result.managed) {
+        (true, _) => "-".to_owned(),
+        (false, true) => format!("{} (managed)", result.tool_name()),
+        (false, false) => result.tool_name().to_owned(),
     };
     let files = match result.files.len() {
         0 => String::new(),

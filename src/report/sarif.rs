@@ -85,10 +85,7 @@ fn language_run(report: &CheckReport, lang: &LanguageResult) -> Value {
 
 /// The program that ran (its file name), or the language id when nothing could run.
 fn program(lang: &LanguageResult) -> String {
-    lang.argv
-        .first()
-        .and_then(|argv| argv.first())
-        .map_or_else(|| lang.language.clone(), |p| p.rsplit('/').next().unwrap_or(p).to_owned())
+    lang.tool_name().to_owned()
 }
 
 fn invocation(lang: &LanguageResult) -> Value {

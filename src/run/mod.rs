@@ -89,6 +89,19 @@ pub struct LanguageResult {
     pub findings: Vec<crate::findings::Finding>,
 }
 
+impl LanguageResult {
+    /// The tool that ran, as people name it: the program's file name, or the tool `npx` ran; the
+    /// language id when nothing ran.
+    pub(crate) fn tool_name(&self) -> &str {
+        let Some(argv) = self.argv.first() else { return &self.language };
+        let program = argv.first().map_or("", |p| p.rsplit('/').next().unwrap_or(p));
+        if program == "npx" {
+            return crate::registry::command_tool(argv).unwrap_or(program);
+        }
+        if program.is_empty() { &self.language } else { program }
+    }
+}
+
 #[allow(clippy::trivially_copy_pass_by_ref)]
 fn as_millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
@@ -301,7 +314,7 @@ fn judge_job(language: &str, name: &str, job: &Job, runs: &[Finished]) -> Langua
         result.findings = crate::findings::parse(format, &result.output);
     }
     if let Some(fixes) = &job.fixes
-        && !fixes.resolves_any(result.findings.iter().filter_map(|f| f.rule.as_deref()))
+        && !fixes.resolves_any(result.findings.iter().filter_map(|f| f.rule.as_deref()), &result.output)
     {
         // Advice that cannot help is worse than none: the formatter fixes none of these (and a
         // tool whose findings cannot be read cannot be shown to be helped).

@@ -84,10 +84,25 @@ pub(crate) fn resolve_argv(argv: &mut Argv, registry: &Registry, env: &Env) -> b
 /// Resolves every job of `plan` that runs a managed, installed tool to its managed executable
 /// (its invocations and its program); such a job needs no probe (its install was verified) and
 /// is marked `managed`, so the report says which copy ran. Jobs already withheld stay withheld.
-pub(crate) fn resolve(plan: &mut Plan, registry: &Registry, env: &Env) {
+///
+/// A project that installed the tool itself (`node_modules/.bin/<tool>` in `workspace`, for a
+/// language whose registry entry needs the project's `node_modules`) keeps its own: its CI runs
+/// that version, with its plugins; the job then runs only in a trusted workspace (it is marked as
+/// running repository content).
+pub(crate) fn resolve(plan: &mut Plan, registry: &Registry, env: &Env, workspace: &std::path::Path) {
     for entry in &mut plan.entries {
         let Action::Run(job) = &mut entry.action else { continue };
         let Some(first) = job.invocations.first() else { continue };
+        let own = registry.get(&entry.language).is_some_and(|lang| {
+            crate::registry::command_tool(first).is_some_and(|tool| {
+                lang.needs_project_dirs.iter().any(|dir| {
+                    std::fs::symlink_metadata(workspace.join(dir).join(".bin").join(tool)).is_ok()
+                })
+            })
+        });
+        if own {
+            continue;
+        }
         let mut program = first.clone();
         if !resolve_argv(&mut program, registry, env) {
             continue;

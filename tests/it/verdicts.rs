@@ -231,3 +231,117 @@ fn a_shebang_less_fragment_sourced_by_bash_scripts_is_bash() {
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("SC3010"), "{stderr}");
 }
+
+const ESLINT_PACKAGE: &str = r#"{
+  "name": "flat",
+  "version": "1.0.0",
+  "private": true,
+  "type": "module",
+  "devDependencies": {
+    "@eslint/js": "10.0.1",
+    "@stylistic/eslint-plugin": "5.10.0",
+    "eslint": "10.15.0"
+  }
+}
+"#;
+
+const ESLINT_CONFIG: &str = r#"import js from "@eslint/js";
+import stylistic from "@stylistic/eslint-plugin";
+
+export default [
+  js.configs.recommended,
+  { plugins: { "@stylistic": stylistic }, rules: { "@stylistic/semi": ["error", "always"] } },
+];
+"#;
+
+/// A JavaScript project whose eslint flat config imports `@eslint/js` and a plugin from its own
+/// `node_modules` (installed by real npm, from a download cache shared by the suite), committed
+/// with its lock file; `node_modules` is ignored, as in every such project.
+fn eslint_project() -> TestRepo {
+    require_tools(&["npm", "node"]);
+    let repo = TestRepo::new();
+    repo.write("package.json", ESLINT_PACKAGE)
+        .write(".gitignore", "node_modules/\n")
+        .write("eslint.config.js", ESLINT_CONFIG)
+        .write("src/ok.js", "export const x = 1;\n");
+    let out = std::process::Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "--prefer-offline"])
+        .current_dir(repo.root())
+        .envs(crate::support::network_env())
+        .env("npm_config_cache", Path::new(env!("CARGO_TARGET_TMPDIR")).join("npm-cache"))
+        .output()
+        .expect("npm");
+    assert!(out.status.success(), "npm install: {}", String::from_utf8_lossy(&out.stderr));
+    repo.commit_all("init");
+    repo
+}
+
+#[test]
+fn an_eslint_flat_config_with_its_plugins_is_really_linted_in_a_trusted_workspace() {
+    let repo = eslint_project();
+    repo.write("src/bad.js", "const unused = 1\nexport const y = 2;\n");
+    repo.git(&["add", "-A"]);
+    let home = tempfile::tempdir().expect("home");
+    let gate = |id: &str| {
+        let out = crate::support::assert_untouched(&repo.root(), || {
+            crate::support::pre_tool_use(home.path(), &repo.root(), id, "git commit -m bad", &[])
+        });
+        let said = format!("{}{}", String::from_utf8_lossy(&out.stderr), String::from_utf8_lossy(&out.stdout));
+        (out.status.code(), said)
+    };
+    // Untrusted: the project's config and plugins are its code, so they do not run.
+    let (code, said) = gate("t-1");
+    assert_eq!(code, Some(0), "{said}");
+    assert!(said.contains("typescript UNVERIFIED") && said.contains("codeguard trust"), "{said}");
+    codeguard(home.path()).arg("trust").arg(repo.root()).assert().success();
+    let (code, said) = gate("t-2");
+    assert_eq!(code, Some(2), "{said}");
+    assert!(said.contains("typescript (eslint): 2 problems"), "{said}");
+    assert!(said.contains("[typescript] eslint — 2 problems in 1 file"), "{said}");
+    assert!(said.contains("no-unused-vars") && said.contains("@stylistic/semi"), "the plugin ran: {said}");
+    assert!(said.contains("src/bad.js"), "{said}");
+    assert!(said.contains("how to fix: npx --no-install eslint --fix"), "the semicolon is fixable: {said}");
+    assert!(!std::fs::symlink_metadata(repo.path("src/node_modules")).is_ok(), "nothing written in the worktree");
+    // Only an unfixable finding: no fix advice.
+    repo.write("src/bad.js", "const unused = 1;\nexport const y = 2;\n");
+    repo.git(&["add", "-A"]);
+    let (code, said) = gate("t-3");
+    assert_eq!(code, Some(2), "{said}");
+    assert!(said.contains("1 problem in 1 file (no-unused-vars×1)"), "{said}");
+    assert!(!said.contains("how to fix"), "eslint --fix cannot fix no-unused-vars: {said}");
+    // And clean code passes with the same config.
+    repo.write("src/bad.js", "export const y = 2;\n");
+    repo.git(&["add", "-A"]);
+    let (code, said) = gate("t-4");
+    assert_eq!((code, said.as_str()), (Some(0), ""));
+}
+
+#[test]
+fn the_projects_own_eslint_runs_before_the_managed_one_and_a_config_that_cannot_load_says_why() {
+    let repo = eslint_project();
+    let home = tempfile::tempdir().expect("home");
+    let (_bin, path) = crate::support::path_without_linters();
+    crate::support::tools_install(home.path(), &path, &["--lang", "typescript"]);
+    codeguard(home.path()).arg("trust").arg(repo.root()).assert().success();
+    repo.write("src/bad.js", "const unused = 1\nexport const y = 2;\n");
+    let check = || {
+        let out = codeguard(home.path())
+            .env("PATH", &path)
+            .current_dir(repo.root())
+            .args(["check", "--changed", "--lang", "typescript", "--format", "json"])
+            .output()
+            .expect("check");
+        json_stdout(&out)["languages"][0].clone()
+    };
+    let ts = check();
+    assert_eq!((ts["status"].as_str(), ts["managed"].as_bool()), (Some("FAIL"), None), "the project's own: {ts:#}");
+    assert_eq!(ts["findings"].as_array().map(Vec::len), Some(2), "{ts:#}");
+    // Without the project's dependencies, the managed eslint runs and cannot load the config:
+    // no conclusion, in eslint's words — the tool is not missing.
+    std::fs::remove_dir_all(repo.path("node_modules")).expect("rm node_modules");
+    let ts = check();
+    assert_eq!((ts["status"].as_str(), ts["managed"].as_bool()), (Some("UNVERIFIED"), Some(true)), "{ts:#}");
+    let reason = ts["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("Cannot find package '@eslint/js'"), "{reason}");
+    assert!(!reason.contains("tool missing"), "{reason}");
+}
