@@ -153,6 +153,7 @@ fn failing(language: &str, program: &str, bytes: usize) -> LanguageResult {
         log_path: Some(PathBuf::from(format!("/home/u/.codeguard/logs/gate-0123456789ab-{language}.log"))),
         cause: None,
         exempt: Vec::new(),
+        findings: Vec::new(),
     }
 }
 

@@ -26,9 +26,9 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use crate::env::Env;
+use crate::findings::{Finding as LintFinding, Format, parse};
 use crate::lint;
 use crate::outcome::Status;
-use crate::findings::{Finding as LintFinding, Format, parse};
 use crate::registry::{Behaviour, Language, Registry};
 use crate::run::{LanguageResult, RunOptions};
 use crate::snapshot::{Snapshot, SnapshotOptions};

@@ -195,7 +195,10 @@ fn sourced_fragments(
         use std::io::Read as _;
         let open = |dir: &Path| {
             let path = dir.join(rel);
-            std::fs::symlink_metadata(&path).ok().filter(std::fs::Metadata::is_file).and_then(|_| std::fs::File::open(path).ok())
+            std::fs::symlink_metadata(&path)
+                .ok()
+                .filter(std::fs::Metadata::is_file)
+                .and_then(|_| std::fs::File::open(path).ok())
         };
         let file = open(root).or_else(|| workspace.and_then(open))?;
         let mut bytes = Vec::new();
@@ -204,10 +207,8 @@ fn sourced_fragments(
     };
     // Candidate callers: files of a shell-like language or without an extension, of the content
     // and (for a snapshot of changed files) of the repository it came from.
-    let tracked = workspace
-        .filter(|w| *w != root)
-        .and_then(|w| crate::git::tracked_files(w).ok())
-        .unwrap_or_default();
+    let tracked =
+        workspace.filter(|w| *w != root).and_then(|w| crate::git::tracked_files(w).ok()).unwrap_or_default();
     let callers = files
         .iter()
         .chain(tracked.iter().filter(|t| !files.contains(t)))

@@ -89,6 +89,8 @@ static_regex! {
     /// A finding line of eslint's `stylish`: `  line:col  level  message  rule` (the rule after
     /// two or more spaces; none for a parse error).
     static STYLISH = r"^\s+(?P<line>\d+):(?P<col>\d+)\s+(?P<level>error|warning)\s+(?P<msg>.*?)(?:\s{2,}(?P<rule>[@\w][\w@/.-]*))?\s*$";
+    /// fish: `path (line N): message`.
+    static FISH = r"^(?P<path>[^\s(/~][^(]*?) \(line (?P<line>\d+)\): (?P<msg>.*)$";
     /// rubocop's emacs format: `C: [Correctable] Style/Foo: message`.
     static EMACS = r"^(?P<level>[A-Z]): (?:\[[^\]]*\] )?(?P<rule>[A-Z][A-Za-z]*/[A-Za-z0-9]+): (?P<msg>.*)$";
 }
@@ -97,6 +99,24 @@ static_regex! {
 pub(crate) fn parse(format: Format, output: &str) -> Vec<Finding> {
     if format == Format::Stylish {
         return parse_stylish(output);
+    }
+    if format == Format::Fish {
+        return output
+            .lines()
+            .filter_map(|raw| {
+                let c = FISH.captures(raw)?;
+                let path = c["path"].trim_start_matches("./").to_owned();
+                Some(Finding {
+                    path,
+                    line: c["line"].parse().ok().filter(|n| *n > 0)?,
+                    column: None,
+                    rule: None,
+                    level: Level::Error,
+                    message: c["msg"].to_owned(),
+                    raw: raw.to_owned(),
+                })
+            })
+            .collect();
     }
     output.lines().filter_map(|raw| parse_line(format, raw)).collect()
 }
@@ -122,7 +142,9 @@ fn parse_stylish(output: &str) -> Vec<Finding> {
         }
         let Some(file) = &path else { continue };
         let Some(c) = STYLISH.captures(raw) else { continue };
-        let (Ok(line), column) = (c["line"].parse::<usize>(), c["col"].parse::<usize>().ok()) else { continue };
+        let (Ok(line), column) = (c["line"].parse::<usize>(), c["col"].parse::<usize>().ok()) else {
+            continue;
+        };
         let rule = c.name("rule").map(|r| r.as_str().to_owned());
         out.push(Finding {
             path: file.clone(),
@@ -147,7 +169,8 @@ fn parse_line(format: Format, raw: &str) -> Option<Finding> {
     let line = head["line"].parse().ok().filter(|n| *n > 0)?;
     let column = head.name("col").and_then(|c| c.as_str().parse().ok()).filter(|n| *n > 0);
     let rest = &head["rest"];
-    let word = |c: &regex::Captures<'_>| c.name("level").map_or(Level::Error, |l| Level::from_word(l.as_str()));
+    let word =
+        |c: &regex::Captures<'_>| c.name("level").map_or(Level::Error, |l| Level::from_word(l.as_str()));
     let named = |c: &regex::Captures<'_>| c.name("rule").map(|r| r.as_str().to_owned());
     let (rule, level, message) = match format {
         Format::RuffConcise | Format::RuleFirst => {
@@ -177,7 +200,7 @@ fn parse_line(format: Format, raw: &str) -> Option<Finding> {
             let c = EMACS.captures(rest)?;
             (named(&c), word(&c), c["msg"].to_owned())
         }
-        Format::Stylish => return None,
+        Format::Stylish | Format::Fish => return None,
     };
     Some(Finding { path, line, column, rule, level, message, raw: raw.to_owned() })
 }
@@ -220,8 +243,14 @@ pub(crate) fn count_line(findings: &[Finding]) -> String {
 mod tests {
     use super::*;
 
-    fn got(format: Format, text: &str) -> Vec<(String, usize, Option<usize>, Option<String>, Level, String)> {
-        parse(format, text).into_iter().map(|f| (f.path, f.line, f.column, f.rule, f.level, f.message)).collect()
+    /// A finding as a comparable tuple: path, line, column, rule, level, message.
+    type Seen = (String, usize, Option<usize>, Option<String>, Level, String);
+
+    fn got(format: Format, text: &str) -> Vec<Seen> {
+        parse(format, text)
+            .into_iter()
+            .map(|f| (f.path, f.line, f.column, f.rule, f.level, f.message))
+            .collect()
     }
 
     fn one(
@@ -231,7 +260,7 @@ mod tests {
         rule: Option<&str>,
         level: Level,
         message: &str,
-    ) -> (String, usize, Option<usize>, Option<String>, Level, String) {
+    ) -> Seen {
         (path.into(), line, column, rule.map(str::to_owned), level, message.into())
     }
 
@@ -250,7 +279,14 @@ mod tests {
         assert_eq!(
             got(Format::Gcc, gcc),
             [
-                one("scripts/run.sh", 2, Some(4), Some("SC2164"), Level::Warning, "Use 'cd ... || exit' in case cd fails."),
+                one(
+                    "scripts/run.sh",
+                    2,
+                    Some(4),
+                    Some("SC2164"),
+                    Level::Warning,
+                    "Use 'cd ... || exit' in case cd fails."
+                ),
                 one("src/main.rs", 3, Some(9), None, Level::Error, "error: unused variable: `x`"),
             ]
         );
@@ -258,15 +294,36 @@ mod tests {
         assert_eq!(
             got(Format::YamllintParsable, yaml),
             [
-                one("cfg/a.yaml", 1, Some(1), Some("document-start"), Level::Warning, "missing document start \"---\""),
-                one("x.yml", 3, Some(2), None, Level::Error, "syntax error: mapping values are not allowed here"),
+                one(
+                    "cfg/a.yaml",
+                    1,
+                    Some(1),
+                    Some("document-start"),
+                    Level::Warning,
+                    "missing document start \"---\""
+                ),
+                one(
+                    "x.yml",
+                    3,
+                    Some(2),
+                    None,
+                    Level::Error,
+                    "syntax error: mapping values are not allowed here"
+                ),
             ]
         );
         let hadolint = "Dockerfile:1 DL3006 warning: Always tag the version of an image explicitly\nDockerfile:2 DL3015 info: Avoid additional packages\n";
         assert_eq!(
             got(Format::RuleFirst, hadolint),
             [
-                one("Dockerfile", 1, None, Some("DL3006"), Level::Warning, "Always tag the version of an image explicitly"),
+                one(
+                    "Dockerfile",
+                    1,
+                    None,
+                    Some("DL3006"),
+                    Level::Warning,
+                    "Always tag the version of an image explicitly"
+                ),
                 one("Dockerfile", 2, None, Some("DL3015"), Level::Note, "Avoid additional packages"),
             ]
         );
@@ -282,15 +339,36 @@ mod tests {
         assert_eq!(
             got(Format::Emacs, emacs),
             [
-                one("lib/a.rb", 1, Some(1), Some("Style/FrozenStringLiteralComment"), Level::Note, "Missing magic comment"),
-                one("lib/a.rb", 2, Some(5), Some("Lint/UselessAssignment"), Level::Warning, "Useless assignment to variable - `x`."),
+                one(
+                    "lib/a.rb",
+                    1,
+                    Some(1),
+                    Some("Style/FrozenStringLiteralComment"),
+                    Level::Note,
+                    "Missing magic comment"
+                ),
+                one(
+                    "lib/a.rb",
+                    2,
+                    Some(5),
+                    Some("Lint/UselessAssignment"),
+                    Level::Warning,
+                    "Useless assignment to variable - `x`."
+                ),
             ]
         );
         let vet = "# example.com/m\n./a.go:6:2: fmt.Printf format %d has arg \"s\" of wrong type string\nvet: ./b.go:3:6: main redeclared in this block\n";
         assert_eq!(
             got(Format::GoVet, vet),
             [
-                one("a.go", 6, Some(2), None, Level::Error, "fmt.Printf format %d has arg \"s\" of wrong type string"),
+                one(
+                    "a.go",
+                    6,
+                    Some(2),
+                    None,
+                    Level::Error,
+                    "fmt.Printf format %d has arg \"s\" of wrong type string"
+                ),
                 one("b.go", 3, Some(6), None, Level::Error, "main redeclared in this block"),
             ]
         );
@@ -302,7 +380,14 @@ mod tests {
         assert_eq!(
             got(Format::Stylish, out),
             [
-                one("src/bad.js", 1, Some(7), Some("no-unused-vars"), Level::Error, "'unused' is assigned a value but never used"),
+                one(
+                    "src/bad.js",
+                    1,
+                    Some(7),
+                    Some("no-unused-vars"),
+                    Level::Error,
+                    "'unused' is assigned a value but never used"
+                ),
                 one("src/bad.js", 1, Some(17), Some("@stylistic/semi"), Level::Error, "Missing semicolon"),
                 one("src/bad.js", 3, Some(1), None, Level::Error, "Parsing error: Unexpected token }"),
             ]
@@ -310,8 +395,25 @@ mod tests {
     }
 
     #[test]
+    fn fish_and_zsh_name_the_place_their_way() {
+        let fish = "run.fish (line 1): Missing end to balance this if statement\nif true\n^^\nwarning: Error while reading file run.fish\n";
+        assert_eq!(
+            got(Format::Fish, fish),
+            [one("run.fish", 1, None, None, Level::Error, "Missing end to balance this if statement")]
+        );
+        let zsh = "run.zsh:3: parse error near `\\n'\n";
+        assert_eq!(
+            got(Format::Gcc, zsh),
+            [one("run.zsh", 3, None, None, Level::Error, "parse error near `\\n'")]
+        );
+    }
+
+    #[test]
     fn counts_say_problems_and_files() {
-        let yaml = (1..=7).map(|i| format!("x.yml:{i}:1: [error] too many spaces (colons)\n")).collect::<String>();
+        let yaml = (1..=7)
+            .map(|i| format!("x.yml:{i}:1: [error] too many spaces (colons)"))
+            .collect::<Vec<_>>()
+            .join("\n");
         assert_eq!(count_line(&parse(Format::YamllintParsable, &yaml)), "7 problems in 1 file");
         assert_eq!(histogram_line(&histogram(&parse(Format::YamllintParsable, &yaml))), "colons×7");
         assert_eq!(count_line(&[]), "failed (see the output)");

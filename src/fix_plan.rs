@@ -61,7 +61,7 @@ fn plan_language(input: &PlanInput<'_>, candidate: &Candidate<'_>) -> Action {
         advisory: false,
         runs_repo_code: Job::runs_repo_code(lang, crate::registry::CommandField::Format),
         managed: false,
-        behaviour: lang.verdict.clone(),
+        behaviour: Box::new(lang.verdict.clone()),
         format: lang.findings_format,
     })
 }
@@ -98,7 +98,10 @@ pub(crate) fn unadopted(
         return None;
     }
     for when in &lang.format_adopted_when {
-        if text(&when.file).iter().any(|t| crate::registry::matches_any(std::slice::from_ref(&when.contains), t)) {
+        if text(&when.file)
+            .iter()
+            .any(|t| crate::registry::matches_any(std::slice::from_ref(&when.contains), t))
+        {
             return None;
         }
     }

@@ -166,7 +166,13 @@ pub(crate) fn prepare(request: &LintRequest<'_>, env: &Env) -> Result<Prepared, 
     let project = Project::load(request.dir)?;
     let project_files = project.in_scope(request.project_files);
     let selected = project.in_scope(request.selected);
-    let mut facts = crate::files::lint_facts(request.dir, Some(request.workspace), &project_files, &selected, &project.registry);
+    let mut facts = crate::files::lint_facts(
+        request.dir,
+        Some(request.workspace),
+        &project_files,
+        &selected,
+        &project.registry,
+    );
     if let Some(names) = request.root_names {
         facts.names.clone_from(names);
     }
@@ -269,7 +275,9 @@ fn link_project_dirs(prepared: &Prepared, dir: &Path, workspace: &Path) {
         let Some(lang) = prepared.registry.get(&entry.language) else { continue };
         for name in &lang.needs_project_dirs {
             let (from, to) = (workspace.join(name), dir.join(name));
-            if std::fs::symlink_metadata(&from).is_ok_and(|m| m.is_dir()) && std::fs::symlink_metadata(&to).is_err() {
+            if std::fs::symlink_metadata(&from).is_ok_and(|m| m.is_dir())
+                && std::fs::symlink_metadata(&to).is_err()
+            {
                 let _ = std::os::unix::fs::symlink(&from, &to);
             }
         }

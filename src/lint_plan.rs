@@ -148,7 +148,7 @@ pub(crate) struct Job {
     pub managed: bool,
     /// What the tool's endings mean (its registry `verdict`).
     #[serde(skip)]
-    pub behaviour: crate::registry::Behaviour,
+    pub behaviour: Box<crate::registry::Behaviour>,
     /// How its output names findings, when it does.
     #[serde(skip)]
     pub format: Option<crate::registry::FindingsFormat>,
@@ -313,7 +313,7 @@ fn plan_language(input: &PlanInput<'_>, candidate: &Candidate<'_>) -> Action {
         advisory: lang.advisory,
         runs_repo_code: Job::runs_repo_code(lang, used),
         managed: false,
-        behaviour: lang.verdict.clone(),
+        behaviour: Box::new(lang.verdict.clone()),
         format: lang.findings_format,
     })
 }

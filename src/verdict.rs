@@ -57,23 +57,33 @@ pub(crate) fn judge(behaviour: &Behaviour, format: Option<FindingsFormat>, done:
     let text = done.text();
     let said = |line: &str| crate::safety::redact(line.trim().trim_start_matches("error: ")).into_owned();
     if let Some(line) = first_match(&behaviour.missing_component, &text) {
-        return Verdict::because(Reason::ToolMissing, format!("a part of the tool is not installed: {}", said(line)));
+        return Verdict::because(
+            Reason::ToolMissing,
+            format!("a part of the tool is not installed: {}", said(line)),
+        );
     }
     if let Some(line) = first_match(&behaviour.environment, &text) {
         return Verdict::because(Reason::ToolchainBroken, format!("environment error: {}", said(line)));
     }
     if let Some(line) = first_match(&behaviour.config_error, &text) {
-        return Verdict::because(Reason::ToolError, format!("the tool's configuration is broken: {}", said(line)));
+        return Verdict::because(
+            Reason::ToolError,
+            format!("the tool's configuration is broken: {}", said(line)),
+        );
     }
     let findings_exit = behaviour.findings_exit(code)
-        || behaviour.findings_exit_when.iter().any(|w| w.exit == code && matches_any(std::slice::from_ref(&w.output), &text));
+        || behaviour
+            .findings_exit_when
+            .iter()
+            .any(|w| w.exit == code && matches_any(std::slice::from_ref(&w.output), &text));
     if findings_exit {
         if !behaviour.unsupported_rules.is_empty()
             && let Some(format) = format
         {
             let found = crate::findings::parse(format, &text);
             if !found.is_empty() && found.iter().all(|f| matches_any(&behaviour.unsupported_rules, f.key())) {
-                let hint = behaviour.unsupported_hint.as_deref().map_or_else(String::new, |h| format!("; {h}"));
+                let hint =
+                    behaviour.unsupported_hint.as_deref().map_or_else(String::new, |h| format!("; {h}"));
                 return Verdict::because(
                     Reason::UnsupportedDialect,
                     format!("the tool cannot check this file's dialect ({}){hint}", found[0].key()),
@@ -87,7 +97,10 @@ pub(crate) fn judge(behaviour: &Behaviour, format: Option<FindingsFormat>, done:
         127 => Verdict::because(Reason::ToolMissing, "tool missing (exit 127)"),
         other => match first_words(&text) {
             Some(line) => Verdict::because(Reason::ToolError, format!("exit {other}: {}", said(line))),
-            None => Verdict::because(Reason::NoConclusion, format!("exit {other} with no output, no confirmable conclusion")),
+            None => Verdict::because(
+                Reason::NoConclusion,
+                format!("exit {other} with no output, no confirmable conclusion"),
+            ),
         },
     }
 }
@@ -99,7 +112,9 @@ fn first_words(text: &str) -> Option<&str> {
     lines()
         .find(|l| {
             let lower = l.to_ascii_lowercase();
-            ["error", "fail", "invalid", "cannot", "could not", "unknown", "no such"].iter().any(|w| lower.contains(w))
+            ["error", "fail", "invalid", "cannot", "could not", "unknown", "no such"]
+                .iter()
+                .any(|w| lower.contains(w))
         })
         .or_else(|| lines().next())
 }
@@ -160,13 +175,15 @@ mod tests {
 
     #[test]
     fn the_tools_own_words_win_over_its_exit_code() {
-        let no_clippy = "error: no such command: `clippy`\n\nhelp: view all installed commands with `cargo --list`";
+        let no_clippy =
+            "error: no such command: `clippy`\n\nhelp: view all installed commands with `cargo --list`";
         let (cause, why) = reason("rust", Ending::Exited(101), no_clippy);
         assert_eq!(cause, Some(Reason::ToolMissing));
         assert_eq!(why, "a part of the tool is not installed: no such command: `clippy`");
         let offline = "go: downloading github.com/pkg/errors v0.9.1\na.go:3:8: github.com/pkg/errors@v0.9.1: Get \"https://proxy.golang.org/x\": dial tcp: lookup proxy.golang.org: no such host";
         assert_eq!(reason("go", Ending::Exited(1), offline).0, Some(Reason::ToolchainBroken));
-        let ruff_config = "ruff failed\n  Cause: Failed to parse /r/ruff.toml\n  Cause: TOML parse error at line 1";
+        let ruff_config =
+            "ruff failed\n  Cause: Failed to parse /r/ruff.toml\n  Cause: TOML parse error at line 1";
         let (cause, why) = reason("python", Ending::Exited(2), ruff_config);
         assert_eq!(cause, Some(Reason::ToolError));
         assert!(why.contains("Failed to parse /r/ruff.toml"), "{why}");

@@ -44,7 +44,7 @@ fn evaluate(args: &CheckArgs, env: &Env) -> anyhow::Result<CheckReport> {
     let scope = args.scope();
     match scope {
         Scope::All | Scope::Changed => in_place(args, &root, scope, env),
-        Scope::Staged => staged(args, root, env),
+        Scope::Staged => staged(args, &root, env),
     }
 }
 
@@ -63,18 +63,18 @@ fn installs_tools(args: &CheckArgs, env: &Env) -> bool {
 }
 
 /// `--staged`: the content engine, exactly as the gate and git's pre-commit hook run it.
-fn staged(args: &CheckArgs, root: PathBuf, env: &Env) -> anyhow::Result<CheckReport> {
+fn staged(args: &CheckArgs, root: &Path, env: &Env) -> anyhow::Result<CheckReport> {
     let scope = Scope::Staged;
     let not_a_repo =
         |e: surface::SurfaceError| UsageError(format!("{} needs a git repository: {e}", scope.flag()));
     let index_file = super::index_file(env)?;
-    let surface = surface::staged_from(&root, index_file.as_deref()).map_err(not_a_repo)?;
+    let surface = surface::staged_from(root, index_file.as_deref()).map_err(not_a_repo)?;
     // The project's configuration is validated first: an invalid codeguard.json is a usage error.
-    crate::lint::Project::load(&root).map_err(|e| UsageError(e.to_string()))?;
+    crate::lint::Project::load(root).map_err(|e| UsageError(e.to_string()))?;
     let policy = Policy {
         linters: Linters::Run,
         deadline: Duration::from_secs(args.timeout),
-        log_prefix: format!("check-{}", report::path_key(&root)),
+        log_prefix: format!("check-{}", report::path_key(root)),
         only: args.lang.clone(),
         agent: false,
         identify: false,
@@ -86,7 +86,7 @@ fn staged(args: &CheckArgs, root: PathBuf, env: &Env) -> anyhow::Result<CheckRep
     if languages.is_empty() && !incomplete && !surface.paths.is_empty() {
         notes.push("no known language detected".to_owned());
     }
-    let mut report = CheckReport::new(root.clone(), scope, languages, verdict.findings, notes);
+    let mut report = CheckReport::new(root.to_path_buf(), scope, languages, verdict.findings, notes);
     if incomplete {
         report.status = report.status.worst(crate::outcome::Status::Unverified);
     }
@@ -96,12 +96,7 @@ fn staged(args: &CheckArgs, root: PathBuf, env: &Env) -> anyhow::Result<CheckRep
 /// `--all` (the whole tree) and `--changed` (the working-tree changes): linted in place, with
 /// the soft result cache. `--changed` gets the engine's safety scan of the surface `git add -A
 /// && git commit` would carry.
-fn in_place(
-    args: &CheckArgs,
-    root: &Path,
-    scope: Scope,
-    env: &Env,
-) -> anyhow::Result<CheckReport> {
+fn in_place(args: &CheckArgs, root: &Path, scope: Scope, env: &Env) -> anyhow::Result<CheckReport> {
     let (files, safety, mut notes): (Vec<String>, _, Vec<String>) = if scope == Scope::Changed {
         let surface = surface::working_changes(root)
             .map_err(|e| UsageError(format!("{} needs a git repository: {e}", scope.flag())))?;

@@ -495,6 +495,9 @@ fn linter_checks(env: &Env) -> Vec<Check> {
     detected
         .iter()
         .filter_map(|d| registry.get(&d.id))
+        // A language the project did not integrate (no config its linter requires) is skipped by
+        // every check, never UNVERIFIED: its tool's absence is nothing to warn about.
+        .filter(|lang| lang.requires_config.as_ref().is_none_or(|r| facts.has_any(r)))
         .filter_map(|lang| Some((lang, lang.lint_program()?)))
         .filter(|(_, program)| !program.starts_with('.'))
         .map(|(lang, program)| {

@@ -91,7 +91,9 @@ pub(crate) fn tracked_files(root: &Path) -> Result<Vec<String>, Error> {
     Ok(index
         .entries()
         .iter()
-        .filter(|e| matches!(e.mode, gix::index::entry::Mode::FILE | gix::index::entry::Mode::FILE_EXECUTABLE))
+        .filter(|e| {
+            matches!(e.mode, gix::index::entry::Mode::FILE | gix::index::entry::Mode::FILE_EXECUTABLE)
+        })
         .filter_map(|e| std::str::from_utf8(e.path(&index)).ok().map(str::to_owned))
         .collect())
 }

@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::env::Env;
+use crate::findings::{histogram, histogram_line};
 use crate::host::Answer;
 use crate::lint::{self, LintRequest};
 use crate::outcome::Status;
 use crate::registry::{ProjectConfig, Registry};
-use crate::findings::{histogram, histogram_line};
 use crate::report;
 use crate::run::{LanguageResult, RunOptions};
 use crate::safety;

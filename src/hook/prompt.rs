@@ -8,11 +8,11 @@ use std::time::Duration;
 
 use super::prompt_intent::{PromptIntent, find_word, prompt_intent};
 use crate::env::Env;
+use crate::findings::{histogram, histogram_line};
 use crate::host::Answer;
 use crate::lint::{self, LintRequest};
 use crate::outcome::Status;
 use crate::registry::Registry;
-use crate::findings::{histogram, histogram_line};
 use crate::report;
 use crate::run::{LanguageResult, RunOptions};
 use crate::safety;

@@ -30,13 +30,15 @@ pub enum FindingsFormat {
     /// `go vet`: `path:line:col: message`, a vet analyser's lines prefixed `vet: `; the message
     /// stands for the rule.
     GoVet,
+    /// fish's own: `path (line N): message`.
+    Fish,
     /// eslint's default `stylish`: a path line, then `  line:col  level  message  rule` lines.
     Stylish,
 }
 
 impl FindingsFormat {
     /// Every format, with its registry name.
-    pub const ALL: [(Self, &'static str); 8] = [
+    pub const ALL: [(Self, &'static str); 9] = [
         (Self::RuffConcise, "ruff-concise"),
         (Self::Gcc, "gcc"),
         (Self::YamllintParsable, "yamllint-parsable"),
@@ -45,6 +47,7 @@ impl FindingsFormat {
         (Self::Emacs, "emacs"),
         (Self::GoVet, "go-vet"),
         (Self::Stylish, "stylish"),
+        (Self::Fish, "fish"),
     ];
 }
 
@@ -73,8 +76,8 @@ pub struct Behaviour {
     /// Exit codes that mean findings only when the output matches.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub findings_exit_when: Vec<ExitWhen>,
-    /// Output (regular expressions, per line) saying a part of the tool is not installed (`no
-    /// such command: `clippy``): the tool is missing, whatever the exit code.
+    /// Output (regular expressions, per line) saying a part of the tool is not installed (cargo's
+    /// "no such command: clippy"): the tool is missing, whatever the exit code.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub missing_component: Vec<String>,
     /// Output saying the environment failed, not the code (a module download without a network):
@@ -107,7 +110,8 @@ impl Behaviour {
 
     /// Whether exit `code` means findings, by its code alone.
     pub fn findings_exit(&self, code: i32) -> bool {
-        self.findings_exits.contains(&code) || self.findings_exit_range.is_some_and(|[lo, hi]| (lo..=hi).contains(&code))
+        self.findings_exits.contains(&code)
+            || self.findings_exit_range.is_some_and(|[lo, hi]| (lo..=hi).contains(&code))
     }
 
     /// Every regular expression of the entry, with the field it stands in (for validation).

@@ -485,7 +485,10 @@ mod tests {
         assert!(!ruff.resolves_any(["F821", "E999"].into_iter(), ""));
         let eslint = fixes("typescript");
         let unfixable = "✖ 1 problem (1 error, 0 warnings)\n";
-        assert!(!eslint.resolves_any(["no-unused-vars"].into_iter(), unfixable), "no-unused-vars is not fixable");
+        assert!(
+            !eslint.resolves_any(["no-unused-vars"].into_iter(), unfixable),
+            "no-unused-vars is not fixable"
+        );
         let fixable = "✖ 2 problems (2 errors, 0 warnings)\n  1 error and 0 warnings potentially fixable with the `--fix` option.\n";
         assert!(eslint.resolves_any(["no-unused-vars", "@stylistic/semi"].into_iter(), fixable));
         assert_eq!(

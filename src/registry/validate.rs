@@ -185,12 +185,17 @@ fn check_kind(kind: FieldKind, value: &serde_json::Value) -> Result<(), String> 
         (FieldKind::Fixes, Value::String(s)) if s == "format-only" => Ok(()),
         (FieldKind::Fixes, Value::Array(items)) if !items.is_empty() && all_strings(items) => Ok(()),
         (FieldKind::Fixes, Value::Object(map))
-            if map.len() == 1 && map.get("output").and_then(Value::as_str).is_some_and(|p| regex::Regex::new(p).is_ok()) =>
+            if map.len() == 1
+                && map
+                    .get("output")
+                    .and_then(Value::as_str)
+                    .is_some_and(|p| regex::Regex::new(p).is_ok()) =>
         {
             Ok(())
         }
         (FieldKind::Fixes, _) => {
-            Err("must be \"format-only\", a non-empty list of rule-code prefixes, or {\"output\": regex}".into())
+            Err("must be \"format-only\", a non-empty list of rule-code prefixes, or {\"output\": regex}"
+                .into())
         }
         (FieldKind::FindingsFormat, Value::String(s))
             if crate::registry::FindingsFormat::ALL.iter().any(|(_, name)| name == s) =>
@@ -212,7 +217,8 @@ fn check_kind(kind: FieldKind, value: &serde_json::Value) -> Result<(), String> 
                 return Err("findings_exits must list the non-zero exit codes that mean findings".into());
             }
             for (field, pattern) in behaviour.patterns() {
-                regex::Regex::new(pattern).map_err(|e| format!("{field}: `{pattern}` is not a regular expression: {e}"))?;
+                regex::Regex::new(pattern)
+                    .map_err(|e| format!("{field}: `{pattern}` is not a regular expression: {e}"))?;
             }
             Ok(())
         }
@@ -659,8 +665,10 @@ mod tests {
         assert_eq!((err.language.as_str(), err.field.as_str()), ("python", "verdict"), "{err}");
         let zero = PY.replace(r#""lint""#, r#""verdict": {"findings_exits": [0]}, "lint""#);
         rejects(&zero, "python", "verdict");
-        let bad_regex =
-            PY.replace(r#""lint""#, r#""verdict": {"findings_exits": [1], "environment": ["(unclosed"]}, "lint""#);
+        let bad_regex = PY.replace(
+            r#""lint""#,
+            r#""verdict": {"findings_exits": [1], "environment": ["(unclosed"]}, "lint""#,
+        );
         assert!(rejects(&bad_regex, "python", "verdict").contains("not a regular expression"));
     }
 

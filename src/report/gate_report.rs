@@ -8,8 +8,8 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use crate::findings::{count_line, histogram, histogram_line};
 use crate::bash::Mode;
+use crate::findings::{count_line, histogram, histogram_line};
 use crate::outcome::Status;
 use crate::run::LanguageResult;
 use crate::safety::{Finding, Kind};

@@ -18,10 +18,10 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::CheckReport;
+use crate::findings::Finding as Diagnostic;
 use crate::outcome::Status;
 use crate::run::LanguageResult;
 use crate::safety::Finding;
-use crate::findings::Finding as Diagnostic;
 
 /// The SARIF version written.
 pub(crate) const VERSION: &str = "2.1.0";

@@ -329,7 +329,11 @@ fn judge_job(language: &str, name: &str, job: &Job, runs: &[Finished]) -> Langua
 
 /// The files of `files` an invocation was handed.
 fn files_of(argv: &[String], files: &[String]) -> Vec<String> {
-    files.iter().filter(|f| argv.iter().any(|a| a == *f || *a == crate::lint_plan::path_arg(f))).cloned().collect()
+    files
+        .iter()
+        .filter(|f| argv.iter().any(|a| a == *f || *a == crate::lint_plan::path_arg(f)))
+        .cloned()
+        .collect()
 }
 
 /// `a.sh, b.sh and 3 more`.
@@ -468,7 +472,7 @@ mod tests {
             advisory: false,
             runs_repo_code: false,
             managed: false,
-            behaviour: crate::registry::Behaviour::project_command(),
+            behaviour: Box::new(crate::registry::Behaviour::project_command()),
             format: None,
         })
     }

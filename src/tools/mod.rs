@@ -95,9 +95,9 @@ pub(crate) fn resolve(plan: &mut Plan, registry: &Registry, env: &Env, workspace
         let Some(first) = job.invocations.first() else { continue };
         let own = registry.get(&entry.language).is_some_and(|lang| {
             crate::registry::command_tool(first).is_some_and(|tool| {
-                lang.needs_project_dirs.iter().any(|dir| {
-                    std::fs::symlink_metadata(workspace.join(dir).join(".bin").join(tool)).is_ok()
-                })
+                lang.needs_project_dirs
+                    .iter()
+                    .any(|dir| std::fs::symlink_metadata(workspace.join(dir).join(".bin").join(tool)).is_ok())
             })
         });
         if own {

@@ -156,10 +156,17 @@ fn an_editorconfig_alone_is_not_shfmt_and_a_ci_step_running_it_is() {
     let reason = shell_entry(&json)["reason"].as_str().unwrap_or_default().to_owned();
     assert!(reason.contains("not adopted here") && reason.contains("`shfmt` in CI or hooks"), "{reason}");
 
-    repo.write(".github/workflows/lint.yml", "on: push\njobs:\n  fmt:\n    runs-on: ubuntu-latest\n    steps:\n      - run: shfmt -i 2 -d .\n");
+    repo.write(
+        ".github/workflows/lint.yml",
+        "on: push\njobs:\n  fmt:\n    runs-on: ubuntu-latest\n    steps:\n      - run: shfmt -i 2 -d .\n",
+    );
     let (code, json) = fix_json(&repo);
     assert_eq!(code, Some(0), "{json:#}");
-    assert_eq!(json["changed"], serde_json::json!(["tools/install.sh"]), "the project runs shfmt in CI: {json:#}");
+    assert_eq!(
+        json["changed"],
+        serde_json::json!(["tools/install.sh"]),
+        "the project runs shfmt in CI: {json:#}"
+    );
 }
 
 fn read(repo: &TestRepo, path: &str) -> String {

@@ -120,7 +120,9 @@ fn symlinked_and_outside_targets_are_refused() {
 fn a_failing_formatter_exits_1_with_its_output() {
     let repo = TestRepo::new();
     // The project configures shfmt, so it is adopted without checking HEAD's layout.
-    repo.write("run.sh", PRETTY_SH).write(".editorconfig", "[*.sh]\nswitch_case_indent = true\n").commit_all("init");
+    repo.write("run.sh", PRETTY_SH)
+        .write(".editorconfig", "[*.sh]\nswitch_case_indent = true\n")
+        .commit_all("init");
     repo.write("run.sh", UGLY_SH);
     let fake = tempfile::tempdir().expect("fake");
     let shfmt = fake.path().join("shfmt");

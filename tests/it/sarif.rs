@@ -83,10 +83,7 @@ fn findings_round_trip_with_file_line_and_rule_and_the_log_validates() {
     assert!(ruff["message"]["text"].as_str().expect("message").contains("`os` imported but unused"));
     assert_eq!(run_named(&sarif, "ruff")["tool"]["driver"]["rules"][0]["id"], "F401");
     assert_eq!(results(run_named(&sarif, "shellcheck")), [entry("scripts/run.sh", 2, "SC2164", "warning")]);
-    assert_eq!(
-        results(run_named(&sarif, "yamllint")),
-        [entry("conf/app.yaml", 2, "colons", "error")]
-    );
+    assert_eq!(results(run_named(&sarif, "yamllint")), [entry("conf/app.yaml", 2, "colons", "error")]);
     assert_eq!(results(run_named(&sarif, "codeguard-safety")), [entry(".env", 0, "sensitive-file", "error")]);
     for driver in ["ruff", "shellcheck", "yamllint"] {
         assert_eq!(run_named(&sarif, driver)["invocations"][0]["executionSuccessful"], true, "{driver}");

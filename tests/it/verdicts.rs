@@ -2,6 +2,7 @@
 //! registry says the tool speaks — with the real tools (yamllint, cargo clippy, go vet, ruff,
 //! hadolint, rubocop, shellcheck), through the real binary as an agent's gate or `check`.
 
+use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::support::{
@@ -38,7 +39,7 @@ fn staged_check(repo: &TestRepo, home: &Path, language: &str, env: &[(&str, &str
 #[test]
 fn yamllint_with_seven_findings_says_seven_problems() {
     require_tools(&["yamllint"]);
-    let bad: String = (1..=7).map(|i| format!("key{i}:  value\n")).collect();
+    let bad = (1..=7).map(|i| format!("key{i}:  value")).collect::<Vec<_>>().join("\n") + "\n";
     let repo = repo_with(&[(".yamllint", "extends: default\n"), ("conf/app.yaml", &format!("---\n{bad}"))]);
     let (code, stderr) = commit_gate(&repo, &[]);
     assert_eq!(code, Some(2), "{stderr}");
@@ -125,7 +126,11 @@ fn go_vet_findings_block_and_an_offline_module_download_does_not() {
     ]);
     let (code, stderr) = commit_gate(&offline, &env);
     assert_eq!(code, Some(0), "a module that cannot be downloaded is no finding: {stderr}");
-    assert!(stderr.contains("go UNVERIFIED: environment error") && stderr.contains("module lookup disabled by GOPROXY"), "{stderr}");
+    assert!(
+        stderr.contains("go UNVERIFIED: environment error")
+            && stderr.contains("module lookup disabled by GOPROXY"),
+        "{stderr}"
+    );
     assert!(!stderr.contains("install: apt-get install golang-go"), "go is installed: {stderr}");
 }
 
@@ -139,10 +144,16 @@ fn a_broken_linter_config_is_unverified_in_the_tools_own_words() {
     assert!(stderr.contains("Failed to parse ruff.toml"), "ruff's words, the repository's path: {stderr}");
     assert!(!stderr.contains("install:"), "installing ruff would not help: {stderr}");
 
-    let yaml = repo_with(&[(".yamllint", "extends: default\nrules:\n  no-such-rule: enable\n"), ("a.yaml", "---\na: 1\n")]);
+    let yaml = repo_with(&[
+        (".yamllint", "extends: default\nrules:\n  no-such-rule: enable\n"),
+        ("a.yaml", "---\na: 1\n"),
+    ]);
     let (code, stderr) = commit_gate(&yaml, &[]);
     assert_eq!(code, Some(0), "{stderr}");
-    assert!(stderr.contains("yaml UNVERIFIED") && stderr.contains("invalid config: no such rule"), "{stderr}");
+    assert!(
+        stderr.contains("yaml UNVERIFIED") && stderr.contains("invalid config: no such rule"),
+        "{stderr}"
+    );
     assert!(!stderr.contains("install:"), "{stderr}");
 }
 
@@ -179,15 +190,25 @@ fn a_part_that_timed_out_is_named_and_the_findings_of_the_others_stand() {
 fn an_old_hadolint_finding_does_not_block_a_clean_edit_beside_it() {
     require_tools(&["hadolint"]);
     let repo = TestRepo::new();
-    repo.write("Dockerfile", "FROM debian\nRUN apt-get update && apt-get install -y curl\n").commit_all("init");
+    repo.write("Dockerfile", "FROM debian\nRUN apt-get update && apt-get install -y curl\n")
+        .commit_all("init");
     repo.write("Dockerfile", "FROM debian\nRUN apt-get update && apt-get install -y curl\nENV MODE=prod\n");
     let (code, said) = commit_gate(&repo, &[]);
     assert_eq!(code, Some(0), "DL3006/DL3008 were in HEAD already: {said}");
-    assert!(said.contains("4 pre-existing finding(s) exempt") && said.contains("Dockerfile:2: DL3008"), "{said}");
-    repo.write("Dockerfile", "FROM debian\nRUN apt-get update && apt-get install -y curl\nRUN cd /tmp && ls\n");
+    assert!(
+        said.contains("4 pre-existing finding(s) exempt") && said.contains("Dockerfile:2: DL3008"),
+        "{said}"
+    );
+    repo.write(
+        "Dockerfile",
+        "FROM debian\nRUN apt-get update && apt-get install -y curl\nRUN cd /tmp && ls\n",
+    );
     let (code, stderr) = commit_gate(&repo, &[]);
     assert_eq!(code, Some(2), "{stderr}");
-    assert!(stderr.contains("DL3003") && stderr.contains("1 problem in 1 file"), "only the new one: {stderr}");
+    assert!(
+        stderr.contains("DL3003") && stderr.contains("1 problem in 1 file"),
+        "only the new one: {stderr}"
+    );
 }
 
 #[test]
@@ -218,8 +239,11 @@ fn a_shebang_less_fragment_sourced_by_bash_scripts_is_bash() {
     require_tools(&["shellcheck"]);
     let fragment = "# helpers for the scripts\nis_set() {\n  [[ -n \"${1:-}\" ]]\n}\n";
     let repo = TestRepo::new();
-    repo.write("bin/run", "#!/usr/bin/env bash\nsource \"$(dirname \"$0\")/../shell/common.sh\"\nis_set \"$1\" && echo yes\n")
-        .commit_all("init");
+    repo.write(
+        "bin/run",
+        "#!/usr/bin/env bash\nsource \"$(dirname \"$0\")/../shell/common.sh\"\nis_set \"$1\" && echo yes\n",
+    )
+    .commit_all("init");
     repo.write("shell/common.sh", fragment);
     let (code, stderr) = commit_gate(&repo, &[]);
     assert_eq!((code, stderr.as_str()), (Some(0), ""), "[[ ]] is bash, as its callers are");
@@ -286,7 +310,8 @@ fn an_eslint_flat_config_with_its_plugins_is_really_linted_in_a_trusted_workspac
         let out = crate::support::assert_untouched(&repo.root(), || {
             crate::support::pre_tool_use(home.path(), &repo.root(), id, "git commit -m bad", &[])
         });
-        let said = format!("{}{}", String::from_utf8_lossy(&out.stderr), String::from_utf8_lossy(&out.stdout));
+        let said =
+            format!("{}{}", String::from_utf8_lossy(&out.stderr), String::from_utf8_lossy(&out.stdout));
         (out.status.code(), said)
     };
     // Untrusted: the project's config and plugins are its code, so they do not run.
@@ -301,7 +326,6 @@ fn an_eslint_flat_config_with_its_plugins_is_really_linted_in_a_trusted_workspac
     assert!(said.contains("no-unused-vars") && said.contains("@stylistic/semi"), "the plugin ran: {said}");
     assert!(said.contains("src/bad.js"), "{said}");
     assert!(said.contains("how to fix: npx --no-install eslint --fix"), "the semicolon is fixable: {said}");
-    assert!(!std::fs::symlink_metadata(repo.path("src/node_modules")).is_ok(), "nothing written in the worktree");
     // Only an unfixable finding: no fix advice.
     repo.write("src/bad.js", "const unused = 1;\nexport const y = 2;\n");
     repo.git(&["add", "-A"]);
@@ -334,7 +358,11 @@ fn the_projects_own_eslint_runs_before_the_managed_one_and_a_config_that_cannot_
         json_stdout(&out)["languages"][0].clone()
     };
     let ts = check();
-    assert_eq!((ts["status"].as_str(), ts["managed"].as_bool()), (Some("FAIL"), None), "the project's own: {ts:#}");
+    assert_eq!(
+        (ts["status"].as_str(), ts["managed"].as_bool()),
+        (Some("FAIL"), None),
+        "the project's own: {ts:#}"
+    );
     assert_eq!(ts["findings"].as_array().map(Vec::len), Some(2), "{ts:#}");
     // Without the project's dependencies, the managed eslint runs and cannot load the config:
     // no conclusion, in eslint's words — the tool is not missing.
@@ -344,4 +372,304 @@ fn the_projects_own_eslint_runs_before_the_managed_one_and_a_config_that_cannot_
     let reason = ts["reason"].as_str().unwrap_or_default();
     assert!(reason.contains("Cannot find package '@eslint/js'"), "{reason}");
     assert!(!reason.contains("tool missing"), "{reason}");
+}
+
+/// What proves a stable language with its real linter: the files a project has for it, a bad
+/// file and its exact finding count, a clean file, and what it needs to run.
+struct Proof {
+    id: &'static str,
+    tools: &'static [&'static str],
+    setup: &'static [(&'static str, &'static str)],
+    /// npm packages (`name@version`) the project installs into its `node_modules`.
+    npm: &'static [&'static str],
+    bad: (&'static str, &'static str),
+    count: usize,
+    clean: &'static str,
+    env: &'static [(&'static str, &'static str)],
+}
+
+const GO_OFFLINE: &[(&str, &str)] = &[("GOFLAGS", "-mod=mod"), ("GOPROXY", "off")];
+
+const PROOFS: &[Proof] = &[
+    Proof {
+        id: "python",
+        tools: &["ruff"],
+        setup: &[],
+        npm: &[],
+        bad: ("app.py", "import os\nimport sys\n\nprint(undefined_name)\n"),
+        count: 3,
+        clean: "print(1)\n",
+        env: &[],
+    },
+    Proof {
+        id: "shell",
+        tools: &["shellcheck"],
+        setup: &[],
+        npm: &[],
+        bad: ("run.sh", "#!/bin/sh\ncd $1\nif [[ -n \"$1\" ]]; then echo x; fi\n"),
+        count: 2,
+        clean: "#!/bin/sh\ncd \"$1\" || exit 1\n",
+        env: &[],
+    },
+    Proof {
+        id: "zsh",
+        tools: &["zsh"],
+        setup: &[],
+        npm: &[],
+        bad: ("run.zsh", "if true; then\n  echo x\n"),
+        count: 1,
+        clean: "echo ${(U)1}\n",
+        env: &[],
+    },
+    Proof {
+        id: "fish",
+        tools: &["fish"],
+        setup: &[],
+        npm: &[],
+        bad: ("run.fish", "if true\n  echo x\n"),
+        count: 1,
+        clean: "if true\n  echo x\nend\n",
+        env: &[],
+    },
+    Proof {
+        id: "yaml",
+        tools: &["yamllint"],
+        setup: &[(".yamllint", "extends: default\n")],
+        npm: &[],
+        bad: ("conf.yaml", "---\na:  1\nb:  2\n"),
+        count: 2,
+        clean: "---\na: 1\n",
+        env: &[],
+    },
+    Proof {
+        id: "rust",
+        tools: &["cargo"],
+        setup: &[
+            ("Cargo.toml", crate::support::CARGO_TOML),
+            ("Cargo.lock", crate::support::CARGO_LOCK),
+            ("src/main.rs", "fn main() {}\n"),
+        ],
+        npm: &[],
+        bad: ("src/main.rs", "fn main() {\n    let a = 1;\n    let b = 2;\n}\n"),
+        count: 2,
+        clean: "fn main() {\n    println!(\"hi\");\n}\n",
+        env: &[],
+    },
+    Proof {
+        id: "go",
+        tools: &["go"],
+        setup: &[("go.mod", "module example.com/m\n\ngo 1.19\n")],
+        npm: &[],
+        bad: (
+            "main.go",
+            "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Printf(\"%d %s\\n\", \"s\")\n}\n",
+        ),
+        count: 1,
+        clean: "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hi\")\n}\n",
+        env: GO_OFFLINE,
+    },
+    Proof {
+        id: "ruby",
+        tools: &["rubocop"],
+        setup: &[(".rubocop.yml", "AllCops:\n  NewCops: disable\n")],
+        npm: &[],
+        bad: ("lib/a.rb", "x = 1\nputs \"hi\"\n"),
+        count: 3,
+        clean: "# frozen_string_literal: true\n\nputs 'hi'\n",
+        env: &[],
+    },
+    Proof {
+        id: "dockerfile",
+        tools: &["hadolint"],
+        setup: &[],
+        npm: &[],
+        bad: ("Dockerfile", "FROM debian\nRUN cd /tmp && ls\n"),
+        count: 2,
+        clean: "FROM debian:12\nWORKDIR /tmp\n",
+        env: &[],
+    },
+    Proof {
+        id: "typescript",
+        tools: &["npm", "node"],
+        setup: &[
+            (
+                "package.json",
+                "{\"name\": \"p\", \"version\": \"1.0.0\", \"private\": true, \"type\": \"module\"}\n",
+            ),
+            (
+                "eslint.config.js",
+                "import js from \"@eslint/js\";\n\nexport default [js.configs.recommended];\n",
+            ),
+        ],
+        npm: &["eslint@10.15.0", "@eslint/js@10.0.1"],
+        bad: ("src/a.js", "const unused = 1;\nexport const y = z;\n"),
+        count: 2,
+        clean: "export const y = 2;\n",
+        env: &[],
+    },
+    Proof {
+        id: "markdown",
+        tools: &["npm", "node"],
+        setup: &[
+            (".markdownlint.json", "{}\n"),
+            ("package.json", "{\"name\": \"p\", \"version\": \"1.0.0\", \"private\": true}\n"),
+        ],
+        npm: &["markdownlint-cli2@0.24.1"],
+        bad: ("doc/a.md", "# Title\n\n\n## Two blank lines above\ntext   \n"),
+        count: 3,
+        clean: "# Title\n\nText.\n",
+        env: &[],
+    },
+];
+
+/// `check --changed --lang <id> --format json` with the proof's environment: the language's entry.
+fn check_language(repo: &TestRepo, home: &Path, proof: &Proof) -> serde_json::Value {
+    let mut cmd = codeguard(home);
+    cmd.envs(rust_env()).current_dir(repo.root()).args([
+        "check",
+        "--changed",
+        "--lang",
+        proof.id,
+        "--format",
+        "json",
+    ]);
+    for (k, v) in proof.env {
+        cmd.env(k, v);
+    }
+    json_stdout(&cmd.output().expect("check"))["languages"][0].clone()
+}
+
+#[test]
+fn every_stable_language_is_proven_by_its_real_linter() {
+    let registry: serde_json::Value =
+        serde_json::from_str(include_str!("../../registry/languages.json")).expect("registry");
+    let mut stable: Vec<&str> = registry["languages"]
+        .as_array()
+        .expect("languages")
+        .iter()
+        .filter(|l| l["status"] == "stable")
+        .filter_map(|l| l["id"].as_str())
+        .collect();
+    let mut proven: Vec<&str> = PROOFS.iter().map(|p| p.id).collect();
+    stable.sort_unstable();
+    proven.sort_unstable();
+    assert_eq!(stable, proven, "a stable language has a real-linter proof here, else it is beta");
+    for proof in PROOFS {
+        require_tools(proof.tools);
+        let repo = TestRepo::new();
+        for (path, text) in proof.setup {
+            repo.write(path, text);
+        }
+        repo.write(".gitignore", "node_modules/\n");
+        if !proof.npm.is_empty() {
+            let out = std::process::Command::new("npm")
+                .args([
+                    "install",
+                    "--no-audit",
+                    "--no-fund",
+                    "--prefer-offline",
+                    "--save-dev",
+                    "--save-exact",
+                ])
+                .args(proof.npm)
+                .current_dir(repo.root())
+                .envs(crate::support::network_env())
+                .env("npm_config_cache", Path::new(env!("CARGO_TARGET_TMPDIR")).join("npm-cache"))
+                .output()
+                .expect("npm");
+            assert!(out.status.success(), "npm install: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        repo.commit_all("init");
+        let home = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("home");
+        codeguard(home.path()).arg("trust").arg(repo.root()).assert().success();
+        let (path, bad) = proof.bad;
+        repo.write(path, bad);
+        let result = check_language(&repo, home.path(), proof);
+        assert_eq!(result["status"], "FAIL", "{}: {result:#}", proof.id);
+        assert_eq!(
+            result["findings"].as_array().map(Vec::len),
+            Some(proof.count),
+            "{}: the linter's own count: {result:#}",
+            proof.id
+        );
+        repo.write(path, proof.clean);
+        let result = check_language(&repo, home.path(), proof);
+        assert_eq!(result["status"], "PASS", "{}: {result:#}", proof.id);
+    }
+}
+
+/// The README's language table as the registry says it: language, tier, lint and format tools.
+fn language_table() -> String {
+    let registry: serde_json::Value =
+        serde_json::from_str(include_str!("../../registry/languages.json")).expect("registry");
+    let tool = |argv: &serde_json::Value| -> String {
+        let words: Vec<&str> = argv.as_array().into_iter().flatten().filter_map(|w| w.as_str()).collect();
+        let words: Vec<&str> = match words.first() {
+            Some(&"npx") => words.iter().skip(1).copied().filter(|w| !w.starts_with('-')).collect(),
+            _ => words,
+        };
+        let Some(first) = words.first() else { return "—".to_owned() };
+        match words.get(1) {
+            Some(second)
+                if !second.starts_with('-')
+                    && !second.contains(['{', '/', '.', '('])
+                    && !second.chars().all(|c| c.is_ascii_digit()) =>
+            {
+                format!("`{first} {second}`")
+            }
+            _ => format!("`{first}`"),
+        }
+    };
+    let mut out = String::from("| Language | Tier | Lint | Format |\n|---|---|---|---|\n");
+    for lang in registry["languages"].as_array().expect("languages") {
+        let lint = if lang["lint"].is_array() { tool(&lang["lint"]) } else { "—".to_owned() };
+        let format = if lang["format"].is_array() { tool(&lang["format"]) } else { "—".to_owned() };
+        let _ = writeln!(
+            out,
+            "| {} (`{}`) | {} | {lint} | {format} |",
+            lang["name"].as_str().unwrap_or_default(),
+            lang["id"].as_str().unwrap_or_default(),
+            lang["status"].as_str().unwrap_or_default()
+        );
+    }
+    out
+}
+
+#[test]
+fn the_readme_language_table_is_the_registry() {
+    let readme = include_str!("../../README.md");
+    let begin = "<!-- languages:begin -->\n";
+    let end = "<!-- languages:end -->";
+    let start = readme.find(begin).expect("README has the languages:begin marker") + begin.len();
+    let stop = readme[start..].find(end).expect("README has the languages:end marker") + start;
+    let expected = language_table();
+    assert!(
+        readme[start..stop] == expected,
+        "README.md's language table differs from the registry; it should read:\n{expected}"
+    );
+}
+
+#[test]
+fn doctor_warns_only_about_languages_the_repository_integrates() {
+    let home = tempfile::tempdir().expect("home");
+    let repo = TestRepo::new();
+    // TOML files and YAML files, but no taplo or yamllint configuration: neither is integrated,
+    // so neither linter's absence is worth a warning; Python is, and ruff is missing.
+    repo.write("pyproject.toml", "[project]\nname = \"x\"\n")
+        .write("conf/a.toml", "a = 1\n")
+        .write("ci.yml", "a: 1\n")
+        .write("a.py", "x = 1\n")
+        .commit_all("init");
+    let empty = tempfile::tempdir().expect("empty PATH");
+    let out = codeguard(home.path())
+        .env("PATH", empty.path())
+        .args(["doctor", "--format", "json"])
+        .current_dir(repo.root())
+        .output()
+        .expect("doctor");
+    let json = json_stdout(&out);
+    let names: Vec<&str> =
+        json["checks"].as_array().expect("checks").iter().filter_map(|c| c["name"].as_str()).collect();
+    assert!(names.contains(&"linter python"), "{names:?}");
+    assert!(!names.contains(&"linter toml") && !names.contains(&"linter yaml"), "{names:?}");
 }
