@@ -132,9 +132,8 @@ fn parse_stylish(output: &str) -> Vec<Finding> {
             continue;
         }
         if !raw.starts_with(char::is_whitespace) {
-            let candidate = raw.trim().trim_start_matches("./");
+            let candidate = raw.trim_end().trim_start_matches("./");
             let place = !candidate.starts_with('✖')
-                && !candidate.contains(char::is_whitespace)
                 && !candidate.starts_with('/')
                 && !candidate.split('/').any(|c| c == "..");
             path = place.then(|| candidate.to_owned());
@@ -162,8 +161,8 @@ fn parse_stylish(output: &str) -> Vec<Finding> {
 fn parse_line(format: Format, raw: &str) -> Option<Finding> {
     let head = LOCATED.captures(raw)?;
     let path = head["path"].trim_start_matches("./").to_owned();
-    if path.contains(char::is_whitespace) || path.split('/').any(|c| c == "..") || path.starts_with('/') {
-        // A sentence with a colon in it (`Summary: 3 issues`), or a place outside the project.
+    if path.split('/').any(|c| c == "..") || path.starts_with('/') {
+        // A place outside the project (the directory the tool ran in is already cut off).
         return None;
     }
     let line = head["line"].parse().ok().filter(|n| *n > 0)?;
@@ -266,11 +265,12 @@ mod tests {
 
     #[test]
     fn each_format_yields_place_rule_level_and_message() {
-        let ruff = "app/main.py:1:8: F401 [*] `os` imported but unused\n./-x.py:3:1: E999 SyntaxError: bad\nFound 2 errors.\n/elsewhere/y.py:1:1: E999 not ours\nb.py:2:5: SyntaxError: Expected an expression\n";
+        let ruff = "app/main.py:1:8: F401 [*] `os` imported but unused\ntest/a b.py:2:1: F841 Local variable `x` is assigned to but never used\n./-x.py:3:1: E999 SyntaxError: bad\nFound 2 errors.\n/elsewhere/y.py:1:1: E999 not ours\nb.py:2:5: SyntaxError: Expected an expression\n";
         assert_eq!(
             got(Format::RuffConcise, ruff),
             [
                 one("app/main.py", 1, Some(8), Some("F401"), Level::Error, "`os` imported but unused"),
+                one("test/a b.py", 2, Some(1), Some("F841"), Level::Error, "Local variable `x` is assigned to but never used"),
                 one("-x.py", 3, Some(1), Some("E999"), Level::Error, "SyntaxError: bad"),
                 one("b.py", 2, Some(5), Some("SyntaxError"), Level::Error, "Expected an expression"),
             ]
