@@ -673,3 +673,18 @@ fn doctor_warns_only_about_languages_the_repository_integrates() {
     assert!(names.contains(&"linter python"), "{names:?}");
     assert!(!names.contains(&"linter toml") && !names.contains(&"linter yaml"), "{names:?}");
 }
+
+#[test]
+fn ruff_honours_the_projects_exclusions_and_names_with_spaces_are_counted() {
+    require_tools(&["ruff", "shellcheck"]);
+    let repo = repo_with(&[
+        ("ruff.toml", "extend-exclude = [\"generated\"]\n"),
+        ("generated/api.py", "import os\n"),
+    ]);
+    let (code, said) = commit_gate(&repo, &[]);
+    assert_eq!((code, said.as_str()), (Some(0), ""), "generated/ is excluded by the project");
+    let repo = repo_with(&[("test cases/run it.sh", "#!/bin/sh\ncd $1\n")]);
+    let (code, said) = commit_gate(&repo, &[]);
+    assert_eq!(code, Some(2), "{said}");
+    assert!(said.contains("shell (shellcheck): 1 problem"), "{said}");
+}
