@@ -270,7 +270,14 @@ mod tests {
             got(Format::RuffConcise, ruff),
             [
                 one("app/main.py", 1, Some(8), Some("F401"), Level::Error, "`os` imported but unused"),
-                one("test/a b.py", 2, Some(1), Some("F841"), Level::Error, "Local variable `x` is assigned to but never used"),
+                one(
+                    "test/a b.py",
+                    2,
+                    Some(1),
+                    Some("F841"),
+                    Level::Error,
+                    "Local variable `x` is assigned to but never used"
+                ),
                 one("-x.py", 3, Some(1), Some("E999"), Level::Error, "SyntaxError: bad"),
                 one("b.py", 2, Some(5), Some("SyntaxError"), Level::Error, "Expected an expression"),
             ]
