@@ -160,7 +160,41 @@ pub(crate) fn lint_facts(
         }
     }
     sourced_fragments(root, workspace, files, selected, registry, &mut facts);
+    templates(root, selected, registry, &mut facts);
     facts
+}
+
+/// Bytes of a file read to tell a template from its language.
+const TEMPLATE_BYTES: u64 = 64 * 1024;
+
+/// Marks the selected files that are templates of their language (a line matches the language's
+/// `template_lines`: `name: {{ .Release.Name }}` in a Helm chart), read in `root`.
+fn templates(
+    root: &Path,
+    selected: &[String],
+    registry: &crate::registry::Registry,
+    facts: &mut crate::lint_plan::RootFacts,
+) {
+    for file in selected {
+        let Some(pattern) = registry.language_of(file).and_then(|l| l.template_lines.as_deref()) else {
+            continue;
+        };
+        let Ok(re) = regex::Regex::new(pattern) else { continue };
+        let path = root.join(file);
+        let Some(text) =
+            std::fs::symlink_metadata(&path).ok().filter(std::fs::Metadata::is_file).and_then(|_| {
+                use std::io::Read as _;
+                let mut bytes = Vec::new();
+                std::fs::File::open(&path).ok()?.take(TEMPLATE_BYTES).read_to_end(&mut bytes).ok()?;
+                Some(String::from_utf8_lossy(&bytes).into_owned())
+            })
+        else {
+            continue;
+        };
+        if text.lines().any(|line| re.is_match(line)) {
+            facts.templates.insert(file.clone());
+        }
+    }
 }
 
 /// Shell files a [`sourced_fragments`] search reads at most, and the bytes it reads of each.

@@ -42,6 +42,9 @@ pub(crate) struct RootFacts {
     /// Files that name their own dialect to their tool by a comment directive (the language's
     /// `dialect_directive`): planned without the dialect option.
     pub directed: BTreeSet<String>,
+    /// Files that are templates of their language, not the language (a line matches its
+    /// `template_lines`): never linted as it.
+    pub templates: BTreeSet<String>,
 }
 
 impl RootFacts {
@@ -237,7 +240,12 @@ pub(crate) fn candidates<'a>(input: &PlanInput<'a>) -> Result<Vec<Candidate<'a>>
         .filter(|d| input.only.is_empty() || input.only.contains(&d.id))
         .filter_map(|d| {
             let lang = input.registry.get(&d.id)?;
-            let files = d.files.into_iter().filter(|f| selected.contains(f.as_str())).collect();
+            // A template of the language (a Helm chart's `templates/*.yaml`) is not the language.
+            let files = d
+                .files
+                .into_iter()
+                .filter(|f| selected.contains(f.as_str()) && !input.facts.templates.contains(f))
+                .collect();
             Some(Candidate { lang, files })
         })
         .collect())

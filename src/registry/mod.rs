@@ -156,6 +156,10 @@ pub struct Language {
     /// `dialect_option`, so the tool reads the file's own choice, as it would without codeguard.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dialect_directive: Option<String>,
+    /// A line (regular expression) that makes a file a template of the language rather than the
+    /// language (`{{ .Values.x }}` in a Helm chart's YAML): such files are not linted as it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template_lines: Option<String>,
     /// Root-level files whose presence means the project uses this language.
     #[serde(default)]
     pub markers: Vec<String>,

@@ -85,6 +85,7 @@ enum FieldKind {
     FindingsFormat,
     Verdict,
     AdoptedWhen,
+    Pattern,
 }
 
 const FIELDS: &[(&str, FieldKind)] = &[
@@ -97,6 +98,7 @@ const FIELDS: &[(&str, FieldKind)] = &[
     ("dialect_option", FieldKind::Text),
     ("dialects", FieldKind::Dialects),
     ("dialect_directive", FieldKind::Text),
+    ("template_lines", FieldKind::Pattern),
     ("markers", FieldKind::Names),
     ("lint", FieldKind::Command),
     ("format", FieldKind::Command),
@@ -231,6 +233,10 @@ fn check_kind(kind: FieldKind, value: &serde_json::Value) -> Result<(), String> 
             }
             Ok(())
         }
+        (FieldKind::Pattern, Value::String(p)) => {
+            regex::Regex::new(p).map(|_| ()).map_err(|e| format!("`{p}` is not a regular expression: {e}"))
+        }
+        (FieldKind::Pattern, _) => Err("must be a regular expression".into()),
         (FieldKind::AdoptedWhen, _) => Err("must be a list of {file, contains} objects".into()),
         (FieldKind::Verdict, _) => Err("must be an object (findings_exits, …)".into()),
         (FieldKind::Text, _) => Err("must be a string".into()),

@@ -159,7 +159,7 @@ fn dry_run_leaves_every_byte_as_it_was() {
     let out = assert_untouched(&repo.root(), || fix(home.path(), &repo, &["--dry-run"]));
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(text.contains("PLANNED    python") && text.contains("--fix a.py b.py"), "{text}");
+    assert!(text.contains("PLANNED    python") && text.contains("--fix --force-exclude a.py b.py"), "{text}");
     assert!(text.contains("nothing was changed"), "{text}");
     assert!(!home.path().join(".codeguard/logs").exists(), "a dry run writes no logs either");
 }

@@ -688,3 +688,22 @@ fn ruff_honours_the_projects_exclusions_and_names_with_spaces_are_counted() {
     assert_eq!(code, Some(2), "{said}");
     assert!(said.contains("shell (shellcheck): 1 problem"), "{said}");
 }
+
+#[test]
+fn a_helm_template_is_not_linted_as_yaml_and_a_workflow_expression_is() {
+    require_tools(&["yamllint"]);
+    let template = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n{{- if .Values.labels }}\n  labels:\n{{ toYaml .Values.labels | indent 4 }}\n{{- end }}\n";
+    let repo = repo_with(&[
+        (".yamllint", "extends: default\nrules:\n  document-start: disable\n"),
+        ("charts/app/Chart.yaml", "apiVersion: v2\nname: app\nversion: 0.1.0\n"),
+        ("charts/app/templates/deployment.yaml", template),
+    ]);
+    let (code, said) = commit_gate(&repo, &[]);
+    assert_eq!((code, said.as_str()), (Some(0), ""), "a Go template is not YAML");
+    // A GitHub workflow's `${{ … }}` is YAML, and a real error in it still blocks.
+    repo.write(".github/workflows/ci.yml", "on: push\njobs:\n  t:\n    runs-on:  ubuntu-latest\n    steps:\n      - run: echo ${{ github.sha }}\n");
+    let (code, said) = commit_gate(&repo, &[]);
+    assert_eq!(code, Some(2), "{said}");
+    assert!(said.contains(".github/workflows/ci.yml:4") && said.contains("colons"), "{said}");
+    assert!(!said.contains("deployment.yaml"), "{said}");
+}
