@@ -288,16 +288,23 @@ fn eslint_project() -> TestRepo {
         .write(".gitignore", "node_modules/\n")
         .write("eslint.config.js", ESLINT_CONFIG)
         .write("src/ok.js", "export const x = 1;\n");
+    npm_install(&repo, &[]);
+    repo.commit_all("init");
+    repo
+}
+
+/// `npm install` in `repo` (its `package.json`, and `packages` saved as exact dev dependencies),
+/// from the npm download cache the suite shares; panics when it fails.
+fn npm_install(repo: &TestRepo, packages: &[&str]) {
     let out = std::process::Command::new("npm")
-        .args(["install", "--no-audit", "--no-fund", "--prefer-offline"])
+        .args(["install", "--no-audit", "--no-fund", "--prefer-offline", "--save-dev", "--save-exact"])
+        .args(packages)
         .current_dir(repo.root())
         .envs(crate::support::network_env())
         .env("npm_config_cache", Path::new(env!("CARGO_TARGET_TMPDIR")).join("npm-cache"))
         .output()
         .expect("npm");
     assert!(out.status.success(), "npm install: {}", String::from_utf8_lossy(&out.stderr));
-    repo.commit_all("init");
-    repo
 }
 
 #[test]
@@ -562,22 +569,7 @@ fn every_stable_language_is_proven_by_its_real_linter() {
         }
         repo.write(".gitignore", "node_modules/\n");
         if !proof.npm.is_empty() {
-            let out = std::process::Command::new("npm")
-                .args([
-                    "install",
-                    "--no-audit",
-                    "--no-fund",
-                    "--prefer-offline",
-                    "--save-dev",
-                    "--save-exact",
-                ])
-                .args(proof.npm)
-                .current_dir(repo.root())
-                .envs(crate::support::network_env())
-                .env("npm_config_cache", Path::new(env!("CARGO_TARGET_TMPDIR")).join("npm-cache"))
-                .output()
-                .expect("npm");
-            assert!(out.status.success(), "npm install: {}", String::from_utf8_lossy(&out.stderr));
+            npm_install(&repo, proof.npm);
         }
         repo.commit_all("init");
         let home = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("home");
