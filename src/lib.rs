@@ -33,6 +33,7 @@ mod fs;
 mod git;
 mod hook;
 mod host;
+mod hunks;
 mod install;
 mod intent;
 mod lint;

@@ -11,7 +11,9 @@
 //! at the root — registry `format_adopted_by` — and the file's `HEAD` version is not already
 //! formatted by it, checked by running the formatter on a copy of that version in a scratch
 //! directory): such files are left as they are and reported "not adopted here". A new file (no
-//! `HEAD` version) has no layout to keep and is formatted.
+//! `HEAD` version) has no layout to keep and is formatted. After an edit (not `--all`), a
+//! formatter's rewrite is kept only where it meets the lines the edit changed against `HEAD`
+//! (`crate::hunks`); the rest of the file keeps its bytes, and a note says so.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -112,7 +114,12 @@ pub(crate) fn fix(request: &FixRequest, env: &Env) -> anyhow::Result<FixReport> 
         let result = match &entry.action {
             Action::Skip { .. } => planned(&entry.language, &entry.name, &entry.action),
             Action::Run(job) => {
+                // After an edit, the formatter's rewrite is kept only where it meets the edit.
+                let before = if request.all { Vec::new() } else { contents(&root, &job.files) };
                 let mut result = run_job(&entry.language, &entry.name, job, &root, env, request.timeout);
+                if let Some(note) = keep_to_the_change(&root, &before, &entry.language, &job.program) {
+                    report.notes.push(note);
+                }
                 let now = Identities::take(&root, &files.project);
                 result.changed = identities.changed_since(&now);
                 identities = now;
@@ -459,6 +466,51 @@ fn run_job(
         }
     }
     result
+}
+
+/// The bytes of each of `files` that is a regular file (never through a link).
+fn contents(root: &Path, files: &[String]) -> Vec<(String, Vec<u8>)> {
+    files
+        .iter()
+        .filter(|f| std::fs::symlink_metadata(root.join(f)).is_ok_and(|m| m.is_file()))
+        .filter_map(|f| Some((f.clone(), std::fs::read(root.join(f)).ok()?)))
+        .collect()
+}
+
+/// Puts back the formatter's hunks that do not meet the edit (`crate::hunks`): in each file of
+/// `before` the formatter changed and that has a `HEAD` version, only the rewrite of lines the edit
+/// changed (or that border them) stays. A note says what was left out, and how to format whole
+/// files. A file that is not UTF-8, or whose `HEAD` version cannot be read, keeps the formatter's
+/// bytes.
+fn keep_to_the_change(
+    root: &Path,
+    before: &[(String, Vec<u8>)],
+    language: &str,
+    program: &str,
+) -> Option<String> {
+    let mut left: Vec<String> = Vec::new();
+    for (file, old) in before {
+        let path = root.join(file);
+        let Ok(new) = std::fs::read(&path) else { continue };
+        if new == *old {
+            continue;
+        }
+        let Ok(Some(head)) = crate::git::head_file(root, file) else { continue };
+        let Some((kept, left_out)) = crate::hunks::limit_to_change(&head, old, &new) else { continue };
+        if left_out > 0
+            && std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file())
+            && std::fs::write(&path, &kept).is_ok()
+        {
+            left.push(format!("{file} ({left_out} hunk{})", if left_out == 1 { "" } else { "s" }));
+        }
+    }
+    let tool = program.rsplit('/').next().unwrap_or(program);
+    (!left.is_empty()).then(|| {
+        format!(
+            "{language}: `{tool}` also rewrote lines the edit did not touch; those were left as they were in {} (to format whole files: codeguard fix --all)",
+            left.join(", ")
+        )
+    })
 }
 
 /// Content identities of the project's files (what a symlink points to, for a link), taken

@@ -135,9 +135,23 @@ fn fix_formats_an_unformatted_script_when_the_project_configures_shfmt() {
     assert_eq!(code, Some(0), "{json:#}");
     assert_eq!(
         std::fs::read_to_string(repo.path("tools/install.sh")).expect("read"),
-        format!("{PRETTY_SH}echo finished\n"),
+        format!("{UGLY_SH}echo finished\n"),
+        "only the edit is formatted; the lines it did not touch keep their bytes: {json:#}"
+    );
+    let notes = json["notes"].to_string();
+    assert!(
+        notes.contains("lines the edit did not touch") && notes.contains("codeguard fix --all"),
         "{json:#}"
     );
+    // --all formats whole files.
+    let home = tempfile::tempdir().expect("home");
+    let out = codeguard(home.path())
+        .current_dir(repo.root())
+        .args(["fix", "--all", "--lang", "shell"])
+        .output()
+        .expect("fix --all");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(read(&repo, "tools/install.sh"), format!("{PRETTY_SH}echo finished\n"));
 }
 
 #[test]

@@ -228,7 +228,8 @@ fn usage_errors_exit_2() {
 fn a_formatter_the_project_defines_runs_only_in_a_trusted_workspace() {
     let repo = TestRepo::new();
     repo.write("a.py", CLEAN_PY)
-        .write("fmt.sh", "#!/bin/sh\nfor f in \"$@\"; do echo '# formatted' >> \"$f\"; done\n")
+        // It writes a first line: beside the edit's `import os`, so it meets the change.
+        .write("fmt.sh", "#!/bin/sh\nfor f in \"$@\"; do printf '# formatted\\n' | cat - \"$f\" > \"$f.new\" && mv \"$f.new\" \"$f\"; done\n")
         .chmod_x("fmt.sh")
         .write(
             "codeguard.json",
@@ -250,5 +251,5 @@ fn a_formatter_the_project_defines_runs_only_in_a_trusted_workspace() {
     let out = fix(home.path(), &repo, &["--format", "json"]);
     let json = json_stdout(&out);
     assert_eq!(strings(&formatter(&json, "python")["changed"]), ["a.py"], "{json:#}");
-    assert_eq!(read(&repo, "a.py"), format!("{UNUSED_IMPORT}# formatted\n"));
+    assert_eq!(read(&repo, "a.py"), format!("# formatted\n{UNUSED_IMPORT}"));
 }
