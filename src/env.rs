@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// A frozen view of the environment variables codeguard reads.
 #[derive(Debug, Clone, Default)]
@@ -48,7 +48,7 @@ impl Env {
             let p = PathBuf::from(program);
             return is_executable(&p).then_some(p);
         }
-        search_path(self.get("PATH")?, program, Path::new(""))
+        search_path(self.get("PATH")?, program)
     }
 
     /// The user's home directory.
@@ -75,10 +75,21 @@ pub(crate) fn parse_bool(text: &str) -> Option<bool> {
     }
 }
 
-/// The first executable regular file named `program` in the directories of `path` (a `PATH`
-/// value), relative directories (and the empty one) taken from `base`.
-pub(crate) fn search_path(path: &OsStr, program: &str, base: &Path) -> Option<PathBuf> {
-    std::env::split_paths(path).map(|dir| base.join(dir).join(program)).find(|p| is_executable(p))
+/// The first executable regular file named `program` in the absolute directories of `path` (a
+/// `PATH` value). A relative directory (`.venv/bin`, `node_modules/.bin`, `./bin`, the empty one)
+/// names a different place in every directory a tool runs in — inside a repository, the
+/// repository's own programs — so it never resolves one.
+pub(crate) fn search_path(path: &OsStr, program: &str) -> Option<PathBuf> {
+    std::env::split_paths(path)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(program))
+        .find(|p| is_executable(p))
+}
+
+/// `path` (a `PATH` value) without its relative directories (see [`search_path`]).
+pub(crate) fn absolute_path_entries(path: &OsStr) -> std::ffi::OsString {
+    let dirs: Vec<PathBuf> = std::env::split_paths(path).filter(|d| d.is_absolute()).collect();
+    std::env::join_paths(dirs).unwrap_or_default()
 }
 
 fn is_executable(path: &std::path::Path) -> bool {

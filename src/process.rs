@@ -111,15 +111,15 @@ impl Cmd {
         Self { argv, cwd, env, deadline, output_cap: DEFAULT_OUTPUT_CAP }
     }
 
-    /// Where a bare program name is on the child's `PATH` (relative directories, and the empty
-    /// one, taken from the child's directory, as its own search would): `None` for a name with
-    /// a slash, without a `PATH`, or not found (the child's own search then decides).
+    /// Where a bare program name is on the child's `PATH` (its absolute directories only: a
+    /// relative one would be the child's directory's own program, the repository's): `None` for
+    /// a name with a slash, without a `PATH`, or not found.
     fn on_child_path(&self, program: &str) -> Option<PathBuf> {
         if program.contains('/') || program.is_empty() {
             return None;
         }
         let path = self.env.iter().rev().find(|(k, _)| k == "PATH").map(|(_, v)| v)?;
-        crate::env::search_path(path, program, &self.cwd)
+        crate::env::search_path(path, program)
     }
 
     /// Runs the command to completion or to its deadline.
@@ -145,7 +145,12 @@ impl Cmd {
                 .args(args)
                 .current_dir(&self.cwd)
                 .env_clear()
-                .envs(self.env.iter().map(|(k, v)| (k, v)))
+                .envs(self.env.iter().map(|(k, v)| {
+                    // The child's own searches (a linter starting its helpers) never look in a
+                    // relative directory either.
+                    let v = if k == "PATH" { crate::env::absolute_path_entries(v) } else { v.clone() };
+                    (k, v)
+                }))
                 .stdin(Stdio::null())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
@@ -652,8 +657,9 @@ mod tests {
             std::fs::write(bin.join(name), text).expect("write");
             std::fs::set_permissions(bin.join(name), std::fs::Permissions::from_mode(0o755)).expect("chmod");
         }
-        // A relative `PATH` directory is the child's: found from the child's directory.
-        let env = vec![("PATH".to_owned(), OsString::from("/usr/bin:/bin:bin"))];
+        // Only absolute `PATH` directories resolve a program: `bin` (relative, the child's
+        // directory's own) never does.
+        let env = vec![("PATH".to_owned(), OsString::from(format!("/usr/bin:/bin:bin:{}", bin.display())))];
         let run = |program: &str| {
             Cmd::new(
                 vec![program.into(), "x".into()],
@@ -666,6 +672,11 @@ mod tests {
         let cmd =
             Cmd::new(vec!["tagged".into()], dir.path().to_owned(), env.clone(), Duration::from_secs(10));
         assert_eq!(cmd.on_child_path("tagged"), Some(dir.path().join("bin").join("tagged")));
+        let relative_only = vec![("PATH".to_owned(), OsString::from("/usr/bin:/bin:bin"))];
+        let cmd =
+            Cmd::new(vec!["tagged".into()], dir.path().to_owned(), relative_only, Duration::from_secs(10));
+        assert_eq!(cmd.on_child_path("tagged"), None, "a relative PATH directory resolves nothing");
+        assert_eq!(cmd.run().ending, Ending::NotFound, "not even by the child's own search");
         assert_eq!(cmd.on_child_path("bin/tagged"), None, "a name with a slash is the child's to resolve");
         for program in ["tagged", "plain"] {
             let done = run(program);

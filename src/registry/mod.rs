@@ -202,6 +202,11 @@ pub struct Language {
     /// run as its CI would run them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub needs_project_dirs: Vec<String>,
+    /// Directories of the project that hold its own copies of the language's tools
+    /// (`.venv/bin`, `node_modules/.bin`): in a trusted workspace the project's own tool runs
+    /// before codeguard's managed one (`crate::tools::resolve`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub project_bin_dirs: Vec<String>,
     /// A project-level command for whole-tree checks (required when `lint` is per file).
     #[serde(default)]
     pub gate: Option<Argv>,

@@ -109,6 +109,7 @@ const FIELDS: &[(&str, FieldKind)] = &[
     ("findings_format", FieldKind::FindingsFormat),
     ("verdict", FieldKind::Verdict),
     ("needs_project_dirs", FieldKind::Names),
+    ("project_bin_dirs", FieldKind::Names),
     ("gate", FieldKind::Command),
     ("probe", FieldKind::Command),
     ("requiresConfig", FieldKind::Names),
@@ -330,6 +331,11 @@ fn entry(lang: &Language) -> Result<(), RegistryError> {
             "needs_project_dirs",
             "the project's installed dependencies run its code: the lint must be marked in runs_repo_code",
         );
+    }
+    if let Some(bad) =
+        lang.project_bin_dirs.iter().find(|d| d.starts_with('/') || d.split('/').any(|c| c == ".."))
+    {
+        return err("project_bin_dirs", &format!("`{bad}` must be a directory inside the project"));
     }
     if let Some(bad) = lang.needs_project_dirs.iter().find(|d| d.contains('/') || d.starts_with('.')) {
         return err("needs_project_dirs", &format!("`{bad}` must be a directory name at the root"));

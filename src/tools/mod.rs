@@ -81,26 +81,56 @@ pub(crate) fn resolve_argv(argv: &mut Argv, registry: &Registry, env: &Env) -> b
     true
 }
 
-/// Resolves every job of `plan` that runs a managed, installed tool to its managed executable
-/// (its invocations and its program); such a job needs no probe (its install was verified) and
-/// is marked `managed`, so the report says which copy ran. Jobs already withheld stay withheld.
+/// Whether a job of `plan` could run a tool the project at `workspace` installed itself (a file
+/// `<dir>/<tool>` for one of its language's `project_bin_dirs`): only then is trust asked.
+pub(crate) fn has_own_tools(plan: &Plan, registry: &Registry, workspace: &std::path::Path) -> bool {
+    plan.entries.iter().any(|entry| {
+        let Action::Run(job) = &entry.action else { return false };
+        let Some(tool) = job.invocations.first().and_then(|argv| crate::registry::command_tool(argv)) else {
+            return false;
+        };
+        registry.get(&entry.language).is_some_and(|lang| {
+            lang.project_bin_dirs.iter().any(|dir| std::fs::metadata(workspace.join(dir).join(tool)).is_ok())
+        })
+    })
+}
+
+/// Resolves every job of `plan` to the copy of its tool that runs: the project's own, else
+/// codeguard's managed one, else the one on `PATH`.
 ///
-/// A project that installed the tool itself (`node_modules/.bin/<tool>` in `workspace`, for a
-/// language whose registry entry needs the project's `node_modules`) keeps its own: its CI runs
-/// that version, with its plugins; the job then runs only in a trusted workspace (it is marked as
-/// running repository content).
-pub(crate) fn resolve(plan: &mut Plan, registry: &Registry, env: &Env, workspace: &std::path::Path) {
+/// In a workspace the user trusted (`trusted`: the project's directory, given only then), a tool
+/// the project installed itself (`<dir>/<tool>` for a `project_bin_dirs` directory of the
+/// language: `.venv/bin/ruff`, `node_modules/.bin/eslint`) runs, as the project's CI runs it: a
+/// bare program becomes that path, and an `npx` command finds it itself. The job is then marked as
+/// running repository content. Otherwise a managed, installed tool runs (its invocations and its
+/// program become the managed executable, with no probe: its install was verified), marked
+/// `managed` so the report says which copy ran. Jobs already withheld stay withheld. An untrusted
+/// workspace's own programs never run, and never keep the managed copy from running.
+pub(crate) fn resolve(plan: &mut Plan, registry: &Registry, env: &Env, trusted: Option<&std::path::Path>) {
     for entry in &mut plan.entries {
         let Action::Run(job) = &mut entry.action else { continue };
         let Some(first) = job.invocations.first() else { continue };
-        let own = registry.get(&entry.language).is_some_and(|lang| {
-            crate::registry::command_tool(first).is_some_and(|tool| {
-                lang.needs_project_dirs
-                    .iter()
-                    .any(|dir| std::fs::symlink_metadata(workspace.join(dir).join(".bin").join(tool)).is_ok())
-            })
+        let own = trusted.zip(registry.get(&entry.language)).and_then(|(workspace, lang)| {
+            let tool = crate::registry::command_tool(first)?;
+            lang.project_bin_dirs
+                .iter()
+                .map(|dir| workspace.join(dir).join(tool))
+                .find(|path| std::fs::metadata(path).is_ok_and(|m| m.is_file()))
+                .map(|path| (tool.to_owned(), path))
         });
-        if own {
+        if let Some((tool, path)) = own {
+            let path = path.to_string_lossy().into_owned();
+            for argv in &mut job.invocations {
+                // `npx --no-install <tool>` finds the project's own itself; a bare program is
+                // given the path.
+                if argv.first().is_some_and(|p| *p == tool) {
+                    argv[0].clone_from(&path);
+                }
+            }
+            if job.program == tool {
+                job.program = path;
+            }
+            job.runs_repo_code = true;
             continue;
         }
         let mut program = first.clone();

@@ -699,3 +699,60 @@ fn a_helm_template_is_not_linted_as_yaml_and_a_workflow_expression_is() {
     assert!(said.contains(".github/workflows/ci.yml:4") && said.contains("colons"), "{said}");
     assert!(!said.contains("deployment.yaml"), "{said}");
 }
+
+#[test]
+fn a_trusted_projects_own_venv_tool_runs_and_an_untrusted_ones_never_does() {
+    let ruff = real_tool("ruff");
+    let repo = repo_with(&[
+        (".gitignore", ".venv/\n"),
+        // The project's own ruff: a stand-in that reports one finding of its own.
+        (
+            ".venv/bin/ruff",
+            "#!/bin/sh\nfor a in \"$@\"; do case $a in *.py) echo \"$a:1:1: X100 the project's own ruff\";; esac; done\nexit 1\n",
+        ),
+        ("app.py", "print(1)\n"),
+    ]);
+    std::fs::set_permissions(
+        repo.path(".venv/bin/ruff"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .expect("chmod");
+    // Even with `.venv/bin` first on a relative PATH, an untrusted repository's program never runs.
+    let path = format!(".venv/bin:{}:/usr/bin:/bin", ruff.parent().expect("dir").display());
+    let git = real_tool("git");
+    let path = format!("{path}:{}", git.parent().expect("dir").display());
+    let home = tempfile::tempdir().expect("home");
+    let gate = |id: &str| {
+        repo.git(&["add", "-A"]);
+        let out = crate::support::pre_tool_use(
+            home.path(),
+            &repo.root(),
+            id,
+            "git commit -m x",
+            &[("PATH", &path)],
+        );
+        (
+            out.status.code(),
+            format!("{}{}", String::from_utf8_lossy(&out.stderr), String::from_utf8_lossy(&out.stdout)),
+        )
+    };
+    let (code, said) = gate("t-1");
+    assert_eq!((code, said.as_str()), (Some(0), ""), "the real ruff ran: app.py is clean");
+    // The post-edit lint runs in the worktree itself, where `.venv/bin` is the repository's.
+    let payload = serde_json::json!({"session_id": "s", "cwd": repo.root(), "tool_name": "Write",
+        "tool_input": {"file_path": repo.path("app.py"), "content": "print(1)\n"}});
+    let out = codeguard(home.path())
+        .env("PATH", &path)
+        .current_dir(repo.root())
+        .args(["hook", "post-tool-use"])
+        .write_stdin(payload.to_string())
+        .output()
+        .expect("post-tool-use");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains("X100"), "an untrusted repository's own ruff ran after an edit: {stdout}");
+    assert!(stdout.contains("python lint passed"), "{stdout}");
+    codeguard(home.path()).arg("trust").arg(repo.root()).assert().success();
+    let (code, said) = gate("t-2");
+    assert_eq!(code, Some(2), "{said}");
+    assert!(said.contains("X100 the project's own ruff"), "the trusted project's pinned ruff ran: {said}");
+}
