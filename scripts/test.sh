@@ -27,11 +27,12 @@ export PATH="$PWD/$venv/bin:$PWD/$npm_dir/node_modules/.bin:$PATH"
 # with them, and (like every real linter) fail when they are missing. Installed here as root.
 # GNU parallel and git-flow are real programs of the oracle's families corpus (runners, git's
 # external commands), installed the same way.
-# go (go vet) and rubocop are the real linters of the verdict tests (tests/it/verdicts.rs), from
-# the distribution's packages.
-debs="zsh fish parallel git-flow golang-go rubocop"
+# go (go vet), rubocop and bundler (a project running rubocop through `bundle exec`) are the
+# real tools of the verdict tests (tests/it/verdicts.rs), from the distribution's packages.
+debs="zsh fish parallel git-flow golang-go rubocop bundler"
 if ! command -v zsh >/dev/null || ! command -v fish >/dev/null || ! command -v parallel >/dev/null ||
-  ! command -v git-flow >/dev/null || ! command -v go >/dev/null || ! command -v rubocop >/dev/null; then
+  ! command -v git-flow >/dev/null || ! command -v go >/dev/null || ! command -v rubocop >/dev/null ||
+  ! command -v bundle >/dev/null; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     # shellcheck disable=SC2086 # the package list is split on purpose
     { DEBIAN_FRONTEND=noninteractive apt-get install -y -q $debs >/dev/null 2>&1 ||

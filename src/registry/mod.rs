@@ -122,6 +122,17 @@ pub struct AdoptedWhen {
     pub contains: String,
 }
 
+/// A project's own way of running a tool (`bundle exec`), used when one of its files says it
+/// pins the tool.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectRunner {
+    /// The root file and the pattern that say the project pins the tool (`Gemfile.lock`).
+    pub when: AdoptedWhen,
+    /// The words put before the tool's command; `{root}` is the project's directory.
+    pub argv: Argv,
+}
+
 /// One language entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -207,6 +218,11 @@ pub struct Language {
     /// before codeguard's managed one (`crate::tools::resolve`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub project_bin_dirs: Vec<String>,
+    /// How the project runs the language's tool itself when its lock file pins it (rubocop through
+    /// `bundle exec`, with the plugins of its `Gemfile`): in a trusted workspace the lint and
+    /// format commands are run through it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project_runner: Option<ProjectRunner>,
     /// A project-level command for whole-tree checks (required when `lint` is per file).
     #[serde(default)]
     pub gate: Option<Argv>,

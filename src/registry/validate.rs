@@ -86,6 +86,7 @@ enum FieldKind {
     Verdict,
     AdoptedWhen,
     Pattern,
+    Runner,
 }
 
 const FIELDS: &[(&str, FieldKind)] = &[
@@ -110,6 +111,7 @@ const FIELDS: &[(&str, FieldKind)] = &[
     ("verdict", FieldKind::Verdict),
     ("needs_project_dirs", FieldKind::Names),
     ("project_bin_dirs", FieldKind::Names),
+    ("project_runner", FieldKind::Runner),
     ("gate", FieldKind::Command),
     ("probe", FieldKind::Command),
     ("requiresConfig", FieldKind::Names),
@@ -234,6 +236,17 @@ fn check_kind(kind: FieldKind, value: &serde_json::Value) -> Result<(), String> 
             }
             Ok(())
         }
+        (FieldKind::Runner, value @ Value::Object(_)) => {
+            let runner: crate::registry::ProjectRunner =
+                serde_json::from_value(value.clone()).map_err(|e| e.to_string())?;
+            regex::Regex::new(&runner.when.contains)
+                .map_err(|e| format!("`{}` is not a regular expression: {e}", runner.when.contains))?;
+            if runner.argv.is_empty() {
+                return Err("argv must name the runner".into());
+            }
+            Ok(())
+        }
+        (FieldKind::Runner, _) => Err("must be an object {when, argv}".into()),
         (FieldKind::Pattern, Value::String(p)) => {
             regex::Regex::new(p).map(|_| ()).map_err(|e| format!("`{p}` is not a regular expression: {e}"))
         }

@@ -86,6 +86,10 @@ pub(crate) fn resolve_argv(argv: &mut Argv, registry: &Registry, env: &Env) -> b
 pub(crate) fn has_own_tools(plan: &Plan, registry: &Registry, workspace: &std::path::Path) -> bool {
     plan.entries.iter().any(|entry| {
         let Action::Run(job) = &entry.action else { return false };
+        let runner = registry.get(&entry.language).and_then(|l| l.project_runner.as_ref());
+        if runner.is_some_and(|r| runner_applies(workspace, r)) {
+            return true;
+        }
         let Some(tool) = job.invocations.first().and_then(|argv| crate::registry::command_tool(argv)) else {
             return false;
         };
@@ -95,13 +99,24 @@ pub(crate) fn has_own_tools(plan: &Plan, registry: &Registry, workspace: &std::p
     })
 }
 
+/// Whether the project at `workspace` pins the tool its runner runs (the runner's file, a regular
+/// file of at most 1 MiB, matches its pattern).
+fn runner_applies(workspace: &std::path::Path, runner: &crate::registry::ProjectRunner) -> bool {
+    let path = workspace.join(&runner.when.file);
+    std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file() && m.len() <= 1 << 20)
+        && std::fs::read_to_string(&path).is_ok_and(|text| {
+            crate::registry::matches_any(std::slice::from_ref(&runner.when.contains), &text)
+        })
+}
+
 /// Resolves every job of `plan` to the copy of its tool that runs: the project's own, else
 /// codeguard's managed one, else the one on `PATH`.
 ///
 /// In a workspace the user trusted (`trusted`: the project's directory, given only then), a tool
 /// the project installed itself (`<dir>/<tool>` for a `project_bin_dirs` directory of the
 /// language: `.venv/bin/ruff`, `node_modules/.bin/eslint`) runs, as the project's CI runs it: a
-/// bare program becomes that path, and an `npx` command finds it itself. The job is then marked as
+/// bare program becomes that path, and an `npx` command finds it itself; else a tool its lock file
+/// pins runs through the project's runner (`bundle exec rubocop` with its Gemfile's plugins). The job is then marked as
 /// running repository content. Otherwise a managed, installed tool runs (its invocations and its
 /// program become the managed executable, with no probe: its install was verified), marked
 /// `managed` so the report says which copy ran. Jobs already withheld stay withheld. An untrusted
@@ -118,6 +133,20 @@ pub(crate) fn resolve(plan: &mut Plan, registry: &Registry, env: &Env, trusted: 
                 .find(|path| std::fs::metadata(path).is_ok_and(|m| m.is_file()))
                 .map(|path| (tool.to_owned(), path))
         });
+        if own.is_none()
+            && let Some((workspace, runner)) =
+                trusted.zip(registry.get(&entry.language).and_then(|l| l.project_runner.as_ref()))
+            && runner_applies(workspace, runner)
+        {
+            let prefix: Vec<String> =
+                runner.argv.iter().map(|a| a.replace("{root}", &workspace.to_string_lossy())).collect();
+            for argv in &mut job.invocations {
+                argv.splice(0..0, prefix.iter().cloned());
+            }
+            job.program.clone_from(&prefix[0]);
+            job.runs_repo_code = true;
+            continue;
+        }
         if let Some((tool, path)) = own {
             let path = path.to_string_lossy().into_owned();
             for argv in &mut job.invocations {

@@ -756,3 +756,32 @@ fn a_trusted_projects_own_venv_tool_runs_and_an_untrusted_ones_never_does() {
     assert_eq!(code, Some(2), "{said}");
     assert!(said.contains("X100 the project's own ruff"), "the trusted project's pinned ruff ran: {said}");
 }
+
+#[test]
+fn a_trusted_bundler_project_runs_the_rubocop_its_gemfile_pins() {
+    require_tools(&["rubocop", "bundle"]);
+    let repo = TestRepo::new();
+    repo.write("Gemfile", "source \"https://rubygems.org\"\ngem \"rubocop\"\n")
+        .write(".rubocop.yml", "AllCops:\n  NewCops: disable\n");
+    let out = std::process::Command::new("bundle")
+        .args(["lock", "--local"])
+        .current_dir(repo.root())
+        .output()
+        .expect("bundle lock");
+    assert!(out.status.success(), "bundle lock: {}", String::from_utf8_lossy(&out.stderr));
+    repo.commit_all("init");
+    let home = tempfile::tempdir().expect("home");
+    codeguard(home.path()).arg("trust").arg(repo.root()).assert().success();
+    repo.write("lib/a.rb", "x = 1\nputs \"hi\"\n");
+    let ruby = staged_check(&repo, home.path(), "ruby", &[]);
+    assert_eq!(ruby["status"], "FAIL", "{ruby:#}");
+    assert_eq!(ruby["findings"].as_array().map(Vec::len), Some(3), "{ruby:#}");
+    let argv: Vec<&str> =
+        ruby["argv"][0].as_array().expect("argv").iter().filter_map(|a| a.as_str()).collect();
+    assert_eq!(
+        argv[..4],
+        ["env", &format!("BUNDLE_GEMFILE={}/Gemfile", repo.root().display()), "bundle", "exec"],
+        "{argv:?}"
+    );
+    assert_eq!(argv[4], "rubocop", "{argv:?}");
+}
