@@ -116,7 +116,8 @@ fn runner_applies(workspace: &std::path::Path, runner: &crate::registry::Project
 /// the project installed itself (`<dir>/<tool>` for a `project_bin_dirs` directory of the
 /// language: `.venv/bin/ruff`, `node_modules/.bin/eslint`) runs, as the project's CI runs it: a
 /// bare program becomes that path, and an `npx` command finds it itself; else a tool its lock file
-/// pins runs through the project's runner (`bundle exec rubocop` with its Gemfile's plugins). The job is then marked as
+/// pins runs through the project's runner (`bundle exec rubocop` with its Gemfile's plugins; a
+/// bundle that is not installed is the language's `environment`: no conclusion, never a finding). The job is then marked as
 /// running repository content. Otherwise a managed, installed tool runs (its invocations and its
 /// program become the managed executable, with no probe: its install was verified), marked
 /// `managed` so the report says which copy ran. Jobs already withheld stay withheld. An untrusted

@@ -785,3 +785,23 @@ fn a_trusted_bundler_project_runs_the_rubocop_its_gemfile_pins() {
     );
     assert_eq!(argv[4], "rubocop", "{argv:?}");
 }
+
+#[test]
+fn a_bundle_that_is_not_installed_is_no_conclusion() {
+    require_tools(&["rubocop", "bundle"]);
+    let repo = TestRepo::new();
+    // The lock pins a rubocop (and a plugin) that this machine does not have.
+    repo.write("Gemfile", "source \"https://rubygems.org\"\ngem \"rubocop\", \"1.99.0\"\ngem \"rubocop-nonexistent\"\n")
+        .write(
+            "Gemfile.lock",
+            "GEM\n  remote: https://rubygems.org/\n  specs:\n    rubocop (1.99.0)\n    rubocop-nonexistent (0.1.0)\n\nPLATFORMS\n  x86_64-linux\n\nDEPENDENCIES\n  rubocop (= 1.99.0)\n  rubocop-nonexistent\n\nBUNDLED WITH\n   2.3.15\n",
+        )
+        .commit_all("init");
+    let home = tempfile::tempdir().expect("home");
+    codeguard(home.path()).arg("trust").arg(repo.root()).assert().success();
+    repo.write("lib/a.rb", "x = 1\nputs \"hi\"\n");
+    let ruby = staged_check(&repo, home.path(), "ruby", &[]);
+    assert_eq!(ruby["status"], "UNVERIFIED", "a bundle not installed is no finding: {ruby:#}");
+    let reason = ruby["reason"].as_str().unwrap_or_default();
+    assert!(reason.starts_with("environment error:") && reason.contains("rubocop"), "{reason}");
+}
