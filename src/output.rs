@@ -82,18 +82,45 @@ pub(crate) fn deliver(output: &Output) -> bool {
     write_both(&output.stdout, &output.stderr)
 }
 
-/// Writes raw text to both streams (the signal path, which has no [`Output`] of its own).
+/// Writes text to both streams (the signal path, which has no [`Output`] of its own), with
+/// every terminal control character made visible ([`inert`]).
 pub(crate) fn write_both(stdout: &str, stderr: &str) -> bool {
     let mut ok = true;
     if !stdout.is_empty() {
         let mut out = std::io::stdout().lock();
-        ok &= out.write_all(stdout.as_bytes()).and_then(|()| out.flush()).is_ok();
+        ok &= out.write_all(inert(stdout).as_bytes()).and_then(|()| out.flush()).is_ok();
     }
     if !stderr.is_empty() {
         let mut err = std::io::stderr().lock();
-        ok &= err.write_all(stderr.as_bytes()).and_then(|()| err.flush()).is_ok();
+        ok &= err.write_all(inert(stderr).as_bytes()).and_then(|()| err.flush()).is_ok();
     }
     ok
+}
+
+/// `text` with nothing a terminal would obey: linter output, file contents and file names reach
+/// codeguard's reports, and an escape sequence in them (`ESC [ 2 J`, a title or hyperlink
+/// sequence, a carriage return that overwrites the verdict) must show, not act. Every C0 control
+/// but newline and tab, DEL and the C1 controls become `\xNN`; a `\r\n` line end becomes `\n`.
+/// Text without them is returned as it is, without a copy.
+pub(crate) fn inert(text: &str) -> std::borrow::Cow<'_, str> {
+    use std::fmt::Write as _;
+    let acts = |c: char| (c.is_control() && c != '\n' && c != '\t') || ('\u{80}'..='\u{9f}').contains(&c);
+    if !text.contains(acts) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\r' && chars.peek() == Some(&'\n') {
+            continue;
+        }
+        if acts(c) {
+            let _ = write!(out, "\\x{:02x}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Delivers what `output` holds so far and empties it (the code stays): for a command that
@@ -148,5 +175,14 @@ mod tests {
             out,
             Output { stdout: "x\n".into(), stderr: "codeguard: one\ncodeguard: two\n".into(), code: 1 }
         );
+    }
+
+    #[test]
+    fn terminal_controls_show_and_never_act() {
+        assert!(matches!(inert("plain text\n\twith a tab"), std::borrow::Cow::Borrowed(_)));
+        assert_eq!(inert("a\x1b[2Jb"), "a\\x1b[2Jb");
+        assert_eq!(inert("x\r\ny\rz"), "x\ny\\x0dz");
+        assert_eq!(inert("\u{9b}31m \u{7f}"), "\\x9b31m \\x7f");
+        assert_eq!(inert("émoji ✓ kept"), "émoji ✓ kept");
     }
 }

@@ -312,3 +312,22 @@ fn a_repository_codeguard_cannot_read_is_denied_not_passed() {
         assert!(stderr.contains("codeguard cannot read this repository"), "{stderr}");
     }
 }
+
+#[test]
+fn terminal_escapes_in_file_names_and_linter_output_never_reach_a_terminal_raw() {
+    require_tools(&["ruff"]);
+    // A file name and a line that would retitle the terminal, clear it and paint it red.
+    let name = "evil\x1b]0;pwned\x07\x1b[2J.py";
+    let repo = crate::support::repo_with(&[(name, "import os  # \x1b[31mred\x1b[0m\n")]);
+    repo.git(&["add", "-A"]);
+    let (code, stdout, stderr) = crate::support::gate_in(&repo, "git commit -m x", &[]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(!stderr.contains(['\x1b', '\x07']) && !stdout.contains('\x1b'), "raw control bytes: {stderr:?}");
+    assert!(stderr.contains("evil\\x1b]0;pwned\\x07\\x1b[2J.py"), "shown, not obeyed: {stderr}");
+    let home = tempfile::tempdir().expect("home");
+    let out =
+        codeguard(home.path()).current_dir(repo.root()).args(["check", "--staged"]).output().expect("check");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(!text.contains(['\x1b', '\x07']), "raw control bytes in check's output: {text:?}");
+}
