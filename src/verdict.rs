@@ -55,7 +55,10 @@ pub(crate) fn judge(behaviour: &Behaviour, format: Option<FindingsFormat>, done:
         return Verdict::new(Status::Pass, "");
     }
     let text = done.text();
-    let said = |line: &str| crate::safety::redact(line.trim().trim_start_matches("error: ")).into_owned();
+    let said = |line: &str| {
+        crate::safety::redact(line.trim().trim_start_matches("error: ").trim_start_matches("Cause: "))
+            .into_owned()
+    };
     if let Some(line) = first_match(&behaviour.missing_component, &text) {
         return Verdict::because(
             Reason::ToolMissing,
@@ -192,6 +195,11 @@ mod tests {
         assert_eq!(cause, Some(Reason::ToolError));
         assert!(why.contains("unrecognized arguments: --bogus"), "{why}");
         assert_eq!(reason("yaml", Ending::Exited(3), "").0, Some(Reason::NoConclusion));
+        // An offense that mentions an unknown cop is an offense, not a broken configuration.
+        let offense = "lib/a.rb:3:1: W: [Correctable] Lint/RedundantCopDisableDirective: Unnecessary disabling of Foo/Bar (unknown cop).";
+        assert_eq!(status("ruby", Ending::Exited(1), offense), Status::Fail);
+        let broken = "Error: unrecognized cop or department Foo/Bar found in .rubocop.yml";
+        assert_eq!(reason("ruby", Ending::Exited(2), broken).0, Some(Reason::ToolError));
     }
 
     #[test]
