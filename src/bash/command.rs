@@ -546,6 +546,10 @@ impl Walker<'_> {
                     return;
                 }
                 if first.text.contains('/') {
+                    if base == "codeguard" {
+                        // codeguard by its path: its controls are guarded whatever spells it.
+                        self.guard_codeguard(args);
+                    }
                     // A program on disk: [`crate::intent`] reads it (what it cannot read into
                     // may write anything).
                     return self.push_script(first.text.clone(), Interpreter::Shebang, ctx);

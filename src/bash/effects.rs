@@ -469,6 +469,9 @@ impl Walker<'_> {
     /// Recorded as a write only run time knows, so a later `git add` + commit in the same call
     /// is judged by the write-then-commit rule (denied, or left to git's backstop).
     pub(super) fn unknown_program(&mut self, base: &str, args: &[Word], stdin: Option<&str>, text: &str) {
+        if base == "codeguard" {
+            self.guard_codeguard(args);
+        }
         if matches!(base, "apply_patch" | "applypatch") {
             let envelope = match args {
                 [one] if one.literal => Some(one.text.as_str()),
@@ -489,6 +492,13 @@ impl Walker<'_> {
             return;
         }
         self.dynamic_write(text);
+    }
+
+    /// Records what a `codeguard` call would loosen of codeguard's own controls, if anything.
+    pub(super) fn guard_codeguard(&mut self, args: &[Word]) {
+        if let Some(what) = codeguard_control(args) {
+            self.out.control.push(what);
+        }
     }
 
     /// Inline code of an interpreter that may write files (`python3 -c "open('f','w')…"`).
@@ -551,6 +561,28 @@ impl Walker<'_> {
         }));
         true
     }
+}
+
+/// The codeguard sub-commands that loosen its own controls, which only the user may run: trusting
+/// or untrusting a workspace, removing its hooks, clearing its state, removing its tools,
+/// replacing git hooks by force. A sub-command known only at run time counts as one of them.
+/// `None` for the others (`check`, `doctor`, `explain`, …).
+fn codeguard_control(args: &[Word]) -> Option<String> {
+    let mut words = args.iter().filter(|w| !w.text.starts_with('-') || !w.literal);
+    let sub = words.next()?;
+    if !sub.literal {
+        return Some(format!("`codeguard {}`, a sub-command known only when it runs", sub.text));
+    }
+    let next = words.next().map(|w| w.text.as_str());
+    let force = args.iter().any(|w| w.text == "--force");
+    let named = match (sub.text.as_str(), next) {
+        ("trust" | "untrust" | "uninstall", _) => Some(sub.text.clone()),
+        ("state", Some("clear")) => Some("state clear".to_owned()),
+        ("tools", Some("remove")) => Some("tools remove".to_owned()),
+        ("install", _) if force => Some("install --force".to_owned()),
+        _ => None,
+    };
+    named.map(|n| format!("`codeguard {n}`"))
 }
 
 /// Whether `base` run with `args` may write files (see [`READS_ONLY`]); the programs whose writes

@@ -619,6 +619,9 @@ pub struct Analysis {
     pub opaque: Vec<Opaque>,
     /// Set when the parser rejected the text and the conservative tokenizer was used.
     pub parse_error: Option<String>,
+    /// codeguard's own controls the command would loosen (`codeguard trust .`): the user's to
+    /// change, never the agent's (see `effects::codeguard_control`).
+    pub control: Vec<String>,
 }
 
 impl Analysis {
@@ -635,6 +638,7 @@ impl Analysis {
     pub fn needs_resolution(&self) -> bool {
         self.mode().is_some()
             || !self.opaque.is_empty()
+            || !self.control.is_empty()
             || self.steps.iter().any(|s| matches!(s, Step::Script(_) | Step::Program(_) | Step::Alias(_)))
     }
 

@@ -37,6 +37,9 @@ pub(super) fn evaluate(
     host: Host,
     session: Option<&str>,
 ) -> Answer {
+    if !analysis.control.is_empty() {
+        return Answer::Block(controls(&analysis.control));
+    }
     let mut intent = intent::resolve(analysis, cwd);
     surface::judge_writes(&mut intent, &|| crate::install::session_hooks::in_place(host, env, session));
     let case = intent.gate_case();
@@ -279,6 +282,14 @@ fn unreadable(why: &str, root: &Path) -> String {
     format!(
         "codeguard: commit/push blocked — cannot be checked: codeguard cannot read this repository ({why}), so what this command would commit or push cannot be known\nTarget repository: {}\nWhat to do:\n- This whole Bash call was NOT executed. codeguard reads repositories with the files-backend refs and the worktree beside (or named by) the .git directory; a repository it cannot read is not checked, so it is not committed to through the agent. Ask the user to commit this change, or to make the repository readable (e.g. `git refs migrate --ref-format=files`).\n",
         root.display()
+    )
+}
+
+/// The report for a command that would loosen codeguard's own controls: the user's decision.
+fn controls(what: &[String]) -> String {
+    format!(
+        "codeguard: command blocked — it changes codeguard's own controls ({}).\nWhat to do:\n- This whole Bash call was NOT executed — none of its steps ran.\n- Trusting a workspace, removing codeguard's hooks or tools, clearing its state and replacing git hooks by force are the user's decisions: do not run them as the agent. If one is needed, ask the user to run it in their own terminal, and say why.\n",
+        what.join(", ")
     )
 }
 

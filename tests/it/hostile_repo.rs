@@ -331,3 +331,34 @@ fn terminal_escapes_in_file_names_and_linter_output_never_reach_a_terminal_raw()
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(!text.contains(['\x1b', '\x07']), "raw control bytes in check's output: {text:?}");
 }
+
+#[test]
+fn an_agent_cannot_loosen_codeguards_own_controls() {
+    let repo = crate::support::repo_with(&[("a.txt", "x\n")]);
+    for command in [
+        "codeguard trust .",
+        "cd . && codeguard untrust /elsewhere",
+        "codeguard uninstall --host claude",
+        "sh -c 'codeguard state clear'",
+        "bash -c \"codeguard tools remove --lang python\"",
+        "codeguard install --git-hooks --force",
+        "/usr/local/bin/codeguard trust .",
+        "env FOO=1 codeguard trust .",
+        "sub=trust; codeguard $sub .",
+    ] {
+        let (code, _, stderr) = crate::support::gate_in(&repo, command, &[]);
+        assert_eq!(code, Some(2), "{command}: {stderr}");
+        assert!(stderr.contains("changes codeguard's own controls"), "{command}: {stderr}");
+        assert!(stderr.contains("ask the user to run it in their own terminal"), "{command}: {stderr}");
+    }
+    for command in [
+        "codeguard check --staged",
+        "codeguard doctor",
+        "codeguard explain 'git commit'",
+        "codeguard state show",
+    ] {
+        let (code, stdout, stderr) = crate::support::gate_in(&repo, command, &[]);
+        assert_eq!(code, Some(0), "{command}: {stdout}{stderr}");
+        assert!(!stderr.contains("own controls"), "{command}: {stderr}");
+    }
+}
