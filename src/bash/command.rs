@@ -312,6 +312,7 @@ impl Walker<'_> {
     /// A simple command: its substitutions run first, then the command itself.
     pub(super) fn simple(&mut self, s: &Simple, input: Input<'_>) {
         for a in &s.assignments {
+            self.guard_variable(&a.name);
             self.words(&a.values);
         }
         self.words(&s.words);
@@ -898,6 +899,7 @@ impl Walker<'_> {
             if builtin == "unset" {
                 self.exported.set(&w.text, None);
             } else if let Some((name, value)) = assignment_word(w).filter(|_| exporting) {
+                self.guard_variable(name);
                 self.exported.set(name, Some(value));
             } else if !w.literal && exporting {
                 // `export "$VARS"`: which names it sets is only known at run time.
@@ -1179,6 +1181,7 @@ impl Walker<'_> {
         while let Some(w) = args.get(i).filter(|_| i < end) {
             i += 1;
             if let Some((name, value)) = assignment_word(w) {
+                self.guard_variable(name);
                 ctx.env.set(name, Some(value));
             } else if w.text == "-i" || w.text == "--ignore-environment" || w.text == "-" {
                 ctx.env = GitEnv::default();

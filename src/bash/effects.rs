@@ -501,6 +501,15 @@ impl Walker<'_> {
         }
     }
 
+    /// Records a `CODEGUARD_*` variable the command sets (`CODEGUARD_SKIP_GATE=1 git commit`,
+    /// `export`, `env`): codeguard's git hooks run inside the command and read its environment,
+    /// so setting one is changing codeguard's controls.
+    pub(super) fn guard_variable(&mut self, name: &str) {
+        if name.starts_with("CODEGUARD_") {
+            self.out.control.push(format!("`{name}=`, a variable codeguard reads"));
+        }
+    }
+
     /// Inline code of an interpreter that may write files (`python3 -c "open('f','w')…"`).
     pub(super) fn inline_code_writes(&mut self, code: &str, text: &str) {
         let writes = ["open(", "write", "rename", "unlink", "remove", "copy", "move", "truncate", "mkdir"];

@@ -345,6 +345,10 @@ fn an_agent_cannot_loosen_codeguards_own_controls() {
         "/usr/local/bin/codeguard trust .",
         "env FOO=1 codeguard trust .",
         "sub=trust; codeguard $sub .",
+        "CODEGUARD_SKIP_GATE=1 git commit -m x",
+        "export CODEGUARD_HOME=/tmp/elsewhere; git commit -m x",
+        "env CODEGUARD_STRICT=0 git push",
+        "CODEGUARD_NO_INSTALL=1",
     ] {
         let (code, _, stderr) = crate::support::gate_in(&repo, command, &[]);
         assert_eq!(code, Some(2), "{command}: {stderr}");
