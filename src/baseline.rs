@@ -360,7 +360,7 @@ fn compare(
         match remaining.get_mut(&k) {
             Some(n) if *n > 0 => {
                 *n -= 1;
-                if stopping.is_none() && crate::registry::matches_any(&behaviour.stopping_rules, f.key()) {
+                if stopping.is_none() && behaviour.stopping_rules.is_match(f.key()) {
                     stopping = Some(format!("{}:{}: {}", f.path, f.line, f.key()));
                 }
                 new.exempt.push(format!("{}:{}: {}", f.path, f.line, f.key()));
@@ -469,9 +469,7 @@ mod tests {
     #[test]
     fn parse_and_compile_errors_stop_analysis_and_lints_do_not() {
         let registry = Registry::builtin().expect("registry");
-        let stops = |id: &str, rule: &str| {
-            crate::registry::matches_any(&registry.get(id).expect(id).verdict.stopping_rules, rule)
-        };
+        let stops = |id: &str, rule: &str| registry.get(id).expect(id).verdict.stopping_rules.is_match(rule);
         for (id, rule) in [
             ("python", "invalid-syntax"),
             ("python", "E999"),

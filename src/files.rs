@@ -176,10 +176,9 @@ fn templates(
     facts: &mut crate::lint_plan::RootFacts,
 ) {
     for file in selected {
-        let Some(pattern) = registry.language_of(file).and_then(|l| l.template_lines.as_deref()) else {
+        let Some(pattern) = registry.language_of(file).and_then(|l| l.template_lines.as_ref()) else {
             continue;
         };
-        let Ok(re) = regex::Regex::new(pattern) else { continue };
         let path = root.join(file);
         let Some(text) =
             std::fs::symlink_metadata(&path).ok().filter(std::fs::Metadata::is_file).and_then(|_| {
@@ -191,7 +190,7 @@ fn templates(
         else {
             continue;
         };
-        if text.lines().any(|line| re.is_match(line)) {
+        if pattern.is_match(&text) {
             facts.templates.insert(file.clone());
         }
     }

@@ -89,6 +89,9 @@ static_regex! {
     /// A finding line of eslint's `stylish`: `  line:col  level  message  rule` (the rule after
     /// two or more spaces; none for a parse error).
     static STYLISH = r"^\s+(?P<line>\d+):(?P<col>\d+)\s+(?P<level>error|warning)\s+(?P<msg>.*?)(?:\s{2,}(?P<rule>[@\w][\w@/.-]*))?\s*$";
+    /// What go's module loader (not vet) says at a package's import: a module at a version, or the
+    /// proxy being off.
+    static GO_MODULE_LOADER = r"^(?:[a-z0-9][a-z0-9._~/-]*@v[0-9][^\s:]*: |module lookup disabled by GOPROXY)";
     /// fish: `path (line N): message`.
     static FISH = r"^(?P<path>[^\s(/~][^(]*?) \(line (?P<line>\d+)\): (?P<msg>.*)$";
     /// rubocop's emacs format: `C: [Correctable] Style/Foo: message`.
@@ -186,6 +189,9 @@ fn parse_line(format: Format, raw: &str) -> Option<Finding> {
             }
             None => (None, Level::Error, rest.to_owned()),
         },
+        // The module loader's lines (`a.go:3:8: example.com/x@v1.2.0: Get …: dial tcp …`) are
+        // go's own words about its environment, not vet's findings.
+        Format::GoVet if GO_MODULE_LOADER.is_match(rest) => return None,
         Format::GoVet => (None, Level::Error, rest.to_owned()),
         Format::YamllintParsable => {
             let c = YAMLLINT.captures(rest)?;
@@ -202,6 +208,30 @@ fn parse_line(format: Format, raw: &str) -> Option<Finding> {
         Format::Stylish | Format::Fish => return None,
     };
     Some(Finding { path, line, column, rule, level, message, raw: raw.to_owned() })
+}
+
+/// The lines of `output` that are the tool's own words rather than its findings (and, for
+/// eslint's stylish, rather than the file names heading them): what the registry's words patterns
+/// (`missing_component`, `environment`, `config_error`) read. A finding's message quotes what the
+/// code says — a string literal reading "dial tcp", a file named "Cannot find module" — so it
+/// never stands for the tool's state. Without a format every line is the tool's.
+pub(crate) fn tool_lines(format: Option<Format>, output: &str) -> String {
+    let Some(format) = format else { return output.to_owned() };
+    let found: std::collections::HashSet<String> = parse(format, output).into_iter().map(|f| f.raw).collect();
+    let lines: Vec<&str> = output.lines().collect();
+    let heads_findings = |i: usize| {
+        format == Format::Stylish
+            && !lines[i].starts_with(char::is_whitespace)
+            && lines[i + 1..].iter().find(|l| !l.trim().is_empty()).is_some_and(|l| found.contains(*l))
+    };
+    let mut out = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        if !found.contains(*line) && !heads_findings(i) {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// Rules by how often they were found, most frequent first (then by name); a tool that names no
@@ -413,6 +443,19 @@ mod tests {
             got(Format::Gcc, zsh),
             [one("run.zsh", 3, None, None, Level::Error, "parse error near `\\n'")]
         );
+    }
+
+    #[test]
+    fn the_tools_own_lines_are_not_its_findings_nor_the_names_heading_them() {
+        let vet = "# m\n./a.go:6:2: fmt.Printf format %d has arg \"dial tcp\" of wrong type string\na.go:3:8: github.com/pkg/errors@v0.9.1: Get \"https://proxy.golang.org/x\": dial tcp: no such host\n";
+        assert_eq!(parse(Format::GoVet, vet).len(), 1, "the module loader's line is no finding");
+        assert_eq!(
+            tool_lines(Some(Format::GoVet), vet),
+            "# m\na.go:3:8: github.com/pkg/errors@v0.9.1: Get \"https://proxy.golang.org/x\": dial tcp: no such host\n"
+        );
+        let stylish = "Cannot find module x.js\n  1:7  error  'a' is assigned a value but never used  no-unused-vars\n\nOops! Something went wrong\n";
+        assert_eq!(tool_lines(Some(Format::Stylish), stylish), "\nOops! Something went wrong\n");
+        assert_eq!(tool_lines(None, "x\ny"), "x\ny");
     }
 
     #[test]

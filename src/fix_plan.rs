@@ -98,10 +98,7 @@ pub(crate) fn unadopted(
         return None;
     }
     for when in &lang.format_adopted_when {
-        if text(&when.file)
-            .iter()
-            .any(|t| crate::registry::matches_any(std::slice::from_ref(&when.contains), t))
-        {
+        if text(&when.file).iter().any(|t| when.contains.is_match(t)) {
             return None;
         }
     }

@@ -8,7 +8,7 @@
 
 use crate::outcome::{Reason, Status};
 use crate::process::{Ending, Finished};
-use crate::registry::{Behaviour, FindingsFormat, first_match, matches_any};
+use crate::registry::{Behaviour, FindingsFormat};
 
 /// A status with the reason behind it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,36 +55,34 @@ pub(crate) fn judge(behaviour: &Behaviour, format: Option<FindingsFormat>, done:
         return Verdict::new(Status::Pass, "");
     }
     let text = done.text();
+    // The words patterns read the tool's own lines, never its findings (which quote the code).
+    let own = crate::findings::tool_lines(format, &text);
     let said = |line: &str| {
         crate::safety::redact(line.trim().trim_start_matches("error: ").trim_start_matches("Cause: "))
             .into_owned()
     };
-    if let Some(line) = first_match(&behaviour.missing_component, &text) {
+    if let Some(line) = behaviour.missing_component.first_match(&own) {
         return Verdict::because(
             Reason::ToolMissing,
             format!("a part of the tool is not installed: {}", said(line)),
         );
     }
-    if let Some(line) = first_match(&behaviour.environment, &text) {
+    if let Some(line) = behaviour.environment.first_match(&own) {
         return Verdict::because(Reason::ToolchainBroken, format!("environment error: {}", said(line)));
     }
-    if let Some(line) = first_match(&behaviour.config_error, &text) {
+    if let Some(line) = behaviour.config_error.first_match(&own) {
         return Verdict::because(
             Reason::ToolError,
             format!("the tool's configuration is broken: {}", said(line)),
         );
     }
-    let findings_exit = behaviour.findings_exit(code)
-        || behaviour
-            .findings_exit_when
-            .iter()
-            .any(|w| w.exit == code && matches_any(std::slice::from_ref(&w.output), &text));
+    let findings_exit = behaviour.findings_exit(code, &text);
     if findings_exit {
         if !behaviour.unsupported_rules.is_empty()
             && let Some(format) = format
         {
             let found = crate::findings::parse(format, &text);
-            if !found.is_empty() && found.iter().all(|f| matches_any(&behaviour.unsupported_rules, f.key())) {
+            if !found.is_empty() && found.iter().all(|f| behaviour.unsupported_rules.is_match(f.key())) {
                 let hint =
                     behaviour.unsupported_hint.as_deref().map_or_else(String::new, |h| format!("; {h}"));
                 return Verdict::because(
@@ -98,7 +96,7 @@ pub(crate) fn judge(behaviour: &Behaviour, format: Option<FindingsFormat>, done:
     match code {
         126 => Verdict::because(Reason::CannotRun, "cannot execute (exit 126)"),
         127 => Verdict::because(Reason::ToolMissing, "tool missing (exit 127)"),
-        other => match first_words(&text) {
+        other => match first_words(&own) {
             Some(line) => Verdict::because(Reason::ToolError, format!("exit {other}: {}", said(line))),
             None => Verdict::because(
                 Reason::NoConclusion,
@@ -200,6 +198,20 @@ mod tests {
         assert_eq!(status("ruby", Ending::Exited(1), offense), Status::Fail);
         let broken = "Error: unrecognized cop or department Foo/Bar found in .rubocop.yml";
         assert_eq!(reason("ruby", Ending::Exited(2), broken).0, Some(Reason::ToolError));
+    }
+
+    #[test]
+    fn a_finding_that_quotes_the_tools_words_is_still_a_finding() {
+        // What the code says reaches the finding's message: it never stands for the tool's state.
+        let crafted = "./a.go:6:2: fmt.Printf format %d has arg \"module lookup disabled by GOPROXY dial tcp\" of wrong type string";
+        assert_eq!(status("go", Ending::Exited(2), crafted), Status::Fail);
+        let clippy =
+            "src/main.rs:2:5: error: no such command: `clippy` is a weird string literal [clippy::x]";
+        assert_eq!(status("rust", Ending::Exited(101), clippy), Status::Fail);
+        let named = "Cannot find module 'x'.js\n  1:7  error  'a' is assigned a value but never used  no-unused-vars\n";
+        assert_eq!(status("typescript", Ending::Exited(1), named), Status::Fail);
+        let ruff = "Failed to parse.py:1:8: F401 [*] `os` imported but unused";
+        assert_eq!(status("python", Ending::Exited(1), ruff), Status::Fail);
     }
 
     #[test]

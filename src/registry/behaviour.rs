@@ -51,6 +51,93 @@ impl FindingsFormat {
     ];
 }
 
+/// Regular expressions read from the registry, compiled once when it is read (a pattern that
+/// does not compile makes the entry invalid, so the registry refuses it). Matching is per line.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(try_from = "Vec<String>", into = "Vec<String>")]
+pub struct Patterns {
+    sources: Vec<String>,
+    set: Option<regex::RegexSet>,
+}
+
+impl Patterns {
+    /// The first line of `text` one of the patterns matches.
+    pub(crate) fn first_match<'t>(&self, text: &'t str) -> Option<&'t str> {
+        let set = self.set.as_ref()?;
+        text.lines().find(|line| set.is_match(line))
+    }
+
+    /// Whether a line of `text` matches one of the patterns.
+    pub(crate) fn is_match(&self, text: &str) -> bool {
+        self.first_match(text).is_some()
+    }
+
+    /// Whether there are none.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.sources.is_empty()
+    }
+}
+
+impl TryFrom<Vec<String>> for Patterns {
+    type Error = String;
+
+    fn try_from(sources: Vec<String>) -> Result<Self, String> {
+        if sources.is_empty() {
+            return Ok(Self::default());
+        }
+        let set = regex::RegexSet::new(&sources).map_err(|e| format!("not a regular expression: {e}"))?;
+        Ok(Self { sources, set: Some(set) })
+    }
+}
+
+impl TryFrom<String> for Patterns {
+    type Error = String;
+
+    fn try_from(source: String) -> Result<Self, String> {
+        Self::try_from(vec![source])
+    }
+}
+
+impl From<Patterns> for Vec<String> {
+    fn from(patterns: Patterns) -> Self {
+        patterns.sources
+    }
+}
+
+impl PartialEq for Patterns {
+    fn eq(&self, other: &Self) -> bool {
+        self.sources == other.sources
+    }
+}
+
+impl Eq for Patterns {}
+
+/// One regular expression from the registry, compiled once (see [`Patterns`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct Pattern(Patterns);
+
+impl Pattern {
+    /// Whether a line of `text` matches it.
+    pub(crate) fn is_match(&self, text: &str) -> bool {
+        self.0.is_match(text)
+    }
+}
+
+impl TryFrom<String> for Pattern {
+    type Error = String;
+
+    fn try_from(source: String) -> Result<Self, String> {
+        Patterns::try_from(source).map(Self)
+    }
+}
+
+impl From<Pattern> for String {
+    fn from(pattern: Pattern) -> Self {
+        pattern.0.sources.into_iter().next().unwrap_or_default()
+    }
+}
+
 /// An exit code that means findings only when the output says so (`fish --no-execute` exits 127
 /// for a syntax error and for a missing file alike).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,10 +146,15 @@ pub struct ExitWhen {
     /// The exit code.
     pub exit: i32,
     /// A regular expression the output must match for the exit to mean findings.
-    pub output: String,
+    pub output: Pattern,
 }
 
 /// What a lint tool's endings mean (the `verdict` object of a language entry).
+///
+/// The words patterns (`missing_component`, `environment`, `config_error`) are matched against
+/// the tool's own lines only — never against its findings (`crate::findings::tool_lines`), whose
+/// messages quote what the code says: a string literal reading "dial tcp" in a finding is a
+/// finding, not a network failure.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Behaviour {
@@ -76,29 +168,29 @@ pub struct Behaviour {
     /// Exit codes that mean findings only when the output matches.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub findings_exit_when: Vec<ExitWhen>,
-    /// Output (regular expressions, per line) saying a part of the tool is not installed (cargo's
-    /// "no such command: clippy"): the tool is missing, whatever the exit code.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub missing_component: Vec<String>,
-    /// Output saying the environment failed, not the code (a module download without a network):
-    /// no conclusion, whatever the exit code.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub environment: Vec<String>,
-    /// Output saying the tool's own configuration is broken (`Failed to parse … ruff.toml`): no
-    /// conclusion, and the tool's words are the reason.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub config_error: Vec<String>,
-    /// Rules (regular expressions) that mean the tool cannot check the file's dialect: a run
-    /// whose every finding is one of them reaches no conclusion (shellcheck's `SC1071`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub unsupported_rules: Vec<String>,
+    /// The tool's lines saying a part of it is not installed (cargo's "no such command:
+    /// clippy"): the tool is missing, whatever the exit code.
+    #[serde(default, skip_serializing_if = "Patterns::is_empty")]
+    pub missing_component: Patterns,
+    /// The tool's lines saying the environment failed, not the code (a module download without a
+    /// network): no conclusion, whatever the exit code.
+    #[serde(default, skip_serializing_if = "Patterns::is_empty")]
+    pub environment: Patterns,
+    /// The tool's lines saying its own configuration is broken (`Failed to parse … ruff.toml`):
+    /// no conclusion, and the tool's words are the reason.
+    #[serde(default, skip_serializing_if = "Patterns::is_empty")]
+    pub config_error: Patterns,
+    /// Rules that mean the tool cannot check the file's dialect: a run whose every finding is one
+    /// of them reaches no conclusion (shellcheck's `SC1071`).
+    #[serde(default, skip_serializing_if = "Patterns::is_empty")]
+    pub unsupported_rules: Patterns,
     /// What to tell the user when a run stopped at an unsupported dialect.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unsupported_hint: Option<String>,
-    /// Rules (regular expressions) whose finding stops the tool from checking the rest of the file
-    /// (a syntax or compile error): a pre-existing one is never a reason to pass.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub stopping_rules: Vec<String>,
+    /// Rules whose finding stops the tool from checking the rest of the file (a syntax or
+    /// compile error): a pre-existing one is never a reason to pass.
+    #[serde(default, skip_serializing_if = "Patterns::is_empty")]
+    pub stopping_rules: Patterns,
 }
 
 impl Behaviour {
@@ -108,39 +200,10 @@ impl Behaviour {
         Self { findings_exits: vec![1], ..Self::default() }
     }
 
-    /// Whether exit `code` means findings, by its code alone.
-    pub fn findings_exit(&self, code: i32) -> bool {
+    /// Whether exit `code` means findings: by its code alone, or by its code and `output`.
+    pub fn findings_exit(&self, code: i32, output: &str) -> bool {
         self.findings_exits.contains(&code)
             || self.findings_exit_range.is_some_and(|[lo, hi]| (lo..=hi).contains(&code))
+            || self.findings_exit_when.iter().any(|w| w.exit == code && w.output.is_match(output))
     }
-
-    /// Every regular expression of the entry, with the field it stands in (for validation).
-    pub(super) fn patterns(&self) -> impl Iterator<Item = (&'static str, &str)> {
-        let lists: [(&'static str, &Vec<String>); 5] = [
-            ("missing_component", &self.missing_component),
-            ("environment", &self.environment),
-            ("config_error", &self.config_error),
-            ("unsupported_rules", &self.unsupported_rules),
-            ("stopping_rules", &self.stopping_rules),
-        ];
-        lists
-            .into_iter()
-            .flat_map(|(field, list)| list.iter().map(move |p| (field, p.as_str())))
-            .chain(self.findings_exit_when.iter().map(|w| ("findings_exit_when", w.output.as_str())))
-    }
-}
-
-/// Whether any of `patterns` matches `text` (patterns are validated when the registry is read;
-/// one that does not compile matches nothing).
-pub(crate) fn matches_any(patterns: &[String], text: &str) -> bool {
-    first_match(patterns, text).is_some()
-}
-
-/// The first line of `text` that one of `patterns` matches.
-pub(crate) fn first_match<'t>(patterns: &[String], text: &'t str) -> Option<&'t str> {
-    if patterns.is_empty() {
-        return None;
-    }
-    let compiled: Vec<regex::Regex> = patterns.iter().filter_map(|p| regex::Regex::new(p).ok()).collect();
-    text.lines().find(|line| compiled.iter().any(|re| re.is_match(line)))
 }

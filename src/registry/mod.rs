@@ -13,7 +13,7 @@ mod validate;
 
 use serde::{Deserialize, Serialize};
 
-pub(crate) use behaviour::{Behaviour, FindingsFormat, first_match, matches_any};
+pub(crate) use behaviour::{Behaviour, FindingsFormat, Pattern};
 pub(crate) use config::{ConfigError, GateScope, ProjectConfig};
 pub(crate) use detection::{DetectedLanguage, detect_project, detect_with_interpreters};
 pub(crate) use managed::{ManagedTool, ToolSource, command_tool};
@@ -88,7 +88,7 @@ pub enum FormatFixes {
     /// with the `--fix` option").
     Output {
         /// A regular expression the lint output matches when some finding is fixable.
-        output: String,
+        output: Pattern,
     },
 }
 
@@ -107,7 +107,7 @@ impl FormatFixes {
         match self {
             Self::Scope(FixScope::FormatOnly) => false,
             Self::Rules(prefixes) => codes.any(|code| prefixes.iter().any(|p| code.starts_with(p.as_str()))),
-            Self::Output { output: pattern } => matches_any(std::slice::from_ref(pattern), output),
+            Self::Output { output: pattern } => pattern.is_match(output),
         }
     }
 }
@@ -119,7 +119,7 @@ pub struct AdoptedWhen {
     /// The root-relative file.
     pub file: String,
     /// A regular expression its text must match.
-    pub contains: String,
+    pub contains: Pattern,
 }
 
 /// A project's own way of running a tool (`bundle exec`), used when one of its files says it
@@ -170,7 +170,7 @@ pub struct Language {
     /// A line (regular expression) that makes a file a template of the language rather than the
     /// language (`{{ .Values.x }}` in a Helm chart's YAML): such files are not linted as it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub template_lines: Option<String>,
+    pub template_lines: Option<Pattern>,
     /// Root-level files whose presence means the project uses this language.
     #[serde(default)]
     pub markers: Vec<String>,

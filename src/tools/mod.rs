@@ -104,9 +104,7 @@ pub(crate) fn has_own_tools(plan: &Plan, registry: &Registry, workspace: &std::p
 fn runner_applies(workspace: &std::path::Path, runner: &crate::registry::ProjectRunner) -> bool {
     let path = workspace.join(&runner.when.file);
     std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file() && m.len() <= 1 << 20)
-        && std::fs::read_to_string(&path).is_ok_and(|text| {
-            crate::registry::matches_any(std::slice::from_ref(&runner.when.contains), &text)
-        })
+        && std::fs::read_to_string(&path).is_ok_and(|text| runner.when.contains.is_match(&text))
 }
 
 /// Resolves every job of `plan` to the copy of its tool that runs: the project's own, else
