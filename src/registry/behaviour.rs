@@ -55,15 +55,12 @@ impl FindingsFormat {
 /// does not compile makes the entry invalid, so the registry refuses it). Matching is per line.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(try_from = "Vec<String>", into = "Vec<String>")]
-pub struct Patterns {
-    sources: Vec<String>,
-    set: Option<regex::RegexSet>,
-}
+pub struct Patterns(Option<std::sync::Arc<(Vec<String>, regex::RegexSet)>>);
 
 impl Patterns {
     /// The first line of `text` one of the patterns matches.
     pub(crate) fn first_match<'t>(&self, text: &'t str) -> Option<&'t str> {
-        let set = self.set.as_ref()?;
+        let (_, set) = self.0.as_deref()?;
         text.lines().find(|line| set.is_match(line))
     }
 
@@ -74,7 +71,11 @@ impl Patterns {
 
     /// Whether there are none.
     pub(crate) fn is_empty(&self) -> bool {
-        self.sources.is_empty()
+        self.0.is_none()
+    }
+
+    fn sources(&self) -> &[String] {
+        self.0.as_deref().map_or(&[], |(sources, _)| sources)
     }
 }
 
@@ -86,7 +87,7 @@ impl TryFrom<Vec<String>> for Patterns {
             return Ok(Self::default());
         }
         let set = regex::RegexSet::new(&sources).map_err(|e| format!("not a regular expression: {e}"))?;
-        Ok(Self { sources, set: Some(set) })
+        Ok(Self(Some(std::sync::Arc::new((sources, set)))))
     }
 }
 
@@ -100,13 +101,13 @@ impl TryFrom<String> for Patterns {
 
 impl From<Patterns> for Vec<String> {
     fn from(patterns: Patterns) -> Self {
-        patterns.sources
+        patterns.sources().to_vec()
     }
 }
 
 impl PartialEq for Patterns {
     fn eq(&self, other: &Self) -> bool {
-        self.sources == other.sources
+        self.sources() == other.sources()
     }
 }
 
@@ -134,7 +135,7 @@ impl TryFrom<String> for Pattern {
 
 impl From<Pattern> for String {
     fn from(pattern: Pattern) -> Self {
-        pattern.0.sources.into_iter().next().unwrap_or_default()
+        pattern.0.sources().first().cloned().unwrap_or_default()
     }
 }
 
