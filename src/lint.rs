@@ -188,9 +188,9 @@ pub(crate) fn prepare(request: &LintRequest<'_>, env: &Env) -> Result<Prepared, 
     };
     let mut plan = lint_plan::build(&input).map_err(|e| setup(&e))?;
     withhold_untrusted(&mut plan, &project.config, request.workspace, env);
-    let trusted = crate::tools::has_own_tools(&plan, &project.registry, request.workspace)
-        && crate::trust::is_trusted(env, request.workspace, &project.config);
-    crate::tools::resolve(&mut plan, &project.registry, env, trusted.then_some(request.workspace));
+    let own =
+        crate::tools::trusted_own_tools(&plan, &project.registry, request.workspace, env, &project.config);
+    crate::tools::resolve(&mut plan, &project.registry, env, &own);
     let own: BTreeSet<&str> = project.config.overridden_languages().collect();
     let reads_whole_tree = plan.entries.iter().any(|e| {
         matches!(e.action, lint_plan::Action::Run(_))

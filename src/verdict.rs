@@ -32,7 +32,7 @@ impl Verdict {
 }
 
 /// Judges one invocation of a tool that behaves as `behaviour` says and reports its findings in
-/// `format` (when it has one).
+/// `format` (when it has one): how it ended (`done`) and what it printed (`text`, as reported).
 ///
 /// Order: an ending that is no exit (timed out, not found, killed) and flooded output reach no
 /// conclusion; exit 0 passes; then the tool's own words win over its exit code — a missing
@@ -40,7 +40,12 @@ impl Verdict {
 /// that says so; then an exit the registry calls findings fails (unless every finding is one the
 /// tool uses to say it cannot check the dialect); 126/127 are the shell's "cannot execute" and
 /// "not found"; any other exit reaches no conclusion, with the tool's first words as the reason.
-pub(crate) fn judge(behaviour: &Behaviour, format: Option<FindingsFormat>, done: &Finished) -> Verdict {
+pub(crate) fn judge(
+    behaviour: &Behaviour,
+    format: Option<FindingsFormat>,
+    done: &Finished,
+    text: &str,
+) -> Verdict {
     if done.overflowed {
         return Verdict::because(Reason::OutputCapped, "output exceeded the capture limit; no conclusion");
     }
@@ -54,9 +59,8 @@ pub(crate) fn judge(behaviour: &Behaviour, format: Option<FindingsFormat>, done:
     if code == 0 {
         return Verdict::new(Status::Pass, "");
     }
-    let text = done.text();
     // The words patterns read the tool's own lines, never its findings (which quote the code).
-    let own = crate::findings::tool_lines(format, &text);
+    let own = crate::findings::tool_lines(format, text);
     let said = |line: &str| {
         crate::safety::redact(line.trim().trim_start_matches("error: ").trim_start_matches("Cause: "))
             .into_owned()
@@ -76,12 +80,12 @@ pub(crate) fn judge(behaviour: &Behaviour, format: Option<FindingsFormat>, done:
             format!("the tool's configuration is broken: {}", said(line)),
         );
     }
-    let findings_exit = behaviour.findings_exit(code, &text);
+    let findings_exit = behaviour.findings_exit(code, text);
     if findings_exit {
         if !behaviour.unsupported_rules.is_empty()
             && let Some(format) = format
         {
-            let found = crate::findings::parse(format, &text);
+            let found = crate::findings::parse(format, text);
             if !found.is_empty() && found.iter().all(|f| behaviour.unsupported_rules.is_match(f.key())) {
                 let hint =
                     behaviour.unsupported_hint.as_deref().map_or_else(String::new, |h| format!("; {h}"));
@@ -146,12 +150,12 @@ mod tests {
 
     fn status(id: &str, ending: Ending, output: &str) -> Status {
         let (behaviour, format) = of(id);
-        judge(&behaviour, format, &done(ending, output)).status
+        judge(&behaviour, format, &done(ending, output), output).status
     }
 
     fn reason(id: &str, ending: Ending, output: &str) -> (Option<Reason>, String) {
         let (behaviour, format) = of(id);
-        let v = judge(&behaviour, format, &done(ending, output));
+        let v = judge(&behaviour, format, &done(ending, output), output);
         (v.cause, v.reason)
     }
 
@@ -263,7 +267,7 @@ mod tests {
         let (behaviour, format) = of("python");
         let mut flooded = done(Ending::Exited(1), "x");
         flooded.overflowed = true;
-        assert_eq!(judge(&behaviour, format, &flooded).status, Status::Unverified);
+        assert_eq!(judge(&behaviour, format, &flooded, "x").status, Status::Unverified);
     }
 
     #[test]

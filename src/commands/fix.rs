@@ -96,9 +96,8 @@ pub(crate) fn fix(request: &FixRequest, env: &Env) -> anyhow::Result<FixReport> 
     let adoption =
         Adoption { registry: &project.registry, facts: &facts, root: &root, env, deadline: request.timeout };
     adoption.respect(&mut plan, request.dry_run, &mut report.notes);
-    let trusted = crate::tools::has_own_tools(&plan, &project.registry, &root)
-        && crate::trust::is_trusted(env, &root, &project.config);
-    crate::tools::resolve(&mut plan, &project.registry, env, trusted.then_some(root.as_path()));
+    let own = crate::tools::trusted_own_tools(&plan, &project.registry, &root, env, &project.config);
+    crate::tools::resolve(&mut plan, &project.registry, env, &own);
     if files.selected.is_empty() {
         report.notes.push(if request.all {
             "nothing to fix: the project has no files".to_owned()

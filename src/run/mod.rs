@@ -270,14 +270,19 @@ fn judge_job(language: &str, name: &str, job: &Job, runs: &[Finished]) -> Langua
     // repository does.
     let here = format!("{}/", job.cwd.display());
     let canonical = job.cwd.canonicalize().ok().map(|c| format!("{}/", c.display())).filter(|c| *c != here);
-    for (k, done) in runs.iter().enumerate() {
-        let mut verdict = verdict::judge(&job.behaviour, job.format, done);
-        verdict.reason = verdict.reason.replace(&here, "");
-        // Linters quote source lines: a secret in the content must not reach reports or logs.
-        let mut text = crate::safety::redact(&done.text()).replace(&here, "");
-        if let Some(canonical) = &canonical {
-            text = text.replace(canonical.as_str(), "");
+    let relative = |text: &str| {
+        let text = text.replace(&here, "");
+        match &canonical {
+            Some(canonical) => text.replace(canonical.as_str(), ""),
+            None => text,
         }
+    };
+    for (k, done) in runs.iter().enumerate() {
+        // Linters quote source lines: a secret in the content must not reach reports or logs.
+        // The text is judged as it is reported (paths the repository's), so the findings the
+        // verdict reads are the ones the report shows.
+        let text = relative(&crate::safety::redact(&done.text()));
+        let verdict = verdict::judge(&job.behaviour, job.format, done, &text);
         result.output.push_str(&text);
         let worse_or_first = verdict.status > result.status || result.exit_code.is_none();
         if let (Ending::Exited(code), true) = (&done.ending, worse_or_first) {
@@ -329,9 +334,10 @@ fn judge_job(language: &str, name: &str, job: &Job, runs: &[Finished]) -> Langua
 
 /// The files of `files` an invocation was handed.
 fn files_of(argv: &[String], files: &[String]) -> Vec<String> {
+    let words: std::collections::HashSet<&str> = argv.iter().map(String::as_str).collect();
     files
         .iter()
-        .filter(|f| argv.iter().any(|a| a == *f || *a == crate::lint_plan::path_arg(f)))
+        .filter(|f| words.contains(f.as_str()) || words.contains(crate::lint_plan::path_arg(f).as_str()))
         .cloned()
         .collect()
 }

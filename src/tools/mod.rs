@@ -12,6 +12,7 @@
 //! Never: runs during a gate (hooks only [`locate`]), installs a system toolchain, or looks for a
 //! tool inside the repository being checked (managed tools are codeguard's, not the project's).
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -81,86 +82,107 @@ pub(crate) fn resolve_argv(argv: &mut Argv, registry: &Registry, env: &Env) -> b
     true
 }
 
-/// Whether a job of `plan` could run a tool the project at `workspace` installed itself (a file
-/// `<dir>/<tool>` for one of its language's `project_bin_dirs`): only then is trust asked.
-pub(crate) fn has_own_tools(plan: &Plan, registry: &Registry, workspace: &std::path::Path) -> bool {
-    plan.entries.iter().any(|entry| {
-        let Action::Run(job) = &entry.action else { return false };
-        let runner = registry.get(&entry.language).and_then(|l| l.project_runner.as_ref());
-        if runner.is_some_and(|r| runner_applies(workspace, r)) {
-            return true;
-        }
-        let Some(tool) = job.invocations.first().and_then(|argv| crate::registry::command_tool(argv)) else {
-            return false;
-        };
-        registry.get(&entry.language).is_some_and(|lang| {
-            lang.project_bin_dirs.iter().any(|dir| std::fs::metadata(workspace.join(dir).join(tool)).is_ok())
+/// How a plan entry runs the copy of its tool the project installed itself.
+pub(crate) enum OwnTool {
+    /// A program at this path (`.venv/bin/ruff`), standing for the tool's name in the command.
+    Path {
+        /// The tool's name in the command.
+        tool: String,
+        /// Where the project's copy is.
+        path: String,
+    },
+    /// The command run through the project's runner: these words first (`bundle exec`).
+    Runner(Vec<String>),
+}
+
+/// The tools the project at `workspace` installed itself, by plan entry — only when the user
+/// trusted the workspace (its own programs run its code; an untrusted workspace's never run, and
+/// never keep the managed copy from running). For each job: a `<dir>/<tool>` regular file of its
+/// language's `project_bin_dirs` (`.venv/bin/ruff`, `node_modules/.bin/eslint`), else the
+/// language's `project_runner` when the project's lock file pins the tool (`bundle exec rubocop`).
+/// Trust is read only when there is something to trust.
+pub(crate) fn trusted_own_tools(
+    plan: &Plan,
+    registry: &Registry,
+    workspace: &Path,
+    env: &Env,
+    config: &crate::registry::ProjectConfig,
+) -> BTreeMap<usize, OwnTool> {
+    let own: BTreeMap<usize, OwnTool> = plan
+        .entries
+        .iter()
+        .enumerate()
+        .filter_map(|(i, entry)| {
+            let Action::Run(job) = &entry.action else { return None };
+            let lang = registry.get(&entry.language)?;
+            let tool = job.invocations.first().and_then(|argv| crate::registry::command_tool(argv));
+            let path = tool.and_then(|tool| {
+                lang.project_bin_dirs
+                    .iter()
+                    .map(|dir| workspace.join(dir).join(tool))
+                    .find(|path| std::fs::metadata(path).is_ok_and(|m| m.is_file()))
+                    .map(|path| OwnTool::Path {
+                        tool: tool.to_owned(),
+                        path: path.to_string_lossy().into_owned(),
+                    })
+            });
+            let runner = || {
+                let runner = lang.project_runner.as_ref().filter(|r| runner_applies(workspace, r))?;
+                let root = workspace.to_string_lossy();
+                Some(OwnTool::Runner(runner.argv.iter().map(|a| a.replace("{root}", &root)).collect()))
+            };
+            path.or_else(runner).map(|own| (i, own))
         })
-    })
+        .collect();
+    if own.is_empty() || !crate::trust::is_trusted(env, workspace, config) {
+        return BTreeMap::new();
+    }
+    own
 }
 
 /// Whether the project at `workspace` pins the tool its runner runs (the runner's file, a regular
 /// file of at most 1 MiB, matches its pattern).
-fn runner_applies(workspace: &std::path::Path, runner: &crate::registry::ProjectRunner) -> bool {
+fn runner_applies(workspace: &Path, runner: &crate::registry::ProjectRunner) -> bool {
     let path = workspace.join(&runner.when.file);
     std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file() && m.len() <= 1 << 20)
         && std::fs::read_to_string(&path).is_ok_and(|text| runner.when.contains.is_match(&text))
 }
 
-/// Resolves every job of `plan` to the copy of its tool that runs: the project's own, else
-/// codeguard's managed one, else the one on `PATH`.
+/// Resolves every job of `plan` to the copy of its tool that runs: the project's own (`own`, from
+/// [`trusted_own_tools`]), else codeguard's managed one, else the one on `PATH`.
 ///
-/// In a workspace the user trusted (`trusted`: the project's directory, given only then), a tool
-/// the project installed itself (`<dir>/<tool>` for a `project_bin_dirs` directory of the
-/// language: `.venv/bin/ruff`, `node_modules/.bin/eslint`) runs, as the project's CI runs it: a
-/// bare program becomes that path, and an `npx` command finds it itself; else a tool its lock file
-/// pins runs through the project's runner (`bundle exec rubocop` with its Gemfile's plugins; a
-/// bundle that is not installed is the language's `environment`: no conclusion, never a finding). The job is then marked as
-/// running repository content. Otherwise a managed, installed tool runs (its invocations and its
-/// program become the managed executable, with no probe: its install was verified), marked
-/// `managed` so the report says which copy ran. Jobs already withheld stay withheld. An untrusted
-/// workspace's own programs never run, and never keep the managed copy from running.
-pub(crate) fn resolve(plan: &mut Plan, registry: &Registry, env: &Env, trusted: Option<&std::path::Path>) {
-    for entry in &mut plan.entries {
+/// The project's own: a bare program becomes its path (an `npx` command finds
+/// `node_modules/.bin/<tool>` itself), or the command runs through its runner; the job is marked
+/// as running repository content. A managed, installed tool: its invocations and its program
+/// become the managed executable, with no probe (its install was verified), marked `managed` so
+/// the report says which copy ran. Jobs already withheld stay withheld.
+pub(crate) fn resolve(plan: &mut Plan, registry: &Registry, env: &Env, own: &BTreeMap<usize, OwnTool>) {
+    for (i, entry) in plan.entries.iter_mut().enumerate() {
         let Action::Run(job) = &mut entry.action else { continue };
-        let Some(first) = job.invocations.first() else { continue };
-        let own = trusted.zip(registry.get(&entry.language)).and_then(|(workspace, lang)| {
-            let tool = crate::registry::command_tool(first)?;
-            lang.project_bin_dirs
-                .iter()
-                .map(|dir| workspace.join(dir).join(tool))
-                .find(|path| std::fs::metadata(path).is_ok_and(|m| m.is_file()))
-                .map(|path| (tool.to_owned(), path))
-        });
-        if own.is_none()
-            && let Some((workspace, runner)) =
-                trusted.zip(registry.get(&entry.language).and_then(|l| l.project_runner.as_ref()))
-            && runner_applies(workspace, runner)
-        {
-            let prefix: Vec<String> =
-                runner.argv.iter().map(|a| a.replace("{root}", &workspace.to_string_lossy())).collect();
-            for argv in &mut job.invocations {
-                argv.splice(0..0, prefix.iter().cloned());
-            }
-            job.program.clone_from(&prefix[0]);
-            job.runs_repo_code = true;
-            continue;
-        }
-        if let Some((tool, path)) = own {
-            let path = path.to_string_lossy().into_owned();
-            for argv in &mut job.invocations {
-                // `npx --no-install <tool>` finds the project's own itself; a bare program is
-                // given the path.
-                if argv.first().is_some_and(|p| *p == tool) {
-                    argv[0].clone_from(&path);
+        match own.get(&i) {
+            Some(OwnTool::Path { tool, path }) => {
+                for argv in &mut job.invocations {
+                    if argv.first() == Some(tool) {
+                        argv[0].clone_from(path);
+                    }
                 }
+                if job.program == *tool {
+                    job.program.clone_from(path);
+                }
+                job.runs_repo_code = true;
+                continue;
             }
-            if job.program == tool {
-                job.program = path;
+            Some(OwnTool::Runner(prefix)) => {
+                for argv in &mut job.invocations {
+                    argv.splice(0..0, prefix.iter().cloned());
+                }
+                job.program.clone_from(&prefix[0]);
+                job.runs_repo_code = true;
+                continue;
             }
-            job.runs_repo_code = true;
-            continue;
+            None => {}
         }
+        let Some(first) = job.invocations.first() else { continue };
         let mut program = first.clone();
         if !resolve_argv(&mut program, registry, env) {
             continue;
