@@ -84,7 +84,8 @@ pub(crate) fn exempt(
             let r = &results[i];
             r.status == Status::Fail
                 && (!r.files.is_empty() || project_level(r))
-                && format_of(registry, r).is_some_and(|f| !parse(f, &r.output).is_empty())
+                && format_of(registry, r).is_some()
+                && !r.findings.is_empty()
         })
         .collect();
     if candidates.is_empty() {
@@ -352,11 +353,11 @@ fn compare(
         *remaining.entry(key(f, old_lines, &mut cache)).or_default() += 1;
     }
     let mut cache = HashMap::new();
-    let mut exempt_lines = Vec::new();
+    let mut exempt_lines = std::collections::HashSet::new();
     let mut new_findings = 0;
     let mut stopping = None;
-    for f in parse(format, &new.output) {
-        let k = key(&f, new_lines, &mut cache);
+    for f in &new.findings {
+        let k = key(f, new_lines, &mut cache);
         match remaining.get_mut(&k) {
             Some(n) if *n > 0 => {
                 *n -= 1;
@@ -364,7 +365,7 @@ fn compare(
                     stopping = Some(format!("{}:{}: {}", f.path, f.line, f.key()));
                 }
                 new.exempt.push(format!("{}:{}: {}", f.path, f.line, f.key()));
-                exempt_lines.push(f.raw);
+                exempt_lines.insert(f.at);
             }
             _ => new_findings += 1,
         }
@@ -388,7 +389,6 @@ fn compare(
         new.findings.clear();
         return;
     }
-    let mut kept: Vec<&str> = new.output.lines().filter(|l| !exempt_lines.iter().any(|e| e == l)).collect();
     let trailer = match (new_findings, unexplained) {
         (0, Some(line)) => format!(
             "codeguard: {count} pre-existing finding(s) exempt (also reported on the baseline), not shown; the failure stands: `{line}` is not on the baseline"
@@ -397,9 +397,8 @@ fn compare(
             "codeguard: {count} pre-existing finding(s) exempt (also reported on the baseline), not shown"
         ),
     };
-    kept.push(&trailer);
-    new.output = kept.join("\n") + "\n";
-    new.findings = parse(format, &new.output);
+    let kept = crate::findings::without(&new.output, &mut new.findings, &exempt_lines);
+    new.output = if kept.is_empty() { format!("{trailer}\n") } else { format!("{kept}\n{trailer}\n") };
 }
 
 /// The first line of `new` that is neither a finding nor a line the tool prints around findings

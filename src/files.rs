@@ -179,18 +179,7 @@ fn templates(
         let Some(pattern) = registry.language_of(file).and_then(|l| l.template_lines.as_ref()) else {
             continue;
         };
-        let path = root.join(file);
-        let Some(text) =
-            std::fs::symlink_metadata(&path).ok().filter(std::fs::Metadata::is_file).and_then(|_| {
-                use std::io::Read as _;
-                let mut bytes = Vec::new();
-                std::fs::File::open(&path).ok()?.take(TEMPLATE_BYTES).read_to_end(&mut bytes).ok()?;
-                Some(String::from_utf8_lossy(&bytes).into_owned())
-            })
-        else {
-            continue;
-        };
-        if pattern.is_match(&text) {
+        if read_prefix(&root.join(file), TEMPLATE_BYTES).is_some_and(|text| pattern.is_match(&text)) {
             facts.templates.insert(file.clone());
         }
     }
@@ -224,27 +213,18 @@ fn sourced_fragments(
     if fragments.is_empty() {
         return;
     }
-    let read = |rel: &str| -> Option<String> {
-        use std::io::Read as _;
-        let open = |dir: &Path| {
-            let path = dir.join(rel);
-            std::fs::symlink_metadata(&path)
-                .ok()
-                .filter(std::fs::Metadata::is_file)
-                .and_then(|_| std::fs::File::open(path).ok())
-        };
-        let file = open(root).or_else(|| workspace.and_then(open))?;
-        let mut bytes = Vec::new();
-        file.take(SOURCING_BYTES).read_to_end(&mut bytes).ok()?;
-        Some(String::from_utf8_lossy(&bytes).into_owned())
+    let read = |rel: &str| {
+        read_prefix(&root.join(rel), SOURCING_BYTES)
+            .or_else(|| workspace.and_then(|w| read_prefix(&w.join(rel), SOURCING_BYTES)))
     };
     // Candidate callers: files of a shell-like language or without an extension, of the content
     // and (for a snapshot of changed files) of the repository it came from.
     let tracked =
         workspace.filter(|w| *w != root).and_then(|w| crate::git::tracked_files(w).ok()).unwrap_or_default();
+    let listed: std::collections::HashSet<&String> = files.iter().collect();
     let callers = files
         .iter()
-        .chain(tracked.iter().filter(|t| !files.contains(t)))
+        .chain(tracked.iter().filter(|t| !listed.contains(t)))
         .filter(|f| {
             registry.language_of(f).is_some_and(|l| !l.interpreters.is_empty())
                 || crate::registry::extension_of(f.rsplit('/').next().unwrap_or(f)).is_none()
@@ -299,13 +279,21 @@ const HEAD_BYTES: u64 = 1024;
 
 /// The first [`HEAD_BYTES`] of a regular file (lossily decoded). Symlinks are not followed.
 fn head(path: &Path) -> Option<String> {
+    read_prefix(path, HEAD_BYTES)
+}
+
+/// The first `max` bytes of `path` when it is a regular file (lossily decoded); a symbolic link
+/// is never followed (it could point anywhere), and a file that cannot be read is `None`. The one
+/// bounded read of the files planning looks into (`#!` lines, templates, sourcing scripts, the
+/// files that say a project runs a formatter).
+pub(crate) fn read_prefix(path: &Path, max: u64) -> Option<String> {
     use std::io::Read as _;
     if !std::fs::symlink_metadata(path).ok()?.is_file() {
         return None;
     }
-    let mut head = Vec::new();
-    std::fs::File::open(path).ok()?.take(HEAD_BYTES).read_to_end(&mut head).ok()?;
-    Some(String::from_utf8_lossy(&head).into_owned())
+    let mut bytes = Vec::new();
+    std::fs::File::open(path).ok()?.take(max).read_to_end(&mut bytes).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// The interpreter a file's `#!` line names (`#!/bin/bash` → `bash`, `#!/usr/bin/env -S zsh -f`

@@ -65,6 +65,10 @@ pub struct Finding {
     /// The output line it came from.
     #[serde(skip)]
     pub raw: String,
+    /// That line's index in the output (lines of two findings can read the same: eslint's
+    /// `  1:7  error …` under two file names).
+    #[serde(skip)]
+    pub at: usize,
 }
 
 impl Finding {
@@ -106,7 +110,8 @@ pub(crate) fn parse(format: Format, output: &str) -> Vec<Finding> {
     if format == Format::Fish {
         return output
             .lines()
-            .filter_map(|raw| {
+            .enumerate()
+            .filter_map(|(at, raw)| {
                 let c = FISH.captures(raw)?;
                 let path = c["path"].trim_start_matches("./").to_owned();
                 Some(Finding {
@@ -117,11 +122,12 @@ pub(crate) fn parse(format: Format, output: &str) -> Vec<Finding> {
                     level: Level::Error,
                     message: c["msg"].to_owned(),
                     raw: raw.to_owned(),
+                    at,
                 })
             })
             .collect();
     }
-    output.lines().filter_map(|raw| parse_line(format, raw)).collect()
+    output.lines().enumerate().filter_map(|(at, raw)| parse_line(format, raw, at)).collect()
 }
 
 /// eslint's `stylish`: each file's path on a line of its own, its findings indented under it
@@ -130,7 +136,7 @@ pub(crate) fn parse(format: Format, output: &str) -> Vec<Finding> {
 fn parse_stylish(output: &str) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut path: Option<String> = None;
-    for raw in output.lines() {
+    for (at, raw) in output.lines().enumerate() {
         if raw.trim().is_empty() {
             continue;
         }
@@ -156,12 +162,13 @@ fn parse_stylish(output: &str) -> Vec<Finding> {
             level: Level::from_word(&c["level"]),
             message: c["msg"].trim().to_owned(),
             raw: raw.to_owned(),
+            at,
         });
     }
     out
 }
 
-fn parse_line(format: Format, raw: &str) -> Option<Finding> {
+fn parse_line(format: Format, raw: &str, at: usize) -> Option<Finding> {
     let head = LOCATED.captures(raw)?;
     let path = head["path"].trim_start_matches("./").to_owned();
     if path.split('/').any(|c| c == "..") || path.starts_with('/') {
@@ -207,7 +214,7 @@ fn parse_line(format: Format, raw: &str) -> Option<Finding> {
         }
         Format::Stylish | Format::Fish => return None,
     };
-    Some(Finding { path, line, column, rule, level, message, raw: raw.to_owned() })
+    Some(Finding { path, line, column, rule, level, message, raw: raw.to_owned(), at })
 }
 
 /// The lines of `output` that are the tool's own words rather than its findings (and, for
@@ -217,21 +224,44 @@ fn parse_line(format: Format, raw: &str) -> Option<Finding> {
 /// never stands for the tool's state. Without a format every line is the tool's.
 pub(crate) fn tool_lines(format: Option<Format>, output: &str) -> String {
     let Some(format) = format else { return output.to_owned() };
-    let found: std::collections::HashSet<String> = parse(format, output).into_iter().map(|f| f.raw).collect();
+    let found: std::collections::HashSet<usize> = parse(format, output).into_iter().map(|f| f.at).collect();
     let lines: Vec<&str> = output.lines().collect();
     let heads_findings = |i: usize| {
         format == Format::Stylish
             && !lines[i].starts_with(char::is_whitespace)
-            && lines[i + 1..].iter().find(|l| !l.trim().is_empty()).is_some_and(|l| found.contains(*l))
+            && (i + 1..lines.len()).find(|&j| !lines[j].trim().is_empty()).is_some_and(|j| found.contains(&j))
     };
     let mut out = String::new();
     for (i, line) in lines.iter().enumerate() {
-        if !found.contains(*line) && !heads_findings(i) {
+        if !found.contains(&i) && !heads_findings(i) {
             out.push_str(line);
             out.push('\n');
         }
     }
     out
+}
+
+/// `output` without the lines of `dropped` (findings read from it) — by position, so a line that
+/// reads like a dropped one but belongs to another finding stays — and `findings` without them.
+pub(crate) fn without(
+    output: &str,
+    findings: &mut Vec<Finding>,
+    dropped: &std::collections::HashSet<usize>,
+) -> String {
+    findings.retain(|f| !dropped.contains(&f.at));
+    let kept: Vec<&str> =
+        output.lines().enumerate().filter(|(i, _)| !dropped.contains(i)).map(|(_, l)| l).collect();
+    // The findings left are re-indexed to the text that now holds them.
+    let mut moved = 0;
+    let mut next = findings.iter_mut().peekable();
+    for (i, _) in output.lines().enumerate() {
+        if dropped.contains(&i) {
+            moved += 1;
+        } else if let Some(f) = next.next_if(|f| f.at == i) {
+            f.at -= moved;
+        }
+    }
+    kept.join("\n")
 }
 
 /// Rules by how often they were found, most frequent first (then by name); a tool that names no
@@ -456,6 +486,18 @@ mod tests {
         let stylish = "Cannot find module x.js\n  1:7  error  'a' is assigned a value but never used  no-unused-vars\n\nOops! Something went wrong\n";
         assert_eq!(tool_lines(Some(Format::Stylish), stylish), "\nOops! Something went wrong\n");
         assert_eq!(tool_lines(None, "x\ny"), "x\ny");
+    }
+
+    #[test]
+    fn dropping_findings_goes_by_position_not_by_text() {
+        let out = "a.js\n  1:7  error  'x' is assigned a value but never used  no-unused-vars\nb.js\n  1:7  error  'x' is assigned a value but never used  no-unused-vars\n";
+        let mut found = parse(Format::Stylish, out);
+        assert_eq!(found.len(), 2);
+        let dropped = std::iter::once(found[0].at).collect();
+        let kept = without(out, &mut found, &dropped);
+        assert_eq!(kept, "a.js\nb.js\n  1:7  error  'x' is assigned a value but never used  no-unused-vars");
+        assert_eq!(found.iter().map(|f| (f.path.as_str(), f.at)).collect::<Vec<_>>(), [("b.js", 2)]);
+        assert_eq!(parse(Format::Stylish, &kept)[0].at, 2, "re-indexed to the text that holds it");
     }
 
     #[test]

@@ -177,16 +177,10 @@ struct Adoption<'a> {
 }
 
 /// The texts of a root-relative file, or of the files a `dir/*` pattern names (regular files
-/// only, never through a link, at most 64 KiB each): what adoption is read from.
+/// only, never through a link, the first 64 KiB of each): what adoption is read from.
 fn root_texts(root: &Path, name: &str) -> Vec<String> {
     const MAX: u64 = 64 * 1024;
-    let read = |path: &Path| -> Option<String> {
-        let meta = std::fs::symlink_metadata(path).ok()?;
-        if !meta.is_file() || meta.len() > MAX {
-            return None;
-        }
-        std::fs::read_to_string(path).ok()
-    };
+    let read = |path: &Path| crate::files::read_prefix(path, MAX);
     match name.strip_suffix("/*") {
         Some(dir) => {
             let dir = root.join(dir);
@@ -498,9 +492,11 @@ fn keep_to_the_change(
         }
         let Ok(Some(head)) = crate::git::head_file(root, file) else { continue };
         let Some((kept, left_out)) = crate::hunks::limit_to_change(&head, old, &new) else { continue };
+        // Replaced in one step with its mode kept: never a half-written file, never through a link.
+        let how = crate::fs::Atomic::with_mode(crate::fs::mode_or(&path, 0o644));
         if left_out > 0
             && std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file())
-            && std::fs::write(&path, &kept).is_ok()
+            && crate::fs::write_atomic(&path, &kept, how).is_ok()
         {
             left.push(format!("{file} ({left_out} hunk{})", if left_out == 1 { "" } else { "s" }));
         }

@@ -805,3 +805,22 @@ fn a_bundle_that_is_not_installed_is_no_conclusion() {
     let reason = ruby["reason"].as_str().unwrap_or_default();
     assert!(reason.starts_with("environment error:") && reason.contains("rubocop"), "{reason}");
 }
+
+#[test]
+fn a_new_eslint_finding_that_reads_like_an_old_one_is_shown_and_counted() {
+    let repo = eslint_project();
+    // HEAD already has `a.js` with an unused variable; the change adds `b.js` with the same line:
+    // eslint prints the very same finding line under each file name.
+    repo.write("src/a.js", "const unused = 1;\n").commit_all("old finding");
+    repo.write("src/b.js", "const unused = 1;\n");
+    repo.write("src/a.js", "const unused = 1;\nexport const y = 2;\n");
+    repo.git(&["add", "-A"]);
+    let home = tempfile::tempdir().expect("home");
+    codeguard(home.path()).arg("trust").arg(repo.root()).assert().success();
+    let out = crate::support::pre_tool_use(home.path(), &repo.root(), "t-1", "git commit -m b", &[]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(said.contains("[typescript] eslint — 1 problem in 1 file (no-unused-vars×1)"), "{said}");
+    assert!(said.contains("src/b.js\n") && said.contains("1:7"), "the new finding is shown: {said}");
+    assert!(said.contains("1 pre-existing finding(s) exempt"), "{said}");
+}
