@@ -516,6 +516,11 @@ mod tests {
         );
         let fixable = "✖ 2 problems (2 errors, 0 warnings)\n  1 error and 0 warnings potentially fixable with the `--fix` option.\n";
         assert!(eslint.resolves_any(["no-unused-vars", "@stylistic/semi"].into_iter(), fixable));
+        let ruby = registry.get("ruby").and_then(|l| l.format.clone()).expect("ruby");
+        assert!(
+            ruby.iter().any(|a| a == "--autocorrect") && !ruby.iter().any(|a| a == "-A"),
+            "safe corrections only: {ruby:?}"
+        );
         assert_eq!(
             registry.get("rust").map(|l| l.build_cache_env.clone()),
             Some(vec!["CARGO_TARGET_DIR".into()])

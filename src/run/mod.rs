@@ -483,6 +483,35 @@ mod tests {
         })
     }
 
+    #[test]
+    fn a_languages_time_is_the_span_of_its_parts_and_a_part_that_timed_out_is_named() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let Action::Run(mut job) = job(
+            "lint",
+            vec![vec!["lint".into(), "a.sh".into()], vec!["lint".into(), "b.sh".into()]],
+            tmp.path(),
+        ) else {
+            unreachable!()
+        };
+        job.files = vec!["a.sh".into(), "b.sh".into()];
+        let t0 = std::time::Instant::now();
+        let part = |ending: Ending, start: u64, output: &str| Finished {
+            ending,
+            output: output.as_bytes().to_vec(),
+            overflowed: false,
+            duration: Duration::from_secs(2),
+            started: t0 + Duration::from_secs(start),
+            pid: 1,
+        };
+        // Side by side: 0–2 s and 1–3 s took 3 s, not 4.
+        let runs = [part(Ending::Exited(1), 0, "a.sh:1:1: bad\n"), part(Ending::TimedOut, 1, "")];
+        let result = judge_job("shell", "Shell", &job, &runs);
+        assert_eq!(result.duration, Duration::from_secs(3));
+        assert_eq!(result.status, Status::Fail);
+        assert_eq!(result.reason, "not every file was checked: timed out (b.sh)");
+        assert!(result.output.contains("a.sh:1:1: bad"), "the finished part's output is kept");
+    }
+
     /// `sh linter ID [padding…]`: the fake linter appends its ID to `log`; an ID starting with
     /// `S` then waits (up to 10 s) until both `S` parts are in the log, so neither can finish —
     /// and free its worker — before the other has started.
