@@ -28,9 +28,10 @@ use std::path::Path;
 use crate::env::Env;
 use crate::findings::{Finding as LintFinding, Format, parse};
 use crate::lint;
+use crate::outcome::LanguageResult;
 use crate::outcome::Status;
 use crate::registry::{Behaviour, Language, Registry};
-use crate::run::{LanguageResult, RunOptions};
+use crate::run::RunOptions;
 use crate::snapshot::{Snapshot, SnapshotOptions};
 use crate::static_regex::static_regex;
 use crate::surface::{Base, Mode, Surface};
@@ -147,7 +148,7 @@ pub(crate) fn exempt(
 fn same_command(old: &LanguageResult, new: &LanguageResult) -> bool {
     let template = |r: &LanguageResult| -> Vec<Vec<String>> {
         let files: std::collections::HashSet<String> =
-            r.files.iter().flat_map(|f| [f.clone(), crate::lint_plan::path_arg(f)]).collect();
+            r.files.iter().flat_map(|f| [f.clone(), crate::plan::path_arg(f)]).collect();
         let mut argvs: Vec<Vec<String>> = r
             .argv
             .iter()

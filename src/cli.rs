@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::mode::{GitHook, Scope};
+
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
@@ -223,38 +225,6 @@ impl Format {
     }
 }
 
-/// Which content `check` (and `fix`) looks at; in JSON `all`, `changed` or `staged`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum Scope {
-    /// Every file of the project.
-    All,
-    /// Working-tree changes against HEAD (tracked changes plus untracked, not ignored files).
-    Changed,
-    /// Exactly the content of the index, as `git commit` would record it.
-    Staged,
-}
-
-impl Scope {
-    /// `all`, `changed` or `staged`, as in JSON and SARIF.
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Self::All => "all",
-            Self::Changed => "changed",
-            Self::Staged => "staged",
-        }
-    }
-
-    /// The `check` flag that selects it.
-    pub(crate) fn flag(self) -> &'static str {
-        match self {
-            Self::All => "--all",
-            Self::Changed => "--changed",
-            Self::Staged => "--staged",
-        }
-    }
-}
-
 /// Arguments of `codeguard check`.
 #[derive(Debug, Args)]
 pub(crate) struct CheckArgs {
@@ -327,49 +297,6 @@ pub(crate) struct LanguagesArgs {
     /// Output format.
     #[arg(long, default_value = "human", value_parser = Format::text_or_json())]
     pub format: Format,
-}
-
-/// The git hooks codeguard serves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum GitHook {
-    /// Before git records a commit: checks the index git is about to commit.
-    PreCommit,
-    /// Before git sends refs: checks the commits of every pushed ref (ref lines on stdin).
-    PrePush,
-    /// Before any branch or tag moves, whatever moved it (`commit --no-verify`, `update-ref`,
-    /// `fast-import`, `merge`, `am`, a release tool): checks the commits and tags that land
-    /// (state `prepared`; ref lines on stdin). The backstop behind the agent gate.
-    ReferenceTransaction,
-}
-
-impl GitHook {
-    /// Every hook, in installation order.
-    pub(crate) const ALL: [GitHook; 3] =
-        [GitHook::PreCommit, GitHook::PrePush, GitHook::ReferenceTransaction];
-
-    /// Whether hook managers (pre-commit, prek, husky, lefthook) carry this hook, so codeguard
-    /// joins them; reference-transaction is always codeguard's own script in git's hooks
-    /// directory (the managers install no such hook).
-    pub(crate) fn managed(self) -> bool {
-        matches!(self, GitHook::PreCommit | GitHook::PrePush)
-    }
-
-    /// The hook's file name in git's hooks directory.
-    pub(crate) fn file_name(self) -> &'static str {
-        match self {
-            GitHook::PreCommit => "pre-commit",
-            GitHook::PrePush => "pre-push",
-            GitHook::ReferenceTransaction => "reference-transaction",
-        }
-    }
-
-    /// The git command the hook guards.
-    pub(crate) fn command(self) -> crate::bash::Mode {
-        match self {
-            GitHook::PreCommit | GitHook::ReferenceTransaction => crate::bash::Mode::Commit,
-            GitHook::PrePush => crate::bash::Mode::Push,
-        }
-    }
 }
 
 /// Arguments of `codeguard git-hook`.

@@ -22,10 +22,12 @@ use std::time::Duration;
 
 use crate::env::Env;
 use crate::lint;
+use crate::outcome::LanguageResult;
 use crate::outcome::Status;
 use crate::registry::GateScope;
-use crate::run::{LanguageResult, RunOptions};
-use crate::safety::{self, AllowList, Finding, Scanner};
+use crate::run::RunOptions;
+use crate::safety::{self, AllowList, Scanner};
+use crate::secrets::Finding;
 use crate::snapshot::{self, Snapshot, SnapshotOptions, Source};
 use crate::surface::Surface;
 
@@ -171,7 +173,7 @@ pub(crate) fn judge(surface: &Surface, policy: &Policy, env: &Env) -> ContentVer
                 Err(e) => verdict.incomplete.push(format!("linting could not start: {e}")),
             }
             verdict.incomplete.extend(snapshot.notes().iter().cloned());
-            let project = lint::Project::load(snapshot.root()).ok();
+            let project = crate::project::Project::load(snapshot.root()).ok();
             if let Some(project) = project.filter(|p| p.config.gate_scope() == GateScope::Delta) {
                 crate::baseline::exempt(
                     &project.registry,

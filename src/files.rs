@@ -11,6 +11,8 @@
 
 use std::path::Path;
 
+use crate::registry::shebang_interpreter;
+
 /// Whether the safety scan refuses a commit that carries an artifact directory's files
 /// (`crate::safety`'s `artifact-directory` rule).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,7 +146,7 @@ pub(crate) fn lint_facts(
     files: &[String],
     selected: &[String],
     registry: &crate::registry::Registry,
-) -> crate::lint_plan::RootFacts {
+) -> RootFacts {
     let mut facts = root_facts(root);
     for file in files.iter().filter(|f| registry.reads_interpreter(f)) {
         let Some(head) = head(&root.join(file)) else { continue };
@@ -169,12 +171,7 @@ const TEMPLATE_BYTES: u64 = 64 * 1024;
 
 /// Marks the selected files that are templates of their language (a line matches the language's
 /// `template_lines`: `name: {{ .Release.Name }}` in a Helm chart), read in `root`.
-fn templates(
-    root: &Path,
-    selected: &[String],
-    registry: &crate::registry::Registry,
-    facts: &mut crate::lint_plan::RootFacts,
-) {
+fn templates(root: &Path, selected: &[String], registry: &crate::registry::Registry, facts: &mut RootFacts) {
     for file in selected {
         let Some(pattern) = registry.language_of(file).and_then(|l| l.template_lines.as_ref()) else {
             continue;
@@ -201,7 +198,7 @@ fn sourced_fragments(
     files: &[String],
     selected: &[String],
     registry: &crate::registry::Registry,
-    facts: &mut crate::lint_plan::RootFacts,
+    facts: &mut RootFacts,
 ) {
     let Some(shell) = registry.get("shell").filter(|l| l.dialect_option.is_some()) else { return };
     let fragments: Vec<&String> = selected
@@ -318,27 +315,48 @@ fn names_dialect(text: &str, directive: &str) -> bool {
         })
 }
 
-/// The interpreter named by the `#!` line at the start of `text`.
-pub(crate) fn shebang_interpreter(text: &str) -> Option<String> {
-    let line = text.strip_prefix("#!")?.lines().next()?;
-    let mut words = line.split_whitespace();
-    let program = words.next()?.rsplit('/').next()?;
-    let name = if program == "env" {
-        words.find(|w| !w.starts_with('-') && !w.contains('='))?.rsplit('/').next()?
-    } else {
-        program
-    };
-    (!name.is_empty()).then(|| name.to_owned())
+/// Facts about the project root that planning needs (gathered by the caller).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RootFacts {
+    /// Names of the entries directly in the root directory.
+    pub names: std::collections::BTreeSet<String>,
+    /// Whether `pyproject.toml` has a `[tool.ruff]` section.
+    pub pyproject_configures_ruff: bool,
+    /// The interpreter named by the `#!` line of each file where it can decide the language or
+    /// dialect (path → interpreter; see `Registry::reads_interpreter`).
+    pub interpreters: std::collections::BTreeMap<String, String>,
+    /// Files that name their own dialect to their tool by a comment directive (the language's
+    /// `dialect_directive`): planned without the dialect option.
+    pub directed: std::collections::BTreeSet<String>,
+    /// Files that are templates of their language, not the language (a line matches its
+    /// `template_lines`): never linted as it.
+    pub templates: std::collections::BTreeSet<String>,
+}
+
+impl RootFacts {
+    pub(crate) fn has_ruff_config(&self) -> bool {
+        self.pyproject_configures_ruff
+            || self.names.contains("ruff.toml")
+            || self.names.contains(".ruff.toml")
+    }
+
+    /// Whether any of the given names or simple globs (`*.sln`) exists at the root.
+    pub(crate) fn has_any(&self, patterns: &[String]) -> bool {
+        patterns.iter().any(|p| match p.strip_prefix('*') {
+            Some(suffix) => self.names.iter().any(|n| n.ends_with(suffix)),
+            None => self.names.contains(p),
+        })
+    }
 }
 
 /// Root-level names and whether `pyproject.toml` configures ruff (the facts planning needs).
-pub(crate) fn root_facts(root: &Path) -> crate::lint_plan::RootFacts {
+pub(crate) fn root_facts(root: &Path) -> RootFacts {
     let names: std::collections::BTreeSet<String> = std::fs::read_dir(root)
         .map(|rd| rd.flatten().filter_map(|e| e.file_name().into_string().ok()).collect())
         .unwrap_or_default();
     let pyproject_configures_ruff = names.contains("pyproject.toml")
         && std::fs::read_to_string(root.join("pyproject.toml")).is_ok_and(|t| t.contains("[tool.ruff"));
-    crate::lint_plan::RootFacts { names, pyproject_configures_ruff, ..Default::default() }
+    RootFacts { names, pyproject_configures_ruff, ..Default::default() }
 }
 
 /// Directories whose files are vendored code or test fixtures, at any depth: not linted while

@@ -1,6 +1,6 @@
 //! Findings: the one place a linter's output is read finding by finding.
 //!
-//! In: a tool's output and the [`FindingsFormat`] its registry entry names. Out: [`Finding`]s in
+//! In: a tool's output and the [`Format`] its registry entry names. Out: [`Finding`]s in
 //! output order, and the counts and rule histograms every report shows. Every report (human,
 //! agent, JSON, SARIF), count, fix advice and the baseline exemption read findings from here, so
 //! "7 problems" is said the same way everywhere. A tool whose format the registry does not name
@@ -9,8 +9,50 @@
 
 use serde::{Deserialize, Serialize};
 
-pub(crate) use crate::registry::FindingsFormat as Format;
 use crate::static_regex::static_regex;
+
+/// A line-per-finding output format (`path:line[:col]…`), by where the rule stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// `ruff check --output-format=concise`: `path:line:col: RULE message`.
+    RuffConcise,
+    /// `--format=gcc` (shellcheck): `path:line:col: level: message [SC1234]`; also cargo's
+    /// `--message-format=short` (`path:line:col: level: message`, the message standing for the
+    /// rule).
+    Gcc,
+    /// `yamllint --format parsable`: `path:line:col: [level] message (rule)`.
+    YamllintParsable,
+    /// The rule first after the place, with or without a colon: hadolint's `path:line RULE level:
+    /// message`.
+    RuleFirst,
+    /// markdownlint-cli2: `path:line[:col] [level] MD000/name message`.
+    Markdownlint,
+    /// rubocop `--format emacs`: `path:line:col: C: [Correctable] Dept/Cop: message`.
+    Emacs,
+    /// `go vet`: `path:line:col: message`, a vet analyser's lines prefixed `vet: `; the message
+    /// stands for the rule.
+    GoVet,
+    /// fish's own: `path (line N): message`.
+    Fish,
+    /// eslint's default `stylish`: a path line, then `  line:col  level  message  rule` lines.
+    Stylish,
+}
+
+impl Format {
+    /// Every format, with its registry name.
+    pub const ALL: [(Self, &'static str); 9] = [
+        (Self::RuffConcise, "ruff-concise"),
+        (Self::Gcc, "gcc"),
+        (Self::YamllintParsable, "yamllint-parsable"),
+        (Self::RuleFirst, "rule-first"),
+        (Self::Markdownlint, "markdownlint"),
+        (Self::Emacs, "emacs"),
+        (Self::GoVet, "go-vet"),
+        (Self::Stylish, "stylish"),
+        (Self::Fish, "fish"),
+    ];
+}
 
 /// How serious a finding is, in SARIF's words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

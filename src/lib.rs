@@ -9,7 +9,7 @@
 //!   → surface::predict   (which lanes and paths the commit/push would carry)
 //!   → snapshot           (materialise exactly that content from git blobs, never touching the repo)
 //!   → safety::scan       (path and secret rules over the content)
-//!   → lint_plan::build   (which linters run on which files, and why others are skipped)
+//!   → plan::build   (which linters run on which files, and why others are skipped)
 //!   → run::execute       (parallel, deadline per job, process-group kill)
 //!   → verdict            (ending + output → PASS / FAIL / UNVERIFIED / SKIPPED / PLANNED)
 //!   → report             (agent-facing text, capped, full logs on disk)
@@ -28,7 +28,6 @@ mod env;
 mod exit;
 mod files;
 mod findings;
-mod fix_plan;
 mod fs;
 mod git;
 mod hook;
@@ -37,15 +36,17 @@ mod hunks;
 mod install;
 mod intent;
 mod lint;
-mod lint_plan;
+mod mode;
 mod outcome;
 mod output;
+mod plan;
 mod process;
+mod project;
 mod registry;
 mod report;
 mod run;
 mod safety;
-mod setup_plan;
+mod secrets;
 mod snapshot;
 mod state;
 mod static_regex;
@@ -61,7 +62,8 @@ mod verdict;
 pub mod stages {
     /// The shell analyser.
     pub mod bash {
-        pub use crate::bash::{Analysis, DirPart, GitOp, Mode, Severity, Step, analyse};
+        pub use crate::bash::{Analysis, DirPart, GitOp, Severity, Step, analyse};
+        pub use crate::mode::Mode;
     }
     /// Content identity.
     pub mod cache {
@@ -96,11 +98,11 @@ pub mod stages {
     }
     /// Linter results.
     pub mod run {
-        pub use crate::run::LanguageResult;
+        pub use crate::outcome::LanguageResult;
     }
     /// The safety scan's findings.
     pub mod safety {
-        pub use crate::safety::{Finding, Kind};
+        pub use crate::secrets::{Finding, Kind};
     }
     /// Materialising content for linters.
     pub mod snapshot {

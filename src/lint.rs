@@ -11,10 +11,12 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::env::Env;
-use crate::lint_plan::{self, Plan, PlanInput};
+use crate::outcome::LanguageResult;
+use crate::plan::{self, Plan, PlanInput};
+use crate::project::{Project, SetupError};
 use crate::registry::{ProjectConfig, Registry};
 use crate::report;
-use crate::run::{self, LanguageResult, Progress, RunOptions};
+use crate::run::{self, Progress, RunOptions};
 
 /// What to lint.
 pub(crate) struct LintRequest<'a> {
@@ -52,40 +54,9 @@ pub(crate) enum LintError {
     Setup(String),
 }
 
-/// A project's configuration and the registry with its overrides applied: what every entry point
-/// that runs a project's tools (lint or format) starts from.
-pub(crate) struct Project {
-    /// The project's `codeguard.json` (defaults when absent).
-    pub config: ProjectConfig,
-    /// The built-in registry with the project's overrides.
-    pub registry: Registry,
-    /// Vendored, generated and fixture files of the content (not linted).
-    pub scope: crate::files::LintScope,
-}
-
-impl Project {
-    /// Loads the configuration of the content in `dir` and applies it to the registry.
-    pub(crate) fn load(dir: &Path) -> Result<Self, LintError> {
-        let setup = |e: &dyn std::fmt::Display| LintError::Setup(e.to_string());
-        let config = ProjectConfig::load(dir).map_err(|e| setup(&e))?;
-        let registry =
-            Registry::builtin().map_err(|e| setup(&e))?.with_project(&config).map_err(|e| setup(&e))?;
-        let scope = crate::files::LintScope::load(dir, config.exclude_vendored());
-        Ok(Self { config, registry, scope })
-    }
-
-    /// The files that are in lint scope: not excluded by the project, not in artifact
-    /// directories, not vendored, generated or fixtures.
-    pub(crate) fn in_scope(&self, files: &[String]) -> Vec<String> {
-        files
-            .iter()
-            .filter(|f| {
-                !self.config.is_excluded(f)
-                    && !crate::files::is_out_of_lint_scope(f)
-                    && !self.scope.excludes(f)
-            })
-            .cloned()
-            .collect()
+impl From<SetupError> for LintError {
+    fn from(e: SetupError) -> Self {
+        LintError::Setup(e.0)
     }
 }
 
@@ -186,14 +157,14 @@ pub(crate) fn prepare(request: &LintRequest<'_>, env: &Env) -> Result<Prepared, 
         only: request.only,
         parallelism: request.options.jobs,
     };
-    let mut plan = lint_plan::build(&input).map_err(|e| setup(&e))?;
+    let mut plan = plan::build(&input).map_err(|e| setup(&e))?;
     withhold_untrusted(&mut plan, &project.config, request.workspace, env);
     let own =
         crate::tools::trusted_own_tools(&plan, &project.registry, request.workspace, env, &project.config);
     crate::tools::resolve(&mut plan, &project.registry, env, &own);
     let own: BTreeSet<&str> = project.config.overridden_languages().collect();
     let reads_whole_tree = plan.entries.iter().any(|e| {
-        matches!(e.action, lint_plan::Action::Run(_))
+        matches!(e.action, plan::Action::Run(_))
             && (own.contains(e.language.as_str())
                 || project.registry.get(&e.language).is_some_and(crate::registry::Language::reads_whole_tree))
     });
@@ -270,7 +241,7 @@ fn link_project_dirs(prepared: &Prepared, dir: &Path, workspace: &Path) {
         return;
     }
     for entry in &prepared.plan.entries {
-        let lint_plan::Action::Run(job) = &entry.action else { continue };
+        let plan::Action::Run(job) = &entry.action else { continue };
         if !job.runs_repo_code {
             continue;
         }
@@ -289,7 +260,7 @@ fn link_project_dirs(prepared: &Prepared, dir: &Path, workspace: &Path) {
 /// Whether a planned job runs a linter that builds (its registry entry names a build cache).
 fn builds(prepared: &Prepared) -> bool {
     prepared.plan.entries.iter().any(|e| {
-        matches!(e.action, lint_plan::Action::Run(_))
+        matches!(e.action, plan::Action::Run(_))
             && prepared.registry.get(&e.language).is_some_and(|l| !l.build_cache_env.is_empty())
     })
 }
@@ -354,7 +325,7 @@ pub(crate) fn repo_code_linters(
     detected
         .iter()
         .filter_map(|d| registry.get(&d.id))
-        .filter(|l| crate::lint_plan::Job::runs_repo_code(l, CommandField::Lint))
+        .filter(|l| crate::plan::Job::runs_repo_code(l, CommandField::Lint))
         .map(|l| format!("{} ({})", l.id, l.lint_program().unwrap_or("its linter")))
         .collect()
 }

@@ -6,6 +6,7 @@
 //! `crate::exit`'s table; how a linter's ending becomes a status is `crate::verdict`.
 
 use std::fmt;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -107,4 +108,85 @@ mod tests {
         assert_eq!(overall([Status::Unverified, Status::Fail]), Status::Fail);
         assert_eq!(overall([]), Status::Skipped);
     }
+}
+
+/// The result for one language.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LanguageResult {
+    /// Registry id.
+    pub language: String,
+    /// Display name.
+    pub name: String,
+    /// The verdict.
+    pub status: Status,
+    /// Why (empty for a plain pass/fail).
+    pub reason: String,
+    /// The exit code of the worst invocation, when one ran to an exit.
+    pub exit_code: Option<i32>,
+    /// What ran.
+    pub argv: Vec<Vec<String>>,
+    /// The files checked.
+    pub files: Vec<String>,
+    /// Wall-clock time of all invocations.
+    #[serde(rename = "duration_ms", serialize_with = "as_millis", deserialize_with = "from_millis")]
+    pub duration: Duration,
+    /// Everything the linter printed (not serialised; the log file holds it).
+    #[serde(skip)]
+    pub output: String,
+    /// The formatter command that may fix it.
+    pub fix: Option<Vec<String>>,
+    /// How to install the tool.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub install_hint: String,
+    /// The tool that ran is codeguard's managed copy (`codeguard tools install`), not the one on
+    /// `PATH`; its path is the program of `argv`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub managed: bool,
+    /// Where the full output was written.
+    pub log_path: Option<std::path::PathBuf>,
+    /// Why no conclusion was reached, as a type (see [`crate::outcome::Reason`]); not part of the
+    /// report, whose `reason` says it in words.
+    #[serde(skip)]
+    pub cause: Option<crate::outcome::Reason>,
+    /// Findings exempt because the same tool reports them on the baseline content
+    /// (`path:line: rule`); see `crate::baseline`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exempt: Vec<String>,
+    /// The findings read from the output (`crate::findings`), when the tool's output format is
+    /// known: what every count, histogram and fix advice is made of.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<crate::findings::Finding>,
+}
+
+impl LanguageResult {
+    /// A result for a language that did not run (or has not run yet).
+    pub(crate) fn skipped(language: &str, name: &str, status: Status, reason: &str) -> Self {
+        Self {
+            language: language.to_owned(),
+            name: name.to_owned(),
+            status,
+            reason: reason.to_owned(),
+            exit_code: None,
+            argv: Vec::new(),
+            files: Vec::new(),
+            duration: Duration::ZERO,
+            output: String::new(),
+            fix: None,
+            install_hint: String::new(),
+            managed: false,
+            log_path: None,
+            cause: None,
+            exempt: Vec::new(),
+            findings: Vec::new(),
+        }
+    }
+}
+
+#[expect(clippy::trivially_copy_pass_by_ref, reason = "serde hands serializers a reference")]
+fn as_millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+fn from_millis<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+    u64::deserialize(d).map(Duration::from_millis)
 }

@@ -6,9 +6,10 @@
 //! a conclusion (missing, timed out, crashed, broken toolchain, flooded output) is UNVERIFIED,
 //! never FAIL and never PASS.
 
+use crate::findings::Format as FindingsFormat;
 use crate::outcome::{Reason, Status};
 use crate::process::{Ending, Finished};
-use crate::registry::{Behaviour, FindingsFormat};
+use crate::registry::Behaviour;
 
 /// A status with the reason behind it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,7 +63,7 @@ pub(crate) fn judge(
     // The words patterns read the tool's own lines, never its findings (which quote the code).
     let own = crate::findings::tool_lines(format, text);
     let said = |line: &str| {
-        crate::safety::redact(line.trim().trim_start_matches("error: ").trim_start_matches("Cause: "))
+        crate::secrets::redact(line.trim().trim_start_matches("error: ").trim_start_matches("Cause: "))
             .into_owned()
     };
     if let Some(line) = behaviour.missing_component.first_match(&own) {

@@ -74,7 +74,7 @@ fn calls(script: &Script) -> Vec<PatchCall> {
                 {
                     let patch = match rest {
                         [Some(patch)] => Some((*patch).to_owned()),
-                        [] => super::effects::literal_stdin(&simple.redirects),
+                        [] => super::syntax::literal_stdin(&simple.redirects),
                         _ => None,
                     };
                     out.extend(patch.map(|patch| PatchCall { dir: dir.clone(), patch }));

@@ -16,9 +16,10 @@ use super::program::{self, Effect};
 use super::syntax::{Assignment, Command, Redirect, Simple, Word};
 use super::walk::{Input, Walker};
 use super::{
-    AliasCall, DirPart, EnvValue, GitCall, GitEnv, Interpreter, Mode, ScriptRun, Severity, Step,
-    analyse_with, looks_like,
+    AliasCall, DirPart, EnvValue, GitCall, GitEnv, Interpreter, ScriptRun, Severity, Step, analyse_with,
+    looks_like,
 };
+use crate::mode::Mode;
 
 /// Longest command text kept for messages.
 const TEXT_LIMIT: usize = 200;
@@ -338,7 +339,7 @@ impl Walker<'_> {
             extra_dir: Vec::new(),
             from_stdin: false,
             stdin: stdin_of(&s.redirects, input),
-            literal_stdin: super::effects::literal_stdin(&s.redirects),
+            literal_stdin: super::syntax::literal_stdin(&s.redirects),
             text: joined(&s.words),
         };
         let braced = super::braces::braces(&s.words);

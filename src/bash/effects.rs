@@ -768,28 +768,11 @@ fn perl_files(args: &[Word]) -> Vec<&Word> {
     files
 }
 
-/// The literal text a command reads on stdin: a here-doc that does not expand anything, or a
-/// literal here-string.
-pub(super) fn literal_stdin(redirects: &[Redirect]) -> Option<String> {
-    redirects
-        .iter()
-        .rev()
-        .find_map(|r| match r {
-            Redirect::HereDoc { body, expands, .. } if !*expands || !body.contains(['$', '`', '\\']) => {
-                Some(Some(body.clone()))
-            }
-            Redirect::HereString(w) if w.literal => Some(Some(format!("{}\n", w.text))),
-            Redirect::HereDoc { .. } | Redirect::HereString(_) => Some(None),
-            _ => None,
-        })
-        .flatten()
-}
-
 /// What `cat`/`echo`/`printf`/`tee` write when the command spells it out.
 fn literal_output(s: &Simple) -> Option<String> {
     let name = s.words.first().map(|w| w.text.rsplit('/').next().unwrap_or(&w.text).to_owned())?;
     let args = &s.words[1..];
-    let heredoc = literal_stdin(&s.redirects);
+    let heredoc = super::syntax::literal_stdin(&s.redirects);
     match name.as_str() {
         "cat" | "tee" if args.iter().all(|w| w.text.starts_with('-')) => heredoc,
         "echo" if args.iter().all(|w| w.literal) => {

@@ -32,30 +32,7 @@ pub(crate) use apply_patch::{apply_patch_calls, envelope_files};
 pub(crate) use brush::BrushParser;
 pub(crate) use syntax::ShellParser;
 
-/// What a guarded command does at worst: push wins over commit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Mode {
-    /// Creates a commit.
-    Commit,
-    /// Publishes commits.
-    Push,
-}
-
-impl Mode {
-    /// `"commit"` or `"push"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Commit => "commit",
-            Self::Push => "push",
-        }
-    }
-}
-
-impl std::fmt::Display for Mode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+use crate::mode::Mode;
 
 /// One step of the directory a command runs in, relative to where the command started.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -394,7 +371,7 @@ pub enum Interpreter {
 impl Interpreter {
     /// The interpreter a `#!` line names, if it is one we model.
     pub fn from_shebang(first_line: &str) -> Option<Self> {
-        crate::files::shebang_interpreter(first_line).and_then(|program| command::interpreter_of(&program))
+        crate::registry::shebang_interpreter(first_line).and_then(|program| command::interpreter_of(&program))
     }
 }
 

@@ -179,3 +179,19 @@ pub(crate) enum Redirect {
     /// `<<< word`.
     HereString(Word),
 }
+/// The literal text a command reads on stdin: a here-doc that does not expand anything, or a
+/// literal here-string.
+pub(crate) fn literal_stdin(redirects: &[Redirect]) -> Option<String> {
+    redirects
+        .iter()
+        .rev()
+        .find_map(|r| match r {
+            Redirect::HereDoc { body, expands, .. } if !*expands || !body.contains(['$', '`', '\\']) => {
+                Some(Some(body.clone()))
+            }
+            Redirect::HereString(w) if w.literal => Some(Some(format!("{}\n", w.text))),
+            Redirect::HereDoc { .. } | Redirect::HereString(_) => Some(None),
+            _ => None,
+        })
+        .flatten()
+}

@@ -9,7 +9,8 @@ use std::collections::HashMap;
 use super::bounds::{self, Limit};
 use super::fallback;
 use super::syntax::{AndOr, Command, Connector, Pipeline, Redirect, Script, ShellParser, Word};
-use super::{Analysis, DirPart, GitEnv, Mode, Opaque, Severity, looks_like};
+use super::{Analysis, DirPart, GitEnv, Opaque, Severity, looks_like};
+use crate::mode::Mode;
 
 /// How deep command substitutions and function calls may nest before we stop looking.
 const MAX_NESTING: u16 = 24;

@@ -17,10 +17,10 @@ use serde::{Deserialize, Serialize};
 
 use super::identity::{self, Budget, Identity, NoIdentity};
 use crate::env::Env;
-use crate::lint_plan::{Action, Plan};
+use crate::outcome::LanguageResult;
 use crate::outcome::Status;
+use crate::plan::{Action, Plan};
 use crate::registry::Registry;
-use crate::run::LanguageResult;
 
 /// Sub-directory of the state directory holding one soft-cache file per worktree.
 pub(crate) const SOFT_DIR: &str = "soft-cache";
@@ -43,7 +43,7 @@ pub(crate) struct CheckFacts<'a> {
     /// The effective registry (built-in plus the project's overrides).
     pub registry: &'a Registry,
     /// The content looked at: `all`, `changed` or `staged` (or a hook's lane set).
-    pub scope: crate::cli::Scope,
+    pub scope: crate::mode::Scope,
     /// The language subset asked for (empty = all).
     pub only: &'a [String],
 }

@@ -1,7 +1,7 @@
 //! `codeguard check`: lint a project — the whole tree, the working-tree changes, or the staged
 //! snapshot — and report per language.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -9,10 +9,11 @@ use anyhow::Context;
 
 use super::UsageError;
 use crate::cache::{CheckFacts, Hit, SoftKey};
-use crate::cli::{CheckArgs, Format, Scope};
+use crate::cli::{CheckArgs, Format};
 use crate::content::{self, Linters, Policy};
 use crate::env::Env;
 use crate::lint::{self, LintRequest};
+use crate::mode::Scope;
 use crate::output::Output;
 use crate::report::{self, CheckReport};
 use crate::run::{Progress, RunOptions};
@@ -35,11 +36,11 @@ pub(crate) fn report(args: &CheckArgs, env: &Env) -> anyhow::Result<CheckReport>
 }
 
 fn evaluate(args: &CheckArgs, env: &Env) -> anyhow::Result<CheckReport> {
-    let root = project_root(args.path.as_deref())?;
+    let root = super::project_root(args.path.as_deref())?;
     if installs_tools(args, env) {
         // Failures were reported (one line each); the check goes on and shows those languages
         // UNVERIFIED with the install command.
-        let _ = super::tools::provision_missing(&root, &args.lang, env);
+        let _ = crate::tools::provision::provision_missing(&root, &args.lang, env);
     }
     let scope = args.scope();
     match scope {
@@ -70,7 +71,7 @@ fn staged(args: &CheckArgs, root: &Path, env: &Env) -> anyhow::Result<CheckRepor
     let index_file = super::index_file(env)?;
     let surface = surface::staged_from(root, index_file.as_deref()).map_err(not_a_repo)?;
     // The project's configuration is validated first: an invalid codeguard.json is a usage error.
-    crate::lint::Project::load(root).map_err(|e| UsageError(e.to_string()))?;
+    crate::project::Project::load(root).map_err(|e| UsageError(e.to_string()))?;
     let policy = Policy {
         linters: Linters::Run,
         deadline: Duration::from_secs(args.timeout),
@@ -104,11 +105,8 @@ fn in_place(args: &CheckArgs, root: &Path, scope: Scope, env: &Env) -> anyhow::R
         let findings = content::scan_surface(&surface, &allow);
         (surface.paths, findings, surface.unverified)
     } else {
-        let files = match surface::project_files(root) {
-            Ok(files) => files.into_iter().filter(|f| root.join(f).is_file()).collect(),
-            Err(_) => crate::files::project_files(root)
-                .with_context(|| format!("listing files under {}", root.display()))?,
-        };
+        let files =
+            surface::listing(root).with_context(|| format!("listing files under {}", root.display()))?;
         (files, Vec::new(), Vec::new())
     };
     let live = args.format == Format::Human && crate::output::stderr_is_terminal();
@@ -177,20 +175,9 @@ impl SoftCheck {
     }
 
     /// Stores the results when they are complete and the content did not change meanwhile.
-    fn keep(&self, results: &[crate::run::LanguageResult]) {
+    fn keep(&self, results: &[crate::outcome::LanguageResult]) {
         let _ = crate::cache::soft::store(&self.key, results);
     }
-}
-
-/// The project directory: the given path (or the current directory), which must exist.
-pub(super) fn project_root(path: Option<&Path>) -> anyhow::Result<PathBuf> {
-    let path = path.map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-    let meta =
-        std::fs::metadata(&path).map_err(|e| UsageError(format!("cannot use {}: {e}", path.display())))?;
-    if !meta.is_dir() {
-        return Err(UsageError(format!("{} is not a directory", path.display())).into());
-    }
-    path.canonicalize().with_context(|| format!("resolving {}", path.display()))
 }
 
 fn jobs(requested: Option<u64>) -> usize {

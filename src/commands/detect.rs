@@ -10,16 +10,14 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::UsageError;
 use crate::cli::{DetectArgs, Format};
 use crate::env::Env;
-use crate::lint::Project;
 use crate::output::Output;
-use crate::registry::{CommandField, Language, Registry, detect_with_interpreters, extension_of};
+use crate::project::Inventory;
+use crate::registry::{CommandField, Language, Registry, extension_of};
 
 /// The result of `codeguard detect`.
 #[derive(Debug, Clone, Serialize)]
@@ -82,54 +80,10 @@ pub(super) fn run(args: &DetectArgs, env: &Env) -> anyhow::Result<Output> {
     Ok(Output::stdout(text, crate::exit::success()))
 }
 
-/// What detection found in a project, before any tool is probed.
-struct Scan {
-    root: PathBuf,
-    project: Project,
-    facts: crate::lint_plan::RootFacts,
-    detected: Vec<crate::registry::DetectedLanguage>,
-}
-
-impl Scan {
-    /// Lists the project's files in lint scope and detects their languages.
-    fn of(path: Option<&Path>) -> anyhow::Result<Self> {
-        let root = super::check::project_root(path)?;
-        let project = Project::load(&root).map_err(|e| UsageError(e.to_string()))?;
-        let files = match crate::surface::project_files(&root) {
-            Ok(files) => files.into_iter().filter(|f| root.join(f).is_file()).collect(),
-            Err(_) => crate::files::project_files(&root)
-                .with_context(|| format!("listing files under {}", root.display()))?,
-        };
-        let files = project.in_scope(&files);
-        let facts = crate::files::lint_facts(&root, None, &files, &files, &project.registry);
-        let detected = detect_with_interpreters(&project.registry, &files, &facts.names, &facts.interpreters);
-        Ok(Self { root, project, facts, detected })
-    }
-
-    /// The config files that would integrate `lang` when none of them is at the root (empty when
-    /// it is integrated).
-    fn missing_config(&self, lang: &Language) -> Vec<String> {
-        lang.requires_config.clone().filter(|r| !self.facts.has_any(r)).unwrap_or_default()
-    }
-}
-
-/// The languages the project at `path` (default: the current directory) is checked for: the
-/// detected ones it is integrated for, in registry order. Probes no tool.
-pub(crate) fn integrated_languages(path: Option<&Path>) -> anyhow::Result<Vec<String>> {
-    let scan = Scan::of(path)?;
-    Ok(scan
-        .detected
-        .iter()
-        .filter_map(|d| scan.project.registry.get(&d.id))
-        .filter(|lang| scan.missing_config(lang).is_empty())
-        .map(|lang| lang.id.clone())
-        .collect())
-}
-
 /// Detects the languages of the project at `path` (default: the current directory).
 pub(crate) fn detect(path: Option<&Path>, env: &Env) -> anyhow::Result<Detection> {
-    let scan = Scan::of(path)?;
-    let Scan { root, project, detected, .. } = &scan;
+    let scan = super::inventory(path)?;
+    let Inventory { root, project, detected, .. } = &scan;
     let root = root.clone();
     let trusted = crate::trust::is_trusted(env, &root, &project.config);
     let languages = detected

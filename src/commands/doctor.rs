@@ -22,7 +22,6 @@ use crate::host::{Event, Host};
 use crate::install::{codex, gemini, git_hooks, hosts, session_hooks, settings};
 use crate::outcome::Status;
 use crate::output::Output;
-use crate::registry::Registry;
 use crate::trust::Standing;
 
 /// The PATH a host started from a desktop launcher typically gets.
@@ -487,17 +486,16 @@ fn git_hook_checks(env: &Env) -> Vec<Check> {
 fn linter_checks(env: &Env) -> Vec<Check> {
     let Ok(cwd) = std::env::current_dir() else { return Vec::new() };
     let Some((root, _)) = crate::intent::repository_at(&cwd) else { return Vec::new() };
-    let Ok(registry) = Registry::builtin() else { return Vec::new() };
-    let files = crate::surface::project_files(&root).unwrap_or_default();
-    let facts = crate::files::root_facts(&root);
-    let detected = crate::registry::detect_project(&registry, &files, &facts.names);
+    let listing = crate::surface::listing(&root).unwrap_or_default();
+    let Some((project, _)) = crate::project::Inventory::or_builtin(&root, &listing) else {
+        return Vec::new();
+    };
+    let registry = &project.project.registry;
     let gui = Env::from_pairs([("PATH", GUI_PATH)]);
-    detected
-        .iter()
-        .filter_map(|d| registry.get(&d.id))
-        // A language the project did not integrate (no config its linter requires) is skipped by
-        // every check, never UNVERIFIED: its tool's absence is nothing to warn about.
-        .filter(|lang| lang.requires_config.as_ref().is_none_or(|r| facts.has_any(r)))
+    // A language the project did not integrate (no config its linter requires) is skipped by
+    // every check, never UNVERIFIED: its tool's absence is nothing to warn about.
+    project
+        .integrated()
         .filter_map(|lang| Some((lang, lang.lint_program()?)))
         .filter(|(_, program)| !program.starts_with('.'))
         .map(|(lang, program)| {

@@ -24,7 +24,7 @@ pub(super) fn run(args: &ExplainArgs, _env: &Env) -> anyhow::Result<Output> {
     let cwd = start_dir(args.cwd.as_deref())?;
     let command = args.command.join(" ");
     let mut intent = intent::resolve(&bash::analyse(&command), &cwd);
-    surface::judge_writes(&mut intent, &|| None);
+    surface::judge_writes(&mut intent, &crate::install::git_hooks::doors, &|| None);
     let text = match args.format {
         Format::Json => format!("{}\n", to_json(&intent)),
         // `explain` parses `--format` as human or json only; SARIF never reaches here.
@@ -37,7 +37,7 @@ pub(super) fn run(args: &ExplainArgs, _env: &Env) -> anyhow::Result<Output> {
 pub(crate) fn explain_json(command: &str, cwd: Option<&Path>) -> anyhow::Result<Value> {
     let cwd = start_dir(cwd)?;
     let mut intent = intent::resolve(&bash::analyse(command), &cwd);
-    surface::judge_writes(&mut intent, &|| None);
+    surface::judge_writes(&mut intent, &crate::install::git_hooks::doors, &|| None);
     Ok(to_json(&intent))
 }
 
@@ -57,7 +57,7 @@ pub(super) fn to_json(intent: &Intent) -> Value {
     json!({
         "schema_version": "1",
         "guarded": intent.guarded,
-        "mode": intent.mode.map(bash::Mode::as_str),
+        "mode": intent.mode.map(crate::mode::Mode::as_str),
         "repos": intent.repos.iter().map(repo_json).collect::<Vec<_>>(),
         "unverified": intent.unverified,
         "block": intent.block,
@@ -124,7 +124,7 @@ fn op_json(o: &BoundOp) -> Value {
     json!({
         "op": o.op.kind(),
         "cwd": o.cwd,
-        "guards": o.op.mode().map(bash::Mode::as_str),
+        "guards": o.op.mode().map(crate::mode::Mode::as_str),
         "bypass": o.bypass.map(intent::BypassKind::as_str),
         "indirect": o.indirect,
         "command": o.text,

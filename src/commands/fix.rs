@@ -24,15 +24,15 @@ use anyhow::Context;
 use rayon::prelude::*;
 
 use super::UsageError;
-use crate::cli::Scope;
 use crate::cli::{FixArgs, Format};
 use crate::env::Env;
-use crate::fix_plan;
-use crate::lint::{self, LintRequest, Project};
-use crate::lint_plan::{Action, Job, PlanInput};
+use crate::lint::{self, LintRequest};
+use crate::mode::Scope;
 use crate::outcome::Status;
 use crate::output::Output;
+use crate::plan::{Action, Job, PlanInput};
 use crate::process::{Cmd, Ending};
+use crate::project::Project;
 use crate::registry::Registry;
 use crate::report::{self, FixReport, FormatterResult, Refusal};
 use crate::run::RunOptions;
@@ -72,7 +72,7 @@ pub(super) fn run(args: &FixArgs, env: &Env) -> anyhow::Result<Output> {
 
 /// Plans, runs and re-checks; usage problems are [`UsageError`]s.
 pub(crate) fn fix(request: &FixRequest, env: &Env) -> anyhow::Result<FixReport> {
-    let root = super::check::project_root(request.path.as_deref())?;
+    let root = super::project_root(request.path.as_deref())?;
     let project = Project::load(&root).map_err(|e| UsageError(e.to_string()))?;
     let files = Files::gather(&root, request.all)?;
     let project_files = project.in_scope(&files.project);
@@ -88,7 +88,7 @@ pub(crate) fn fix(request: &FixRequest, env: &Env) -> anyhow::Result<FixReport> 
         only: &request.lang,
         parallelism: 1,
     };
-    let mut plan = fix_plan::build(&input).map_err(|e| UsageError(e.to_string()))?;
+    let mut plan = crate::plan::fix::build(&input).map_err(|e| UsageError(e.to_string()))?;
     lint::withhold_untrusted(&mut plan, &project.config, &root, env);
     let mut report =
         FixReport::new(root.clone(), if request.all { Scope::All } else { Scope::Changed }, request.dry_run);
@@ -170,7 +170,7 @@ pub(crate) fn fix(request: &FixRequest, env: &Env) -> anyhow::Result<FixReport> 
 /// Keeps formatters to the files of projects that adopted them (see the module header).
 struct Adoption<'a> {
     registry: &'a Registry,
-    facts: &'a crate::lint_plan::RootFacts,
+    facts: &'a crate::files::RootFacts,
     root: &'a Path,
     env: &'a Env,
     deadline: Duration,
@@ -198,11 +198,13 @@ impl Adoption<'_> {
     /// Narrows every formatter job of an unadopted formatter to the files whose `HEAD` version
     /// it leaves unchanged (and new files); a job left with none becomes SKIPPED "not adopted
     /// here". In a dry run nothing is run: a note says the check will happen.
-    fn respect(&self, plan: &mut crate::fix_plan::FixPlan, dry_run: bool, notes: &mut Vec<String>) {
+    fn respect(&self, plan: &mut crate::plan::fix::FixPlan, dry_run: bool, notes: &mut Vec<String>) {
         for entry in &mut plan.entries {
             let Action::Run(job) = &mut entry.action else { continue };
             let Some(lang) = self.registry.get(&entry.language) else { continue };
-            let Some(why) = fix_plan::unadopted(lang, self.facts, &|name| root_texts(self.root, name)) else {
+            let Some(why) =
+                crate::plan::fix::unadopted(lang, self.facts, &|name| root_texts(self.root, name))
+            else {
                 continue;
             };
             let program = job.program.clone();
@@ -239,7 +241,7 @@ impl Adoption<'_> {
                 }
                 notes.push(format!("{}: {reason}", entry.language));
             }
-            fix_plan::narrow(job, lang, adopted, self.facts);
+            crate::plan::fix::narrow(job, lang, adopted, self.facts);
         }
     }
 
@@ -307,7 +309,7 @@ impl Adoption<'_> {
         let files: Vec<String> = baseline.iter().map(|(f, _)| f.clone()).collect();
         let child_env: Vec<(String, OsString)> =
             self.env.vars().map(|(k, v)| (k.clone(), v.clone())).collect();
-        for mut argv in crate::lint_plan::scoped(format, &files) {
+        for mut argv in crate::plan::scoped(format, &files) {
             crate::tools::resolve_argv(&mut argv, self.registry, self.env);
             let shown = argv.join(" ");
             let done = Cmd::new(argv, scratch.path().to_path_buf(), child_env.clone(), self.deadline).run();
@@ -336,11 +338,8 @@ struct Files {
 impl Files {
     fn gather(root: &Path, all: bool) -> anyhow::Result<Self> {
         if all {
-            let project = match crate::surface::project_files(root) {
-                Ok(files) => files,
-                Err(_) => crate::files::project_files(root)
-                    .with_context(|| format!("listing files under {}", root.display()))?,
-            };
+            let project = crate::surface::listing(root)
+                .with_context(|| format!("listing files under {}", root.display()))?;
             return Ok(Self { selected: project.clone(), project });
         }
         let surface = crate::surface::working_changes(root).map_err(|e| {
@@ -405,13 +404,15 @@ fn refusal_reason(root: &Path, rel: &str) -> Result<(), Option<String>> {
 fn planned(language: &str, name: &str, action: &Action) -> FormatterResult {
     let mut run = match action {
         Action::Run(job) => {
-            let mut run = crate::run::skipped(language, name, Status::Planned, "");
+            let mut run = crate::outcome::LanguageResult::skipped(language, name, Status::Planned, "");
             run.argv.clone_from(&job.invocations);
             run.files.clone_from(&job.files);
             run.install_hint.clone_from(&job.install_hint);
             run
         }
-        Action::Skip { status, reason } => crate::run::skipped(language, name, *status, reason),
+        Action::Skip { status, reason } => {
+            crate::outcome::LanguageResult::skipped(language, name, *status, reason)
+        }
     };
     run.fix = None;
     FormatterResult { run, changed: Vec::new() }

@@ -24,10 +24,11 @@ use std::time::Duration;
 
 use anyhow::{Context, anyhow};
 
-use crate::cli::{GitHook, GitHookArgs};
+use crate::cli::GitHookArgs;
 use crate::content::{self, ContentVerdict, Linters, Policy};
 use crate::env::Env;
 use crate::exit::EntryPoint;
+use crate::mode::GitHook;
 use crate::outcome::Status;
 use crate::output::Output;
 use crate::process::{Cmd, Ending};
@@ -468,7 +469,7 @@ fn audience(hook: GitHook) -> Audience {
 
 /// `codeguard: commit checked — PASS: python (ruff), shell (shellcheck); 3 files`, or `None`
 /// when nothing needed checking.
-fn pass_line(checked: &[Checked<'_>], mode: crate::bash::Mode) -> Option<String> {
+fn pass_line(checked: &[Checked<'_>], mode: crate::mode::Mode) -> Option<String> {
     let files: usize = checked.iter().map(|c| c.target.surface.paths.len()).sum();
     if files == 0 {
         return None;

@@ -14,24 +14,17 @@ use anyhow::Context;
 
 use super::UsageError;
 use crate::cli::InitArgs;
-use crate::lint::Project;
 use crate::outcome::Status;
 use crate::output::Output;
-use crate::registry::detect_project;
-use crate::setup_plan::{self, AGENTS_FILE, Change, Proposal};
+use crate::plan::setup::{AGENTS_FILE, Change, Proposal};
+use crate::project::Inventory;
 
 /// Runs `init`.
 pub(super) fn run(args: &InitArgs) -> anyhow::Result<Output> {
-    let root = super::check::project_root(args.path.as_deref())?;
-    let project = Project::load(&root).map_err(|e| UsageError(e.to_string()))?;
-    let files = match crate::surface::project_files(&root) {
-        Ok(files) => files,
-        Err(_) => {
-            crate::files::project_files(&root).with_context(|| format!("listing {}", root.display()))?
-        }
-    };
-    let facts = crate::files::root_facts(&root);
-    let detected = detect_project(&project.registry, &project.in_scope(&files), &facts.names);
+    let root = super::project_root(args.path.as_deref())?;
+    let listing = crate::surface::listing(&root).with_context(|| format!("listing {}", root.display()))?;
+    let inventory = Inventory::of(&root, &listing).map_err(|e| UsageError(e.to_string()))?;
+    let (detected, facts) = (&inventory.detected, &inventory.facts);
     let agents_path = root.join(AGENTS_FILE);
     if agents_path.symlink_metadata().is_ok_and(|m| !m.is_file()) {
         return Err(UsageError(format!(
@@ -45,7 +38,7 @@ pub(super) fn run(args: &InitArgs) -> anyhow::Result<Output> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(e).with_context(|| format!("reading {}", agents_path.display())),
     };
-    let proposals = setup_plan::propose(&detected, &facts, agents.as_deref());
+    let proposals = crate::plan::setup::propose(detected, facts, agents.as_deref());
     let mut out = String::new();
     let mode = if args.apply { "applying" } else { "dry run: nothing is written; run with --apply to write" };
     let _ = writeln!(out, "codeguard init: {} ({mode})", root.display());

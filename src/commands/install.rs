@@ -102,7 +102,7 @@ fn provision_tools(dir: &Path, env: &Env) {
         return;
     }
     if let Some((root, _)) = crate::intent::repository_at(dir) {
-        let _ = super::tools::provision_missing(&root, &[], env);
+        let _ = crate::tools::provision::provision_missing(&root, &[], env);
     }
 }
 

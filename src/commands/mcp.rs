@@ -407,7 +407,7 @@ fn call(name: &str, arguments: Value, env: &Env) -> Result<Value, String> {
     let document = match name {
         "check" => {
             let input: CheckInput = serde_json::from_value(arguments).map_err(parse_error)?;
-            let root = super::check::project_root(input.path.as_deref()).map_err(failed)?;
+            let root = super::project_root(input.path.as_deref()).map_err(failed)?;
             crate::surface::within_worktree(&root)
                 .map_err(|e| format!("`check` needs a git repository: {e}"))?;
             let args = CheckArgs {

@@ -189,6 +189,26 @@ pub(crate) fn index_file(env: &Env) -> anyhow::Result<Option<std::path::PathBuf>
 #[error("{0}")]
 pub(crate) struct UsageError(pub String);
 
+/// The project at `path` (default: the current directory), read once.
+pub(super) fn inventory(path: Option<&std::path::Path>) -> anyhow::Result<crate::project::Inventory> {
+    let root = project_root(path)?;
+    let listing = anyhow::Context::with_context(crate::surface::listing(&root), || {
+        format!("listing files under {}", root.display())
+    })?;
+    Ok(crate::project::Inventory::of(&root, &listing).map_err(|e| UsageError(e.to_string()))?)
+}
+
+/// The project directory: the given path (or the current directory), which must exist.
+pub(super) fn project_root(path: Option<&std::path::Path>) -> anyhow::Result<std::path::PathBuf> {
+    let path = path.map_or_else(|| std::path::PathBuf::from("."), std::path::Path::to_path_buf);
+    let meta =
+        std::fs::metadata(&path).map_err(|e| UsageError(format!("cannot use {}: {e}", path.display())))?;
+    if !meta.is_dir() {
+        return Err(UsageError(format!("{} is not a directory", path.display())).into());
+    }
+    anyhow::Context::with_context(path.canonicalize(), || format!("resolving {}", path.display()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

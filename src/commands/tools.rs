@@ -7,7 +7,6 @@
 //! Never: called by a hook (hooks never install), or installs a system toolchain.
 
 use std::fmt::Write as _;
-use std::path::Path;
 
 use anyhow::Context;
 use serde::Serialize;
@@ -18,7 +17,8 @@ use crate::env::Env;
 use crate::outcome::Status;
 use crate::output::Output;
 use crate::registry::{ManagedTool, Registry};
-use crate::tools::{self, Installed};
+use crate::tools::provision::{provision, select};
+use crate::tools::{self};
 
 /// Runs `codeguard tools …`.
 pub(super) fn run(args: &ToolsArgs, env: &Env) -> anyhow::Result<Output> {
@@ -36,9 +36,12 @@ fn run_into(args: &ToolsArgs, env: &Env, out: &mut Output) -> anyhow::Result<u8>
                 )
                 .into());
             }
-            let ids =
-                if *detected { super::detect::integrated_languages(path.as_deref())? } else { lang.clone() };
-            let (chosen, notes) = select(&registry, &ids)?;
+            let ids = if *detected {
+                super::inventory(path.as_deref())?.integrated().map(|l| l.id.clone()).collect()
+            } else {
+                lang.clone()
+            };
+            let (chosen, notes) = select(&registry, &ids).map_err(UsageError)?;
             for note in notes {
                 let _ = writeln!(out.stderr, "codeguard: {note}");
             }
@@ -53,7 +56,7 @@ fn run_into(args: &ToolsArgs, env: &Env, out: &mut Output) -> anyhow::Result<u8>
             let chosen = if lang.is_empty() {
                 registry.managed_tools().iter().collect()
             } else {
-                select(&registry, lang)?.0
+                select(&registry, lang).map_err(UsageError)?.0
             };
             let listing = listing(&registry, &chosen, env);
             let text = match format {
@@ -68,7 +71,7 @@ fn run_into(args: &ToolsArgs, env: &Env, out: &mut Output) -> anyhow::Result<u8>
             let chosen = if lang.is_empty() {
                 registry.managed_tools().iter().collect()
             } else {
-                select(&registry, lang)?.0
+                select(&registry, lang).map_err(UsageError)?.0
             };
             let mut removed = 0;
             for tool in chosen {
@@ -84,99 +87,6 @@ fn run_into(args: &ToolsArgs, env: &Env, out: &mut Output) -> anyhow::Result<u8>
             Ok(done(true))
         }
     }
-}
-
-/// The managed tools of the languages `ids`, without repeats, and a note for each language
-/// codeguard manages no tool of. An unknown id is a usage error.
-fn select<'r>(registry: &'r Registry, ids: &[String]) -> anyhow::Result<(Vec<&'r ManagedTool>, Vec<String>)> {
-    let mut chosen: Vec<&ManagedTool> = Vec::new();
-    let mut notes = Vec::new();
-    for id in ids {
-        let lang = registry
-            .get(id)
-            .ok_or_else(|| UsageError(format!("unknown language `{id}` (see `codeguard languages`)")))?;
-        let managed = registry.managed_tools_of(lang);
-        if managed.is_empty() {
-            let how =
-                if lang.install_hint.is_empty() { String::new() } else { format!(": {}", lang.install_hint) };
-            notes.push(format!("{id}: no managed tool (its tools come from the system{how})"));
-        }
-        for tool in managed {
-            if !chosen.iter().any(|t| t.name == tool.name) {
-                chosen.push(tool);
-            }
-        }
-    }
-    Ok((chosen, notes))
-}
-
-/// Installs `chosen`, one progress line each on stderr at once (downloads take a while); false when any install failed (each
-/// failure is one line, and leaves nothing behind).
-pub(crate) fn provision(chosen: &[&ManagedTool], env: &Env) -> bool {
-    let mut ok = true;
-    let mut err = String::new();
-    let say = |err: &mut String| crate::output::progress(&std::mem::take(err));
-    for tool in chosen {
-        let place = tools::install_dir(env, tool);
-        if tools::is_installed(env, tool) {
-            let _ = writeln!(
-                err,
-                "codeguard: {} {} already installed ({})",
-                tool.name,
-                tool.version,
-                place.display()
-            );
-            say(&mut err);
-            continue;
-        }
-        let _ = writeln!(
-            err,
-            "codeguard: installing {} {} from {} into {} …",
-            tool.name,
-            tool.version,
-            tools::registry_name(tool),
-            place.display()
-        );
-        say(&mut err);
-        match tools::install(env, tool) {
-            Ok(Installed::New) => {
-                let _ = writeln!(err, "codeguard: installed {} {}", tool.name, tool.version);
-                say(&mut err);
-            }
-            Ok(Installed::Already) => {
-                let _ = writeln!(
-                    err,
-                    "codeguard: {} {} already installed (by another process)",
-                    tool.name, tool.version
-                );
-                say(&mut err);
-            }
-            Err(e) => {
-                let _ = writeln!(err, "codeguard: {e}");
-                say(&mut err);
-                ok = false;
-            }
-        }
-    }
-    ok
-}
-
-/// Installs the managed tools the project at `root` needs and has nowhere: the tools of its
-/// detected languages (only those in `only`, when given) that are neither installed by codeguard
-/// nor on `PATH`. Nothing to do costs one detection; failures are reported and do not stop the
-/// caller. Returns whether every install succeeded.
-pub(crate) fn provision_missing(root: &Path, only: &[String], env: &Env) -> bool {
-    let Ok(registry) = Registry::builtin() else { return false };
-    let Ok(mut ids) = super::detect::integrated_languages(Some(root)) else { return true };
-    if !only.is_empty() {
-        ids.retain(|id| only.contains(id));
-    }
-    let Ok((chosen, _)) = select(&registry, &ids) else { return true };
-    let missing: Vec<&ManagedTool> = chosen
-        .into_iter()
-        .filter(|t| !tools::is_installed(env, t) && t.bins.iter().all(|b| env.which(b).is_none()))
-        .collect();
-    missing.is_empty() || provision(&missing, env)
 }
 
 /// `tools update`: every tool with an installed version gets the pinned one; older versions go.

@@ -27,7 +27,7 @@ pub(crate) use index::{
     observe_index, sorted, tracked_files,
 };
 pub(crate) use refs::upstream;
-pub(crate) use tree::{commit_tree, head_file, head_tree, tree_index};
+pub(crate) use tree::{commit_tree, diff_trees, head_file, head_tree, tree_changes, tree_index};
 
 /// Why a repository could not be opened or read.
 #[derive(Debug, thiserror::Error)]

@@ -6,6 +6,8 @@
 
 use std::path::Path;
 
+use gix::bstr::ByteSlice;
+
 use super::Error;
 
 /// The tree of a commit.
@@ -70,4 +72,52 @@ pub(crate) fn head_file(root: &Path, path: &str) -> Result<Option<Vec<u8>>, Erro
     let repo = super::open_worktree(root)?;
     let Some(tree) = head_tree(&repo)? else { return Ok(None) };
     blob_at(&repo, tree, path)
+}
+/// Adds the blob paths that differ between `old` (or the empty tree) and `new`.
+pub(crate) fn diff_trees(
+    repo: &gix::Repository,
+    old: Option<gix::ObjectId>,
+    new: gix::ObjectId,
+    changed: &mut std::collections::BTreeSet<String>,
+    deleted: &mut std::collections::BTreeSet<String>,
+) -> Result<(), Error> {
+    use gix::diff::tree::recorder::Change;
+    for change in tree_changes(repo, old, new)? {
+        match change {
+            Change::Addition { entry_mode, path, .. } | Change::Modification { entry_mode, path, .. } => {
+                if !entry_mode.is_tree() {
+                    changed.insert(path.to_str_lossy().into_owned());
+                }
+            }
+            Change::Deletion { entry_mode, path, .. } => {
+                if !entry_mode.is_tree() {
+                    deleted.insert(path.to_str_lossy().into_owned());
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The recorded changes from `old` (or the empty tree) to `new`.
+pub(crate) fn tree_changes(
+    repo: &gix::Repository,
+    old: Option<gix::ObjectId>,
+    new: gix::ObjectId,
+) -> Result<Vec<gix::diff::tree::recorder::Change>, Error> {
+    let new_tree = repo.find_tree(new).map_err(Error::object("reading a tree"))?;
+    let old_data = match old {
+        Some(id) => repo.find_tree(id).map_err(Error::object("reading a tree"))?.data.clone(),
+        None => Vec::new(),
+    };
+    let mut recorder = gix::diff::tree::Recorder::default();
+    gix::diff::tree(
+        gix::objs::TreeRefIter::from_bytes(&old_data, repo.object_hash()),
+        gix::objs::TreeRefIter::from_bytes(&new_tree.data, repo.object_hash()),
+        &mut gix::diff::tree::State::default(),
+        &repo.objects,
+        &mut recorder,
+    )
+    .map_err(Error::object("diffing trees"))?;
+    Ok(recorder.records)
 }

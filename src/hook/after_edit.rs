@@ -10,10 +10,11 @@ use crate::env::Env;
 use crate::findings::{histogram, histogram_line};
 use crate::host::Answer;
 use crate::lint::{self, LintRequest};
+use crate::outcome::LanguageResult;
 use crate::outcome::Status;
 use crate::registry::{ProjectConfig, Registry};
 use crate::report;
-use crate::run::{LanguageResult, RunOptions};
+use crate::run::RunOptions;
 use crate::safety;
 use crate::state::session::Scope;
 
@@ -101,7 +102,7 @@ struct Saved {
 fn saved_file_safety(saved: &Saved) -> Option<String> {
     let (root, rel) = (&saved.root, &saved.rel);
     let findings = safety::scan(root, std::slice::from_ref(rel), &safety::committed_allow_list(root));
-    let blocking: Vec<&safety::Finding> = findings.iter().filter(|f| !f.allowed).collect();
+    let blocking: Vec<&crate::secrets::Finding> = findings.iter().filter(|f| !f.allowed).collect();
     if blocking.is_empty() {
         return None;
     }
@@ -215,11 +216,11 @@ fn auto_fix(
 ) -> Option<AutoFix> {
     let format = lang.format.as_ref()?;
     let own = config.overridden_languages().any(|l| l == lang.id)
-        || crate::lint_plan::Job::runs_repo_code(lang, crate::registry::CommandField::Format);
+        || crate::plan::Job::runs_repo_code(lang, crate::registry::CommandField::Format);
     if own && !crate::trust::is_trusted(env, root, config) {
         return None;
     }
-    let argv = crate::lint_plan::scoped(format, &[rel.to_owned()]).into_iter().next()?;
+    let argv = crate::plan::scoped(format, &[rel.to_owned()]).into_iter().next()?;
     let before = std::fs::read(file).ok().map(|b| blake3::hash(&b));
     let vars: Vec<(String, std::ffi::OsString)> = env.vars().map(|(k, v)| (k.clone(), v.clone())).collect();
     let done = crate::process::Cmd::new(argv.clone(), root.to_path_buf(), vars, SAVE_DEADLINE).run();

@@ -41,7 +41,9 @@ pub(super) fn evaluate(
         return Answer::Block(controls(&analysis.control));
     }
     let mut intent = intent::resolve(analysis, cwd);
-    surface::judge_writes(&mut intent, &|| crate::install::session_hooks::in_place(host, env, session));
+    surface::judge_writes(&mut intent, &crate::install::git_hooks::doors, &|| {
+        crate::install::session_hooks::in_place(host, env, session)
+    });
     let case = intent.gate_case();
     let repos = match case {
         GateCase::Unguarded => return Answer::Allow,
@@ -196,7 +198,7 @@ fn check_repo(
 
 fn finish(
     repo: &RepoIntent,
-    mode: crate::bash::Mode,
+    mode: crate::mode::Mode,
     verdict: &ContentVerdict,
     notes: Vec<String>,
     no_verify: bool,

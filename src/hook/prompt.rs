@@ -11,10 +11,11 @@ use crate::env::Env;
 use crate::findings::{histogram, histogram_line};
 use crate::host::Answer;
 use crate::lint::{self, LintRequest};
+use crate::outcome::LanguageResult;
 use crate::outcome::Status;
 use crate::registry::Registry;
 use crate::report;
-use crate::run::{LanguageResult, RunOptions};
+use crate::run::RunOptions;
 use crate::safety;
 use crate::surface::{self, Pathspecs, StagingAction, SurfaceOptions};
 
@@ -83,7 +84,7 @@ fn prompt_summary(
     intent: PromptIntent,
     files: &[String],
     results: &[LanguageResult],
-    findings: &[safety::Finding],
+    findings: &[crate::secrets::Finding],
     unverified: &[String],
 ) -> String {
     let action = match intent {
@@ -91,7 +92,7 @@ fn prompt_summary(
         PromptIntent::Push => "push",
     };
     let failed: Vec<&LanguageResult> = results.iter().filter(|r| r.status == Status::Fail).collect();
-    let blocking: Vec<&safety::Finding> = findings.iter().filter(|f| !f.allowed).collect();
+    let blocking: Vec<&crate::secrets::Finding> = findings.iter().filter(|f| !f.allowed).collect();
     let incomplete: Vec<String> = results
         .iter()
         .filter(|r| matches!(r.status, Status::Unverified | Status::Planned))

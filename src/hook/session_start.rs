@@ -6,22 +6,20 @@ use std::path::Path;
 
 use crate::env::Env;
 use crate::host::Answer;
-use crate::registry::{ProjectConfig, Registry};
+use crate::project::Inventory;
 use crate::surface::{self};
 
 /// A short summary of what codeguard checks in this project; silent when no language is found.
 pub(super) fn run(cwd: &Path, env: &Env) -> Answer {
     let Some((root, skip_gate)) = crate::intent::repository_at(cwd) else { return Answer::Allow };
-    let Ok(registry) = Registry::builtin() else { return Answer::Allow };
-    let config = ProjectConfig::load(&root);
-    let files = surface::project_files(&root).unwrap_or_default();
-    let facts = crate::files::root_facts(&root);
-    let detected = crate::registry::detect_project(&registry, &in_lint_scope(&files), &facts.names);
+    let listing = surface::listing(&root).unwrap_or_default();
+    let Some((project, config_error)) = Inventory::or_builtin(&root, &listing) else { return Answer::Allow };
+    let (registry, facts, detected) = (&project.project.registry, &project.facts, &project.detected);
     if detected.is_empty() {
         return Answer::Allow;
     }
     let mut text = format!("## codeguard\nRepository: {}\n", root.display());
-    let inventory = crate::run::toolchain_inventory(&registry, &detected, env);
+    let inventory = crate::run::toolchain_inventory(registry, detected, env);
     let _ = writeln!(text, "Languages: {}", inventory.join("; "));
     let configs: Vec<&str> = registry
         .languages()
@@ -34,14 +32,15 @@ pub(super) fn run(cwd: &Path, env: &Env) -> Answer {
         let _ = writeln!(text, "Linter configs: {}", dedup(configs).join(", "));
     }
     text.push_str("Every git commit and push is checked before it runs (linters on the exact content, plus a secret and artifact scan). Keep fixes and git commands in separate Bash calls: a blocked call runs none of its steps.\n");
-    match &config {
-        Err(e) => {
+    match &config_error {
+        Some(e) => {
             let _ =
                 writeln!(text, "Warning: {e} — checks of this repository are UNVERIFIED until it is fixed.");
         }
-        Ok(config) => {
+        None => {
+            let config = &project.project.config;
             let own: Vec<&str> = config.overridden_languages().collect();
-            let repo_code = crate::lint::repo_code_linters(&registry, &detected);
+            let repo_code = crate::lint::repo_code_linters(registry, detected);
             if (!own.is_empty() || !repo_code.is_empty()) && !crate::trust::is_trusted(env, &root, config) {
                 if !own.is_empty() {
                     let _ = writeln!(
@@ -66,10 +65,6 @@ pub(super) fn run(cwd: &Path, env: &Env) -> Answer {
         text.push_str("Warning: codeguard.skipGate is set in this repository, so linters are skipped at commit (the safety scan still runs). Remove it with `git config --unset codeguard.skipGate`.\n");
     }
     Answer::context(text)
-}
-
-fn in_lint_scope(files: &[String]) -> Vec<String> {
-    files.iter().filter(|f| !crate::files::is_out_of_lint_scope(f)).cloned().collect()
 }
 
 fn dedup(mut items: Vec<&str>) -> Vec<&str> {

@@ -31,7 +31,7 @@ pub(crate) fn encode(event: &HookEvent, answer: &Answer, runtime_ms: u64) -> Out
 }
 
 fn redacted(answer: &Answer) -> Answer {
-    let clean = |t: &str| crate::safety::redact(t).into_owned();
+    let clean = |t: &str| crate::secrets::redact(t).into_owned();
     match answer {
         Answer::Allow => Answer::Allow,
         Answer::Context { text, user } => {

@@ -26,13 +26,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use super::hook_managers::{self as managers, Block, Owner};
-use crate::cli::GitHook;
-
-/// The line that marks a hook script as codeguard's own.
-pub(crate) const MARKER: &str = "# codeguard-managed-hook";
-
-/// Suffix of a pre-existing hook that ours runs first.
-pub(crate) const CHAINED_SUFFIX: &str = ".codeguard-chained";
+use super::hook_script::{CHAINED_SUFFIX, binary_of, genuine, is_ours, script};
+use crate::mode::GitHook;
 
 /// Suffix of a pre-existing hook that `--force` replaced (kept, not run).
 pub(crate) const REPLACED_SUFFIX: &str = ".codeguard-replaced";
@@ -600,6 +595,20 @@ pub(crate) fn reach(layout: &Layout, recorded: bool) -> Option<Vec<Reach>> {
     Some(GitHook::ALL.iter().map(|hook| reach_one(layout, *hook, &ours)).collect())
 }
 
+/// codeguard's git hooks in the repository at `root`, as the gate counts on them: the hooks
+/// directory and which of codeguard's hooks git runs there with nothing able to skip them (never
+/// counting on an install record).
+pub(crate) fn doors(root: &Path) -> Option<crate::surface::GitDoors> {
+    let layout = layout(root).ok()?;
+    let reach = reach(&layout, false)?;
+    let sure = |hook: GitHook| reach.iter().any(|r| r.hook == hook && r.unconditional);
+    Some(crate::surface::GitDoors {
+        pre_commit: sure(GitHook::PreCommit),
+        backstop: sure(GitHook::ReferenceTransaction),
+        hooks: layout.hooks,
+    })
+}
+
 /// Every file where codeguard's script or block is installed.
 fn traces(layout: &Layout) -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -771,31 +780,6 @@ fn reach_one(layout: &Layout, hook: GitHook, ours: &[PathBuf]) -> Reach {
     Reach { hook, runs, unconditional, detail }
 }
 
-/// Whether `text` is exactly the script this codeguard writes for `hook`, running this very
-/// binary: a file that merely carries codeguard's marker line may do anything else, so only the
-/// byte-identical script counts as a gate nothing can skip.
-fn genuine(hook: GitHook, text: &str) -> bool {
-    runs_this_binary(text).is_some_and(|exe| text == script(hook, &exe))
-}
-
-/// The binary a codeguard script runs (its `codeguard='…'` line), when that is this very
-/// program: the same file, by path or by identity (a hard link). `None` otherwise, or when it
-/// cannot be told.
-pub(crate) fn runs_this_binary(text: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::MetadataExt as _;
-    let named = PathBuf::from(binary_of(text)?);
-    let this = std::env::current_exe().ok()?;
-    let same_path = matches!((this.canonicalize(), named.canonicalize()), (Ok(a), Ok(b)) if a == b);
-    let identity = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
-    (same_path || identity(&this).is_some_and(|id| identity(&named) == Some(id))).then_some(named)
-}
-
-/// The binary codeguard's script runs (its `codeguard='…'` line).
-fn binary_of(text: &str) -> Option<String> {
-    let quoted = text.lines().find_map(|l| l.strip_prefix("codeguard="))?;
-    Some(quoted.strip_prefix('\'')?.strip_suffix('\'')?.replace(r"'\''", "'"))
-}
-
 pub(crate) fn executable(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
@@ -827,11 +811,6 @@ fn present(path: &Path) -> Present {
         },
         Err(_) => Present::Other(Owner::Other),
     }
-}
-
-/// Whether a hook script is one codeguard wrote.
-pub(crate) fn is_ours(text: &str) -> bool {
-    text.lines().any(|line| line == MARKER)
 }
 
 fn kept(dir: &Path, hook: GitHook, suffix: &str) -> PathBuf {
@@ -867,137 +846,6 @@ fn write_hook(path: &Path, text: &str) -> Result<(), InstallError> {
 fn write_with_mode(path: &Path, text: &str, mode: u32) -> Result<(), InstallError> {
     crate::fs::write_atomic(path, text.as_bytes(), crate::fs::Atomic::with_mode(mode))
         .map_err(io(format!("writing {}", path.display())))
-}
-
-/// Where a hook script finds the hook that ran there before codeguard, which it runs first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Chain {
-    /// `install --git-hooks`: the earlier hook was kept beside the script as `NAME.codeguard-chained`.
-    Kept,
-    /// The agent session's hooks directory (`install --host`, see [`super::session_hooks`]):
-    /// the repository's own hook of that name — the hooks directory git would use without the
-    /// session's `core.hooksPath`, asked of git with the session's configuration entries off.
-    Repository,
-}
-
-impl Chain {
-    /// The script's lines that say who wrote it and set `chained`.
-    fn preamble(self, name: &str) -> String {
-        match self {
-            Self::Kept => format!(
-                "# Written by `codeguard install --git-hooks`; `codeguard uninstall --git-hooks` removes it.
-# A hook that was here before is kept as {name}{CHAINED_SUFFIX} and runs first.
-chained=\"${{0%/*}}/{name}{CHAINED_SUFFIX}\"
-"
-            ),
-            Self::Repository => format!(
-                "# Written by `codeguard install --host H` into codeguard's hooks directory for agent sessions,
-# which the host's shell environment names as core.hooksPath (GIT_CONFIG_COUNT); `codeguard
-# uninstall --host H` stops naming it. The repository's own {name} hook, if any, runs first.
-chained=$(GIT_CONFIG_COUNT=0 git rev-parse --git-path hooks/{name} 2>/dev/null)
-if [ \"$chained\" -ef \"$0\" ]; then chained=; fi
-"
-            ),
-        }
-    }
-
-    /// What to do when codeguard's binary is gone.
-    fn reinstall(self) -> &'static str {
-        match self {
-            Self::Kept => "run 'codeguard install --git-hooks' again",
-            Self::Repository => "run 'codeguard install --host' for your agent again",
-        }
-    }
-
-    /// How to take the hook out.
-    fn uninstall(self) -> &'static str {
-        match self {
-            Self::Kept => "'codeguard uninstall --git-hooks'",
-            Self::Repository => "'codeguard uninstall --host' for your agent",
-        }
-    }
-}
-
-/// The hook script for `hook`, running `exe`. A chained hook runs first and its failure stops
-/// git; pre-push's stdin (the ref lines) is read once and handed to both.
-pub(crate) fn script(hook: GitHook, exe: &Path) -> String {
-    script_in(hook, exe, Chain::Kept)
-}
-
-/// [`script`] for where it is installed.
-pub(crate) fn script_in(hook: GitHook, exe: &Path, chain: Chain) -> String {
-    let name = hook.file_name();
-    let command = hook.command();
-    let exe = sh_quote(&exe.to_string_lossy());
-    let preamble = chain.preamble(name);
-    let reinstall = chain.reinstall();
-    let run = match hook {
-        GitHook::PreCommit => format!(
-            "if [ -x \"$chained\" ]; then\n  \"$chained\" \"$@\" || exit $?\nfi\nexec \"$codeguard\" git-hook {name} \"$@\"\n"
-        ),
-        GitHook::PrePush => format!(
-            "input=$(cat; echo x)\ninput=${{input%x}}\nif [ -x \"$chained\" ]; then\n  printf '%s' \"$input\" | \"$chained\" \"$@\" || exit $?\nfi\nprintf '%s' \"$input\" | \"$codeguard\" git-hook {name} \"$@\"\n"
-        ),
-        GitHook::ReferenceTransaction => return backstop_script(&exe, &preamble, chain),
-    };
-    format!(
-        "#!/bin/sh
-{MARKER}
-{preamble}codeguard={exe}
-if [ ! -x \"$codeguard\" ]; then
-  echo \"codeguard: $codeguard is missing; {reinstall}, or bypass once with git {command} --no-verify\" >&2
-  exit 1
-fi
-{run}"
-    )
-}
-
-/// The reference-transaction script (`exe` already quoted). git runs it for every ref update
-/// (three times: prepared, committed, aborted), so what codeguard ignores costs one `sh` and no
-/// other process (in the session's hooks directory, one `git rev-parse` too, to find the
-/// repository's own hook): any state but `prepared` and any transaction that moves no branch or
-/// tag returns at once, with the ref lines read by the shell's own `read`. A chained hook still
-/// sees every state with its stdin.
-fn backstop_script(exe: &str, preamble: &str, chain: Chain) -> String {
-    let name = GitHook::ReferenceTransaction.file_name();
-    let (reinstall, uninstall) = (chain.reinstall(), chain.uninstall());
-    format!(
-        "#!/bin/sh
-{MARKER}
-{preamble}# Before a branch or tag moves (state \"prepared\"), codeguard judges the commits and tags that
-# land, whatever command moved it; a non-zero exit makes git abort the whole update.
-codeguard={exe}
-if [ \"$1\" != prepared ]; then
-  if [ -x \"$chained\" ]; then
-    exec \"$chained\" \"$@\"
-  fi
-  exit 0
-fi
-input=
-judge=
-while IFS= read -r line || [ -n \"$line\" ]; do
-  input=\"$input$line
-\"
-  case \"$line\" in
-    *\" refs/heads/\"* | *\" refs/tags/\"*) judge=1 ;;
-  esac
-done
-if [ -x \"$chained\" ]; then
-  printf '%s' \"$input\" | \"$chained\" \"$@\" || exit $?
-fi
-[ -n \"$judge\" ] || exit 0
-if [ ! -x \"$codeguard\" ]; then
-  echo \"codeguard: $codeguard is missing, so this branch or tag update cannot be checked and git stops it; {reinstall}, or {uninstall}\" >&2
-  exit 1
-fi
-printf '%s' \"$input\" | \"$codeguard\" git-hook {name} \"$@\"
-"
-    )
-}
-
-/// Quotes a string for `sh` (single quotes; an embedded `'` becomes `'\''`).
-pub(crate) fn sh_quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
 }
 
 #[cfg(test)]

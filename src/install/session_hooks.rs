@@ -18,12 +18,13 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::git_hooks::{self, Chain, MARKER};
+use super::git_hooks;
+use super::hook_script::{self, Chain, MARKER};
 use super::hosts::{self, HostInstallError};
-use crate::cli::GitHook;
 use crate::env::Env;
 use crate::host::Host;
 use crate::host::spec::SessionEnv;
+use crate::mode::GitHook;
 
 /// The hooks git runs on the client side; each is in the session's directory, so none of the
 /// repository's own is lost. Server-side hooks (and `push-to-checkout`, `proc-receive`, whose
@@ -70,7 +71,7 @@ pub(crate) fn values(dir: &Path) -> [String; 3] {
 /// repository's own.
 pub(crate) fn script(name: &str, exe: &Path) -> String {
     match GitHook::ALL.iter().find(|h| h.file_name() == name && **h != GitHook::PreCommit) {
-        Some(hook) => git_hooks::script_in(*hook, exe, Chain::Repository),
+        Some(hook) => hook_script::script_in(*hook, exe, Chain::Repository),
         None => format!(
             "#!/bin/sh
 {MARKER}
@@ -113,7 +114,7 @@ pub(crate) fn problem(dir: &Path) -> Option<String> {
         };
         // The judging scripts must run this very binary; the others name none.
         let exe = if text.contains("\ncodeguard=") {
-            git_hooks::runs_this_binary(&text)
+            hook_script::runs_this_binary(&text)
         } else {
             Some(PathBuf::new())
         };
@@ -222,7 +223,7 @@ fn is_our_stale(env: &Map<String, Value>, dir: &Path) -> bool {
             let named = Path::new(v);
             named != dir
                 && std::fs::read_to_string(named.join(GitHook::ReferenceTransaction.file_name()))
-                    .is_ok_and(|t| git_hooks::is_ours(&t))
+                    .is_ok_and(|t| hook_script::is_ours(&t))
         })
 }
 
@@ -343,7 +344,7 @@ mod tests {
         let exe = Path::new("/opt/codeguard");
         for name in CLIENT_HOOKS {
             let text = script(name, exe);
-            assert!(git_hooks::is_ours(&text), "{name}");
+            assert!(hook_script::is_ours(&text), "{name}");
             assert!(
                 text.contains(&format!("GIT_CONFIG_COUNT=0 git rev-parse --git-path hooks/{name}")),
                 "{name} finds the repository's own hook: {text}"

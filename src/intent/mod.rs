@@ -15,11 +15,12 @@ mod programs;
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 
+pub(crate) use crate::bash::GitOp;
 use crate::bash::{
     self, AliasCall, Analysis, DirPart, FileWrite, GitCall, Interpreter, Opaque, Program, ProgramRun,
     ScriptRun, Severity, Step, WriteKind,
 };
-pub(crate) use crate::bash::{GitOp, Mode};
+use crate::mode::Mode;
 /// How the language gate is bypassed; intent finds the `codeguard.skipGate` kinds (`Inline`,
 /// `Chain`, `Persisted`), the gate itself the others.
 pub(crate) use crate::state::audit::BypassKind;
@@ -411,7 +412,7 @@ impl Resolver {
     fn unknown_code(&mut self, reason: String, dir: &Path) {
         // Bound in a repository, the opaque event marks it `opaque`: its surface then takes every
         // change first and, the mode being push, the branch's unpushed commits too.
-        self.opaque_event(reason, Some(bash::Mode::Push), &[], dir, Severity::Unverified);
+        self.opaque_event(reason, Some(crate::mode::Mode::Push), &[], dir, Severity::Unverified);
     }
 
     /// A program that runs commands from a project file: reads the file (one level, bounded)

@@ -8,49 +8,6 @@
 
 use serde::{Deserialize, Serialize};
 
-/// A line-per-finding output format (`path:line[:col]…`), by where the rule stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FindingsFormat {
-    /// `ruff check --output-format=concise`: `path:line:col: RULE message`.
-    RuffConcise,
-    /// `--format=gcc` (shellcheck): `path:line:col: level: message [SC1234]`; also cargo's
-    /// `--message-format=short` (`path:line:col: level: message`, the message standing for the
-    /// rule).
-    Gcc,
-    /// `yamllint --format parsable`: `path:line:col: [level] message (rule)`.
-    YamllintParsable,
-    /// The rule first after the place, with or without a colon: hadolint's `path:line RULE level:
-    /// message`.
-    RuleFirst,
-    /// markdownlint-cli2: `path:line[:col] [level] MD000/name message`.
-    Markdownlint,
-    /// rubocop `--format emacs`: `path:line:col: C: [Correctable] Dept/Cop: message`.
-    Emacs,
-    /// `go vet`: `path:line:col: message`, a vet analyser's lines prefixed `vet: `; the message
-    /// stands for the rule.
-    GoVet,
-    /// fish's own: `path (line N): message`.
-    Fish,
-    /// eslint's default `stylish`: a path line, then `  line:col  level  message  rule` lines.
-    Stylish,
-}
-
-impl FindingsFormat {
-    /// Every format, with its registry name.
-    pub const ALL: [(Self, &'static str); 9] = [
-        (Self::RuffConcise, "ruff-concise"),
-        (Self::Gcc, "gcc"),
-        (Self::YamllintParsable, "yamllint-parsable"),
-        (Self::RuleFirst, "rule-first"),
-        (Self::Markdownlint, "markdownlint"),
-        (Self::Emacs, "emacs"),
-        (Self::GoVet, "go-vet"),
-        (Self::Stylish, "stylish"),
-        (Self::Fish, "fish"),
-    ];
-}
-
 /// Regular expressions read from the registry, compiled once when it is read (a pattern that
 /// does not compile makes the entry invalid, so the registry refuses it). Matching is per line.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

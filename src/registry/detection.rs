@@ -17,18 +17,11 @@ pub(crate) struct DetectedLanguage {
     pub files: Vec<String>,
 }
 
-/// Detects active languages from the given files and root-level names, in registry order.
-/// A language counts when it has at least one file or one marker at the root.
-pub(crate) fn detect_project(
-    registry: &Registry,
-    files: &[String],
-    root_names: &BTreeSet<String>,
-) -> Vec<DetectedLanguage> {
-    detect_with_interpreters(registry, files, root_names, &BTreeMap::new())
-}
-
-/// [`detect_project`], with the interpreters read from the files' `#!` lines (path →
-/// interpreter), which can decide a file's language (see [`Registry::language_of_file`]).
+/// Detects active languages from the given files, root-level names and the interpreters read
+/// from the files' `#!` lines (path → interpreter, which can decide a file's language, see
+/// [`Registry::language_of_file`]), in registry order. A language counts when it has at least
+/// one file or one marker at the root. `crate::project::Inventory` is the one caller that names a
+/// project's languages; planning detects the content it is handed the same way.
 pub(crate) fn detect_with_interpreters(
     registry: &Registry,
     files: &[String],
@@ -58,6 +51,19 @@ pub(crate) fn detect_with_interpreters(
     found
 }
 
+/// The interpreter named by the `#!` line at the start of `text`.
+pub(crate) fn shebang_interpreter(text: &str) -> Option<String> {
+    let line = text.strip_prefix("#!")?.lines().next()?;
+    let mut words = line.split_whitespace();
+    let program = words.next()?.rsplit('/').next()?;
+    let name = if program == "env" {
+        words.find(|w| !w.starts_with('-') && !w.contains('='))?.rsplit('/').next()?
+    } else {
+        program
+    };
+    (!name.is_empty()).then(|| name.to_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,7 +73,7 @@ mod tests {
         let registry = Registry::builtin().expect("registry");
         let files = vec!["b.py".to_owned(), "a.py".to_owned(), "run.sh".to_owned(), "notes.txt".to_owned()];
         let root: BTreeSet<String> = ["Cargo.toml".to_owned()].into();
-        let found = detect_project(&registry, &files, &root);
+        let found = detect_with_interpreters(&registry, &files, &root, &BTreeMap::new());
         let ids: Vec<_> = found.iter().map(|d| d.id.as_str()).collect();
         assert_eq!(ids, ["rust", "python", "shell"]);
         assert_eq!(found[1].files, ["a.py", "b.py"]);

@@ -81,6 +81,17 @@ pub(crate) fn command_tool(argv: &Argv) -> Option<&str> {
     (!program.contains('/') && !matches!(program, "bash" | "sh")).then_some(program)
 }
 
+/// The tool a result's command ran, as people name it: the program's file name, or the tool `npx`
+/// ran; the language id when nothing ran.
+pub(crate) fn tool_name(result: &crate::outcome::LanguageResult) -> &str {
+    let Some(argv) = result.argv.first() else { return &result.language };
+    let program = argv.first().map_or("", |p| p.rsplit('/').next().unwrap_or(p));
+    if program == "npx" {
+        return command_tool(argv).unwrap_or(program);
+    }
+    if program.is_empty() { &result.language } else { program }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,14 +9,16 @@ mod behaviour;
 mod config;
 mod detection;
 mod managed;
+mod support;
 mod validate;
 
 use serde::{Deserialize, Serialize};
 
-pub(crate) use behaviour::{Behaviour, FindingsFormat, Pattern};
+pub(crate) use behaviour::{Behaviour, Pattern};
 pub(crate) use config::{ConfigError, GateScope, ProjectConfig};
-pub(crate) use detection::{DetectedLanguage, detect_project, detect_with_interpreters};
-pub(crate) use managed::{ManagedTool, ToolSource, command_tool};
+pub(crate) use detection::{DetectedLanguage, detect_with_interpreters, shebang_interpreter};
+pub(crate) use managed::{ManagedTool, ToolSource, command_tool, tool_name};
+pub(crate) use support::SupportFiles;
 pub(crate) use validate::RegistryError;
 
 /// The registry compiled into the binary.
@@ -202,7 +204,7 @@ pub struct Language {
     /// baseline exemption (`crate::baseline`) reads. Absent: the output is not read finding by
     /// finding (whole-file blame).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub findings_format: Option<FindingsFormat>,
+    pub findings_format: Option<crate::findings::Format>,
     /// What the lint (and gate) command's endings mean: required for every language that has one
     /// (see [`Behaviour`]).
     #[serde(default)]
@@ -418,9 +420,9 @@ impl Registry {
     /// The configuration files the languages' tools read (`linter_config_files` and
     /// `requiresConfig` of every language), with codeguard's own (`codeguard.json`,
     /// `.gitattributes`) and `.editorconfig`: what a snapshot of changed files writes beside them.
-    pub fn support_files(&self) -> crate::snapshot::SupportFiles {
+    pub fn support_files(&self) -> SupportFiles {
         let own = [config::FILE_NAME, ".gitattributes", ".editorconfig"];
-        crate::snapshot::SupportFiles::new(
+        SupportFiles::new(
             self.languages
                 .iter()
                 .flat_map(|l| l.linter_config_files.iter().chain(l.requires_config.iter().flatten()))

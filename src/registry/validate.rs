@@ -202,13 +202,13 @@ fn check_kind(kind: FieldKind, value: &serde_json::Value) -> Result<(), String> 
                 .into())
         }
         (FieldKind::FindingsFormat, Value::String(s))
-            if crate::registry::FindingsFormat::ALL.iter().any(|(_, name)| name == s) =>
+            if crate::findings::Format::ALL.iter().any(|(_, name)| name == s) =>
         {
             Ok(())
         }
         (FieldKind::FindingsFormat, _) => Err(format!(
             "must be one of {}",
-            crate::registry::FindingsFormat::ALL.map(|(_, name)| format!("\"{name}\"")).join(", ")
+            crate::findings::Format::ALL.map(|(_, name)| format!("\"{name}\"")).join(", ")
         )),
         (FieldKind::Verdict, value @ Value::Object(_)) => {
             let behaviour: crate::registry::Behaviour =

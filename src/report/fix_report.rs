@@ -7,10 +7,10 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::{INLINE_LINES, SCHEMA_VERSION};
-use crate::cli::Scope;
+use crate::mode::Scope;
+use crate::outcome::LanguageResult;
 use crate::outcome::Status;
 use crate::outcome::overall;
-use crate::run::LanguageResult;
 
 /// The result of `codeguard fix`.
 #[derive(Debug, Clone, Serialize)]

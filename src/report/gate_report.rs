@@ -8,11 +8,11 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use crate::bash::Mode;
 use crate::findings::{count_line, histogram, histogram_line};
+use crate::mode::Mode;
+use crate::outcome::LanguageResult;
 use crate::outcome::Status;
-use crate::run::LanguageResult;
-use crate::safety::{Finding, Kind};
+use crate::secrets::{Finding, Kind};
 
 /// Upper bound on the report's length, in characters.
 pub const MAX_REPORT_CHARS: usize = 3000;
@@ -329,7 +329,7 @@ fn safety_block(findings: &[Finding]) -> String {
 }
 
 fn tool(lang: &LanguageResult) -> &str {
-    lang.tool_name()
+    crate::registry::tool_name(lang)
 }
 
 fn plural(n: usize) -> &'static str {

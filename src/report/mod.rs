@@ -17,10 +17,10 @@ pub(crate) use fix_report::{FixReport, FormatterResult, Refusal, render_fix};
 pub(crate) use gate_report::{Audience, render_gate_for, render_incomplete};
 pub use gate_report::{GateReport, MAX_REPORT_CHARS, render_gate};
 
-use crate::cli::Scope;
+use crate::mode::Scope;
+use crate::outcome::LanguageResult;
 use crate::outcome::Status;
-use crate::run::LanguageResult;
-use crate::safety::Finding;
+use crate::secrets::Finding;
 
 /// The JSON schema version of machine-readable reports.
 pub(crate) const SCHEMA_VERSION: &str = "1";
@@ -128,8 +128,8 @@ fn scope_words(scope: Scope) -> &'static str {
 fn render_language(out: &mut String, result: &LanguageResult) {
     let tool = match (result.argv.is_empty(), result.managed) {
         (true, _) => "-".to_owned(),
-        (false, true) => format!("{} (managed)", result.tool_name()),
-        (false, false) => result.tool_name().to_owned(),
+        (false, true) => format!("{} (managed)", crate::registry::tool_name(result)),
+        (false, false) => crate::registry::tool_name(result).to_owned(),
     };
     let files = match result.files.len() {
         0 => String::new(),

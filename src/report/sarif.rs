@@ -19,9 +19,9 @@ use serde_json::{Value, json};
 
 use super::CheckReport;
 use crate::findings::Finding as Diagnostic;
+use crate::outcome::LanguageResult;
 use crate::outcome::Status;
-use crate::run::LanguageResult;
-use crate::safety::Finding;
+use crate::secrets::Finding;
 
 /// The SARIF version written.
 pub(crate) const VERSION: &str = "2.1.0";
@@ -47,7 +47,7 @@ pub(crate) fn build(report: &CheckReport) -> Value {
         .filter(|l| l.status != Status::Skipped)
         .map(|l| language_run(report, l))
         .collect();
-    if report.scope != crate::cli::Scope::All {
+    if report.scope != crate::mode::Scope::All {
         runs.push(safety_run(report, &report.safety));
     }
     json!({
@@ -85,7 +85,7 @@ fn language_run(report: &CheckReport, lang: &LanguageResult) -> Value {
 
 /// The program that ran (its file name), or the language id when nothing could run.
 fn program(lang: &LanguageResult) -> String {
-    lang.tool_name().to_owned()
+    crate::registry::tool_name(lang).to_owned()
 }
 
 fn invocation(lang: &LanguageResult) -> Value {

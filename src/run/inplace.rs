@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::LanguageResult;
-use crate::lint_plan::{Action, Plan};
+use crate::outcome::LanguageResult;
 use crate::outcome::Status;
+use crate::plan::{Action, Plan};
 
 /// How many changed files a reason names before it summarises the rest.
 const NAMED: usize = 10;
@@ -186,7 +186,7 @@ mod tests {
     use super::*;
 
     fn result(language: &str, program: &str, files: &[&str]) -> LanguageResult {
-        let mut r = crate::run::skipped(language, language, Status::Pass, "");
+        let mut r = crate::outcome::LanguageResult::skipped(language, language, Status::Pass, "");
         r.argv = vec![vec![program.to_owned()]];
         r.files = files.iter().map(|f| (*f).to_owned()).collect();
         r.duration = Duration::from_millis(1);

@@ -15,11 +15,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
 use crate::env::Env;
-use crate::lint_plan::{Action, Job, Plan};
-use crate::outcome::Status;
+use crate::outcome::{LanguageResult, Status};
+use crate::plan::{Action, Job, Plan};
 use crate::process::{Cmd, Ending, Finished};
 use crate::registry::Argv;
 use crate::verdict;
@@ -39,76 +38,6 @@ pub(crate) struct RunOptions {
     pub deadline: Duration,
     /// Linters running at once.
     pub jobs: usize,
-}
-
-/// The result for one language.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct LanguageResult {
-    /// Registry id.
-    pub language: String,
-    /// Display name.
-    pub name: String,
-    /// The verdict.
-    pub status: Status,
-    /// Why (empty for a plain pass/fail).
-    pub reason: String,
-    /// The exit code of the worst invocation, when one ran to an exit.
-    pub exit_code: Option<i32>,
-    /// What ran.
-    pub argv: Vec<Argv>,
-    /// The files checked.
-    pub files: Vec<String>,
-    /// Wall-clock time of all invocations.
-    #[serde(rename = "duration_ms", serialize_with = "as_millis", deserialize_with = "from_millis")]
-    pub duration: Duration,
-    /// Everything the linter printed (not serialised; the log file holds it).
-    #[serde(skip)]
-    pub output: String,
-    /// The formatter command that may fix it.
-    pub fix: Option<Argv>,
-    /// How to install the tool.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub install_hint: String,
-    /// The tool that ran is codeguard's managed copy (`codeguard tools install`), not the one on
-    /// `PATH`; its path is the program of `argv`.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub managed: bool,
-    /// Where the full output was written.
-    pub log_path: Option<std::path::PathBuf>,
-    /// Why no conclusion was reached, as a type (see [`crate::outcome::Reason`]); not part of the
-    /// report, whose `reason` says it in words.
-    #[serde(skip)]
-    pub cause: Option<crate::outcome::Reason>,
-    /// Findings exempt because the same tool reports them on the baseline content
-    /// (`path:line: rule`); see `crate::baseline`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub exempt: Vec<String>,
-    /// The findings read from the output (`crate::findings`), when the tool's output format is
-    /// known: what every count, histogram and fix advice is made of.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub findings: Vec<crate::findings::Finding>,
-}
-
-impl LanguageResult {
-    /// The tool that ran, as people name it: the program's file name, or the tool `npx` ran; the
-    /// language id when nothing ran.
-    pub(crate) fn tool_name(&self) -> &str {
-        let Some(argv) = self.argv.first() else { return &self.language };
-        let program = argv.first().map_or("", |p| p.rsplit('/').next().unwrap_or(p));
-        if program == "npx" {
-            return crate::registry::command_tool(argv).unwrap_or(program);
-        }
-        if program.is_empty() { &self.language } else { program }
-    }
-}
-
-#[allow(clippy::trivially_copy_pass_by_ref)]
-fn as_millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
-fn from_millis<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-    u64::deserialize(d).map(Duration::from_millis)
 }
 
 /// A progress event, for a live progress line.
@@ -136,7 +65,7 @@ pub(crate) fn execute(
 ) -> Vec<LanguageResult> {
     let child_env: Vec<(String, OsString)> = env.vars().map(|(k, v)| (k.clone(), v.clone())).collect();
     let probes = ProbeCache::default();
-    let probe = |entry: &crate::lint_plan::Entry| match &entry.action {
+    let probe = |entry: &crate::plan::Entry| match &entry.action {
         Action::Run(job) => probes.missing(job, env, &child_env),
         Action::Skip { .. } => None,
     };
@@ -208,7 +137,9 @@ pub(crate) fn execute(
         .iter()
         .enumerate()
         .map(|(i, entry)| match (&entry.action, &missing[i]) {
-            (Action::Skip { status, reason }, _) => skipped(&entry.language, &entry.name, *status, reason),
+            (Action::Skip { status, reason }, _) => {
+                LanguageResult::skipped(&entry.language, &entry.name, *status, reason)
+            }
             (Action::Run(job), Some(reason)) => unavailable(&entry.language, &entry.name, job, reason),
             (Action::Run(job), None) => {
                 let runs: Vec<Finished> =
@@ -219,32 +150,10 @@ pub(crate) fn execute(
         .collect()
 }
 
-/// A result for a language that did not run (or has not run yet).
-pub(crate) fn skipped(language: &str, name: &str, status: Status, reason: &str) -> LanguageResult {
-    LanguageResult {
-        language: language.to_owned(),
-        name: name.to_owned(),
-        status,
-        reason: reason.to_owned(),
-        exit_code: None,
-        argv: Vec::new(),
-        files: Vec::new(),
-        duration: Duration::ZERO,
-        output: String::new(),
-        fix: None,
-        install_hint: String::new(),
-        managed: false,
-        log_path: None,
-        cause: None,
-        exempt: Vec::new(),
-        findings: Vec::new(),
-    }
-}
-
 /// A job whose tool is not available (`reason` from [`tool_missing`], which names the install
 /// command: every `Reason::ToolMissing` result's reason does).
 fn unavailable(language: &str, name: &str, job: &Job, reason: &str) -> LanguageResult {
-    let mut result = skipped(language, name, Status::Unverified, reason);
+    let mut result = LanguageResult::skipped(language, name, Status::Unverified, reason);
     result.cause = Some(crate::outcome::Reason::ToolMissing);
     result.install_hint.clone_from(&job.install_hint);
     result.files.clone_from(&job.files);
@@ -259,7 +168,7 @@ fn unavailable(language: &str, name: &str, job: &Job, reason: &str) -> LanguageR
 /// (its files and why): the findings of the parts that finished stand, and what was not checked
 /// is said.
 fn judge_job(language: &str, name: &str, job: &Job, runs: &[Finished]) -> LanguageResult {
-    let mut result = skipped(language, name, Status::Pass, "");
+    let mut result = LanguageResult::skipped(language, name, Status::Pass, "");
     result.argv.clone_from(&job.invocations);
     result.files.clone_from(&job.files);
     result.fix.clone_from(&job.fix);
@@ -281,7 +190,7 @@ fn judge_job(language: &str, name: &str, job: &Job, runs: &[Finished]) -> Langua
         // Linters quote source lines: a secret in the content must not reach reports or logs.
         // The text is judged as it is reported (paths the repository's), so the findings the
         // verdict reads are the ones the report shows.
-        let text = relative(&crate::safety::redact(&done.text()));
+        let text = relative(&crate::secrets::redact(&done.text()));
         let verdict = verdict::judge(&job.behaviour, job.format, done, &text);
         result.output.push_str(&text);
         let worse_or_first = verdict.status > result.status || result.exit_code.is_none();
@@ -337,7 +246,7 @@ fn files_of(argv: &[String], files: &[String]) -> Vec<String> {
     let words: std::collections::HashSet<&str> = argv.iter().map(String::as_str).collect();
     files
         .iter()
-        .filter(|f| words.contains(f.as_str()) || words.contains(crate::lint_plan::path_arg(f).as_str()))
+        .filter(|f| words.contains(f.as_str()) || words.contains(crate::plan::path_arg(f).as_str()))
         .cloned()
         .collect()
 }
@@ -463,7 +372,7 @@ pub(crate) fn toolchain_inventory(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lint_plan::Entry;
+    use crate::plan::Entry;
 
     fn job(program: &str, invocations: Vec<Argv>, cwd: &std::path::Path) -> Action {
         Action::Run(Job {

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::env::Env;
-use crate::lint_plan::{Action, Plan};
+use crate::plan::{Action, Plan};
 use crate::registry::Registry;
 
 /// A cache not used for this long is removed by the sweep.

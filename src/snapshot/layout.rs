@@ -83,9 +83,9 @@ pub(crate) enum Extent<'a> {
     Whole,
     /// The changed paths, and the entries named like a support file (`names`) in the root or in
     /// a directory above a changed path.
-    Changed { support: &'a super::SupportFiles },
+    Changed { support: &'a crate::registry::SupportFiles },
     /// Every entry the `Changed` extent with the same support files left out.
-    Rest { support: &'a super::SupportFiles },
+    Rest { support: &'a crate::registry::SupportFiles },
 }
 
 /// The directories holding each of `paths` and all their ancestors, the root (`""`) included.
@@ -106,7 +106,11 @@ fn ancestor_dirs(paths: &[String]) -> BTreeSet<&[u8]> {
 /// one-file commit in a large index looks at the entries on that file's path, not at every
 /// entry): each changed path's, and each entry named like a support file in the root or a
 /// directory above a changed path. What [`Selector::in_changed_extent`] takes, entry by entry.
-fn changed_extent(state: &gix::index::State, surface: &Surface, support: &super::SupportFiles) -> Vec<usize> {
+fn changed_extent(
+    state: &gix::index::State,
+    surface: &Surface,
+    support: &crate::registry::SupportFiles,
+) -> Vec<usize> {
     use crate::git::sorted;
     let mut taken: BTreeSet<usize> = BTreeSet::new();
     for path in &surface.paths {
@@ -157,7 +161,7 @@ impl<'a> Selector<'a> {
         self.changed.get(i).is_some_and(|c| c.as_bytes() == path)
     }
 
-    fn in_changed_extent(&self, support: &super::SupportFiles, path: &BStr) -> bool {
+    fn in_changed_extent(&self, support: &crate::registry::SupportFiles, path: &BStr) -> bool {
         let (dir, name) = match path.rfind_byte(b'/') {
             Some(end) => (&path.as_bytes()[..end], &path.as_bytes()[end + 1..]),
             None => (&b""[..], path.as_bytes()),

@@ -34,7 +34,7 @@ pub use push::PushBase;
 pub(crate) use push::{
     PushAgainst, PushCall, PushRange, PushRefs, PushedHistory, landing, pushed, pushed_history,
 };
-pub(crate) use written::judge_writes;
+pub(crate) use written::{GitDoors, judge_writes};
 
 /// What the git command chain ends with in this repository.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,10 +55,10 @@ impl Mode {
     }
 
     /// The git command this content is predicted for.
-    pub fn git_command(self) -> crate::bash::Mode {
+    pub fn git_command(self) -> crate::mode::Mode {
         match self {
-            Mode::Commit => crate::bash::Mode::Commit,
-            Mode::Push { .. } => crate::bash::Mode::Push,
+            Mode::Commit => crate::mode::Mode::Commit,
+            Mode::Push { .. } => crate::mode::Mode::Push,
         }
     }
 
@@ -503,13 +503,23 @@ pub(crate) fn within_worktree(dir: &Path) -> Result<(), SurfaceError> {
 
 /// Every file of the worktree that git considers part of the project: tracked files still on
 /// disk plus untracked, not-ignored ones, sorted (for whole-tree checks).
+/// The files of the project at `root`: as git lists them (tracked, and untracked not ignored)
+/// when `root` is a worktree, else every file under it; only those present as files. The one
+/// listing `check`, `fix`, `detect`, `init`, `doctor` and the session start read a project by.
+pub(crate) fn listing(root: &Path) -> std::io::Result<Vec<String>> {
+    match project_files(root) {
+        Ok(files) => Ok(files.into_iter().filter(|f| root.join(f).is_file()).collect()),
+        Err(_) => crate::files::project_files(root),
+    }
+}
+
+/// Tracked (not deleted) and untracked, not ignored files of the worktree at `repo_root`.
 pub(crate) fn project_files(repo_root: &Path) -> Result<Vec<String>, SurfaceError> {
     let repo = crate::git::open_worktree(repo_root)?;
     let view = view::RepoView::load(&repo, view::WorktreeScan::Changes, None)?;
-    let tracked =
-        view.index.keys().filter(|p| !matches!(view.pending.get(*p), Some(model::Pending::Deleted)));
+    let tracked = view.index.keys().filter(|p| !matches!(view.pending.get(*p), Some(view::Pending::Deleted)));
     let untracked =
-        view.pending.iter().filter(|(_, p)| matches!(p, model::Pending::Untracked { .. })).map(|(k, _)| k);
+        view.pending.iter().filter(|(_, p)| matches!(p, view::Pending::Untracked { .. })).map(|(k, _)| k);
     let mut files: Vec<String> = tracked.chain(untracked).cloned().collect();
     files.sort();
     files.dedup();

@@ -9,39 +9,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::view::RepoView;
+use super::view::{Pending, RepoView, Source};
 use super::{GrowsFrom, Lanes, Overlay, OverlaySource, Pathspecs, Replay, StagingAction, revs};
-
-/// Where a path's content in the virtual index or `HEAD` comes from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Source {
-    /// An object already in the database (a listing entry, possibly moved by `git mv`).
-    Object { id: gix::ObjectId, mode: gix::index::entry::Mode },
-    /// The worktree file at `real` (repo-relative), as it will be when git reads it.
-    Worktree { real: String },
-    /// An intent-to-add entry: present in the index, never committed as content.
-    IntentToAdd,
-    /// An unresolved conflict (stages 1–3).
-    Conflicted,
-}
-
-/// A difference between the worktree and the virtual index, waiting to be staged.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Pending {
-    /// A tracked path whose worktree file differs (content, mode, type; or intent-to-add).
-    Modified { real: String },
-    /// A tracked path missing from the worktree.
-    Deleted,
-    /// An untracked, not-ignored file or symlink.
-    Untracked { real: String },
-    /// An ignored file or symlink (only listed when some `add -f` could take it).
-    Ignored { real: String },
-    /// An untracked directory holding its own repository (git would add it as a gitlink).
-    NestedRepo,
-    /// A worktree file an earlier step of the command writes from a known blob (`git restore
-    /// --source=REV` without `--staged`, a stash being applied).
-    Blob { id: gix::ObjectId, mode: gix::index::entry::Mode },
-}
 
 impl Pending {
     fn is_dir(&self) -> bool {

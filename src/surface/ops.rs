@@ -20,7 +20,7 @@ pub(crate) fn for_repo(repo: &RepoIntent) -> Result<Surface, SurfaceError> {
         // What it stages is unknown: the most it could take comes first.
         actions.insert(0, anything_staged(false, false));
     }
-    if repo.mode == crate::bash::Mode::Push && mode == Mode::Commit {
+    if repo.mode == crate::mode::Mode::Push && mode == Mode::Commit {
         mode = Mode::Push { pending_commit: true };
     }
     let options = SurfaceOptions { through_last_commit: !repo.ops.iter().any(|o| o.indirect) };

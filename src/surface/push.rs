@@ -14,7 +14,7 @@ use std::path::Path;
 
 use gix::bstr::ByteSlice;
 
-use super::model::Source;
+use super::view::Source;
 use super::view::{self, RepoView};
 use super::{Base, Lanes, Mode, Surface, SurfaceError};
 use crate::git;
@@ -477,7 +477,7 @@ fn files_between(
             Some(commit) => Some(git::commit_tree(repo, *commit)?),
             None => None,
         };
-        diff_trees(repo, base_tree, tip_tree, &mut changed, &mut deleted)?;
+        crate::git::diff_trees(repo, base_tree, tip_tree, &mut changed, &mut deleted)?;
     }
     let changed = changed.into_iter().filter(|p| tip.contains_key(p)).collect();
     let deleted = deleted.into_iter().filter(|p| !tip.contains_key(p)).collect();
@@ -622,7 +622,7 @@ fn blobs_added(
 ) -> Result<Vec<(String, gix::ObjectId, bool)>, SurfaceError> {
     use gix::diff::tree::recorder::Change;
     let mut out = Vec::new();
-    for change in tree_changes(repo, base, tree)? {
+    for change in crate::git::tree_changes(repo, base, tree)? {
         let (Change::Addition { entry_mode, oid, path, .. }
         | Change::Modification { entry_mode, oid, path, .. }) = change
         else {
@@ -633,55 +633,6 @@ fn blobs_added(
         }
     }
     Ok(out)
-}
-
-/// Adds the blob paths that differ between `old` (or the empty tree) and `new`.
-pub(crate) fn diff_trees(
-    repo: &gix::Repository,
-    old: Option<gix::ObjectId>,
-    new: gix::ObjectId,
-    changed: &mut BTreeSet<String>,
-    deleted: &mut BTreeSet<String>,
-) -> Result<(), SurfaceError> {
-    use gix::diff::tree::recorder::Change;
-    for change in tree_changes(repo, old, new)? {
-        match change {
-            Change::Addition { entry_mode, path, .. } | Change::Modification { entry_mode, path, .. } => {
-                if !entry_mode.is_tree() {
-                    changed.insert(path.to_str_lossy().into_owned());
-                }
-            }
-            Change::Deletion { entry_mode, path, .. } => {
-                if !entry_mode.is_tree() {
-                    deleted.insert(path.to_str_lossy().into_owned());
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-/// The recorded changes from `old` (or the empty tree) to `new`.
-fn tree_changes(
-    repo: &gix::Repository,
-    old: Option<gix::ObjectId>,
-    new: gix::ObjectId,
-) -> Result<Vec<gix::diff::tree::recorder::Change>, SurfaceError> {
-    let new_tree = repo.find_tree(new).map_err(SurfaceError::git("reading a tree"))?;
-    let old_data = match old {
-        Some(id) => repo.find_tree(id).map_err(SurfaceError::git("reading a tree"))?.data.clone(),
-        None => Vec::new(),
-    };
-    let mut recorder = gix::diff::tree::Recorder::default();
-    gix::diff::tree(
-        gix::objs::TreeRefIter::from_bytes(&old_data, repo.object_hash()),
-        gix::objs::TreeRefIter::from_bytes(&new_tree.data, repo.object_hash()),
-        &mut gix::diff::tree::State::default(),
-        &repo.objects,
-        &mut recorder,
-    )
-    .map_err(|e| SurfaceError::Git { context: "diffing trees", message: e.to_string() })?;
-    Ok(recorder.records)
 }
 
 /// One `git push` of a command, owned (the surface's view of [`crate::bash::GitOp::Push`]).

@@ -11,8 +11,8 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use gix::bstr::ByteSlice;
 
-use super::model::Source;
 use super::view;
+use super::view::Source;
 use crate::git;
 
 /// The commit `spec` names: a ref (`HEAD`, `@`, a branch, a tag, `origin/main`, a full name), a
@@ -138,7 +138,7 @@ pub(crate) fn changed_by_commits(
         };
         for base in bases {
             let mut deleted = BTreeSet::new();
-            super::push::diff_trees(repo, base, tree, &mut out, &mut deleted).ok()?;
+            crate::git::diff_trees(repo, base, tree, &mut out, &mut deleted).ok()?;
             out.extend(deleted);
         }
     }

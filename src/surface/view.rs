@@ -15,8 +15,38 @@ use gix::status::index_worktree::Item;
 use gix_status_types::{Change, CompareBlobs, Entry, EntryStatus, ReadData, SubmoduleStatus, VisitEntry};
 
 use super::SurfaceError;
-use super::model::{Pending, Source};
 use crate::git::{self, Observed};
+
+/// Where a path's content in the virtual index or `HEAD` comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// An object already in the database (a listing entry, possibly moved by `git mv`).
+    Object { id: gix::ObjectId, mode: gix::index::entry::Mode },
+    /// The worktree file at `real` (repo-relative), as it will be when git reads it.
+    Worktree { real: String },
+    /// An intent-to-add entry: present in the index, never committed as content.
+    IntentToAdd,
+    /// An unresolved conflict (stages 1–3).
+    Conflicted,
+}
+
+/// A difference between the worktree and the virtual index, waiting to be staged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Pending {
+    /// A tracked path whose worktree file differs (content, mode, type; or intent-to-add).
+    Modified { real: String },
+    /// A tracked path missing from the worktree.
+    Deleted,
+    /// An untracked, not-ignored file or symlink.
+    Untracked { real: String },
+    /// An ignored file or symlink (only listed when some `add -f` could take it).
+    Ignored { real: String },
+    /// An untracked directory holding its own repository (git would add it as a gitlink).
+    NestedRepo,
+    /// A worktree file an earlier step of the command writes from a known blob (`git restore
+    /// --source=REV` without `--staged`, a stash being applied).
+    Blob { id: gix::ObjectId, mode: gix::index::entry::Mode },
+}
 
 /// Re-exported so the match arms below stay readable.
 mod gix_status_types {

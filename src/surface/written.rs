@@ -22,11 +22,29 @@ use crate::intent::{BoundOp, BoundWrite, Intent, RepoIntent};
 use super::Pathspecs;
 use super::model::Matcher;
 
-/// Applies the rule to every repository of `intent`. `session` says, when asked, whether the
-/// agent's shell carries codeguard's git backstop (its session hooks directory as git's
-/// `core.hooksPath`): then git judges the real content whatever the command writes, unless the
-/// commit's own environment or `-c` moves the hooks.
-pub(crate) fn judge_writes(intent: &mut Intent, session: &dyn Fn() -> Option<&'static str>) {
+/// codeguard's git hooks in one repository, as the installer reads them
+/// (`crate::install::git_hooks::doors`): where git runs hooks from and which of codeguard's run
+/// there with nothing able to skip them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct GitDoors {
+    /// The hooks directory git runs them from.
+    pub hooks: std::path::PathBuf,
+    /// codeguard's pre-commit hook runs there unconditionally.
+    pub pre_commit: bool,
+    /// codeguard's reference-transaction backstop runs there unconditionally.
+    pub backstop: bool,
+}
+
+/// Applies the rule to every repository of `intent`. `doors` reads codeguard's git hooks in a
+/// repository (by its root); `session` says, when asked, whether the agent's shell carries
+/// codeguard's git backstop (its session hooks directory as git's `core.hooksPath`): then git
+/// judges the real content whatever the command writes, unless the commit's own environment or
+/// `-c` moves the hooks.
+pub(crate) fn judge_writes(
+    intent: &mut Intent,
+    doors: &dyn Fn(&Path) -> Option<GitDoors>,
+    session: &dyn Fn() -> Option<&'static str>,
+) {
     // A write outside every repository may be to the session's hooks directory or the host's
     // settings themselves: the session backstop is not counted on after one. Asked once.
     let outside = intent.writes_outside;
@@ -57,7 +75,7 @@ pub(crate) fn judge_writes(intent: &mut Intent, session: &dyn Fn() -> Option<&'s
         // that keeps it (a release tool) — not where unseen code may set its own.
         let judged = match commit {
             Some(c) if c.config_env => None,
-            Some(_) => git_judges(repo, hooks_run).or_else(session),
+            Some(_) => git_judges(repo, doors, hooks_run).or_else(session),
             None if repo.opaque_env => None,
             None => session(),
         };
@@ -224,14 +242,17 @@ impl State {
 /// Which of codeguard's git hooks will judge the real content when the command commits, in
 /// words for the note: codeguard's own pre-commit hook (when the commit runs hooks) or its
 /// reference-transaction backstop (which no `--no-verify` skips), each only when git runs it
-/// with nothing able to skip it (see `git_hooks::Reach::unconditional`: byte for byte the script
+/// with nothing able to skip it (see `install::git_hooks::Reach::unconditional`: byte for byte the script
 /// this codeguard writes, or pre-commit/prek running its `.legacy` one), and the command cannot
 /// change that before it commits: it writes nothing inside `.git`, nothing in the hooks
 /// directory, and no file whose path is only known at run time.
-fn git_judges(repo: &RepoIntent, hooks_run: bool) -> Option<&'static str> {
-    use crate::cli::GitHook;
-    let layout = crate::install::git_hooks::layout(&repo.root).ok()?;
-    let hooks = layout.hooks.strip_prefix(&repo.root).ok().map(Path::to_path_buf);
+fn git_judges(
+    repo: &RepoIntent,
+    doors: &dyn Fn(&Path) -> Option<GitDoors>,
+    hooks_run: bool,
+) -> Option<&'static str> {
+    let doors = doors(&repo.root)?;
+    let hooks = doors.hooks.strip_prefix(&repo.root).ok().map(Path::to_path_buf);
     let touches_hooks = repo.writes_git_dir
         || repo.writes.iter().any(|w| {
             w.path.as_deref().is_none_or(|p| hooks.as_ref().is_some_and(|h| Path::new(p).starts_with(h)))
@@ -239,14 +260,12 @@ fn git_judges(repo: &RepoIntent, hooks_run: bool) -> Option<&'static str> {
     if touches_hooks {
         return None;
     }
-    let reach = crate::install::git_hooks::reach(&layout, false)?;
-    let sure = |hook: GitHook| reach.iter().any(|r| r.hook == hook && r.unconditional);
-    if hooks_run && sure(GitHook::PreCommit) {
+    if hooks_run && doors.pre_commit {
         return Some(
             "codeguard's git pre-commit hook is installed in this repository, so git checks the real content at commit time",
         );
     }
-    sure(GitHook::ReferenceTransaction).then_some(
+    doors.backstop.then_some(
         "codeguard's git backstop (its reference-transaction hook) is installed in this repository, so git judges the real content before any branch or tag moves, --no-verify or not",
     )
 }

@@ -12,13 +12,15 @@
 //! Never: runs during a gate (hooks only [`locate`]), installs a system toolchain, or looks for a
 //! tool inside the repository being checked (managed tools are codeguard's, not the project's).
 
+pub(crate) mod provision;
+
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::env::Env;
-use crate::lint_plan::{Action, Plan};
+use crate::plan::{Action, Plan};
 use crate::process::{Cmd, Ending};
 use crate::registry::{Argv, ManagedTool, Registry, ToolSource};
 
@@ -412,7 +414,7 @@ fn last_error_line(text: &str) -> Option<String> {
         error && !noise
     };
     let error = lines.iter().rev().find(telling);
-    error.or(lines.last()).map(|l| crate::safety::redact(l).chars().take(300).collect())
+    error.or(lines.last()).map(|l| crate::secrets::redact(l).chars().take(300).collect())
 }
 
 /// Builds the install in `root`.

@@ -8,11 +8,15 @@
 //! `./<path>` (the same file), whatever the tool. A job whose commands the registry marks
 //! `runs_repo_code` says so, so the caller can withhold it in an untrusted workspace.
 
+pub(crate) mod fix;
+pub(crate) mod setup;
+
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::files::RootFacts;
 use crate::outcome::Status;
 use crate::registry::{Argv, CommandField, FormatFixes, Language, Registry, detect_with_interpreters};
 
@@ -28,40 +32,6 @@ const MAX_ARG_BYTES: usize = 96 * 1024;
 /// (F811, F82, F841), `raise NotImplemented` (F901). Style rules (E4, E7, F541, …) are the
 /// project's to choose in its own ruff configuration.
 const RUFF_DEFAULT_SELECT: &str = r#"lint.select = ["E9", "F401", "F402", "F404", "F406", "F407", "F50", "F52", "F60", "F62", "F63", "F7", "F811", "F82", "F841", "F901"]"#;
-
-/// Facts about the project root that planning needs (gathered by the caller).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct RootFacts {
-    /// Names of the entries directly in the root directory.
-    pub names: BTreeSet<String>,
-    /// Whether `pyproject.toml` has a `[tool.ruff]` section.
-    pub pyproject_configures_ruff: bool,
-    /// The interpreter named by the `#!` line of each file where it can decide the language or
-    /// dialect (path → interpreter; see `Registry::reads_interpreter`).
-    pub interpreters: std::collections::BTreeMap<String, String>,
-    /// Files that name their own dialect to their tool by a comment directive (the language's
-    /// `dialect_directive`): planned without the dialect option.
-    pub directed: BTreeSet<String>,
-    /// Files that are templates of their language, not the language (a line matches its
-    /// `template_lines`): never linted as it.
-    pub templates: BTreeSet<String>,
-}
-
-impl RootFacts {
-    fn has_ruff_config(&self) -> bool {
-        self.pyproject_configures_ruff
-            || self.names.contains("ruff.toml")
-            || self.names.contains(".ruff.toml")
-    }
-
-    /// Whether any of the given names or simple globs (`*.sln`) exists at the root.
-    pub(crate) fn has_any(&self, patterns: &[String]) -> bool {
-        patterns.iter().any(|p| match p.strip_prefix('*') {
-            Some(suffix) => self.names.iter().any(|n| n.ends_with(suffix)),
-            None => self.names.contains(p),
-        })
-    }
-}
 
 /// What is being checked.
 #[derive(Debug, Clone)]
@@ -154,7 +124,7 @@ pub(crate) struct Job {
     pub behaviour: Box<crate::registry::Behaviour>,
     /// How its output names findings, when it does.
     #[serde(skip)]
-    pub format: Option<crate::registry::FindingsFormat>,
+    pub format: Option<crate::findings::Format>,
 }
 
 impl Job {
@@ -588,50 +558,6 @@ pub(crate) mod tests {
             parallelism: 1,
         };
         assert_eq!(build(&input).expect_err("unknown"), UnknownLanguage("klingon".into()));
-    }
-
-    /// For every language of the registry, a file named like an option reaches its lint, its
-    /// formatter and its "how to fix" hint only as `./<name>`, never as a bare `-…` argument.
-    #[test]
-    fn paths_are_never_handed_over_as_options_for_any_language() {
-        let registry = Registry::builtin().expect("registry");
-        let mut checked = 0;
-        for lang in registry.languages().iter().filter(|l| l.status.is_active() && !l.is_project_level()) {
-            let ext = lang.extensions.first().cloned().unwrap_or_default();
-            let names = [
-                format!("-x{ext}"),
-                format!("--stdin-filename=z{ext}"),
-                format!("--help{ext}"),
-                format!("@args{ext}"),
-                format!("+x{ext}"),
-            ];
-            let names: Vec<&str> = names.iter().map(String::as_str).collect();
-            let only = [lang.id.as_str()];
-            for whole_tree in [false, true] {
-                let lint = plan(&names, &names, whole_tree, &[], &only);
-                let fixes = with_input(&names, &names, whole_tree, &[], &only, |input| {
-                    crate::fix_plan::build(input).expect("fix plan")
-                });
-                for entry in lint.entries.iter().chain(&fixes.entries) {
-                    let Action::Run(job) = &entry.action else { continue };
-                    for argv in job.invocations.iter().chain(job.fix.as_ref()) {
-                        for name in &names {
-                            assert!(
-                                !argv.iter().any(|a| a == name || a.starts_with(&format!("{name} "))),
-                                "{}: {name} handed over as an option: {argv:?}",
-                                lang.id
-                            );
-                        }
-                        checked += 1;
-                    }
-                }
-            }
-        }
-        assert!(checked > 40, "every file-taking language was planned ({checked} commands)");
-        let p = plan(&["-x.py"], &["-x.py"], false, &[], &["python"]);
-        let Action::Run(py) = action(&p, "python") else { panic!("python runs") };
-        assert_eq!(py.invocations[0].last().map(String::as_str), Some("./-x.py"));
-        assert_eq!(py.files, ["-x.py"], "reports keep the real path");
     }
 
     #[test]

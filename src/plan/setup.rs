@@ -7,7 +7,7 @@
 //! Never: touches the filesystem. The caller writes only [`Change::Create`] files that still do
 //! not exist and replaces only the text between our markers, so applying twice changes nothing.
 
-use crate::lint_plan::RootFacts;
+use crate::files::RootFacts;
 use crate::registry::DetectedLanguage;
 
 /// The line that opens codeguard's block in `AGENTS.md`.
@@ -32,26 +32,26 @@ const DEFAULTS: &[ConfigDefault] = &[
         language: "python",
         file: "ruff.toml",
         existing: &["ruff.toml", ".ruff.toml"],
-        content: include_str!("../registry/defaults/ruff.toml"),
+        content: include_str!("../../registry/defaults/ruff.toml"),
         why: "pins ruff's rules to the ones the gate checks",
     },
     ConfigDefault {
         language: "shell",
         file: ".shellcheckrc",
         existing: &[".shellcheckrc"],
-        content: include_str!("../registry/defaults/shellcheckrc"),
+        content: include_str!("../../registry/defaults/shellcheckrc"),
         why: "project-wide shellcheck settings",
     },
     ConfigDefault {
         language: "yaml",
         file: ".yamllint.yml",
         existing: &[".yamllint", ".yamllint.yaml", ".yamllint.yml"],
-        content: include_str!("../registry/defaults/yamllint.yml"),
+        content: include_str!("../../registry/defaults/yamllint.yml"),
         why: "integrates YAML: without a yamllint config it is skipped",
     },
 ];
 
-const AGENTS_BLOCK: &str = include_str!("../registry/defaults/agents-block.md");
+const AGENTS_BLOCK: &str = include_str!("../../registry/defaults/agents-block.md");
 
 /// One proposed change.
 #[derive(Debug, Clone, PartialEq, Eq)]

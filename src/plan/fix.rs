@@ -14,12 +14,12 @@
 //! Never: runs a command or touches a file. Whether a file changed is proven afterwards by the
 //! caller from content identities, never inferred from a formatter's exit code.
 
-use crate::lint_plan::RootFacts;
-use crate::lint_plan::{
+use crate::files::RootFacts;
+use crate::outcome::Status;
+use crate::plan::{
     Action, Candidate, Job, Plan, PlanInput, UnknownLanguage, nothing_to_do, plan_each, scoped,
     with_default_config,
 };
-use crate::outcome::Status;
 use crate::registry::Language;
 
 /// The fix plan for one run: one entry per detected language, in registry order, in the lint
@@ -124,7 +124,7 @@ pub(crate) fn narrow(job: &mut Job, lang: &Language, files: Vec<String>, facts: 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lint_plan::tests::with_input;
+    use crate::plan::tests::with_input;
 
     fn strings(items: &[&str]) -> Vec<String> {
         items.iter().map(|s| (*s).to_owned()).collect()
@@ -195,5 +195,56 @@ mod tests {
         assert!(reason.starts_with("no formatter"), "{reason}");
         let Action::Skip { reason, .. } = action(&p, "typescript") else { panic!("no eslint config") };
         assert!(reason.starts_with("not integrated"), "{reason}");
+    }
+
+    /// For every language of the registry, a file named like an option reaches its lint, its
+    /// formatter and its "how to fix" hint only as `./<name>`, never as a bare `-…` argument.
+    #[test]
+    fn paths_are_never_handed_over_as_options_for_any_language() {
+        let registry = crate::registry::Registry::builtin().expect("registry");
+        let mut checked = 0;
+        for lang in registry.languages().iter().filter(|l| l.status.is_active() && !l.is_project_level()) {
+            let ext = lang.extensions.first().cloned().unwrap_or_default();
+            let names = [
+                format!("-x{ext}"),
+                format!("--stdin-filename=z{ext}"),
+                format!("--help{ext}"),
+                format!("@args{ext}"),
+                format!("+x{ext}"),
+            ];
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            let only = [lang.id.as_str()];
+            for whole_tree in [false, true] {
+                let lint = with_input(&names, &names, whole_tree, &[], &only, |input| {
+                    crate::plan::build(input).expect("plan")
+                });
+                let fixes = with_input(&names, &names, whole_tree, &[], &only, |input| {
+                    build(input).expect("fix plan")
+                });
+                for entry in lint.entries.iter().chain(&fixes.entries) {
+                    let Action::Run(job) = &entry.action else { continue };
+                    for argv in job.invocations.iter().chain(job.fix.as_ref()) {
+                        for name in &names {
+                            assert!(
+                                !argv.iter().any(|a| a == name || a.starts_with(&format!("{name} "))),
+                                "{}: {name} handed over as an option: {argv:?}",
+                                lang.id
+                            );
+                        }
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 40, "every file-taking language was planned ({checked} commands)");
+        let p = with_input(&["-x.py"], &["-x.py"], false, &[], &["python"], |input| {
+            crate::plan::build(input).expect("plan")
+        });
+        let Some(Action::Run(py)) = p.entries.iter().find(|e| e.language == "python").map(|e| &e.action)
+        else {
+            panic!("python runs")
+        };
+        assert_eq!(py.invocations[0].last().map(String::as_str), Some("./-x.py"));
+        assert_eq!(py.files, ["-x.py"], "reports keep the real path");
     }
 }
