@@ -289,4 +289,37 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn the_encoder_answers_through_the_channels_the_spec_names() {
+        use crate::host::spec::{Delivery, DenyChannel, spec};
+        for host in Host::ALL {
+            let s = spec(host);
+            let block =
+                encode(&HookEvent::bare(host, Event::PreToolUse), &Answer::Block("codeguard: no".into()), 0);
+            match s.deny {
+                DenyChannel::ExitTwo => {
+                    assert_eq!((block.code, block.stderr.as_str()), (2, "codeguard: no"), "{host:?}");
+                }
+                DenyChannel::JsonDeny => {
+                    assert!(block.code == 0 && block.stdout.contains("deny"), "{host:?}: {block:?}");
+                }
+                DenyChannel::Neutral => {
+                    assert!(block.code == 1 && block.stdout.contains("\"deny\""), "{host:?}");
+                }
+            }
+            for event in Event::ALL {
+                let said = encode(&HookEvent::bare(host, event), &Answer::context("codeguard: note"), 0);
+                match s.delivery(event) {
+                    Delivery::Model | Delivery::User => {
+                        assert!(
+                            said.stdout.contains("codeguard: note"),
+                            "{host:?} {event:?} drops what the host delivers"
+                        );
+                    }
+                    Delivery::Ignored => {}
+                }
+            }
+        }
+    }
 }

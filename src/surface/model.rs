@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::view::{Pending, RepoView, Source};
+use super::view::{Pending, RepoView, Source, walk_both};
 use super::{GrowsFrom, Lanes, Overlay, OverlaySource, Pathspecs, Replay, StagingAction, revs};
 
 impl Pending {
@@ -977,41 +977,6 @@ pub(crate) fn overlays(
         }
     });
     out
-}
-
-/// Calls `f` with every path of `a` or `b`, in order, and its entry in each: one walk over both
-/// sorted listings (a lookup per entry cost more than the rest in a large repository).
-pub(crate) fn walk_both<'m>(
-    a: &'m BTreeMap<String, Source>,
-    b: &'m BTreeMap<String, Source>,
-    mut f: impl FnMut(&'m String, Option<&'m Source>, Option<&'m Source>),
-) {
-    let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
-    loop {
-        let order = match (a.peek(), b.peek()) {
-            (None, None) => return,
-            (Some(_), None) => std::cmp::Ordering::Less,
-            (None, Some(_)) => std::cmp::Ordering::Greater,
-            (Some((pa, _)), Some((pb, _))) => pa.cmp(pb),
-        };
-        match order {
-            std::cmp::Ordering::Less => {
-                if let Some((path, s)) = a.next() {
-                    f(path, Some(s), None);
-                }
-            }
-            std::cmp::Ordering::Greater => {
-                if let Some((path, s)) = b.next() {
-                    f(path, None, Some(s));
-                }
-            }
-            std::cmp::Ordering::Equal => {
-                if let (Some((path, sa)), Some((_, sb))) = (a.next(), b.next()) {
-                    f(path, Some(sa), Some(sb));
-                }
-            }
-        }
-    }
 }
 
 /// Paths `content` changes compared with `head` (present ones) and paths it deletes.

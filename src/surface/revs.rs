@@ -152,7 +152,7 @@ pub(crate) fn diff(
     to: &BTreeMap<String, Source>,
 ) -> Vec<(String, Option<Source>)> {
     let mut out = Vec::new();
-    super::model::walk_both(from, to, |path, was, now| {
+    super::view::walk_both(from, to, |path, was, now| {
         if was != now {
             out.push((path.clone(), now.cloned()));
         }
