@@ -7,6 +7,13 @@ use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
+/// The process's current directory (where a command was started, or a hook's fallback when the
+/// host sent no `cwd`).
+pub(crate) fn current_dir() -> std::io::Result<std::path::PathBuf> {
+    #[expect(clippy::disallowed_methods, reason = "env.rs is the one reader of the process's surroundings")]
+    std::env::current_dir()
+}
+
 /// A frozen view of the environment variables codeguard reads.
 #[derive(Debug, Clone, Default)]
 pub struct Env {
@@ -15,7 +22,7 @@ pub struct Env {
 
 impl Env {
     /// Captures the current process environment.
-    #[allow(clippy::disallowed_methods, reason = "the one reader of the process environment")]
+    #[expect(clippy::disallowed_methods, reason = "the one reader of the process environment")]
     pub fn from_process() -> Self {
         Self::from_pairs(std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v))))
     }

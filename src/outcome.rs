@@ -182,7 +182,6 @@ impl LanguageResult {
     }
 }
 
-#[expect(clippy::trivially_copy_pass_by_ref, reason = "serde hands serializers a reference")]
 fn as_millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }

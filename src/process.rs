@@ -139,7 +139,7 @@ impl Cmd {
         let marker = supervise();
         let job = marker.map(|run| format!("{run}.{}", NEXT_JOB.fetch_add(1, Ordering::Relaxed)));
         let command = |program: &std::ffi::OsStr| {
-            #[allow(clippy::disallowed_methods, reason = "the one spawner")]
+            #[expect(clippy::disallowed_methods, reason = "the one spawner")]
             let mut command = Command::new(program);
             command
                 .args(args)
@@ -386,7 +386,7 @@ fn start_supervision() -> String {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos())
     );
     if let Ok(exe) = std::env::current_exe() {
-        #[allow(clippy::disallowed_methods, reason = "the one spawner: its watchdog")]
+        #[expect(clippy::disallowed_methods, reason = "the one spawner: its watchdog")]
         let watchdog = Command::new(exe)
             .args([WATCHDOG_COMMAND, &marker])
             .env_clear()
@@ -426,6 +426,7 @@ fn interrupted(signal: i32) -> ! {
         let _ = std::fs::remove_dir_all(dir);
     }
     if let Ok(exit) = u8::try_from(DECIDED.load(Ordering::SeqCst)) {
+        #[expect(clippy::disallowed_methods, reason = "the signal path ends the process itself")]
         std::process::exit(i32::from(exit));
     }
     let (exit, (stdout, stderr)) = match ON_SIGNAL.get() {
@@ -436,6 +437,7 @@ fn interrupted(signal: i32) -> ! {
         &stdout,
         &format!("codeguard: stopped by signal {signal}; every check it started was killed\n{stderr}"),
     );
+    #[expect(clippy::disallowed_methods, reason = "the signal path ends the process itself")]
     std::process::exit(i32::from(exit))
 }
 
@@ -637,7 +639,7 @@ fn drain(mut pipe: Box<dyn Read + Send>, buffer: &Mutex<(Vec<u8>, bool)>, cap: u
 }
 
 #[cfg(test)]
-#[allow(clippy::disallowed_methods, reason = "tests spawn from the test environment")]
+#[expect(clippy::disallowed_methods, reason = "tests spawn from the test environment")]
 mod tests {
     use super::*;
 

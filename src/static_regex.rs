@@ -25,7 +25,7 @@ macro_rules! static_regex {
                 std::sync::LazyLock::new(|| $crate::static_regex::compiled($pattern, regex::Regex::new($pattern)));
 
             #[cfg(test)]
-            #[allow(non_snake_case, reason = "the test module is named after the static it forces")]
+            #[expect(non_snake_case, reason = "the test module is named after the static it forces")]
             mod $name {
                 #[test]
                 fn compiles() {

@@ -114,7 +114,7 @@ fn locations(host: Host, env: &Env) -> Vec<(PathBuf, Option<PathBuf>)> {
 
 /// The current repository's root (else the current directory), where project settings live.
 fn project_root() -> Option<PathBuf> {
-    let cwd = std::env::current_dir().ok()?;
+    let cwd = crate::env::current_dir().ok()?;
     let root = crate::intent::repository_at(&cwd).map_or(cwd, |(root, _)| root);
     Some(root.canonicalize().unwrap_or(root))
 }
@@ -469,7 +469,7 @@ fn smoke_payload(host: Host, cwd: &Path) -> serde_json::Value {
 /// each hook, whether what git runs (following `core.hooksPath` and the hook manager's chain)
 /// runs codeguard. A gate git does not run is a problem.
 fn git_hook_checks(env: &Env) -> Vec<Check> {
-    let Ok(cwd) = std::env::current_dir() else { return Vec::new() };
+    let Ok(cwd) = crate::env::current_dir() else { return Vec::new() };
     let Ok(layout) = git_hooks::layout(&cwd) else { return Vec::new() };
     let recorded = git_hooks::record_path(&crate::state::home(env), &layout).is_file();
     git_hooks::reach(&layout, recorded)
@@ -484,7 +484,7 @@ fn git_hook_checks(env: &Env) -> Vec<Check> {
 
 /// The current project's linters: on the shell's PATH, and on the PATH a GUI host sees.
 fn linter_checks(env: &Env) -> Vec<Check> {
-    let Ok(cwd) = std::env::current_dir() else { return Vec::new() };
+    let Ok(cwd) = crate::env::current_dir() else { return Vec::new() };
     let Some((root, _)) = crate::intent::repository_at(&cwd) else { return Vec::new() };
     let listing = crate::surface::listing(&root).unwrap_or_default();
     let Some((project, _)) = crate::project::Inventory::or_builtin(&root, &listing) else {
@@ -500,9 +500,9 @@ fn linter_checks(env: &Env) -> Vec<Check> {
         .filter(|(_, program)| !program.starts_with('.'))
         .map(|(lang, program)| {
             let name = format!("linter {}", lang.id);
-            match crate::tools::locate(&registry, env, program) {
+            match crate::tools::locate(registry, env, program) {
                 Some(managed) => check(name, Level::Ok, format!("{} (managed)", managed.display())),
-                None => linter_check(&lang.id, program, &lang.install_advice(&registry), env, &gui, &root),
+                None => linter_check(&lang.id, program, &lang.install_advice(registry), env, &gui, &root),
             }
         })
         .collect()

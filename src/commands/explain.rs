@@ -43,7 +43,7 @@ pub(crate) fn explain_json(command: &str, cwd: Option<&Path>) -> anyhow::Result<
 
 /// The canonical directory the command starts in.
 fn start_dir(given: Option<&Path>) -> anyhow::Result<PathBuf> {
-    let here = std::env::current_dir().context("reading the current directory")?;
+    let here = crate::env::current_dir().context("reading the current directory")?;
     let Some(dir) = given else { return Ok(here) };
     let dir = here.join(dir);
     if !dir.is_dir() {

@@ -53,7 +53,7 @@ pub(super) fn run(args: &GitHookArgs, env: &Env) -> anyhow::Result<Output> {
         // `committed` / `aborted`: the refs already moved, or never will.
         return Ok(out);
     }
-    let root = std::env::current_dir()
+    let root = crate::env::current_dir()
         .and_then(|d| d.canonicalize())
         .context("reading the directory git runs the hook in")?;
     let command = args.hook.command();

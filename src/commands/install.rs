@@ -342,7 +342,7 @@ fn print_settings(out: &mut Output, host: Host, path: &Path, outcome: &Outcome, 
 }
 
 fn current_dir() -> anyhow::Result<std::path::PathBuf> {
-    std::env::current_dir().context("reading the current directory")
+    crate::env::current_dir().context("reading the current directory")
 }
 
 fn print(out: &mut Output, dir: &Path, changes: &[Change]) {

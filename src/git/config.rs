@@ -48,7 +48,7 @@ pub(crate) fn string(repo: &gix::Repository, key: &str) -> Option<String> {
 /// containing `dir` with the user's and the system config under it, or only those two outside a
 /// repository.
 pub(crate) fn alias(dir: &Path, name: &str) -> Option<String> {
-    let value = match gix::discover(dir) {
+    let value = match super::discover(dir) {
         Ok(repo) => repo.config_snapshot().plumbing().string_by("alias", None, name),
         Err(_) => gix::config::File::from_globals().ok()?.string_by("alias", None, name),
     };

@@ -123,6 +123,7 @@ pub(crate) fn open_worktree(root: &Path) -> Result<gix::Repository, Error> {
     let options = truthful(<gix::open::Options as gix::sec::trust::DefaultForLevel>::default_for_level(
         gix::sec::Trust::Full,
     ));
+    #[expect(clippy::disallowed_methods, reason = "the git layer is the one opener of repositories")]
     let repo = gix::open_opts(root, options).map_err(|e| Error::opening(root, &e))?;
     if repo.workdir().is_none() {
         return Err(Error::Bare(root.to_owned()));
@@ -137,9 +138,10 @@ pub(crate) fn discover(dir: &Path) -> Result<gix::Repository, Error> {
         full: truthful(gix::open::Options::default_for_level(gix::sec::Trust::Full)),
         reduced: truthful(gix::open::Options::default_for_level(gix::sec::Trust::Reduced)),
     };
-    gix::ThreadSafeRepository::discover_opts(dir, gix::discover::upwards::Options::default(), trust)
-        .map(gix::Repository::from)
-        .map_err(|e| Error::opening(dir, &e))
+    #[expect(clippy::disallowed_methods, reason = "the git layer is the one opener of repositories")]
+    let found =
+        gix::ThreadSafeRepository::discover_opts(dir, gix::discover::upwards::Options::default(), trust);
+    found.map(gix::Repository::from).map_err(|e| Error::opening(dir, &e))
 }
 
 /// Every repository is read as git stores and sends it: replace refs (`git replace`,

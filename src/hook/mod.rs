@@ -19,7 +19,6 @@ mod session_start;
 mod stop;
 
 use std::io::Read;
-use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::bash;
@@ -145,8 +144,7 @@ fn triage(event: &HookEvent) -> Triage {
 }
 
 fn dispatch(event: &HookEvent, triage: &Triage, env: &Env) -> Answer {
-    let cwd =
-        event.cwd.clone().or_else(|| std::env::current_dir().ok()).unwrap_or_else(|| PathBuf::from("."));
+    let cwd = event.dir();
     match event.event {
         Event::PreToolUse => match triage {
             Triage::Gate(analysis) => {

@@ -12,7 +12,7 @@
 //! Cost on every other hook firing: one `lstat` of the session's pending file. Nothing here
 //! blocks, and nothing changes the answer of the patch command itself.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::env::Env;
 use crate::host::{self, Answer, Event, HookEvent, ToolCall, spec::Delivery};
@@ -27,8 +27,7 @@ pub(super) fn around(event: &HookEvent, answer: Answer, env: &Env) -> Answer {
         return answer;
     }
     let spec = host::spec(event.host);
-    let cwd =
-        || event.cwd.clone().or_else(|| std::env::current_dir().ok()).unwrap_or_else(|| PathBuf::from("."));
+    let cwd = || event.dir();
     let answer = if spec.delivery(event.event) == Delivery::Model && pending::any(env, session) {
         merge(answer, flush(event, session, &cwd(), env))
     } else {

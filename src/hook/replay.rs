@@ -11,8 +11,6 @@
 //! Completion is recorded only after the answer was delivered. A record or lookup that fails
 //! (unreadable state, a lock not had in time) means no dedup: the hook simply runs.
 
-use std::path::PathBuf;
-
 use crate::env::Env;
 use crate::host::{Answer, Event, HookEvent, ToolCall};
 use crate::state::dedup::{self, EventKey, Replay};
@@ -28,8 +26,7 @@ pub(super) enum Dedup {
 
 /// The dedup key of a hook firing, when it has one.
 pub(super) fn key(event: &HookEvent, env: &Env) -> Option<Dedup> {
-    let dir =
-        event.cwd.clone().or_else(|| std::env::current_dir().ok()).unwrap_or_else(|| PathBuf::from("."));
+    let dir = event.dir();
     let scope = Scope::new(event.session_id.as_deref(), &dir);
     match (event.event, &event.tool) {
         (Event::PreToolUse, ToolCall::Shell { command }) => {

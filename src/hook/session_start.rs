@@ -32,32 +32,28 @@ pub(super) fn run(cwd: &Path, env: &Env) -> Answer {
         let _ = writeln!(text, "Linter configs: {}", dedup(configs).join(", "));
     }
     text.push_str("Every git commit and push is checked before it runs (linters on the exact content, plus a secret and artifact scan). Keep fixes and git commands in separate Bash calls: a blocked call runs none of its steps.\n");
-    match &config_error {
-        Some(e) => {
-            let _ =
-                writeln!(text, "Warning: {e} — checks of this repository are UNVERIFIED until it is fixed.");
-        }
-        None => {
-            let config = &project.project.config;
-            let own: Vec<&str> = config.overridden_languages().collect();
-            let repo_code = crate::lint::repo_code_linters(registry, detected);
-            if (!own.is_empty() || !repo_code.is_empty()) && !crate::trust::is_trusted(env, &root, config) {
-                if !own.is_empty() {
-                    let _ = writeln!(
-                        text,
-                        "Workspace untrusted: codeguard.json defines its own commands for {}; they do not run (those checks are UNVERIFIED) until a person runs: {}",
-                        own.join(", "),
-                        crate::trust::hint(&root)
-                    );
-                }
-                if !repo_code.is_empty() {
-                    let _ = writeln!(
-                        text,
-                        "Workspace untrusted: the linters of {} execute this repository's own code, so they do not run (those checks are UNVERIFIED) until a person runs: {}",
-                        repo_code.join(", "),
-                        crate::trust::hint(&root)
-                    );
-                }
+    if let Some(e) = &config_error {
+        let _ = writeln!(text, "Warning: {e} — checks of this repository are UNVERIFIED until it is fixed.");
+    } else {
+        let config = &project.project.config;
+        let own: Vec<&str> = config.overridden_languages().collect();
+        let repo_code = crate::lint::repo_code_linters(registry, detected);
+        if (!own.is_empty() || !repo_code.is_empty()) && !crate::trust::is_trusted(env, &root, config) {
+            if !own.is_empty() {
+                let _ = writeln!(
+                    text,
+                    "Workspace untrusted: codeguard.json defines its own commands for {}; they do not run (those checks are UNVERIFIED) until a person runs: {}",
+                    own.join(", "),
+                    crate::trust::hint(&root)
+                );
+            }
+            if !repo_code.is_empty() {
+                let _ = writeln!(
+                    text,
+                    "Workspace untrusted: the linters of {} execute this repository's own code, so they do not run (those checks are UNVERIFIED) until a person runs: {}",
+                    repo_code.join(", "),
+                    crate::trust::hint(&root)
+                );
             }
         }
     }

@@ -189,6 +189,12 @@ pub(crate) struct HookEvent {
 }
 
 impl HookEvent {
+    /// The directory the agent works in: the payload's `cwd`, else the hook's own current
+    /// directory (hosts start hooks there), else `.`.
+    pub(crate) fn dir(&self) -> PathBuf {
+        self.cwd.clone().or_else(|| crate::env::current_dir().ok()).unwrap_or_else(|| PathBuf::from("."))
+    }
+
     /// An event with nothing but its host and kind (used when a payload cannot be read).
     pub(crate) fn bare(host: Host, event: Event) -> Self {
         Self {

@@ -146,15 +146,12 @@ fn code_only(text: &str) -> String {
                 let ch = text[i + 1..].chars().next().map_or(1, char::len_utf8);
                 (rest.get(1 + ch) == Some(&b'\'')).then_some(ch + 2)
             };
-            match len {
-                Some(len) => {
-                    blank(&mut out, &rest[..len]);
-                    i += len;
-                }
-                None => {
-                    out.push('\'');
-                    i += 1;
-                }
+            if let Some(len) = len {
+                blank(&mut out, &rest[..len]);
+                i += len;
+            } else {
+                out.push('\'');
+                i += 1;
             }
         } else {
             let ch = text[i..].chars().next().expect("char");
@@ -221,6 +218,7 @@ fn path_tree(b: &[u8], mut i: usize, prefix: &[String], out: &mut Vec<Vec<String
 }
 
 /// Every module path `file` names through `crate::` or `super::`, resolved to an absolute path.
+#[expect(clippy::many_single_char_names, reason = "a scanner's cursor, bytes and current byte")]
 fn references(file: &Path) -> Vec<Vec<String>> {
     let text = std::fs::read_to_string(file).expect("read");
     let code = code_only(&text);
@@ -255,7 +253,7 @@ fn references(file: &Path) -> Vec<Vec<String>> {
             if b[i..].starts_with(b"crate::") {
                 j += "crate::".len();
             } else {
-                base = module.clone();
+                base.clone_from(&module);
                 base.extend(inline.iter().map(|(n, _)| n.clone()));
                 while b[j..].starts_with(b"super::") {
                     base.pop();
