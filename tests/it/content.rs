@@ -7,12 +7,12 @@
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{Value, json};
 
 use crate::support::{
-    TestRepo, assert_untouched, codeguard, git_env, git_in, git_with_hooks, mcp_command, pre_tool_use,
+    TestRepo, assert_untouched, codeguard, git_in, git_with_hooks, mcp_command, pre_tool_use,
 };
 
 fn aws_key() -> String {
@@ -319,10 +319,9 @@ fn three_repositories() -> Three {
         std::fs::write(base.join(name).join("key.txt"), format!("aws = {}\n", aws_key())).expect("write");
     }
     git_in(&base.join("staged"), &["add", "key.txt"]);
-    let status = Command::new("git")
+    let status = crate::support::git_command()
         .args(["add", "key.txt"])
         .current_dir(base.join("alt"))
-        .envs(git_env())
         .env("GIT_INDEX_FILE", base.join("alt/alt"))
         .status()
         .expect("git add");

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::support::{TestRepo, bin_dir_with, codeguard, git_env, git_in, real_tool, require_tools};
+use crate::support::{TestRepo, bin_dir_with, codeguard, git_in, real_tool, require_tools};
 
 const BAD_PY: &str = "import os\nimport sys\n\nprint(sys.argv)\n";
 const GOOD_PY: &str = "import sys\n\nprint(sys.argv)\n";
@@ -207,10 +207,9 @@ fn with_remote() -> (Hooked, tempfile::TempDir) {
 }
 
 fn remote_head(origin: &Path, branch: &str) -> Option<String> {
-    let out = Command::new("git")
+    let out = crate::support::git_command()
         .args(["rev-parse", "--verify", "-q", &format!("refs/heads/{branch}")])
         .current_dir(origin)
-        .envs(git_env())
         .output()
         .expect("git");
     out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
@@ -879,10 +878,9 @@ fn a_forged_remote_tracking_ref_does_not_hide_commits_from_a_new_branchs_push() 
     let out = h.git(&["push", "-q", "origin", "feature"]);
     let text = assert_blocked(&out, "push blocked");
     assert!(text.contains("k.py:1: aws-access-key-id"), "{text}");
-    let has = Command::new("git")
+    let has = crate::support::git_command()
         .args(["rev-parse", "--verify", "-q", "refs/heads/feature"])
         .current_dir(remote.path())
-        .envs(git_env())
         .output()
         .expect("git");
     assert!(!has.status.success(), "the branch did not reach the remote");
@@ -912,7 +910,6 @@ fn a_release_tool_committing_by_itself_is_stopped_by_the_backstop() {
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", h.home.path())
         .env("CODEGUARD_HOME", h.home.path().join(".codeguard"))
-        .envs(git_env())
         .output()
         .expect("cz");
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));

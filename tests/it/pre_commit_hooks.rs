@@ -18,17 +18,18 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::support::{TestRepo, bin_dir_with, git_env, require_tools};
+use crate::support::{TestRepo, bin_dir_with, require_tools};
 
 const SECRET: &str = "aws_access_key_id = AKIAQWERTYUIOPASDFGH\n";
 
 /// This repository, as prek clones it: its path and the commit `HEAD` names.
 fn hook_repository() -> (PathBuf, String) {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let out = Command::new("git").args(["rev-parse", "HEAD"]).current_dir(&dir).output().expect("git");
+    let out =
+        crate::support::git_command().args(["rev-parse", "HEAD"]).current_dir(&dir).output().expect("git");
     assert!(out.status.success(), "codeguard's own repository has no HEAD");
     let rev = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    let listed = Command::new("git")
+    let listed = crate::support::git_command()
         .args(["cat-file", "-e", &format!("{rev}:.pre-commit-hooks.yaml")])
         .current_dir(&dir)
         .status()
@@ -66,7 +67,6 @@ impl Managed {
             .env("PATH", &self.path)
             .env("PREK_HOME", self.home.path().join("prek"))
             .env("CODEGUARD_HOME", self.home.path().join("codeguard"))
-            .envs(git_env())
             .envs(self.extra.iter().map(|(k, v)| (k, v)))
             .stdin(std::process::Stdio::null())
             .output()

@@ -309,10 +309,9 @@ fn a_write_committed_by_merge_continue_is_denied() {
     repo.write("README.txt", "side\n").commit_all("side");
     repo.git(&["checkout", "-q", "main"]);
     repo.write("README.txt", "main\n").commit_all("main");
-    let out = std::process::Command::new("git")
+    let out = crate::support::git_command()
         .args(["merge", "-q", "side"])
         .current_dir(repo.root())
-        .envs(crate::support::git_env())
         .output()
         .expect("git merge");
     assert!(!out.status.success(), "the merge must stop on the conflict");

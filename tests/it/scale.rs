@@ -135,9 +135,8 @@ fn huge_repo(count: usize) -> TestRepo {
     for i in 0..count {
         let _ = writeln!(lines, "100644 {blob}\tpkg{}/f{i}.txt", i % 500);
     }
-    let mut child = std::process::Command::new("git")
+    let mut child = crate::support::git_command()
         .current_dir(repo.root())
-        .envs(crate::support::git_env())
         .args(["update-index", "--index-info"])
         .stdin(std::process::Stdio::piped())
         .spawn()
@@ -336,7 +335,6 @@ fn the_cache_keeps_at_most_four_trees_and_concurrent_gates_share_one_entry() {
         let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("codeguard"))
             .args(["hook", "pre-tool-use"])
             .env_clear()
-            .envs(crate::support::git_env())
             .env("CODEGUARD_HOME", g.home.path().join(".codeguard"))
             .env("HOME", g.home.path())
             .env("PATH", &path)

@@ -154,10 +154,9 @@ fn conflicted_repo() -> TestRepo {
     repo.write("c.txt", "theirs\n").commit_all("theirs");
     repo.git(&["checkout", "-q", "main"]);
     repo.write("c.txt", "ours\n").commit_all("ours");
-    let merge = std::process::Command::new("git")
+    let merge = crate::support::git_command()
         .args(["merge", "-q", "other"])
         .current_dir(repo.root())
-        .envs(crate::support::git_env())
         .output()
         .unwrap();
     assert!(!merge.status.success(), "the merge must conflict");

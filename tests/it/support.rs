@@ -23,6 +23,26 @@ pub(crate) fn git_env() -> Vec<(&'static str, String)> {
     ]
 }
 
+/// `git` under the fixed environment, with every `GIT_*` variable the test process inherited
+/// removed first (`GIT_DIR`, `GIT_INDEX_FILE`, `GIT_WORK_TREE` … set by a hook the tests run
+/// under would point git elsewhere): the one place tests make a git command.
+pub(crate) fn git_command() -> Command {
+    let mut cmd = Command::new("git");
+    without_git_vars(&mut cmd).envs(git_env());
+    cmd
+}
+
+/// Removes every inherited `GIT_*` variable from `cmd`'s environment (the fixed ones are set
+/// after it).
+pub(crate) fn without_git_vars(cmd: &mut Command) -> &mut Command {
+    for (key, _) in std::env::vars_os() {
+        if key.to_str().is_some_and(|k| k.starts_with("GIT_")) {
+            cmd.env_remove(key);
+        }
+    }
+    cmd
+}
+
 /// A git repository in a temporary directory.
 pub(crate) struct TestRepo {
     dir: tempfile::TempDir,
@@ -89,7 +109,7 @@ impl Default for TestRepo {
 
 /// Runs git in `dir` under the fixed environment, panicking on failure; returns stdout.
 pub(crate) fn git_in(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git").args(args).current_dir(dir).envs(git_env()).output().expect("spawn git");
+    let out = git_command().args(args).current_dir(dir).output().expect("spawn git");
     assert!(out.status.success(), "git {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
