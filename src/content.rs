@@ -143,20 +143,8 @@ pub(crate) fn judge(surface: &Surface, policy: &Policy, env: &Env) -> ContentVer
             return verdict;
         }
     }
-    let support = match crate::registry::Registry::builtin() {
-        Ok(registry) => registry.support_files(),
-        Err(e) => {
-            verdict
-                .incomplete
-                .push(format!("the language registry could not be read ({e}); linters did not run"));
-            return verdict;
-        }
-    };
-    let options = SnapshotOptions::from_env(env);
-    match content.and_then(|content| Snapshot::from_content(content, surface, &options, &support)) {
-        Err(e) => verdict
-            .incomplete
-            .push(format!("the exact content could not be rebuilt ({e}); linters did not run")),
+    match snapshot_for_linters(surface, content, env) {
+        Err(e) => verdict.incomplete.push(e),
         Ok(mut snapshot) => {
             let options = RunOptions { deadline: policy.deadline, jobs: crate::run::default_jobs() };
             let linted = lint::lint_snapshot(
@@ -191,6 +179,23 @@ pub(crate) fn judge(surface: &Surface, policy: &Policy, env: &Env) -> ContentVer
         }
     }
     verdict
+}
+
+/// The content `surface` predicts, written for the linters with the configuration they read
+/// (`content` is its listing, read once for the scan too); the note why not, when it cannot be.
+/// The gate lints it; `explain` plans on it and runs nothing.
+pub(crate) fn snapshot_for_linters(
+    surface: &Surface,
+    content: Result<snapshot::Content, crate::snapshot::SnapshotError>,
+    env: &Env,
+) -> Result<Snapshot, String> {
+    let support = crate::registry::Registry::builtin()
+        .map_err(|e| format!("the language registry could not be read ({e}); linters did not run"))?
+        .support_files();
+    let options = SnapshotOptions::from_env(env);
+    content
+        .and_then(|content| Snapshot::from_content(content, surface, &options, &support))
+        .map_err(|e| format!("the exact content could not be rebuilt ({e}); linters did not run"))
 }
 
 /// The identity of the change `surface` carries (see [`ContentVerdict::change`]): a staged

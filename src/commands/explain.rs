@@ -1,8 +1,11 @@
 //! `codeguard explain`: show what the gate predicts for a shell command, without linting.
 //!
 //! In: the command text and the directory it would run in. Out: one JSON object or a short
-//! human explanation on stdout; exit 0, or 2 on usage errors. Runs the pure analysis and the
-//! repository binding only: nothing is linted, nothing is written.
+//! human explanation on stdout; exit 0, or 2 on usage errors. Runs the analysis, the repository
+//! binding and the gate's own lint planning (`content::snapshot_for_linters`, `lint::prepare`:
+//! the predicted content written to a private scratch directory, the project's configuration
+//! read from it), so the languages and files it names are the ones the gate would lint. No
+//! linter runs, nothing is written to the repository.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -20,25 +23,25 @@ use crate::output::Output;
 use crate::surface;
 
 /// Runs `explain`.
-pub(super) fn run(args: &ExplainArgs, _env: &Env) -> anyhow::Result<Output> {
+pub(super) fn run(args: &ExplainArgs, env: &Env) -> anyhow::Result<Output> {
     let cwd = start_dir(args.cwd.as_deref())?;
     let command = args.command.join(" ");
     let mut intent = intent::resolve(&bash::analyse(&command), &cwd);
     surface::judge_writes(&mut intent, &crate::install::git_hooks::doors, &|| None);
     let text = match args.format {
-        Format::Json => format!("{}\n", to_json(&intent)),
+        Format::Json => format!("{}\n", to_json(&intent, env)),
         // `explain` parses `--format` as human or json only; SARIF never reaches here.
-        Format::Human | Format::Sarif => human(&intent, &command),
+        Format::Human | Format::Sarif => human(&intent, &command, env),
     };
     Ok(Output::stdout(text, exit::success()))
 }
 
 /// The JSON `explain` prints for a command run in `cwd` (for the MCP server).
-pub(crate) fn explain_json(command: &str, cwd: Option<&Path>) -> anyhow::Result<Value> {
+pub(crate) fn explain_json(command: &str, cwd: Option<&Path>, env: &Env) -> anyhow::Result<Value> {
     let cwd = start_dir(cwd)?;
     let mut intent = intent::resolve(&bash::analyse(command), &cwd);
     surface::judge_writes(&mut intent, &crate::install::git_hooks::doors, &|| None);
-    Ok(to_json(&intent))
+    Ok(to_json(&intent, env))
 }
 
 /// The canonical directory the command starts in.
@@ -53,19 +56,19 @@ fn start_dir(given: Option<&Path>) -> anyhow::Result<PathBuf> {
 }
 
 /// The JSON document (`schema_version` 1).
-pub(super) fn to_json(intent: &Intent) -> Value {
+pub(super) fn to_json(intent: &Intent, env: &Env) -> Value {
     json!({
         "schema_version": "1",
         "guarded": intent.guarded,
         "mode": intent.mode.map(crate::mode::Mode::as_str),
-        "repos": intent.repos.iter().map(repo_json).collect::<Vec<_>>(),
+        "repos": intent.repos.iter().map(|r| repo_json(r, env)).collect::<Vec<_>>(),
         "unverified": intent.unverified,
         "block": intent.block,
     })
 }
 
-fn repo_json(r: &RepoIntent) -> Value {
-    let content = Content::of(r);
+fn repo_json(r: &RepoIntent, env: &Env) -> Value {
+    let content = Content::of(r, env);
     let mut unverified = r.unverified.clone();
     unverified.extend(content.unverified);
     json!({
@@ -74,6 +77,7 @@ fn repo_json(r: &RepoIntent) -> Value {
         "lanes": content.lanes,
         "paths": content.paths,
         "deleted": content.deleted,
+        "lint": content.lint,
         "bypass": r.bypass.map(intent::BypassKind::as_str),
         "fallback": r.fallback,
         "ops": r.ops.iter().map(op_json).collect::<Vec<_>>(),
@@ -91,33 +95,98 @@ struct Content {
     unverified: Vec<String>,
     /// Why the surface stage found the content uncheckable (see `Surface::block`).
     block: Option<String>,
+    /// What the gate's linters would do with it, per language.
+    lint: Vec<LintLine>,
+}
+
+/// One language of the gate's lint plan for the content.
+#[derive(Debug, serde::Serialize)]
+struct LintLine {
+    language: String,
+    /// `runs`, or the status it would get without running (`SKIPPED`, `UNVERIFIED`, …).
+    action: String,
+    /// The tool that runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool: Option<String>,
+    /// The files it is handed (empty for a project-level tool).
+    files: Vec<String>,
+    /// Why it is skipped.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    reason: String,
 }
 
 impl Content {
-    fn of(repo: &RepoIntent) -> Self {
+    fn of(repo: &RepoIntent, env: &Env) -> Self {
         if repo.block.is_some() {
             return Self::default();
         }
         match surface::for_repo(repo) {
             Ok(s) => {
-                let mut paths = s.paths.clone();
-                let mut deleted = s.deleted.clone();
-                if let Some(push) = &s.push {
-                    paths.extend(push.changed.iter().cloned());
-                    deleted.extend(push.deleted.iter().cloned());
+                let mut unverified = s.unverified.clone();
+                let lint = if s.block.is_some() || s.paths.is_empty() {
+                    Vec::new()
+                } else if let Some(b) = repo.bypass {
+                    unverified.push(format!("language linters skipped by {} skipGate", b.as_str()));
+                    Vec::new()
+                } else {
+                    lint_plan(&s, &repo.root, env).unwrap_or_else(|e| {
+                        unverified.push(e);
+                        Vec::new()
+                    })
+                };
+                // The surface's paths already hold a push's changed files that land (and its
+                // deleted ones that stay deleted).
+                Self {
+                    lanes: s.lanes.names(),
+                    paths: s.paths,
+                    deleted: s.deleted,
+                    unverified,
+                    block: s.block,
+                    lint,
                 }
-                paths.sort();
-                paths.dedup();
-                deleted.sort();
-                deleted.dedup();
-                deleted.retain(|d| !paths.contains(d));
-                Self { lanes: s.lanes.names(), paths, deleted, unverified: s.unverified, block: s.block }
             }
             Err(e) => {
                 Self { unverified: vec![format!("cannot read the repository: {e}")], ..Self::default() }
             }
         }
     }
+}
+
+/// The gate's lint plan for the content `surface` predicts: the same snapshot and planning the
+/// gate runs, without running a linter.
+fn lint_plan(surface: &surface::Surface, workspace: &Path, env: &Env) -> Result<Vec<LintLine>, String> {
+    let content = crate::snapshot::Content::read(surface);
+    let snapshot = crate::content::snapshot_for_linters(surface, content, env)?;
+    let request = crate::lint::LintRequest::snapshot(
+        &snapshot,
+        workspace,
+        std::time::Duration::from_secs(1),
+        String::new(),
+    );
+    let prepared =
+        crate::lint::prepare(&request, env).map_err(|e| format!("linting could not start: {e}"))?;
+    let root = snapshot.root().to_path_buf();
+    Ok(prepared
+        .plan
+        .entries
+        .iter()
+        .map(|entry| match &entry.action {
+            crate::plan::Action::Run(job) => LintLine {
+                language: entry.language.clone(),
+                action: "runs".to_owned(),
+                tool: Some(job.program.clone()),
+                files: job.files.clone(),
+                reason: String::new(),
+            },
+            crate::plan::Action::Skip { status, reason } => LintLine {
+                language: entry.language.clone(),
+                action: status.as_str().to_owned(),
+                tool: None,
+                files: Vec::new(),
+                reason: reason.replace(&format!("{}/", root.display()), ""),
+            },
+        })
+        .collect())
 }
 
 fn op_json(o: &BoundOp) -> Value {
@@ -132,7 +201,7 @@ fn op_json(o: &BoundOp) -> Value {
 }
 
 /// A short explanation for people.
-fn human(intent: &Intent, command: &str) -> String {
+fn human(intent: &Intent, command: &str, env: &Env) -> String {
     let mut out = String::new();
     if !intent.guarded {
         out.push_str(
@@ -161,12 +230,29 @@ fn human(intent: &Intent, command: &str) -> String {
         for o in &r.ops {
             let _ = writeln!(out, "  - git {} in {}: `{}`", o.op.kind(), o.cwd.display(), shorten(&o.text));
         }
-        let content = Content::of(r);
+        let content = Content::of(r, env);
         if !content.lanes.is_empty() {
             let _ = writeln!(out, "  content from: {}", content.lanes.join(", "));
         }
         if !content.paths.is_empty() {
-            let _ = writeln!(out, "  files that would be checked: {}", content.paths.join(", "));
+            let _ = writeln!(
+                out,
+                "  files that land (scanned for secrets and paths): {}",
+                content.paths.join(", ")
+            );
+        }
+        for l in &content.lint {
+            match &l.tool {
+                Some(tool) if l.files.is_empty() => {
+                    let _ = writeln!(out, "  lint {}: {tool} on the whole project", l.language);
+                }
+                Some(tool) => {
+                    let _ = writeln!(out, "  lint {}: {tool} on {}", l.language, l.files.join(", "));
+                }
+                None => {
+                    let _ = writeln!(out, "  lint {}: {} — {}", l.language, l.action, l.reason);
+                }
+            }
         }
         if !content.deleted.is_empty() {
             let _ = writeln!(out, "  deleted: {}", content.deleted.join(", "));

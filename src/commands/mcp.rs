@@ -429,7 +429,7 @@ fn call(name: &str, arguments: Value, env: &Env) -> Result<Value, String> {
         }
         "explain" => {
             let input: ExplainInput = serde_json::from_value(arguments).map_err(parse_error)?;
-            return super::explain::explain_json(&input.command, input.cwd.as_deref()).map_err(failed);
+            return super::explain::explain_json(&input.command, input.cwd.as_deref(), env).map_err(failed);
         }
         "fix" => {
             let input: FixInput = serde_json::from_value(arguments).map_err(parse_error)?;

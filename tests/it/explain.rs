@@ -316,3 +316,80 @@ fn explain_lists_lanes_paths_and_deletions_per_repository() {
         "commit -a takes tracked changes, not new files"
     );
 }
+
+/// The languages and files `explain` names are the ones the gate lints: the same snapshot and the
+/// same planning (the project's `codeguard.json` excludes, vendored directories, a language with
+/// no integration), compared with `check --staged` on the same index.
+#[test]
+fn explain_names_what_the_gate_lints_and_nothing_else() {
+    crate::support::require_tools(&["ruff"]);
+    let repo = TestRepo::new();
+    repo.write("app.py", "x = 1\n").write("codeguard.json", r#"{"exclude": ["gen/**"]}"#).commit_all("init");
+    repo.write("bad.py", "import os\n")
+        .write("vendor/v.py", "import os\n")
+        .write("gen/g.py", "import os\n")
+        .write("x.yml", "a: 1\n");
+    repo.git(&["add", "-A"]);
+    let v = explain(&repo.root(), "git commit -m x");
+    let r = &v["repos"][0];
+    let paths: Vec<&str> = r["paths"].as_array().expect("paths").iter().filter_map(Value::as_str).collect();
+    assert_eq!(paths, ["bad.py", "gen/g.py", "vendor/v.py", "x.yml"], "every landing file is scanned: {v}");
+    let lint = r["lint"].as_array().unwrap_or_else(|| panic!("explain shows the gate's lint plan: {v}"));
+    let explained: Vec<(String, String, Vec<String>)> = lint
+        .iter()
+        .map(|l| {
+            let files =
+                l["files"].as_array().expect("files").iter().filter_map(Value::as_str).map(str::to_owned);
+            (
+                l["language"].as_str().expect("id").to_owned(),
+                l["action"].as_str().expect("action").to_owned(),
+                files.collect(),
+            )
+        })
+        .collect();
+    let home = tempfile::tempdir().expect("home");
+    let out = codeguard(home.path())
+        .current_dir(repo.root())
+        .args(["check", "--staged", "--format", "json"])
+        .output()
+        .expect("check");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("check json");
+    let gated: Vec<(String, String, Vec<String>)> = report["languages"]
+        .as_array()
+        .expect("languages")
+        .iter()
+        .map(|l| {
+            let status = l["status"].as_str().expect("status");
+            let ran = !l["argv"].as_array().is_none_or(Vec::is_empty);
+            let files =
+                l["files"].as_array().expect("files").iter().filter_map(Value::as_str).map(str::to_owned);
+            let action = if ran { "runs" } else { status };
+            (l["language"].as_str().expect("id").to_owned(), action.to_owned(), files.collect())
+        })
+        .collect();
+    assert_eq!(explained, gated, "explain: {v}\ncheck: {report}");
+    assert!(
+        explained
+            .iter()
+            .any(|(id, action, files)| id == "python" && action == "runs" && files == &["bad.py"]),
+        "only bad.py is linted (gen/ excluded, vendor/ vendored): {explained:?}"
+    );
+}
+
+/// A file a commit not yet pushed changed and the pending commit deletes lands deleted: `explain`
+/// shows it deleted, not as a file to check (it once merged the push range a second time).
+#[test]
+fn a_file_changed_by_an_unpushed_commit_and_deleted_before_the_push_is_deleted() {
+    let origin = tempfile::tempdir().expect("origin");
+    git_in(origin.path(), &["init", "-q", "--bare", "-b", "main"]);
+    let repo = repo_with_file();
+    repo.write("f.py", "y = 1\n").commit_all("f");
+    repo.git(&["remote", "add", "origin", &origin.path().display().to_string()]);
+    repo.git(&["push", "-q", "-u", "origin", "main"]);
+    repo.write("f.py", "y = 2\n").commit_all("change f");
+    let v = explain(&repo.root(), "git rm -q f.py && git commit -m gone && git push");
+    let r = &v["repos"][0];
+    assert_eq!(r["mode"], "push", "{v}");
+    assert!(!r["paths"].as_array().expect("paths").iter().any(|p| p == "f.py"), "{v}");
+    assert!(r["deleted"].as_array().expect("deleted").iter().any(|p| p == "f.py"), "{v}");
+}
