@@ -31,16 +31,12 @@ use crate::exit::EntryPoint;
 use crate::mode::GitHook;
 use crate::outcome::Status;
 use crate::output::Output;
-use crate::process::{Cmd, Ending};
 use crate::report::{self, Audience, GateReport};
 use crate::state::audit::BypassKind;
 use crate::surface::{self, PushAgainst, Surface};
 
 /// Deadline per linter invocation.
 const LINT_DEADLINE: Duration = Duration::from_secs(300);
-
-/// Deadline for reading git config.
-const CONFIG_DEADLINE: Duration = Duration::from_secs(10);
 
 /// Most bytes of pre-push input read (one line per pushed ref).
 const MAX_STDIN: u64 = 1024 * 1024;
@@ -150,18 +146,9 @@ struct Settings {
 impl Settings {
     /// Reads `codeguard.*` through `git config`, which sees every config file and `git -c`.
     fn read(root: &Path, env: &Env) -> anyhow::Result<Self> {
-        let argv = ["git", "config", "--null", "--get-regexp", r"^codeguard\."];
-        let vars = env.vars().map(|(k, v)| (k.clone(), v.clone())).collect();
-        let cmd = Cmd::new(argv.map(str::to_owned).to_vec(), root.to_path_buf(), vars, CONFIG_DEADLINE);
-        let finished = cmd.run();
-        match &finished.ending {
-            Ending::Exited(0) => Ok(Self::parse(&finished.text())),
-            Ending::Exited(1) => Ok(Self::default()),
-            other => Err(anyhow!(
-                "reading codeguard.* from git config failed ({other:?}): {}",
-                finished.text().trim()
-            )),
-        }
+        let text = crate::git::config::as_git_reads(root, env, r"^codeguard\.")
+            .map_err(|e| anyhow!("reading codeguard.* from git config failed: {e}"))?;
+        Ok(text.map_or_else(Self::default, |text| Self::parse(&text)))
     }
 
     /// Parses `git config --null --get-regexp` output: `key\nvalue\0`, or `key\0` for a key
@@ -264,29 +251,10 @@ fn pre_push_targets(root: &Path, input: &str, args: &[String], env: &Env) -> any
     Ok(targets)
 }
 
-/// Deadline for asking the remote which refs it has.
-const LS_REMOTE_DEADLINE: Duration = Duration::from_secs(60);
-
-/// The object ids the remote at `url` advertises (`git ls-remote`: every ref, tags peeled), or
-/// `None` when it cannot be asked (then the remote-tracking refs stand in, as git's own push
-/// would fail the same way).
+/// The object ids the remote at `url` advertises, or `None` when it cannot be asked (then the
+/// remote-tracking refs stand in, as git's own push would fail the same way).
 fn advertised(root: &Path, url: Option<&String>, env: &Env) -> Option<Vec<gix::ObjectId>> {
-    let url = url?;
-    let mut vars: Vec<(String, std::ffi::OsString)> =
-        env.vars().map(|(k, v)| (k.clone(), v.clone())).collect();
-    vars.push(("GIT_TERMINAL_PROMPT".into(), "0".into()));
-    let argv = vec!["git".to_owned(), "ls-remote".to_owned(), "--".to_owned(), url.clone()];
-    let finished = Cmd::new(argv, root.to_path_buf(), vars, LS_REMOTE_DEADLINE).run();
-    if finished.ending != Ending::Exited(0) {
-        return None;
-    }
-    Some(
-        finished
-            .text()
-            .lines()
-            .filter_map(|line| gix::ObjectId::from_hex(line.split('\t').next()?.trim().as_bytes()).ok())
-            .collect(),
-    )
+    crate::git::advertised(root, url?, env)
 }
 
 /// One line of git's reference-transaction input: `<old> <new> <ref>`, where a value is an

@@ -42,6 +42,14 @@ pub(super) fn run(args: &InitArgs) -> anyhow::Result<Output> {
     let mut out = String::new();
     let mode = if args.apply { "applying" } else { "dry run: nothing is written; run with --apply to write" };
     let _ = writeln!(out, "codeguard init: {} ({mode})", root.display());
+    let ids: Vec<&str> = detected.iter().map(|d| d.id.as_str()).collect();
+    let integrated: Vec<&str> = inventory.integrated().map(|l| l.id.as_str()).collect();
+    let _ = writeln!(
+        out,
+        "  languages: {} (integrated: {})",
+        if ids.is_empty() { "none".to_owned() } else { ids.join(", ") },
+        if integrated.is_empty() { "none".to_owned() } else { integrated.join(", ") }
+    );
     let mut failed = false;
     for proposal in &proposals {
         let outcome = if args.apply { apply(&root, proposal) } else { Ok(describe(proposal)) };

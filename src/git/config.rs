@@ -55,6 +55,32 @@ pub(crate) fn alias(dir: &Path, name: &str) -> Option<String> {
     value.map(|v| v.to_string())
 }
 
+/// Deadline for asking git for its configuration.
+const CONFIG_DEADLINE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The entries whose keys match `regex`, as git itself reads them in `root` under `env`: every
+/// config file and the `git -c` values git hands to a hook (which only git can see). The text of
+/// `git config --null --get-regexp` (`key\nvalue\0`, or `key\0` for a key without a value);
+/// `None` when nothing matches.
+pub(crate) fn as_git_reads(
+    root: &Path,
+    env: &crate::env::Env,
+    regex: &'static str,
+) -> Result<Option<String>, Error> {
+    use crate::process::{Cmd, Ending};
+    let argv = ["git", "config", "--null", "--get-regexp", regex].map(str::to_owned).to_vec();
+    let vars = env.vars().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let finished = Cmd::new(argv, root.to_path_buf(), vars, CONFIG_DEADLINE).run();
+    match &finished.ending {
+        Ending::Exited(0) => Ok(Some(finished.text())),
+        Ending::Exited(1) => Ok(None),
+        other => Err(Error::Config {
+            key: regex,
+            message: format!("git config failed ({other:?}): {}", finished.text().trim()),
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

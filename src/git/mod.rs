@@ -26,7 +26,7 @@ pub(crate) use index::{
     Observed, default_index, fingerprint, first_conflict, head_commit, index_digest, load_index,
     observe_index, sorted, tracked_files,
 };
-pub(crate) use refs::upstream;
+pub(crate) use refs::{advertised, upstream};
 pub(crate) use tree::{commit_tree, diff_trees, head_file, head_tree, tree_changes, tree_index};
 
 /// Why a repository could not be opened or read.

@@ -28,3 +28,30 @@ pub(crate) fn upstream(repo: &gix::Repository) -> Result<Option<(String, gix::Ob
     }
     Ok(None)
 }
+/// Deadline for asking a remote which refs it has.
+const LS_REMOTE_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The object ids the remote at `url` advertises (`git ls-remote`: every ref, tags peeled, asked
+/// from `root` under `env` without a terminal prompt), or `None` when it cannot be asked.
+pub(crate) fn advertised(
+    root: &std::path::Path,
+    url: &str,
+    env: &crate::env::Env,
+) -> Option<Vec<gix::ObjectId>> {
+    use crate::process::{Cmd, Ending};
+    let mut vars: Vec<(String, std::ffi::OsString)> =
+        env.vars().map(|(k, v)| (k.clone(), v.clone())).collect();
+    vars.push(("GIT_TERMINAL_PROMPT".into(), "0".into()));
+    let argv = vec!["git".to_owned(), "ls-remote".to_owned(), "--".to_owned(), url.to_owned()];
+    let finished = Cmd::new(argv, root.to_path_buf(), vars, LS_REMOTE_DEADLINE).run();
+    if finished.ending != Ending::Exited(0) {
+        return None;
+    }
+    Some(
+        finished
+            .text()
+            .lines()
+            .filter_map(|line| gix::ObjectId::from_hex(line.split('\t').next()?.trim().as_bytes()).ok())
+            .collect(),
+    )
+}

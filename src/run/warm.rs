@@ -26,6 +26,7 @@ use std::time::Duration;
 use crate::env::Env;
 use crate::plan::{Action, Plan};
 use crate::registry::Registry;
+use crate::state::caches;
 
 /// A cache not used for this long is removed by the sweep.
 pub(crate) const MAX_IDLE: Duration = Duration::from_secs(14 * 24 * 3600);
@@ -34,8 +35,6 @@ pub(crate) const MAX_TOTAL_BYTES: u64 = 20 * 1024 * 1024 * 1024;
 /// The sweep runs at most this often.
 pub(crate) const SWEEP_EVERY: Duration = Duration::from_secs(24 * 3600);
 
-/// The stamp in each cache saying when it was last used (milliseconds since the epoch).
-const LAST_USED: &str = ".last-used";
 /// The stamp in the cache root saying when the last sweep ran.
 const LAST_SWEEP: &str = ".last-sweep";
 
@@ -290,7 +289,7 @@ fn repo_cache(root: &Path, workspace: &Path) -> Option<PathBuf> {
         return None;
     }
     crate::fs::ensure_private_dir(&dir).ok()?;
-    std::fs::write(dir.join(LAST_USED), crate::state::now_ms().to_string()).ok()?;
+    caches::mark_used(&dir).ok()?;
     Some(dir)
 }
 
@@ -316,11 +315,6 @@ fn mount_type<'a>(info: &'a str, path: &Path) -> Option<&'a str> {
         .map(|(_, fs_type)| fs_type)
 }
 
-/// Milliseconds since the epoch recorded in a stamp file (0 when absent or unreadable).
-fn stamp(path: &Path) -> u64 {
-    std::fs::read_to_string(path).ok().and_then(|t| t.trim().parse().ok()).unwrap_or(0)
-}
-
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
@@ -329,30 +323,30 @@ fn millis(d: Duration) -> u64 {
 /// most once per [`SWEEP_EVERY`]; `current` (this run's) is never removed.
 fn sweep(root: &Path, current: &Path) {
     let now = crate::state::now_ms();
-    if now.saturating_sub(stamp(&root.join(LAST_SWEEP))) < millis(SWEEP_EVERY) {
+    if now.saturating_sub(caches::read_number(&root.join(LAST_SWEEP))) < millis(SWEEP_EVERY) {
         return;
     }
     if std::fs::write(root.join(LAST_SWEEP), now.to_string()).is_err() {
         return;
     }
     let Ok(entries) = std::fs::read_dir(root) else { return };
-    let mut caches: Vec<(u64, PathBuf)> = entries
+    let mut found: Vec<(u64, PathBuf)> = entries
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.is_dir() && p != current)
-        .map(|p| (stamp(&p.join(LAST_USED)), p))
+        .map(|p| (caches::last_used(&p), p))
         .collect();
     // A cache whose stable tree another run is linting in is not removed under it; the others'
     // locks are held until the sweep ends, so no run starts in one while it goes.
     let mut held = Vec::new();
-    caches.retain(|(_, dir)| {
+    found.retain(|(_, dir)| {
         let stable = dir.join(STABLE);
         if !stable.exists() {
             return true;
         }
         crate::fs::try_lock(&stable.join("tree")).map(|lock| held.push(lock)).is_some()
     });
-    caches.retain(|(used, dir)| {
+    found.retain(|(used, dir)| {
         let idle = now.saturating_sub(*used) > millis(MAX_IDLE);
         !(idle && std::fs::remove_dir_all(dir).is_ok())
     });
@@ -364,16 +358,10 @@ fn sweep(root: &Path, current: &Path) {
             .map(|m| m.len())
             .sum()
     };
-    let mut total: u64 = size(current) + caches.iter().map(|(_, d)| size(d)).sum::<u64>();
-    caches.sort_by_key(|(used, _)| *used);
-    for (_, dir) in &caches {
-        if total <= MAX_TOTAL_BYTES {
-            break;
-        }
-        let bytes = size(dir);
-        if std::fs::remove_dir_all(dir).is_ok() {
-            total = total.saturating_sub(bytes);
-        }
+    let entries =
+        found.into_iter().map(|(used, path)| caches::Entry { used, bytes: size(&path), path }).collect();
+    for entry in caches::beyond_bounds(entries, (1, size(current)), usize::MAX, MAX_TOTAL_BYTES) {
+        caches::retire(&entry.path);
     }
 }
 
@@ -457,7 +445,7 @@ mod tests {
         let (old, current) = (root.path().join("old"), root.path().join("current"));
         for dir in [&old, &current] {
             std::fs::create_dir_all(dir.join("target")).expect("mkdir");
-            std::fs::write(dir.join(LAST_USED), "1").expect("stamp");
+            std::fs::write(dir.join(caches::LAST_USED), "1").expect("stamp");
         }
         sweep(root.path(), &current);
         assert!(!old.exists() && current.exists());

@@ -22,6 +22,7 @@ use std::time::{Duration, SystemTime};
 
 use super::SnapshotError;
 use super::layout::{Item, What};
+use crate::state::caches;
 
 /// Entries kept at most.
 pub(crate) const MAX_ENTRIES: usize = 4;
@@ -31,7 +32,6 @@ pub(crate) const MAX_BYTES: u64 = 4 * 1024 * 1024 * 1024;
 pub(crate) const STALE: Duration = Duration::from_secs(24 * 3600);
 
 const COMPLETE: &str = ".complete";
-const LAST_USED: &str = ".last-used";
 
 /// The modification time of every cached file (2001-09-09): a change through a link shows.
 fn fixed_time() -> SystemTime {
@@ -88,7 +88,7 @@ impl TreeCache {
     ) -> Result<PathBuf, SnapshotError> {
         let dir = self.root.join(tree.to_hex().to_string());
         if dir.join(COMPLETE).is_file() {
-            touch(&dir);
+            let _ = caches::mark_used(&dir);
             return Ok(dir);
         }
         std::fs::create_dir_all(&self.root)
@@ -117,7 +117,7 @@ impl TreeCache {
                 )));
             }
         }
-        touch(&dir);
+        let _ = caches::mark_used(&dir);
         self.evict(&dir);
         Ok(dir)
     }
@@ -159,7 +159,7 @@ impl TreeCache {
         if linked.iter().all(Linked::intact) {
             return true;
         }
-        retire(cached);
+        caches::retire(cached);
         false
     }
 
@@ -173,7 +173,7 @@ impl TreeCache {
                 .and_then(|m| m.modified())
                 .is_ok_and(|t| now.duration_since(t).is_ok_and(|age| age > STALE))
         };
-        let mut entries: Vec<(u64, u64, PathBuf)> = Vec::new();
+        let mut entries: Vec<caches::Entry> = Vec::new();
         for path in read.flatten().map(|e| e.path()) {
             let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             if name.starts_with(".tmp-") || name.starts_with(".evict-") {
@@ -187,20 +187,13 @@ impl TreeCache {
                     }
                 }
             } else if path != current && path.join(COMPLETE).is_file() {
-                let size = read_number(&path.join(COMPLETE));
-                entries.push((read_number(&path.join(LAST_USED)), size, path));
+                let bytes = caches::read_number(&path.join(COMPLETE));
+                entries.push(caches::Entry { used: caches::last_used(&path), bytes, path });
             }
         }
-        let mut total = read_number(&current.join(COMPLETE)) + entries.iter().map(|(_, s, _)| s).sum::<u64>();
-        let mut count = entries.len() + 1;
-        entries.sort_by_key(|(used, _, _)| *used);
-        for (_, size, path) in entries {
-            if count <= MAX_ENTRIES && total <= MAX_BYTES {
-                break;
-            }
-            retire(&path);
-            total = total.saturating_sub(size);
-            count -= 1;
+        let kept = (1, caches::read_number(&current.join(COMPLETE)));
+        for entry in caches::beyond_bounds(entries, kept, MAX_ENTRIES, MAX_BYTES) {
+            caches::retire(&entry.path);
         }
     }
 }
@@ -217,23 +210,6 @@ fn seal(path: &Path, executable: bool) -> Result<(), SnapshotError> {
     file.set_modified(fixed_time()).map_err(SnapshotError::io(format!("sealing {}", path.display())))?;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(sealed_mode(executable)))
         .map_err(SnapshotError::io(format!("sealing {}", path.display())))
-}
-
-fn touch(dir: &Path) {
-    let _ = std::fs::write(dir.join(LAST_USED), crate::state::now_ms().to_string());
-}
-
-fn read_number(path: &Path) -> u64 {
-    std::fs::read_to_string(path).ok().and_then(|t| t.trim().parse().ok()).unwrap_or(0)
-}
-
-/// Takes an entry out of use at once (renamed away), then removes it.
-fn retire(dir: &Path) {
-    let Some(parent) = dir.parent() else { return };
-    let away = parent.join(format!(".evict-{}-{}", std::process::id(), crate::state::now_ms()));
-    if std::fs::rename(dir, &away).is_ok() {
-        remove(&away);
-    }
 }
 
 fn remove(dir: &Path) {

@@ -29,6 +29,7 @@
 //! | `<file>.lock` | the sidecar lock of each file above |
 
 pub(crate) mod audit;
+pub(crate) mod caches;
 pub(crate) mod dedup;
 pub(crate) mod pending;
 pub(crate) mod session;

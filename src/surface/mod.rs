@@ -245,7 +245,63 @@ pub enum Replay {
     CommitTree,
 }
 
+/// What a path is in the repository before a command stages it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PathKind {
+    /// In the index (or added by an earlier step).
+    Tracked,
+    /// Not in the index, not ignored.
+    Untracked,
+    /// Not in the index and ignored.
+    Ignored,
+}
+
 impl StagingAction {
+    /// Whether this action may stage `path` (`None`: a path only known at run time) with the
+    /// content the worktree has when it runs. `kind` says what the path is; `selects` whether a
+    /// pathspec selects it. Staging that cannot be known may take anything.
+    pub(crate) fn takes_from_worktree(
+        &self,
+        path: Option<&str>,
+        kind: &dyn Fn() -> PathKind,
+        selects: &dyn Fn(&Pathspecs) -> bool,
+    ) -> bool {
+        let tracked = || path.is_none() || kind() == PathKind::Tracked;
+        match self {
+            StagingAction::Add { specs, all, update, force } => {
+                let selected = if specs.specs.is_empty() { *all || *update } else { selects(specs) };
+                selected
+                    && (path.is_none()
+                        || match kind() {
+                            PathKind::Tracked => true,
+                            PathKind::Untracked => !*update,
+                            // A literal path (`update-index --add`) is added whatever the ignore
+                            // rules say.
+                            PathKind::Ignored => !*update && (*force || specs.literal),
+                        })
+            }
+            StagingAction::CommitAll => tracked(),
+            StagingAction::CommitOnly(specs) | StagingAction::CommitInclude(specs) => {
+                selects(specs) && tracked()
+            }
+            StagingAction::Unverifiable(_) => true,
+            StagingAction::Commit
+            | StagingAction::Rm { .. }
+            | StagingAction::Mv { .. }
+            | StagingAction::IntentToAdd(_)
+            | StagingAction::CheckoutPaths { .. }
+            | StagingAction::ResetIndex { .. }
+            | StagingAction::Reset { .. }
+            | StagingAction::Switch { .. }
+            | StagingAction::Chmod { .. }
+            | StagingAction::CacheInfo { .. }
+            | StagingAction::StashPush { .. }
+            | StagingAction::StashApply { .. }
+            | StagingAction::Amend
+            | StagingAction::Replay { .. } => false,
+        }
+    }
+
     /// Whether this action makes a commit.
     fn is_commit(&self) -> bool {
         match self {

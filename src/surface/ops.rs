@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::bash::GitOp;
-use crate::intent::RepoIntent;
+use crate::intent::{BoundOp, RepoIntent};
 
 use super::{Mode, Pathspecs, StagingAction, Surface, SurfaceError, SurfaceOptions};
 
@@ -87,144 +87,141 @@ pub(crate) fn push_calls(repo: &RepoIntent) -> Vec<super::PushCall> {
 
 /// Translates the bound operations of one repository into staging actions and a surface mode.
 pub(crate) fn staging_actions(repo: &RepoIntent) -> (Mode, Vec<StagingAction>) {
-    let mut actions = Vec::new();
-    let mut committed = false;
-    let mut pushes = false;
-    for bound in &repo.ops {
-        let cwd_rel = relative(&repo.root, &bound.cwd);
-        let op = with_pwd(&bound.op, &bound.cwd);
-        match op.as_ref() {
-            GitOp::Add {
-                pathspecs,
-                all,
-                update,
-                force,
-                interactive,
-                pathspec_from_file,
-                dry_run,
-                intent_to_add,
-                dynamic,
-            } => {
-                if *interactive || *pathspec_from_file || *dynamic {
-                    actions.push(StagingAction::Unverifiable(format!(
-                        "`{}` stages content that cannot be known before it runs",
-                        bound.text
-                    )));
-                    actions.push(anything_staged(*interactive && !*pathspec_from_file && !*dynamic, *force));
-                } else if *intent_to_add && !*dry_run {
-                    actions.push(StagingAction::IntentToAdd(Pathspecs::new(cwd_rel, pathspecs.clone())));
-                } else if !*dry_run {
-                    actions.push(StagingAction::Add {
-                        specs: Pathspecs::new(cwd_rel, pathspecs.clone()),
-                        all: *all,
-                        update: *update,
-                        force: *force,
-                    });
-                }
-            }
-            GitOp::Commit {
-                all,
-                only_paths,
-                include,
-                interactive,
-                pathspec_from_file,
-                dynamic,
-                amend,
-                ..
-            } => {
-                committed = true;
-                if *amend {
-                    actions.push(StagingAction::Amend);
-                }
-                if *interactive || *pathspec_from_file || *dynamic {
-                    actions.push(StagingAction::Unverifiable(format!(
-                        "`{}` commits content that cannot be known before it runs",
-                        bound.text
-                    )));
-                }
-                actions.push(if *interactive || *pathspec_from_file || *dynamic {
-                    // What it picks is unknown; every tracked change is the most it can take.
-                    StagingAction::CommitAll
-                } else if *all {
-                    StagingAction::CommitAll
-                } else if only_paths.is_empty() {
-                    StagingAction::Commit
-                } else if *include {
-                    StagingAction::CommitInclude(Pathspecs::new(cwd_rel, only_paths.clone()))
-                } else {
-                    StagingAction::CommitOnly(Pathspecs::new(cwd_rel, only_paths.clone()))
-                });
-            }
-            GitOp::Push { dry_run, .. } => pushes |= !*dry_run,
-            GitOp::Rm { pathspecs, cached, dry_run, dynamic, .. } => {
-                if *dynamic {
-                    actions.push(StagingAction::Unverifiable(format!(
-                        "`{}` removes paths known only at run time",
-                        bound.text
-                    )));
-                } else if !*dry_run {
-                    actions.push(StagingAction::Rm {
-                        specs: Pathspecs::new(cwd_rel, pathspecs.clone()),
-                        cached: *cached,
-                    });
-                }
-            }
-            GitOp::Mv { from, to, dry_run, dynamic } => {
-                if *dynamic {
-                    actions.push(StagingAction::Unverifiable(format!(
-                        "`{}` moves paths known only at run time",
-                        bound.text
-                    )));
-                    actions.push(anything_staged(false, false));
-                } else if !*dry_run {
-                    actions.extend(from.iter().map(|f| StagingAction::Mv {
-                        cwd_rel: cwd_rel.clone(),
-                        from: f.clone(),
-                        to: to.clone(),
-                    }));
-                }
-            }
-            GitOp::Stash { action, args } => {
-                let flag = |names: &[&str]| args.iter().any(|a| names.contains(&a.as_str()));
-                let operands = args.iter().skip(1).filter(|a| !a.starts_with('-')).count();
-                let plain_push = matches!(action.as_str(), "push" | "save")
-                    && !flag(&["-p", "--patch", "--staged", "-S", "--pathspec-from-file"])
-                    && !args.iter().any(|a| a == "--")
-                    && (action == "save" || operands == 0);
-                let newest = args.iter().skip(1).filter(|a| !a.starts_with('-')).all(|a| a == "stash@{0}");
-                if plain_push {
-                    actions.push(StagingAction::StashPush {
-                        untracked: flag(&["-u", "--include-untracked", "-a", "--all"]),
-                        keep_index: flag(&["-k", "--keep-index"]),
-                    });
-                } else if matches!(action.as_str(), "pop" | "apply") && newest {
-                    actions.push(StagingAction::StashApply { index: flag(&["--index"]) });
-                } else if !matches!(action.as_str(), "list" | "show") {
-                    actions.push(StagingAction::Unverifiable(format!(
-                        "`{}` changes the index and worktree before the commit",
-                        bound.text
-                    )));
-                }
-            }
-            GitOp::SetSkipGate { .. } | GitOp::ConfigWrite => {}
-            GitOp::Writer(w) => {
-                committed |= w.commits;
-                let call = super::writers::WriterCall {
-                    kind: w.kind,
-                    flags: &w.flags,
-                    values: &w.values,
-                    operands: &w.operands,
-                    paths: &w.paths,
-                    commits: w.commits,
-                    dynamic: w.dynamic,
-                    text: &bound.text,
-                };
-                actions.extend(super::writers::actions(&call, &repo.root, &bound.cwd, &cwd_rel));
-            }
-        }
-    }
+    let actions = repo.ops.iter().flat_map(|bound| op_actions(&repo.root, bound)).collect();
+    let committed = repo.ops.iter().any(|b| b.op.mode() == Some(crate::mode::Mode::Commit));
+    let pushes = repo.ops.iter().any(|b| matches!(b.op, GitOp::Push { dry_run: false, .. }));
     let mode = if pushes { Mode::Push { pending_commit: committed } } else { Mode::Commit };
     (mode, actions)
+}
+
+/// What one git operation does to the content, as staging actions: the one reading of `git
+/// add`/`rm`/`mv`/`commit`/`stash` and the writers' flags (the surface simulates these; the rule
+/// on files written in the same call asks them what would be staged from the worktree).
+pub(crate) fn op_actions(root: &Path, bound: &BoundOp) -> Vec<StagingAction> {
+    let mut actions = Vec::new();
+    let cwd_rel = relative(root, &bound.cwd);
+    let op = with_pwd(&bound.op, &bound.cwd);
+    match op.as_ref() {
+        GitOp::Add {
+            pathspecs,
+            all,
+            update,
+            force,
+            interactive,
+            pathspec_from_file,
+            dry_run,
+            intent_to_add,
+            dynamic,
+        } => {
+            if *interactive || *pathspec_from_file || *dynamic {
+                actions.push(StagingAction::Unverifiable(format!(
+                    "`{}` stages content that cannot be known before it runs",
+                    bound.text
+                )));
+                actions.push(anything_staged(*interactive && !*pathspec_from_file && !*dynamic, *force));
+            } else if *intent_to_add && !*dry_run {
+                actions.push(StagingAction::IntentToAdd(Pathspecs::new(cwd_rel, pathspecs.clone())));
+            } else if !*dry_run {
+                actions.push(StagingAction::Add {
+                    specs: Pathspecs::new(cwd_rel, pathspecs.clone()),
+                    all: *all,
+                    update: *update,
+                    force: *force,
+                });
+            }
+        }
+        GitOp::Commit {
+            all, only_paths, include, interactive, pathspec_from_file, dynamic, amend, ..
+        } => {
+            if *amend {
+                actions.push(StagingAction::Amend);
+            }
+            if *interactive || *pathspec_from_file || *dynamic {
+                actions.push(StagingAction::Unverifiable(format!(
+                    "`{}` commits content that cannot be known before it runs",
+                    bound.text
+                )));
+            }
+            actions.push(if *interactive || *pathspec_from_file || *dynamic {
+                // What it picks is unknown; every tracked change is the most it can take.
+                StagingAction::CommitAll
+            } else if *all {
+                StagingAction::CommitAll
+            } else if only_paths.is_empty() {
+                StagingAction::Commit
+            } else if *include {
+                StagingAction::CommitInclude(Pathspecs::new(cwd_rel, only_paths.clone()))
+            } else {
+                StagingAction::CommitOnly(Pathspecs::new(cwd_rel, only_paths.clone()))
+            });
+        }
+
+        GitOp::Rm { pathspecs, cached, dry_run, dynamic, .. } => {
+            if *dynamic {
+                actions.push(StagingAction::Unverifiable(format!(
+                    "`{}` removes paths known only at run time",
+                    bound.text
+                )));
+            } else if !*dry_run {
+                actions.push(StagingAction::Rm {
+                    specs: Pathspecs::new(cwd_rel, pathspecs.clone()),
+                    cached: *cached,
+                });
+            }
+        }
+        GitOp::Mv { from, to, dry_run, dynamic } => {
+            if *dynamic {
+                actions.push(StagingAction::Unverifiable(format!(
+                    "`{}` moves paths known only at run time",
+                    bound.text
+                )));
+                actions.push(anything_staged(false, false));
+            } else if !*dry_run {
+                actions.extend(from.iter().map(|f| StagingAction::Mv {
+                    cwd_rel: cwd_rel.clone(),
+                    from: f.clone(),
+                    to: to.clone(),
+                }));
+            }
+        }
+        GitOp::Stash { action, args } => {
+            let flag = |names: &[&str]| args.iter().any(|a| names.contains(&a.as_str()));
+            let operands = args.iter().skip(1).filter(|a| !a.starts_with('-')).count();
+            let plain_push = matches!(action.as_str(), "push" | "save")
+                && !flag(&["-p", "--patch", "--staged", "-S", "--pathspec-from-file"])
+                && !args.iter().any(|a| a == "--")
+                && (action == "save" || operands == 0);
+            let newest = args.iter().skip(1).filter(|a| !a.starts_with('-')).all(|a| a == "stash@{0}");
+            if plain_push {
+                actions.push(StagingAction::StashPush {
+                    untracked: flag(&["-u", "--include-untracked", "-a", "--all"]),
+                    keep_index: flag(&["-k", "--keep-index"]),
+                });
+            } else if matches!(action.as_str(), "pop" | "apply") && newest {
+                actions.push(StagingAction::StashApply { index: flag(&["--index"]) });
+            } else if !matches!(action.as_str(), "list" | "show") {
+                actions.push(StagingAction::Unverifiable(format!(
+                    "`{}` changes the index and worktree before the commit",
+                    bound.text
+                )));
+            }
+        }
+        GitOp::Push { .. } | GitOp::SetSkipGate { .. } | GitOp::ConfigWrite => {}
+        GitOp::Writer(w) => {
+            let call = super::writers::WriterCall {
+                kind: w.kind,
+                flags: &w.flags,
+                values: &w.values,
+                operands: &w.operands,
+                paths: &w.paths,
+                commits: w.commits,
+                dynamic: w.dynamic,
+                text: &bound.text,
+            };
+            actions.extend(super::writers::actions(&call, root, &bound.cwd, &cwd_rel));
+        }
+    }
+    actions
 }
 
 /// The revision a `git checkout X` / `git switch X` (no paths) moves `HEAD` to, if it moves.

@@ -19,8 +19,8 @@ use std::path::Path;
 use crate::bash::GitOp;
 use crate::intent::{BoundOp, BoundWrite, Intent, RepoIntent};
 
-use super::Pathspecs;
 use super::model::Matcher;
+use super::{PathKind, Pathspecs};
 
 /// codeguard's git hooks in one repository, as the installer reads them
 /// (`crate::install::git_hooks::doors`): where git runs hooks from and which of codeguard's run
@@ -105,7 +105,9 @@ fn first_landing(repo: &RepoIntent) -> Option<(BoundWrite, Option<&BoundOp>)> {
             if !state.stages(&repo.root, op, write.path.as_deref(), &repo.ops[write.before_op..i]) {
                 continue;
             }
-            if let Some(commit) = repo.ops[i..].iter().find(|o| commits_the_index(&o.op)) {
+            if let Some(commit) =
+                repo.ops[i..].iter().find(|o| o.op.mode() == Some(crate::mode::Mode::Commit))
+            {
                 return Some((write.clone(), Some(commit)));
             }
         }
@@ -115,22 +117,6 @@ fn first_landing(repo: &RepoIntent) -> Option<(BoundWrite, Option<&BoundOp>)> {
         }
     }
     None
-}
-
-/// Whether `op` makes a commit of what the index holds: `git commit`, and the writers that
-/// commit (`merge`/`cherry-pick`/`revert --continue`, `am`, `commit-tree`, a merge).
-fn commits_the_index(op: &GitOp) -> bool {
-    match op {
-        GitOp::Commit { .. } => true,
-        GitOp::Writer(w) => w.commits,
-        GitOp::Add { .. }
-        | GitOp::Push { .. }
-        | GitOp::Rm { .. }
-        | GitOp::Mv { .. }
-        | GitOp::Stash { .. }
-        | GitOp::SetSkipGate { .. }
-        | GitOp::ConfigWrite => false,
-    }
 }
 
 /// What is known about the repository: its index (tracked paths) and ignore rules.
@@ -170,72 +156,26 @@ impl State {
         stack.at_path(path, Some(mode)).is_ok_and(|p| p.is_excluded())
     }
 
-    /// Whether `op` stages `path` (`None`: a path only known at run time) from the worktree.
-    /// `earlier` are the repository's operations between the write and `op`.
+    /// Whether `op` stages `path` (`None`: a path only known at run time) from the worktree, as
+    /// its staging actions say (`ops::op_actions`, the surface's own reading of the op).
+    /// `earlier` are the repository's operations between the write and `op`: one that adds
+    /// makes the path tracked for a later `commit -a`.
     fn stages(&mut self, root: &Path, op: &BoundOp, path: Option<&str>, earlier: &[BoundOp]) -> bool {
-        let cwd_rel = op.cwd.strip_prefix(root).map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
-        let matches = |specs: &[String]| -> bool {
+        let kind = || {
+            let Some(p) = path else { return PathKind::Tracked };
+            if self.tracked(p) || earlier.iter().any(|e| matches!(&e.op, GitOp::Add { .. })) {
+                PathKind::Tracked
+            } else if self.ignored(p) {
+                PathKind::Ignored
+            } else {
+                PathKind::Untracked
+            }
+        };
+        let selects = |specs: &Pathspecs| -> bool {
             let Some(path) = path else { return true };
-            Matcher::new(&Pathspecs::new(cwd_rel.clone(), specs.to_vec()), root)
-                .map_or(true, |mut m| m.matches(path, false))
+            Matcher::new(specs, root).map_or(true, |mut m| m.matches(path, false))
         };
-        let tracked = |this: &Self| -> bool {
-            let Some(p) = path else { return true };
-            this.tracked(p) || earlier.iter().any(|e| matches!(&e.op, GitOp::Add { .. }))
-        };
-        match &op.op {
-            GitOp::Add {
-                pathspecs,
-                all,
-                update,
-                force,
-                interactive,
-                pathspec_from_file,
-                dry_run,
-                intent_to_add,
-                dynamic,
-            } => {
-                if *dry_run || *intent_to_add {
-                    return false;
-                }
-                if *interactive || *pathspec_from_file || *dynamic {
-                    return true;
-                }
-                let selected = if pathspecs.is_empty() { *all || *update } else { matches(pathspecs) };
-                if !selected {
-                    return false;
-                }
-                let Some(p) = path else { return true };
-                let is_tracked = self.tracked(p);
-                if *update && !is_tracked {
-                    return false;
-                }
-                is_tracked || *force || !self.ignored(p)
-            }
-            GitOp::Commit { all, only_paths, include, interactive, pathspec_from_file, dynamic, .. } => {
-                if *interactive || *pathspec_from_file || *dynamic {
-                    return true;
-                }
-                if *all {
-                    return tracked(self);
-                }
-                (!only_paths.is_empty() || *include) && matches(only_paths) && tracked(self)
-            }
-            // `update-index --add path` stages the worktree's content; the other writers take
-            // content from revisions, patches or stashes, not from the worktree.
-            GitOp::Writer(w) => {
-                use crate::bash::Writer::{ReadTree, UpdateIndex};
-                (w.dynamic && matches!(w.kind, UpdateIndex | ReadTree))
-                    || (w.kind == UpdateIndex
-                        && matches(&w.operands.iter().chain(&w.paths).cloned().collect::<Vec<_>>()))
-            }
-            GitOp::Push { .. }
-            | GitOp::Rm { .. }
-            | GitOp::Mv { .. }
-            | GitOp::Stash { .. }
-            | GitOp::SetSkipGate { .. }
-            | GitOp::ConfigWrite => false,
-        }
+        super::ops::op_actions(root, op).iter().any(|a| a.takes_from_worktree(path, &kind, &selects))
     }
 }
 

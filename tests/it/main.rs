@@ -29,6 +29,7 @@ mod hosts;
 mod in_place;
 mod init;
 mod install;
+mod inventory;
 mod layers;
 mod lifecycle;
 mod mcp;

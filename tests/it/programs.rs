@@ -141,6 +141,7 @@ fn content_written_before_a_commit_that_takes_it_is_denied_with_the_directive() 
         "cp README.txt copy.txt && git add -A && git commit -m x",
         "rm README.txt && git commit -am gone",
         "chmod +x README.txt && git add README.txt && git commit -m mode",
+        "echo x > new.txt && git add \"$PWD/new.txt\" && git commit -m x",
         "npm version patch && git push",
     ] {
         let (code, _, stderr) = gate_in(&repo, cmd, &[]);
@@ -170,6 +171,9 @@ fn writes_that_do_not_land_are_not_denied() {
         "echo x > build.log && git add -A && git commit -m x".to_owned(),
         format!("echo x > {}/x.txt && git add -A && git commit -m x", outside.path().display()),
         "echo x > notes.txt && git add ok.py && git commit -m x".to_owned(),
+        // `$PWD/…` is the directory the step runs in: the add takes ok.py, not notes.txt (the
+        // rule reads the op as the surface does).
+        "echo x > notes.txt && git add \"$PWD/ok.py\" && git commit -m x".to_owned(),
         "echo x > untracked.txt && git commit -am x".to_owned(),
         "git commit -m x && echo x > later.txt".to_owned(),
         "rm -rf build && git add -A && git commit -m x".to_owned(),
