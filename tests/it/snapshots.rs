@@ -10,6 +10,11 @@
 //!   staged `bad.py` fails ruff: the shell-command event twice, once for a pass-through (`ls`) and
 //!   once for the fixture's own `git commit`, which codeguard denies on the host's channel.
 //!
+//! - Every other command people and agents read, once each on one small repository
+//!   ([`COMMANDS`]): `git-hook pre-commit`, `explain` (human and JSON), `fix --dry-run`, `detect`
+//!   (human and JSON) and `doctor` with only git on `PATH`, `install`/`uninstall` of git's hooks
+//!   and of a host's project settings, and an MCP session (handshake and an `explain` call).
+//!
 //! What differs from run to run is replaced by filters: the temporary repository and home, the
 //! path keys in log file names, durations and the neutral contract's tracking id. A further test reads
 //! every committed `.snap` file and fails on a temporary path or a duration that got through, and
@@ -103,8 +108,59 @@ fn snapshot_names() -> Vec<String> {
             names.push(step.name(&host, position));
         }
     }
+    names.extend(COMMANDS.iter().map(|c| format!("command_{}", c.name)));
     names
 }
+
+/// One command of [`every_other_command_prints_its_whole_output`], run in order in one
+/// repository (README.txt and app.py committed, bad.py staged) with one state home.
+struct CommandCase {
+    /// The snapshot's name after `command_`.
+    name: &'static str,
+    /// The arguments (`[REPO]` is the repository's path).
+    args: &'static [&'static str],
+    /// Standard input.
+    stdin: &'static str,
+    /// Only git on `PATH` (the linters missing), for what depends on which tools are found.
+    only_git: bool,
+    /// It changes the repository (installs): not checked as untouched.
+    writes: bool,
+}
+
+const fn case(name: &'static str, args: &'static [&'static str]) -> CommandCase {
+    CommandCase { name, args, stdin: "", only_git: false, writes: false }
+}
+
+/// The MCP session: the handshake, then `explain` of a commit in the repository.
+const MCP_SESSION: &str = concat!(
+    r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"it","version":"0"}}}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"explain","arguments":{"command":"git commit -m x","cwd":"[REPO]"}}}"#,
+    "\n",
+);
+
+const COMMANDS: &[CommandCase] = &[
+    case("git_hook_pre_commit", &["git-hook", "pre-commit"]),
+    case("explain_human", &["explain", "--", "git commit -m x"]),
+    case("explain_json", &["explain", "--format", "json", "--", "git commit -m x"]),
+    case("fix_dry_run", &["fix", "--dry-run"]),
+    CommandCase { only_git: true, ..case("detect_human", &["detect"]) },
+    CommandCase { only_git: true, ..case("detect_json", &["detect", "--format", "json"]) },
+    CommandCase { only_git: true, ..case("doctor", &["doctor"]) },
+    CommandCase { writes: true, ..case("install_git_hooks", &["install", "--git-hooks"]) },
+    CommandCase { writes: true, ..case("uninstall_git_hooks", &["uninstall", "--git-hooks"]) },
+    CommandCase {
+        writes: true,
+        ..case("install_host_claude", &["install", "--host", "claude", "--project", "[REPO]"])
+    },
+    CommandCase {
+        writes: true,
+        ..case("uninstall_host_claude", &["uninstall", "--host", "claude", "--project", "[REPO]"])
+    },
+    CommandCase { stdin: MCP_SESSION, ..case("mcp_explain", &["mcp"]) },
+];
 
 /// The snapshot text of a finished command: exit code, then stdout and stderr exactly as written
 /// (a missing final newline is marked, since insta trims the end of a snapshot).
@@ -205,6 +261,54 @@ fn check_in_every_format_on_a_failing_and_a_passing_repository() {
                 home.path(),
             );
         }
+    }
+}
+
+#[test]
+fn every_other_command_prints_its_whole_output() {
+    let ruff = crate::support::real_tool("ruff");
+    let git = crate::support::real_tool("git");
+    let repo = committed(&[]);
+    repo.write("bad.py", BAD_PY);
+    repo.git(&["add", "bad.py"]);
+    let home = tempfile::tempdir().expect("home");
+    let only_git = crate::support::bin_dir_with(&[&git]);
+    let binary = assert_cmd::cargo::cargo_bin("codeguard");
+    let root = repo.root().display().to_string();
+    for c in COMMANDS {
+        let args: Vec<String> = c.args.iter().map(|a| a.replace("[REPO]", &root)).collect();
+        let mut cmd = codeguard(home.path());
+        cmd.current_dir(repo.root()).args(&args).env("CODEGUARD_NO_INSTALL", "1");
+        if c.only_git {
+            cmd.env("PATH", only_git.path());
+        } else {
+            let path = std::env::join_paths(
+                [ruff.parent().expect("ruff's dir").to_path_buf()]
+                    .into_iter()
+                    .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+            )
+            .expect("PATH");
+            cmd.env("PATH", path);
+        }
+        cmd.write_stdin(c.stdin.replace("[REPO]", &root));
+        let out = if c.writes {
+            cmd.output().expect(c.name)
+        } else {
+            assert_untouched(&repo.root(), || cmd.output().expect(c.name))
+        };
+        let description = format!(
+            "codeguard {} (in [REPO]: README.txt and app.py committed, bad.py (ruff F401) staged; {}; \
+             the commands of this test run in order with one state home)",
+            c.args.join(" "),
+            if c.only_git { "only git on PATH" } else { "real ruff" },
+        );
+        let mut settings = insta::Settings::clone_current();
+        settings.add_filter(&regex::escape(&binary.display().to_string()), "[CODEGUARD]");
+        settings.add_filter(r#""version":"\d+\.\d+\.\d+[^"]*""#, r#""version":"[VERSION]""#);
+        settings.add_filter(r"codeguard \d+\.\d+\.\d+\b", "codeguard [VERSION]");
+        settings.bind(|| {
+            assert_output(&format!("command_{}", c.name), &description, &out, &repo.root(), home.path());
+        });
     }
 }
 
