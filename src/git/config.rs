@@ -55,6 +55,16 @@ pub(crate) fn alias(dir: &Path, name: &str) -> Option<String> {
     value.map(|v| v.to_string())
 }
 
+/// The directory git runs hooks from in `repo`: `core.hooksPath` (a relative one from the
+/// worktree root, or the git directory of a bare repository), else the common `hooks` directory.
+pub(crate) fn hooks_dir(repo: &gix::Repository) -> Result<PathBuf, Error> {
+    Ok(match hooks_path(repo)? {
+        Some(path) if path.is_absolute() => path,
+        Some(path) => repo.workdir().unwrap_or_else(|| repo.git_dir()).join(path),
+        None => repo.common_dir().join("hooks"),
+    })
+}
+
 /// Deadline for asking git for its configuration.
 const CONFIG_DEADLINE: std::time::Duration = std::time::Duration::from_secs(10);
 

@@ -230,15 +230,10 @@ impl Layout {
 pub(crate) fn layout(start: &Path) -> Result<Layout, InstallError> {
     let cause = |e: &crate::git::Error| e.cause().unwrap_or_default().to_owned();
     let repo = crate::git::discover(start).map_err(|e| InstallError::NotARepository(cause(&e)))?;
-    let configured = crate::git::config::hooks_path(&repo).map_err(|e| InstallError::HooksPath(cause(&e)))?;
+    let hooks = crate::git::config::hooks_dir(&repo).map_err(|e| InstallError::HooksPath(cause(&e)))?;
     let root = repo.workdir().map(|w| w.canonicalize().unwrap_or_else(|_| w.to_path_buf()));
     let default_hooks = repo.common_dir().join("hooks");
     let default_hooks = default_hooks.canonicalize().unwrap_or(default_hooks);
-    let hooks = match configured {
-        Some(path) if path.is_absolute() => path,
-        Some(path) => root.clone().unwrap_or_else(|| repo.git_dir().to_path_buf()).join(path),
-        None => default_hooks.clone(),
-    };
     let hooks = hooks.canonicalize().unwrap_or(hooks);
     Ok(Layout { hooks, default_hooks, root })
 }
