@@ -471,8 +471,8 @@ fn smoke_payload(host: Host, cwd: &Path) -> serde_json::Value {
 fn git_hook_checks(env: &Env) -> Vec<Check> {
     let Ok(cwd) = crate::env::current_dir() else { return Vec::new() };
     let Ok(layout) = git_hooks::layout(&cwd) else { return Vec::new() };
-    let recorded = git_hooks::record_path(&crate::state::home(env), &layout).is_file();
-    git_hooks::reach(&layout, recorded)
+    let recorded = crate::install::hook_reach::record_path(&crate::state::home(env), &layout).is_file();
+    crate::install::hook_reach::reach(&layout, recorded)
         .unwrap_or_default()
         .into_iter()
         .map(|r| {

@@ -27,7 +27,7 @@ pub(super) fn run(args: &ExplainArgs, env: &Env) -> anyhow::Result<Output> {
     let cwd = start_dir(args.cwd.as_deref())?;
     let command = args.command.join(" ");
     let mut intent = intent::resolve(&bash::analyse(&command), &cwd);
-    surface::judge_writes(&mut intent, &crate::install::git_hooks::doors, &|| None);
+    surface::judge_writes(&mut intent, &crate::install::hook_reach::doors, &|| None);
     let text = match args.format {
         Format::Json => format!("{}\n", to_json(&intent, env)),
         // `explain` parses `--format` as human or json only; SARIF never reaches here.
@@ -40,7 +40,7 @@ pub(super) fn run(args: &ExplainArgs, env: &Env) -> anyhow::Result<Output> {
 pub(crate) fn explain_json(command: &str, cwd: Option<&Path>, env: &Env) -> anyhow::Result<Value> {
     let cwd = start_dir(cwd)?;
     let mut intent = intent::resolve(&bash::analyse(command), &cwd);
-    surface::judge_writes(&mut intent, &crate::install::git_hooks::doors, &|| None);
+    surface::judge_writes(&mut intent, &crate::install::hook_reach::doors, &|| None);
     Ok(to_json(&intent, env))
 }
 

@@ -85,7 +85,8 @@ fn install_into(args: &InstallArgs, env: &Env, out: &mut Output) -> anyhow::Resu
     }
     let layout = git_hooks::layout(&current_dir()?)?;
     let changes = git_hooks::install(&layout, &current_exe()?, args.force)?;
-    git_hooks::record(&crate::state::home(env), &layout, true).context("recording the install")?;
+    crate::install::hook_reach::record(&crate::state::home(env), &layout, true)
+        .context("recording the install")?;
     print(out, &layout.hooks, &changes);
     crate::output::flush(out);
     provision_tools(&current_dir()?, env);
@@ -154,7 +155,8 @@ fn uninstall_into(args: &UninstallArgs, env: &Env, out: &mut Output) -> anyhow::
     }
     let layout = git_hooks::layout(&current_dir()?)?;
     let changes = git_hooks::uninstall(&layout)?;
-    git_hooks::record(&crate::state::home(env), &layout, false).context("forgetting the install")?;
+    crate::install::hook_reach::record(&crate::state::home(env), &layout, false)
+        .context("forgetting the install")?;
     print(out, &layout.hooks, &changes);
     Ok(exit::EntryPoint::Install.status_code(Status::Pass))
 }

@@ -41,7 +41,7 @@ pub(super) fn evaluate(
         return Answer::Block(controls(&analysis.control));
     }
     let mut intent = intent::resolve(analysis, cwd);
-    surface::judge_writes(&mut intent, &crate::install::git_hooks::doors, &|| {
+    surface::judge_writes(&mut intent, &crate::install::hook_reach::doors, &|| {
         crate::install::session_hooks::in_place(host, env, session)
     });
     let case = intent.gate_case();

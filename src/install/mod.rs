@@ -10,6 +10,7 @@ pub(crate) mod codex;
 pub(crate) mod gemini;
 pub(crate) mod git_hooks;
 pub(crate) mod hook_managers;
+pub(crate) mod hook_reach;
 pub(crate) mod hook_script;
 pub(crate) mod hosts;
 pub(crate) mod session_hooks;

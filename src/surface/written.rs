@@ -23,7 +23,7 @@ use super::model::Matcher;
 use super::{PathKind, Pathspecs};
 
 /// codeguard's git hooks in one repository, as the installer reads them
-/// (`crate::install::git_hooks::doors`): where git runs hooks from and which of codeguard's run
+/// (`crate::install::hook_reach::doors`): where git runs hooks from and which of codeguard's run
 /// there with nothing able to skip them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct GitDoors {
@@ -182,7 +182,7 @@ impl State {
 /// Which of codeguard's git hooks will judge the real content when the command commits, in
 /// words for the note: codeguard's own pre-commit hook (when the commit runs hooks) or its
 /// reference-transaction backstop (which no `--no-verify` skips), each only when git runs it
-/// with nothing able to skip it (see `install::git_hooks::Reach::unconditional`: byte for byte the script
+/// with nothing able to skip it (see `install::hook_reach::Reach::unconditional`: byte for byte the script
 /// this codeguard writes, or pre-commit/prek running its `.legacy` one), and the command cannot
 /// change that before it commits: it writes nothing inside `.git`, nothing in the hooks
 /// directory, and no file whose path is only known at run time.
