@@ -29,7 +29,7 @@ pub(crate) enum Command {
     Hook(HookArgs),
     /// Called by git's own hooks: check exactly what the commit or push carries (0 pass, 1 block).
     GitHook(GitHookArgs),
-    /// Install codeguard's hooks (`--git-hooks`: git's pre-commit and pre-push).
+    /// Install codeguard's hooks (`--git-hooks`: git's pre-commit, pre-push and reference-transaction).
     Install(InstallArgs),
     /// Remove what `install` wrote, restoring the hooks it chained to.
     Uninstall(UninstallArgs),
@@ -315,7 +315,7 @@ pub(crate) struct GitHookArgs {
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("target").required(true).args(["git_hooks", "host"])))]
 pub(crate) struct InstallArgs {
-    /// Install git's pre-commit and pre-push hooks in the current repository.
+    /// Install git's pre-commit, pre-push and reference-transaction hooks in the current repository.
     #[arg(long)]
     pub git_hooks: bool,
     /// Register codeguard's hooks in an agent host's settings: claude, codex, gemini, kimi,

@@ -1,5 +1,5 @@
 //! The content engine: one verdict on the content a commit or push would carry, for every entry
-//! point (the agent gate, git's pre-commit and pre-push hooks, `check --staged`/`--changed` and
+//! point (the agent gate, git's pre-commit and pre-push hooks, `check --staged` (and, for its safety scan only, `check --changed`) and
 //! the MCP `check` tool).
 //!
 //! **In:** a [`Surface`] (what lands) and a [`Policy`] (the only things that differ per entry

@@ -14,6 +14,12 @@ pub(crate) fn current_dir() -> std::io::Result<std::path::PathBuf> {
     std::env::current_dir()
 }
 
+/// The system's directory for temporary files (`TMPDIR`, else `/tmp`).
+pub(crate) fn temp_dir() -> std::path::PathBuf {
+    #[expect(clippy::disallowed_methods, reason = "env.rs is the one reader of the process's surroundings")]
+    std::env::temp_dir()
+}
+
 /// A frozen view of the environment variables codeguard reads.
 #[derive(Debug, Clone, Default)]
 pub struct Env {

@@ -7,8 +7,8 @@
 //!   → bash::analyse      (pure: does this shell command commit or push, and where?)
 //!   → intent::resolve    (bind each git operation to a repository)
 //!   → surface::predict   (which lanes and paths the commit/push would carry)
-//!   → snapshot           (materialise exactly that content from git blobs, never touching the repo)
-//!   → safety::scan       (path and secret rules over the content)
+//!   → content::judge     (the safety scan of the surface's blobs, then the snapshot: exactly
+//!                         that content from git blobs, never touching the repo)
 //!   → plan::build   (which linters run on which files, and why others are skipped)
 //!   → run::execute       (parallel, deadline per job, process-group kill)
 //!   → verdict            (ending + output → PASS / FAIL / UNVERIFIED / SKIPPED / PLANNED)

@@ -645,7 +645,7 @@ mod tests {
 
     fn sh(script: &str, deadline: Duration) -> Finished {
         let env = vec![("PATH".to_owned(), std::env::var_os("PATH").unwrap_or_default())];
-        Cmd::new(vec!["sh".into(), "-c".into(), script.into()], std::env::temp_dir(), env, deadline).run()
+        Cmd::new(vec!["sh".into(), "-c".into(), script.into()], crate::env::temp_dir(), env, deadline).run()
     }
 
     #[test]
@@ -700,7 +700,7 @@ mod tests {
     fn missing_programs_are_a_result() {
         let cmd = Cmd::new(
             vec!["codeguard-no-such-tool".into()],
-            std::env::temp_dir(),
+            crate::env::temp_dir(),
             vec![],
             Duration::from_secs(5),
         );
@@ -712,7 +712,7 @@ mod tests {
         let env = vec![("PATH".to_owned(), std::env::var_os("PATH").unwrap_or_default())];
         let mut cmd = Cmd::new(
             vec!["sh".into(), "-c".into(), "head -c 3000000 /dev/zero".into()],
-            std::env::temp_dir(),
+            crate::env::temp_dir(),
             env,
             Duration::from_secs(20),
         );

@@ -63,7 +63,7 @@ pub(crate) struct Inventory {
     pub project: Project,
     /// Root names, `#!` interpreters, dialect directives, templates.
     pub facts: RootFacts,
-    /// The languages of `files`, in registry order.
+    /// The languages of its files in lint scope, in registry order.
     pub detected: Vec<DetectedLanguage>,
 }
 

@@ -1,7 +1,7 @@
 //! Programs that commit by themselves and files the command writes.
 //!
 //! In: one simple command (after wrappers are unwrapped) and its redirections. Out:
-//! [`Step::Program`] records for `npm`/`yarn`/`pnpm` scripts and `version`, and `make`, which
+//! [`Step::Program`] records for `npm`/`yarn`/`pnpm` scripts and `version`, `make` and `just`, which
 //! [`crate::intent`] follows by reading `package.json` and the Makefile; and [`Step::Write`]
 //! records for every file the command writes, changes or deletes before later steps run
 //! (redirections, `tee`, `sed -i`, `perl -i`, `cp`, `mv`, `rm`, `touch`, `chmod`, `truncate`,

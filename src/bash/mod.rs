@@ -10,7 +10,9 @@
 //! constructs that cannot be seen into ([`Opaque`]).
 //! **Never:** reads files, the environment or the clock, runs anything, or fails: [`analyse`] is
 //! total. Input brush-parser rejects goes through a conservative tokenizer and is flagged in
-//! [`Analysis::parse_error`]. Leaf module: imports nothing else from this crate.
+//! [`Analysis::parse_error`]. Imports only lower layers'
+//! pure helpers (`mode`, `static_regex`, `git::config::parse_boolean`,
+//! `registry::shebang_interpreter`).
 //!
 //! The parser sits behind [`ShellParser`] (one adapter, [`BrushParser`]); everything else works on
 //! our own small syntax tree in [`syntax`].

@@ -11,7 +11,6 @@
 //! A file that changes while it is read also yields no identity.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 use std::time::SystemTime;
 
 use gix::bstr::BString;
@@ -200,28 +199,9 @@ fn listing(repo: &gix::Repository, index: &gix::index::State) -> Result<Vec<(BSt
             paths.push((path.to_owned(), Origin::Tracked));
         }
     }
-    let git = |e: &dyn std::fmt::Display| NoIdentity::Git(e.to_string());
-    let options = repo
-        .dirwalk_options()
-        .map_err(|e| git(&e))?
-        .emit_untracked(gix::dir::walk::EmissionMode::Matching)
-        .emit_ignored(None)
-        .emit_pruned(false)
-        .emit_tracked(false)
-        .recurse_repositories(false);
-    let mut collect = gix::dir::walk::delegate::Collect::default();
-    let interrupt = AtomicBool::new(false);
-    repo.dirwalk(index, Vec::<BString>::new(), &interrupt, options, &mut collect).map_err(|e| git(&e))?;
-    for (entry, _) in collect.unorded_entries {
-        use gix::dir::entry::{Kind, Status};
-        let origin = match (entry.status, entry.disk_kind) {
-            (Status::Untracked, Some(Kind::Repository)) => Origin::NestedRepository,
-            (Status::Untracked, Some(_)) => Origin::Untracked,
-            (Status::Untracked, None) | (Status::Ignored(_) | Status::Pruned | Status::Tracked, _) => {
-                continue;
-            }
-        };
-        paths.push((entry.rela_path, origin));
+    let untracked = crate::git::untracked(repo, index).map_err(|e| NoIdentity::Git(e.to_string()))?;
+    for (path, nested) in untracked {
+        paths.push((path, if nested { Origin::NestedRepository } else { Origin::Untracked }));
     }
     paths.sort();
     paths.dedup_by(|a, b| a.0 == b.0);

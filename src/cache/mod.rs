@@ -1,8 +1,8 @@
 //! Content identity and the soft result cache.
 //!
-//! **In:** a worktree, a planned check, the environment. **Out:** a content [`Identity`] (blake3
+//! **In:** a worktree, a planned check, the environment. **Out:** a content [`identity::Identity`] (blake3
 //! over what a check can see: files, index, `HEAD`, upstream — [`identity`]), a key that adds
-//! the check's plan, registry, tools and environment ([`soft`], [`tools`]), and stored complete
+//! the check's plan, registry, tools and environment ([`soft`], [`tool_identity`]), and stored complete
 //! results under that key. **Never:** used by the hard gate, stores an UNVERIFIED result, or
 //! trusts stat data it did not verify itself ([`stat`] says why and how).
 //!

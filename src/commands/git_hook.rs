@@ -1,4 +1,7 @@
-//! `codeguard git-hook pre-commit|pre-push`: the authoritative gate, run by git's own hooks.
+//! `codeguard git-hook pre-commit|pre-push|reference-transaction`: the authoritative gate, run by
+//! git's own hooks. reference-transaction (state `prepared` only) judges the commits and tags
+//! that land (`surface::landing`), with linters skipped when codeguard's pre-commit already
+//! judged the same change.
 //!
 //! **In:** the hook's name, git's environment and working directory (git runs hooks at the
 //! worktree root), and for pre-push the ref lines git writes on stdin
@@ -205,11 +208,7 @@ struct RefUpdate {
 
 /// Parses pre-push input; blank lines are ignored, a malformed line is an error.
 fn parse_updates(input: &str) -> anyhow::Result<Vec<RefUpdate>> {
-    let oid = |hex: &str| -> anyhow::Result<Option<gix::ObjectId>> {
-        let id =
-            gix::ObjectId::from_hex(hex.as_bytes()).map_err(|e| anyhow!("bad object id {hex:?}: {e}"))?;
-        Ok((!id.is_null()).then_some(id))
-    };
+    let oid = |hex: &str| crate::git::parse_id(hex).map_err(|e| anyhow!(e));
     let mut updates = Vec::new();
     for line in input.lines().filter(|l| !l.trim().is_empty()) {
         let fields: Vec<&str> = line.split_whitespace().collect();
@@ -274,9 +273,7 @@ fn parse_moves(input: &str) -> anyhow::Result<Vec<RefMove>> {
         if text.starts_with("ref:") {
             return Ok(None);
         }
-        let id =
-            gix::ObjectId::from_hex(text.as_bytes()).map_err(|e| anyhow!("bad object id {text:?}: {e}"))?;
-        Ok((!id.is_null()).then_some(id))
+        crate::git::parse_id(text).map_err(|e| anyhow!(e))
     };
     let mut moves = Vec::new();
     for line in input.lines().filter(|l| !l.trim().is_empty()) {
@@ -322,24 +319,11 @@ fn peel(
     id: gix::ObjectId,
     name: &str,
 ) -> anyhow::Result<(gix::ObjectId, Vec<gix::ObjectId>)> {
-    let mut tags = Vec::new();
-    let mut object = repo.find_object(id).with_context(|| format!("reading {name}'s new object {id}"))?;
-    loop {
-        match object.kind {
-            gix::object::Kind::Commit => return Ok((object.id, tags)),
-            gix::object::Kind::Tag => {
-                tags.push(object.id);
-                let target = object.to_tag_ref_iter().target_id().context("reading a tag's target")?;
-                object = repo
-                    .find_object(target)
-                    .with_context(|| format!("reading the object tag {} names", object.id))?;
-            }
-            kind => {
-                return Err(anyhow!(
-                    "{name} would point at a {kind} ({id}), not a commit: codeguard judges only commits that land on branches and tags, so git stops this update. Tag a commit instead"
-                ));
-            }
-        }
+    match crate::git::peel_tags(repo, id).with_context(|| format!("reading {name}'s new object {id}"))? {
+        crate::git::Peeled::Commit { commit, tags } => Ok((commit, tags)),
+        crate::git::Peeled::Other(kind) => Err(anyhow!(
+            "{name} would point at a {kind} ({id}), not a commit: codeguard judges only commits that land on branches and tags, so git stops this update. Tag a commit instead"
+        )),
     }
 }
 

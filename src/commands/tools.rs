@@ -1,6 +1,6 @@
-//! `codeguard tools install|list|update|remove`, and the provisioning other entry points ask for
-//! (`check` on a terminal, `install --host`, `install --git-hooks`): the managed tools of a
-//! project's languages (`crate::tools`).
+//! `codeguard tools install|list|update|remove`: the managed tools of languages or of a project
+//! (`crate::tools`); installing them, and the provisioning `check` and `install` ask for, is
+//! `crate::tools::provision`.
 //!
 //! In: languages (`--lang`) or a project (`--detected`). Out: one progress line per tool on
 //! stderr, a listing on stdout; exit 0, 1 when an install failed, 2 on usage errors.

@@ -305,3 +305,33 @@ pub(crate) mod sorted {
         out
     }
 }
+/// The untracked, not ignored entries of the worktree (git's own walk, not entering nested
+/// repositories): each path, and whether it is a nested repository (which git would add as a
+/// gitlink) rather than a file or symlink.
+pub(crate) fn untracked(
+    repo: &gix::Repository,
+    index: &gix::index::State,
+) -> Result<Vec<(gix::bstr::BString, bool)>, Error> {
+    use gix::dir::entry::{Kind, Status};
+    let options = repo
+        .dirwalk_options()
+        .map_err(Error::object("preparing the worktree walk"))?
+        .emit_untracked(gix::dir::walk::EmissionMode::Matching)
+        .emit_ignored(None)
+        .emit_pruned(false)
+        .emit_tracked(false)
+        .recurse_repositories(false);
+    let mut collect = gix::dir::walk::delegate::Collect::default();
+    let interrupt = std::sync::atomic::AtomicBool::new(false);
+    repo.dirwalk(index, Vec::<gix::bstr::BString>::new(), &interrupt, options, &mut collect)
+        .map_err(Error::object("walking the worktree"))?;
+    Ok(collect
+        .unorded_entries
+        .into_iter()
+        .filter_map(|(entry, _)| match (entry.status, entry.disk_kind) {
+            (Status::Untracked, Some(Kind::Repository)) => Some((entry.rela_path, true)),
+            (Status::Untracked, Some(_)) => Some((entry.rela_path, false)),
+            (Status::Untracked, None) | (Status::Ignored(_) | Status::Pruned | Status::Tracked, _) => None,
+        })
+        .collect())
+}

@@ -7,8 +7,9 @@
 //! and tree reads and blobs ([`tree`]); the fingerprint of the index and `HEAD` ([`Observed`]);
 //! the upstream of the current branch ([`upstream`]); the config values other modules ask for
 //! ([`config`]). Every failure is one [`Error`], which callers map into their own errors.
-//! **Never:** writes to a repository, spawns `git`, or runs a program a repository configures
-//! (filters, hooks, fsmonitor). The process environment is not read here: a caller passes the
+//! **Never:** writes to a repository or runs a program a repository configures (filters, hooks,
+//! fsmonitor); spawns `git` (through `crate::process`) only for what git alone can answer:
+//! [`config::as_git_reads`] and [`advertised`]. The process environment is not read here: a caller passes the
 //! index file it was given (`env.rs` is the only reader).
 //!
 //! What stays with the callers: the prediction's own walks, diffs and listings
@@ -24,9 +25,9 @@ use std::path::{Path, PathBuf};
 
 pub(crate) use index::{
     Observed, default_index, fingerprint, first_conflict, head_commit, index_digest, load_index,
-    observe_index, sorted, tracked_files,
+    observe_index, sorted, tracked_files, untracked,
 };
-pub(crate) use refs::{advertised, upstream};
+pub(crate) use refs::{Peeled, advertised, parse_id, peel_tags, upstream};
 pub(crate) use tree::{commit_tree, diff_trees, head_file, head_tree, tree_changes, tree_index};
 
 /// Why a repository could not be opened or read.

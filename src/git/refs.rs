@@ -1,8 +1,10 @@
-//! References: the upstream of the current branch.
+//! References: the upstream of the current branch, object ids as hooks hand them
+//! ([`parse_id`]), peeling through annotated tags ([`peel_tags`]), and a remote's advertised
+//! refs ([`advertised`], `git ls-remote`: the one read that contacts a remote).
 //!
 //! **In:** an opened repository. **Out:** the first upstream candidate that exists — the
 //! current branch's configured tracking ref, `origin/<branch>`, `origin/HEAD` — with its commit.
-//! **Never:** contacts a remote (what is known is what was fetched).
+//! **Never:** contacts a remote except in [`advertised`] (the upstream is what was fetched).
 
 use super::Error;
 
@@ -28,6 +30,44 @@ pub(crate) fn upstream(repo: &gix::Repository) -> Result<Option<(String, gix::Ob
     }
     Ok(None)
 }
+/// An object id as git hands it to a hook (hex; all zeros: no object), `None` for the null id.
+pub(crate) fn parse_id(hex: &str) -> Result<Option<gix::ObjectId>, String> {
+    let id = gix::ObjectId::from_hex(hex.as_bytes()).map_err(|e| format!("bad object id {hex:?}: {e}"))?;
+    Ok((!id.is_null()).then_some(id))
+}
+
+/// What an object a ref points at is, through annotated tags.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Peeled {
+    /// A commit, and the annotated tags passed on the way.
+    Commit {
+        /// The commit.
+        commit: gix::ObjectId,
+        /// The tags, outermost first.
+        tags: Vec<gix::ObjectId>,
+    },
+    /// Something else (a tree, a blob), by its kind.
+    Other(String),
+}
+
+/// Follows `id` through annotated tags to what they name.
+pub(crate) fn peel_tags(repo: &gix::Repository, id: gix::ObjectId) -> Result<Peeled, Error> {
+    let mut tags = Vec::new();
+    let mut object = repo.find_object(id).map_err(Error::object("reading an object"))?;
+    loop {
+        match object.kind {
+            gix::object::Kind::Commit => return Ok(Peeled::Commit { commit: object.id, tags }),
+            gix::object::Kind::Tag => {
+                tags.push(object.id);
+                let target =
+                    object.to_tag_ref_iter().target_id().map_err(Error::object("reading a tag's target"))?;
+                object = repo.find_object(target).map_err(Error::object("reading the object a tag names"))?;
+            }
+            kind => return Ok(Peeled::Other(kind.to_string())),
+        }
+    }
+}
+
 /// Deadline for asking a remote which refs it has.
 const LS_REMOTE_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
 

@@ -8,7 +8,6 @@ use serde_json::{Map, Value};
 
 use super::{DecodeError, Event, HookEvent, Host, ToolCall, patch_files};
 
-/// How a host names its tools (from its [`super::HostSpec`]).
 /// Whether `name` is one of the host's shell tools (`shell`) or edit tools. The neutral contract
 /// is called by supervisors of any host, so it accepts every host's names.
 fn is_tool(host: Host, name: &str, shell: bool) -> bool {

@@ -1,4 +1,5 @@
-//! codeguard's pre-commit and pre-push hooks, wherever git will really run them.
+//! codeguard's pre-commit, pre-push and reference-transaction hooks, wherever git will really
+//! run them.
 //!
 //! **In:** a directory inside a git repository and the absolute path of the codeguard binary.
 //! **Out:** codeguard's gate joined to what git runs for each hook. git runs the hooks directory

@@ -5,7 +5,7 @@
 //! **Out:** which manager wrote a hook script ([`Owner`]); the marked block that runs codeguard
 //! inside a husky user script ([`husky_block`]) or a lefthook local configuration
 //! ([`lefthook_block`]); that text with the block put in ([`with_block`]) or taken out again
-//! byte for byte ([`without_block`]).
+//! byte for byte (what [`find_block`] leaves as the rest).
 //! **Never:** reads or writes files (`git_hooks` does), or changes a line it did not add.
 //!
 //! How each manager is joined, and why, is in `openspec/specs/git-hooks/spec.md`
@@ -116,7 +116,7 @@ fn begin(created: bool) -> &'static str {
 }
 
 /// `text` with `block` put in: first, or after a `#!` line that ends with a newline. Always a
-/// whole-line insertion, so [`without_block`] gives the original bytes back.
+/// whole-line insertion, so taking it out ([`find_block`]'s rest) gives the original bytes back.
 pub(crate) fn with_block(text: &str, block: &str) -> String {
     match text.split_once('\n') {
         Some((first, rest)) if first.starts_with("#!") => format!("{first}\n{block}{rest}"),

@@ -44,7 +44,7 @@ const fn entry(event: Event, key: &'static str, matcher: Option<&'static str>, t
     Entry { event, key, matcher, timeout }
 }
 
-/// The entries of a host: its own event names and tool matchers, from its [`crate::host::HostSpec`].
+/// The entries of a host: its own event names and tool matchers, from its [`crate::host::spec::HostSpec`].
 fn entries(host: Host) -> Result<Vec<Entry>, HostInstallError> {
     match host {
         Host::Zcode => {

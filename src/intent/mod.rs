@@ -6,7 +6,7 @@
 //! `-c codeguard.skipGate=true`, an `&&` chain `git config codeguard.skipGate true`, or the
 //! persisted config value), and the reasons the prediction is not exact or must block.
 //! **I/O:** repository discovery and config through the git layer (`crate::git`; never a `git`
-//! process), reading the scripts the command runs (≤ 1 MiB, one level), and looking up `alias.NAME` in the git config
+//! process), reading the scripts the command runs (≤ [`MAX_SCRIPT_BYTES`], one level), and looking up `alias.NAME` in the git config
 //! (repository, user, system) for a git call whose sub-command is none of git's own. A command that cannot commit or push returns
 //! at once, without opening a repository. **Never:** writes anything or runs anything.
 

@@ -1,6 +1,6 @@
 //! Reading the project files programs run commands from: `package.json` scripts (with their
 //! `pre`/`post` scripts and `npm version`'s lifecycle), `.npmrc`/`.yarnrc` git tagging, and
-//! Makefile recipes (the target's prerequisites first, recursively with a bound; the default
+//! justfile recipes, and Makefile recipes (the target's prerequisites first, recursively with a bound; the default
 //! target; `@`/`-`/`+` prefixes; literal variables; `$(MAKE)`).
 //!
 //! **In:** the directory the program runs in and what it was asked to run. **Out:** the shell

@@ -2,9 +2,8 @@
 //!
 //! **In:** a [`CheckReport`] (with each language's captured output) and the directory the linters
 //! ran in. **Out:** one SARIF log: one run per linter (`tool.driver.name` is the program), whose
-//! results are parsed from the common one-line formats — `path:line[:col]: CODE message` (ruff
-//! concise, hadolint), gcc style `path:line:col: level: message [SC1234]` (shellcheck), yamllint's
-//! parsable `path:line:col: [level] message (rule)` and plain `path:line:col: message` — plus the
+//! results are each failing language's findings (`crate::findings`, read in the format its
+//! registry entry names) — plus the
 //! content-safety scan as a run of its own (`codeguard-safety`; allowed findings carry a
 //! suppression). **Never hides an incomplete check:** an UNVERIFIED or PLANNED language is a run
 //! whose invocation has `executionSuccessful: false` and a notification with the reason, and a

@@ -353,7 +353,7 @@ pub(crate) fn toolchain_inventory(
     env: &Env,
 ) -> Vec<String> {
     let child_env: Vec<(String, OsString)> = env.vars().map(|(k, v)| (k.clone(), v.clone())).collect();
-    let cwd = std::env::temp_dir();
+    let cwd = crate::env::temp_dir();
     detected
         .par_iter()
         .filter_map(|d| registry.get(&d.id))

@@ -56,7 +56,7 @@ pub(crate) fn home(env: &Env) -> PathBuf {
     if let Some(dir) = env.get("XDG_STATE_HOME").filter(|v| !v.is_empty()) {
         return PathBuf::from(dir).join("codeguard");
     }
-    env.home().map_or_else(|| std::env::temp_dir().join("codeguard-state"), |h| h.join(".codeguard"))
+    env.home().map_or_else(|| crate::env::temp_dir().join("codeguard-state"), |h| h.join(".codeguard"))
 }
 
 /// The directory holding full linter logs.

@@ -11,7 +11,7 @@
 //! layer (`crate::git`, and gix on the repository it opens) and never spawns `git`, never
 //! refreshes or rewrites the index, never runs filters or hooks.
 //!
-//! The prediction simulates git on a *virtual* index and `HEAD` (see `surface/model.rs`):
+//! The prediction simulates git on a *virtual* index and `HEAD` (see `surface/model/`):
 //! it starts from the real index, applies every action in order (pathspecs matched with gix's
 //! pathspec engine, relative to the action's working directory, `.gitignore` honoured through
 //! gix's directory walk), and takes the content of the last commit point.

@@ -1,4 +1,4 @@
-//! From a [`GitOp::Writer`] (merge, rebase, cherry-pick, revert, am, commit-tree, pull,
+//! From a [`crate::bash::GitOp::Writer`] (merge, rebase, cherry-pick, revert, am, commit-tree, pull,
 //! checkout/switch, restore, reset, apply, read-tree, update-index) to staging actions.
 //!
 //! In: the parsed sub-command, the directory it runs in and the repository root. Out: the

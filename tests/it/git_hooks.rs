@@ -910,6 +910,7 @@ fn a_release_tool_committing_by_itself_is_stopped_by_the_backstop() {
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", h.home.path())
         .env("CODEGUARD_HOME", h.home.path().join(".codeguard"))
+        .envs(crate::support::git_env())
         .output()
         .expect("cz");
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));

@@ -67,6 +67,7 @@ impl Managed {
             .env("PATH", &self.path)
             .env("PREK_HOME", self.home.path().join("prek"))
             .env("CODEGUARD_HOME", self.home.path().join("codeguard"))
+            .envs(crate::support::git_env())
             .envs(self.extra.iter().map(|(k, v)| (k, v)))
             .stdin(std::process::Stdio::null())
             .output()

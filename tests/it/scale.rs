@@ -335,6 +335,7 @@ fn the_cache_keeps_at_most_four_trees_and_concurrent_gates_share_one_entry() {
         let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("codeguard"))
             .args(["hook", "pre-tool-use"])
             .env_clear()
+            .envs(crate::support::git_env())
             .env("CODEGUARD_HOME", g.home.path().join(".codeguard"))
             .env("HOME", g.home.path())
             .env("PATH", &path)
