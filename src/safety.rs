@@ -321,27 +321,11 @@ fn glob_match(pattern: &str, name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::secrets::tests::many_keys;
 
     /// Builds a test secret from pieces so this source file never contains one whole.
     fn s(parts: &[&str]) -> String {
         parts.concat()
-    }
-
-    /// `n` distinct AWS key ids, one a line.
-    fn many_keys(n: usize) -> Vec<u8> {
-        use std::fmt::Write as _;
-        let digits = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-        let mut text = String::new();
-        for i in 0..n {
-            let mut id = String::from("AKIA");
-            let mut rest = i;
-            for _ in 0..16 {
-                id.push(char::from(digits[rest % digits.len()]));
-                rest /= digits.len();
-            }
-            let _ = writeln!(text, "key_{i} = {id}");
-        }
-        text.into_bytes()
     }
 
     #[test]

@@ -460,7 +460,7 @@ fn fingerprint(value: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// Builds a test secret from pieces so this source file never contains one whole.
@@ -482,7 +482,7 @@ mod tests {
     }
 
     /// `n` distinct AWS key ids, one a line.
-    fn many_keys(n: usize) -> Vec<u8> {
+    pub(crate) fn many_keys(n: usize) -> Vec<u8> {
         use std::fmt::Write as _;
         let digits = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
         let mut text = String::new();

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use crate::support::{
-    TestRepo, assert_untouched, codeguard, git_in, json_stdout, pre_tool_use, real_tool, require_tools,
+    TestRepo, assert_untouched, git_in, pre_tool_use, real_tool, require_tools, staged_report,
 };
 
 /// A repository whose HEAD `app.py` already has an unused import (F401 on line 1).
@@ -19,16 +19,6 @@ fn gate(repo: &TestRepo, command: &str) -> (Option<i32>, String) {
     let home = tempfile::tempdir().expect("home");
     let out = assert_untouched(&repo.root(), || pre_tool_use(home.path(), &repo.root(), "t-1", command, &[]));
     (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
-}
-
-fn staged_report(repo: &TestRepo) -> Value {
-    let home = tempfile::tempdir().expect("home");
-    let out = codeguard(home.path())
-        .current_dir(repo.root())
-        .args(["check", "--staged", "--format", "json"])
-        .output()
-        .expect("check");
-    json_stdout(&out)
 }
 
 #[test]

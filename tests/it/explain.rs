@@ -347,13 +347,7 @@ fn explain_names_what_the_gate_lints_and_nothing_else() {
             )
         })
         .collect();
-    let home = tempfile::tempdir().expect("home");
-    let out = codeguard(home.path())
-        .current_dir(repo.root())
-        .args(["check", "--staged", "--format", "json"])
-        .output()
-        .expect("check");
-    let report: Value = serde_json::from_slice(&out.stdout).expect("check json");
+    let report = crate::support::staged_report(&repo);
     let gated: Vec<(String, String, Vec<String>)> = report["languages"]
         .as_array()
         .expect("languages")

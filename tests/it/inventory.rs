@@ -89,13 +89,8 @@ fn doctor(repo: &TestRepo, home: &std::path::Path) -> Ids {
 
 /// The gate on the whole staged project (`check --staged`): the languages it planned, and the
 /// ones it did not skip as not integrated.
-fn gate(repo: &TestRepo, home: &std::path::Path) -> (Ids, Ids) {
-    let out = codeguard(home)
-        .current_dir(repo.root())
-        .args(["check", "--staged", "--format", "json"])
-        .output()
-        .expect("check");
-    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+fn gate(repo: &TestRepo) -> (Ids, Ids) {
+    let v = crate::support::staged_report(repo);
     let langs = v["languages"].as_array().expect("languages");
     let all = ids(langs.iter().filter_map(|l| l["language"].as_str()));
     let integrated = ids(langs
@@ -120,5 +115,5 @@ fn detect_init_doctor_session_start_and_the_gate_name_the_same_languages() {
     assert_eq!(init(&repo, home.path()), (detected.clone(), integrated.clone()), "init");
     assert_eq!(session_start(&repo, home.path()), detected, "session start");
     assert_eq!(doctor(&repo, home.path()), integrated, "doctor");
-    assert_eq!(gate(&repo, home.path()), (detected, integrated), "the gate");
+    assert_eq!(gate(&repo), (detected, integrated), "the gate");
 }

@@ -294,6 +294,18 @@ pub(crate) fn check_with_only(tools: &[&Path], format: &str, root: &Path) -> std
         .expect("run")
 }
 
+/// `codeguard check --staged --format json` in `repo`, in a fresh state directory: the gate's
+/// verdict on the index as JSON.
+pub(crate) fn staged_report(repo: &TestRepo) -> serde_json::Value {
+    let home = tempfile::tempdir().expect("home");
+    let out = codeguard(home.path())
+        .current_dir(repo.root())
+        .args(["check", "--staged", "--format", "json"])
+        .output()
+        .expect("check");
+    json_stdout(&out)
+}
+
 /// Parses a command's stdout as exactly one JSON document.
 pub(crate) fn json_stdout(output: &std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
