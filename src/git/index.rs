@@ -305,6 +305,21 @@ pub(crate) mod sorted {
         out
     }
 }
+/// Whether git's ignore rules (`.gitignore` files of the worktree, `info/exclude`,
+/// `core.excludesFile`) ignore `path` (repository-relative; `is_dir`: it is a directory).
+/// Unreadable rules ignore nothing.
+pub(crate) fn is_ignored(
+    repo: &gix::Repository,
+    index: &gix::index::State,
+    path: &str,
+    is_dir: bool,
+) -> bool {
+    let source = gix::worktree::stack::state::ignore::Source::WorktreeThenIdMappingIfNotSkipped;
+    let Ok(mut stack) = repo.excludes(index, None, source) else { return false };
+    let mode = if is_dir { gix::index::entry::Mode::DIR } else { gix::index::entry::Mode::FILE };
+    stack.at_path(path, Some(mode)).is_ok_and(|p| p.is_excluded())
+}
+
 /// The untracked, not ignored entries of the worktree (git's own walk, not entering nested
 /// repositories): each path, and whether it is a nested repository (which git would add as a
 /// gitlink) rather than a file or symlink.

@@ -18,16 +18,20 @@
 
 pub(crate) mod config;
 mod index;
+mod pathspec;
 mod refs;
+mod status;
 pub(crate) mod tree;
 
 use std::path::{Path, PathBuf};
 
 pub(crate) use index::{
-    Observed, default_index, fingerprint, first_conflict, head_commit, index_digest, load_index,
+    Observed, default_index, fingerprint, first_conflict, head_commit, index_digest, is_ignored, load_index,
     observe_index, sorted, tracked_files, untracked,
 };
+pub(crate) use pathspec::Matcher;
 pub(crate) use refs::{Peeled, advertised, parse_id, peel_tags, upstream};
+pub(crate) use status::{WorktreeChange, worktree_status};
 pub(crate) use tree::{commit_tree, diff_trees, head_file, head_tree, tree_changes, tree_index};
 
 /// Why a repository could not be opened or read.

@@ -84,6 +84,12 @@ pub struct Pathspecs {
 }
 
 impl Pathspecs {
+    /// The pathspecs compiled for matching in the worktree at `workdir`; an error is a reason
+    /// for people (an unverified note).
+    pub(crate) fn matcher(&self, workdir: &Path) -> Result<crate::git::Matcher, String> {
+        crate::git::Matcher::new(&self.cwd_rel, &self.specs, self.literal, workdir)
+    }
+
     /// Pathspecs relative to `cwd_rel`, with globbing on.
     pub fn new(cwd_rel: impl Into<String>, specs: impl IntoIterator<Item = impl Into<String>>) -> Self {
         Self { cwd_rel: cwd_rel.into(), specs: specs.into_iter().map(Into::into).collect(), literal: false }

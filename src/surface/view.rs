@@ -6,13 +6,8 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
 use gix::bstr::{BStr, ByteSlice};
-use gix::dir::entry::{Kind as DiskKind, Status as DirStatus};
-use gix::status::index_worktree::Item;
-use gix_status_types::{Change, CompareBlobs, Entry, EntryStatus, ReadData, SubmoduleStatus, VisitEntry};
 
 use super::SurfaceError;
 use crate::git::{self, Observed};
@@ -46,15 +41,6 @@ pub(crate) enum Pending {
     /// A worktree file an earlier step of the command writes from a known blob (`git restore
     /// --source=REV` without `--staged`, a stash being applied).
     Blob { id: gix::ObjectId, mode: gix::index::entry::Mode },
-}
-
-/// Re-exported so the match arms below stay readable.
-mod gix_status_types {
-    pub(super) use gix::status::plumbing::index_as_worktree::traits::{
-        CompareBlobs, ReadData, SubmoduleStatus,
-    };
-    pub(super) use gix::status::plumbing::index_as_worktree::{Change, EntryStatus};
-    pub(super) use gix::status::plumbing::index_as_worktree_with_renames::{Entry, VisitEntry};
 }
 
 /// At most this many ignored files are listed from inside ignored directories for `add -f`.
@@ -321,9 +307,9 @@ fn index_listing(index: &gix::index::State, unverified: &mut Vec<String>) -> BTr
 ///
 /// gix's own status would hash a changed-looking file through the repository's filter
 /// pipeline, which spawns the `filter.<driver>.clean`/`process` programs that `.git/config`
-/// names — code from the repository, run by a gate. Here the content comparison is
-/// [`RawBlobs`]: the file's raw bytes hashed as a blob, so no driver ever runs (textconv,
-/// external diff and fsmonitor are never consulted either). A file that a clean filter or an
+/// names — code from the repository, run by a gate. Here the status is
+/// [`git::worktree_status`]: the file's raw bytes hashed as a blob, so no driver ever runs
+/// (textconv, external diff and fsmonitor are never consulted either). A file that a clean filter or an
 /// end-of-line conversion would make equal to its index entry counts as modified, which only
 /// widens what is checked.
 fn worktree_changes(
@@ -333,158 +319,27 @@ fn worktree_changes(
     unverified: &mut Vec<String>,
     non_utf8: &mut Vec<PathBuf>,
 ) -> Result<BTreeMap<String, Pending>, SurfaceError> {
-    let ignored = with_ignored.then_some(gix::dir::walk::EmissionMode::Matching);
-    let workdir = git::workdir(repo)?;
-    let dirwalk = repo
-        .dirwalk_options()
-        .map_err(SurfaceError::git("preparing the status"))?
-        .emit_untracked(gix::dir::walk::EmissionMode::Matching)
-        .emit_ignored(ignored);
-    let options = gix::status::index_worktree::Options {
-        sorting: None,
-        dirwalk_options: Some(dirwalk),
-        rewrites: None,
-        thread_limit: None,
-    };
-    let compare =
-        RawBlobs { workdir: Arc::new(workdir.to_owned()), paths: Arc::new(index.path_backing().to_vec()) };
-    let mut collect = Collect::default();
-    repo.index_worktree_status(
-        index,
-        Vec::<gix::bstr::BString>::new(),
-        &mut collect,
-        compare,
-        NoSubmodules,
-        &mut gix::progress::Discard,
-        &AtomicBool::new(false),
-        options,
-    )
-    .map_err(SurfaceError::git("computing the status"))?;
+    use git::WorktreeChange as Change;
     let mut out = BTreeMap::new();
-    for item in collect.items {
-        let Some(path) = utf8(item.rela_path(), unverified) else {
+    for (rela_path, change) in git::worktree_status(repo, index, with_ignored)? {
+        let Some(path) = utf8(rela_path.as_ref(), unverified) else {
             use std::os::unix::ffi::OsStrExt;
-            let raw = PathBuf::from(std::ffi::OsStr::from_bytes(item.rela_path()));
-            let lossy = item.rela_path().to_str_lossy().into_owned();
-            if matches!(classify(item, &lossy), Some(Pending::Modified { .. } | Pending::Untracked { .. })) {
-                non_utf8.push(raw);
+            if matches!(change, Change::Modified | Change::Untracked) {
+                non_utf8.push(PathBuf::from(std::ffi::OsStr::from_bytes(&rela_path)));
             }
             continue;
         };
-        if let Some(pending) = classify(item, &path) {
-            out.insert(path, pending);
-        }
+        let real = path.clone();
+        let pending = match change {
+            Change::Modified => Pending::Modified { real },
+            Change::Deleted => Pending::Deleted,
+            Change::Untracked => Pending::Untracked { real },
+            Change::Ignored => Pending::Ignored { real },
+            Change::NestedRepo => Pending::NestedRepo,
+        };
+        out.insert(path, pending);
     }
     Ok(out)
-}
-
-/// Compares a worktree file with its index entry by hashing the file's raw bytes (a symlink's
-/// target) as a blob of the repository's hash kind — never through a filter pipeline.
-#[derive(Clone)]
-struct RawBlobs {
-    workdir: Arc<PathBuf>,
-    /// The index's path backing, to name the entry being compared.
-    paths: Arc<Vec<u8>>,
-}
-
-impl CompareBlobs for RawBlobs {
-    type Output = ();
-
-    fn compare_blobs<'a, 'b>(
-        &mut self,
-        entry: &gix::index::Entry,
-        worktree_blob_size: u64,
-        _data: impl ReadData<'a>,
-        _buf: &mut Vec<u8>,
-    ) -> gix::Result<Option<()>> {
-        let Ok(rel) = gix::path::from_bstr(entry.path_in(&self.paths)) else { return Ok(Some(())) };
-        let path = self.workdir.join(rel);
-        let kind = entry.id.kind();
-        let id = if entry.mode == gix::index::entry::Mode::SYMLINK {
-            std::fs::read_link(&path).ok().and_then(|target| {
-                let target = target.into_os_string().into_encoded_bytes();
-                gix::objs::compute_hash(kind, gix::objs::Kind::Blob, &target).ok()
-            })
-        } else {
-            if u64::from(entry.stat.size) != worktree_blob_size && entry.stat.size != 0 {
-                return Ok(Some(()));
-            }
-            raw_file_id(&path, kind)
-        };
-        // Unreadable or changing while read: modified, so the snapshot step names the problem.
-        Ok((id != Some(entry.id)).then_some(()))
-    }
-}
-
-/// The blob id of a file's raw bytes, streamed (`None` when it cannot be read, or its length
-/// changed while it was read).
-fn raw_file_id(path: &Path, kind: gix::hash::Kind) -> Option<gix::ObjectId> {
-    let mut file = std::fs::File::open(path).ok()?;
-    let len = file.metadata().ok()?.len();
-    gix::objs::compute_stream_hash(
-        kind,
-        gix::objs::Kind::Blob,
-        &mut file,
-        len,
-        &mut gix::progress::Discard,
-        &AtomicBool::new(false),
-    )
-    .ok()
-}
-
-/// Submodules are not looked into (their content is never part of this repository's commit).
-#[derive(Clone)]
-struct NoSubmodules;
-
-impl SubmoduleStatus for NoSubmodules {
-    type Output = gix::submodule::Status;
-
-    fn status(&mut self, _entry: &gix::index::Entry, _rela_path: &BStr) -> gix::Result<Option<Self::Output>> {
-        Ok(None)
-    }
-}
-
-/// Collects the status items.
-#[derive(Default)]
-struct Collect {
-    items: Vec<Item>,
-}
-
-impl<'index> VisitEntry<'index> for Collect {
-    type ContentChange = ();
-    type SubmoduleStatus = gix::submodule::Status;
-
-    fn visit_entry(&mut self, entry: Entry<'index, (), gix::submodule::Status>) {
-        self.items.push(entry.into());
-    }
-}
-
-/// Maps one status item to a pending change (`None`: nothing git would stage).
-fn classify(item: Item, path: &str) -> Option<Pending> {
-    let modified = || Some(Pending::Modified { real: path.to_owned() });
-    match item {
-        Item::Modification { status, .. } => match status {
-            EntryStatus::Conflict { .. }
-            | EntryStatus::IntentToAdd
-            | EntryStatus::Change(Change::Type { .. } | Change::Modification { .. }) => modified(),
-            EntryStatus::Change(Change::Removed) => Some(Pending::Deleted),
-            EntryStatus::Change(Change::SubmoduleModification(_)) | EntryStatus::NeedsUpdate(_) => None,
-        },
-        Item::DirectoryContents { entry, .. } => dir_entry(entry.status, entry.disk_kind, path),
-        Item::Rewrite { dirwalk_entry, .. } => dir_entry(dirwalk_entry.status, dirwalk_entry.disk_kind, path),
-    }
-}
-
-fn dir_entry(status: DirStatus, kind: Option<DiskKind>, path: &str) -> Option<Pending> {
-    let real = path.to_owned();
-    match (status, kind?) {
-        (DirStatus::Untracked, DiskKind::File | DiskKind::Symlink) => Some(Pending::Untracked { real }),
-        (DirStatus::Untracked, DiskKind::Repository) => Some(Pending::NestedRepo),
-        (DirStatus::Ignored(_), DiskKind::File | DiskKind::Symlink | DiskKind::Directory) => {
-            Some(Pending::Ignored { real })
-        }
-        (DirStatus::Untracked | DirStatus::Ignored(_) | DirStatus::Pruned | DirStatus::Tracked, _) => None,
-    }
 }
 
 /// Replaces ignored directories by the files inside them (skipping nested repositories), so that

@@ -19,7 +19,6 @@ use std::path::Path;
 use crate::bash::GitOp;
 use crate::intent::{BoundOp, BoundWrite, Intent, RepoIntent};
 
-use super::model::Matcher;
 use super::{PathKind, Pathspecs};
 
 /// codeguard's git hooks in one repository, as the installer reads them
@@ -149,11 +148,7 @@ impl State {
 
     fn ignored(&self, path: &str) -> bool {
         let (Some(repo), Some(index)) = (&self.repo, &self.index) else { return false };
-        let source = gix::worktree::stack::state::ignore::Source::WorktreeThenIdMappingIfNotSkipped;
-        let Ok(mut stack) = repo.excludes(index, None, source) else { return false };
-        let mode =
-            if self.is_dir(path) { gix::index::entry::Mode::DIR } else { gix::index::entry::Mode::FILE };
-        stack.at_path(path, Some(mode)).is_ok_and(|p| p.is_excluded())
+        crate::git::is_ignored(repo, index, path, self.is_dir(path))
     }
 
     /// Whether `op` stages `path` (`None`: a path only known at run time) from the worktree, as
@@ -173,7 +168,7 @@ impl State {
         };
         let selects = |specs: &Pathspecs| -> bool {
             let Some(path) = path else { return true };
-            Matcher::new(specs, root).map_or(true, |mut m| m.matches(path, false))
+            specs.matcher(root).map_or(true, |mut m| m.matches(path, false))
         };
         super::ops::op_actions(root, op).iter().any(|a| a.takes_from_worktree(path, &kind, &selects))
     }

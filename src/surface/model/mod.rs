@@ -203,7 +203,12 @@ impl Model<'_> {
 
     /// Stages the pending changes `matcher` selects (all of them without a matcher): tracked
     /// changes always, untracked files unless `tracked_only`, ignored files only when `force`.
-    fn stage_matching(&mut self, mut matcher: Option<&mut Matcher>, tracked_only: bool, force: bool) {
+    fn stage_matching(
+        &mut self,
+        mut matcher: Option<&mut crate::git::Matcher>,
+        tracked_only: bool,
+        force: bool,
+    ) {
         let selected: Vec<String> = self
             .pending
             .iter()
@@ -420,11 +425,11 @@ impl Model<'_> {
     }
 
     /// The compiled pathspecs; `None` when there are none or they cannot be interpreted.
-    fn matcher(&mut self, specs: &Pathspecs) -> Option<Matcher> {
+    fn matcher(&mut self, specs: &Pathspecs) -> Option<crate::git::Matcher> {
         if specs.specs.is_empty() {
             return None;
         }
-        match Matcher::new(specs, &self.view.workdir) {
+        match specs.matcher(&self.view.workdir) {
             Ok(m) => Some(m),
             Err(reason) => {
                 self.unverified.push(reason);
@@ -432,65 +437,6 @@ impl Model<'_> {
             }
         }
     }
-}
-
-/// A compiled set of pathspecs.
-pub(crate) struct Matcher {
-    search: gix::pathspec::Search,
-}
-
-impl Matcher {
-    /// Parses `specs` relative to their working directory; an error is an unverified reason.
-    pub(crate) fn new(specs: &Pathspecs, workdir: &std::path::Path) -> Result<Self, String> {
-        let defaults = gix::pathspec::Defaults {
-            signature: gix::pathspec::MagicSignature::empty(),
-            search_mode: if specs.literal {
-                gix::pathspec::SearchMode::Literal
-            } else {
-                gix::pathspec::SearchMode::ShellGlob
-            },
-            literal: specs.literal,
-        };
-        let prefix = std::path::Path::new(specs.cwd_rel.trim_matches('/'));
-        let patterns = specs
-            .specs
-            .iter()
-            .map(|s| normalised(s, defaults, prefix, workdir).map_err(|e| bad_spec(s, &e)))
-            .collect::<Result<Vec<_>, _>>()?;
-        let search = gix::pathspec::Search::from_specs(patterns, None, workdir)
-            .map_err(|e| bad_spec(&specs.specs.join(" "), &e))?;
-        Ok(Self { search })
-    }
-
-    /// Whether `path` (repo-relative) is selected and not excluded.
-    pub(crate) fn matches(&mut self, path: &str, is_dir: bool) -> bool {
-        let no_attributes = &mut |_: &gix::bstr::BStr, _, _, _: &mut _| false;
-        self.search
-            .pattern_matching_relative_path(path.into(), Some(is_dir), no_attributes)
-            .is_some_and(|m| !m.is_excluded())
-    }
-
-    /// Whether the pathspecs select the whole tree (`.` at the root, `:/`).
-    fn covers_everything(&self) -> bool {
-        self.search.patterns().all(|p| !p.is_excluded() && p.path().is_empty())
-    }
-}
-
-/// Parses one pathspec and makes it relative to the root. A pathspec naming the root itself
-/// (`.` at the root, `sub/..`) becomes `:/`, which gix's search matches everything with.
-fn normalised(
-    spec: &str,
-    defaults: gix::pathspec::Defaults,
-    prefix: &std::path::Path,
-    workdir: &std::path::Path,
-) -> Result<gix::pathspec::Pattern, gix::Error> {
-    let mut pattern = gix::pathspec::parse(spec.as_bytes(), defaults)?;
-    pattern.normalize(prefix, workdir)?;
-    if pattern.path() == "." {
-        let top = if pattern.is_excluded() { ":(top,exclude)" } else { ":/" };
-        pattern = gix::pathspec::parse(top.as_bytes(), defaults)?;
-    }
-    Ok(pattern)
 }
 
 /// The repo-relative paths one line of a patch names (`diff --git a/X b/Y`, `+++ b/Y`, `--- a/X`).
@@ -504,10 +450,6 @@ fn patch_paths(line: &str) -> Vec<String> {
         .and_then(|p| strip(p.trim_end()))
         .into_iter()
         .collect()
-}
-
-fn bad_spec(spec: &str, error: &dyn std::fmt::Display) -> String {
-    format!("cannot interpret pathspec `{spec}`: {error}")
 }
 
 /// `cwd_rel/path`, normalised; `None` when it leaves the repository.
