@@ -19,7 +19,7 @@ use codeguard::stages::bash;
 use criterion::{Criterion, criterion_group, criterion_main};
 
 #[path = "../tests/corpus/format.rs"]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "the bench reads the corpus's commands only, not its expectations")]
 mod format;
 
 fn corpus() -> Vec<String> {
