@@ -366,3 +366,42 @@ fn an_agent_cannot_loosen_codeguards_own_controls() {
         assert!(!stderr.contains("own controls"), "{command}: {stderr}");
     }
 }
+
+/// The agent gate on real commits: a Kubernetes Secret's base64 value and a kubeconfig's
+/// encoded client key are blocked; the documented AWS example key, a `ghp_xxxx…` placeholder and
+/// a path-valued `private_key` go through.
+#[test]
+fn encoded_secrets_block_and_documented_look_alikes_pass() {
+    let b64 = |text: &str| {
+        let out = std::process::Command::new("base64")
+            .arg("-w0")
+            .arg("/dev/stdin")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn();
+        let mut child = out.expect("base64");
+        std::io::Write::write_all(child.stdin.as_mut().expect("stdin"), text.as_bytes()).expect("write");
+        String::from_utf8(child.wait_with_output().expect("base64").stdout).expect("ascii")
+    };
+    let password = ["Zq8", "LmT2vX9pR4kWn7"].concat();
+    let key = ["-----BEGIN RSA ", "PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----\n"].concat();
+    for (path, text, blocked) in [
+        ("secret.yaml", format!("apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ndata:\n  password: {}\n", b64(&password)), true),
+        ("kubeconfig", format!("users:\n- name: admin\n  user:\n    client-key-data: {}\n", b64(&key)), true),
+        ("aws.cfg", "aws_access_key_id=AKIAIOSFODNN7EXAMPLE\naws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n".to_owned(), false),
+        ("fixture.py", format!("TOKEN = \"ghp_{}\"\n", "x".repeat(36)), false),
+        ("settings.ini", "[tls]\nprivate_key = \"/etc/ssl/private/server.pem\"\n".to_owned(), false),
+    ] {
+        let repo = crate::support::TestRepo::new();
+        repo.write("README.txt", "hello\n").commit_all("init");
+        repo.write(path, &text);
+        repo.git(&["add", path]);
+        let (code, stdout, stderr) = crate::support::gate_in(&repo, "git commit -m x", &[]);
+        if blocked {
+            assert_eq!(code, Some(2), "{path} must block: {stdout}{stderr}");
+            assert!(!stderr.contains(&password), "the secret is never echoed: {stderr}");
+        } else {
+            assert_eq!(code, Some(0), "{path} must pass: {stdout}{stderr}");
+        }
+    }
+}
