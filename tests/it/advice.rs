@@ -43,7 +43,10 @@ fn a_fixable_ruff_finding_offers_the_ruff_fix() {
     let (code, stderr) = gate(&repo, "git commit -m app");
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("app.py:1:8: F401"), "{stderr}");
-    assert!(stderr.contains("how to fix: ruff check --fix --force-exclude app.py"), "{stderr}");
+    assert!(
+        stderr.contains("how to fix: ruff check --fix --no-unsafe-fixes --force-exclude app.py"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -159,7 +159,11 @@ fn dry_run_leaves_every_byte_as_it_was() {
     let out = assert_untouched(&repo.root(), || fix(home.path(), &repo, &["--dry-run"]));
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(text.contains("PLANNED    python") && text.contains("--fix --force-exclude a.py b.py"), "{text}");
+    assert!(
+        text.contains("PLANNED    python")
+            && text.contains("--fix --no-unsafe-fixes --force-exclude a.py b.py"),
+        "{text}"
+    );
     assert!(text.contains("nothing was changed"), "{text}");
     assert!(!home.path().join(".codeguard/logs").exists(), "a dry run writes no logs either");
 }
@@ -252,4 +256,26 @@ fn a_formatter_the_project_defines_runs_only_in_a_trusted_workspace() {
     let json = json_stdout(&out);
     assert_eq!(strings(&formatter(&json, "python")["changed"]), ["a.py"], "{json:#}");
     assert_eq!(read(&repo, "a.py"), format!("# formatted\n{UNUSED_IMPORT}"));
+}
+
+/// A repository's configuration never turns on unsafe fixes: with `unsafe-fixes = true` in its
+/// `ruff.toml`, `codeguard fix` still applies only ruff's safe fixes (an unused local variable,
+/// F841, whose fix is unsafe, stays; an unused import, F401, safe, goes).
+#[test]
+fn repository_configuration_never_turns_on_unsafe_fixes() {
+    require_tools(&["ruff"]);
+    let repo = TestRepo::new();
+    repo.write("ruff.toml", "unsafe-fixes = true\n[lint]\nselect = [\"F401\", \"F841\"]\n")
+        .write("app.py", "x = 1\n")
+        .commit_all("init");
+    repo.write("app.py", "import os\n\n\ndef f():\n    unused = 1\n    return 2\n");
+    let home = tempfile::tempdir().expect("home");
+    let out = fix(home.path(), &repo, &[]);
+    let text = read(&repo, "app.py");
+    assert!(
+        !text.contains("import os"),
+        "the safe fix ran: {text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("unused = 1"), "the unsafe fix did not run: {text}");
 }
