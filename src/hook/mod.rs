@@ -154,6 +154,7 @@ fn dispatch(event: &HookEvent, triage: &Triage, env: &Env) -> Answer {
         },
         Event::SessionStart => {
             crate::install::session_hooks::record_start(event.host, env, event.session_id.as_deref());
+            stop::open_window(event.session_id.as_deref(), &cwd, env);
             session_start::run(&cwd, env)
         }
         Event::UserPromptSubmit => prompt::run(event.prompt.as_deref().unwrap_or(""), &cwd, env),

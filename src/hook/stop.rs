@@ -54,16 +54,53 @@ pub(super) fn run(event: &HookEvent, cwd: &Path, env: &Env) -> Answer {
     if text.is_empty() { Answer::Allow } else { Answer::context(text.trim_end().to_owned()) }
 }
 
-/// Bypasses recorded for this session since the previous summary (a per-scope cursor in the
-/// state directory), so each is reported once.
+/// The file holding when the scope's last summary was given (or its session started).
+fn cursor(env: &Env, scope: &Scope) -> std::path::PathBuf {
+    crate::state::home(env).join("sessions").join(format!("{}.stop-cursor", scope.key()))
+}
+
+/// Opens the session's summary window at its start (`SessionStart`): the first Stop summary then
+/// also lists the bypasses git's own hooks honoured in this repository since the session began
+/// (they carry no session id: the agent's `git` ran them), not those of earlier sessions.
+pub(super) fn open_window(session: Option<&str>, cwd: &Path, env: &Env) {
+    let Some((root, _)) = crate::intent::repository_at(cwd) else { return };
+    let scope = Scope::new(session, &root);
+    if scope.session().is_some() {
+        let _ = crate::fs::write_private(&cursor(env, &scope), crate::state::now_ms().to_string().as_bytes());
+    }
+}
+
+/// Bypasses since the previous summary (a per-scope cursor in the state directory), so each is
+/// reported once: the ones recorded for this session, and — once the session's start opened the
+/// window — the ones git's own hooks honoured in this repository (`CODEGUARD_SKIP_GATE`,
+/// `codeguard.skipGate`), which carry no session id.
 fn bypasses_since_last_stop(env: &Env, scope: &Scope) -> Vec<crate::state::audit::Bypass> {
     let Some(session) = scope.session() else { return Vec::new() };
-    let cursor = crate::state::home(env).join("sessions").join(format!("{}.stop-cursor", scope.key()));
-    let since: u64 = std::fs::read_to_string(&cursor).ok().and_then(|t| t.trim().parse().ok()).unwrap_or(0);
-    let found: Vec<_> = crate::state::audit::bypasses(env, Some(session))
-        .into_iter()
-        .filter(|b| b.ts_ms > since && b.repo.starts_with(scope.worktree()))
-        .collect();
+    let cursor = cursor(env, scope);
+    let opened: Option<u64> = std::fs::read_to_string(&cursor).ok().and_then(|t| t.trim().parse().ok());
+    let since = opened.unwrap_or(0);
+    let mut found: Vec<crate::state::audit::Bypass> = Vec::new();
+    for b in crate::state::audit::bypasses(env, None) {
+        let ours = match b.session.as_deref() {
+            Some(s) => s == session,
+            None => opened.is_some(),
+        };
+        if !ours || b.ts_ms <= since || !b.repo.starts_with(scope.worktree()) {
+            continue;
+        }
+        // One commit passes git's pre-commit hook and then its backstop, and both record the
+        // same environment bypass: a record of the same kind in the same repository within
+        // seconds of the previous one is that same commit.
+        let same_commit = found.last().is_some_and(|last| {
+            b.session.is_none()
+                && last.kind == b.kind
+                && last.repo == b.repo
+                && b.ts_ms.saturating_sub(last.ts_ms) < 5_000
+        });
+        if !same_commit {
+            found.push(b);
+        }
+    }
     let _ = crate::fs::write_private(&cursor, crate::state::now_ms().to_string().as_bytes());
     found
 }

@@ -247,3 +247,49 @@ fn a_secret_written_by_an_edit_is_named_at_once_without_being_shown() {
         assert!(!stdout.contains(&key), "{stdout}");
     }
 }
+
+/// A bypass git's own hook honoured while the session ran (`CODEGUARD_SKIP_GATE=1 git commit`
+/// through codeguard's installed pre-commit hook: no session id reaches it) is listed in the
+/// session's Stop summary; one from before the session started is not.
+#[test]
+fn stop_lists_the_bypasses_gits_own_hook_honoured_during_the_session() {
+    require_tools(&["ruff"]);
+    let repo = TestRepo::new();
+    repo.write("a.txt", "x\n").commit_all("init");
+    let home = tempfile::tempdir().expect("home");
+    let out = codeguard(home.path())
+        .current_dir(repo.root())
+        .args(["install", "--git-hooks"])
+        .output()
+        .expect("install");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let bypassed_commit = |name: &str| {
+        repo.write(name, "y\n");
+        let out = crate::support::git_command()
+            .args(["-C", &repo.root().display().to_string(), "add", name])
+            .output()
+            .expect("add");
+        assert!(out.status.success());
+        let out = crate::support::git_command()
+            .args(["-C", &repo.root().display().to_string(), "commit", "-q", "-m", name])
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", home.path())
+            .env("CODEGUARD_HOME", home.path().join(".codeguard"))
+            .env("CODEGUARD_SKIP_GATE", "1")
+            .output()
+            .expect("commit");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    bypassed_commit("before.txt");
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    let start = json!({"session_id": "sess-g", "cwd": repo.root(), "source": "startup"});
+    hook(home.path(), "session-start", &start, None);
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    bypassed_commit("during.txt");
+    let stop = json!({"session_id": "sess-g", "cwd": repo.root(), "stop_hook_active": false});
+    let (code, stdout) = hook(home.path(), "stop", &stop, None);
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    let text = v["systemMessage"].as_str().expect("summary");
+    assert!(text.contains("gate bypassed 1 time(s) this session (env ×1)"), "{text}");
+}
