@@ -501,6 +501,23 @@ impl Walker<'_> {
         }
     }
 
+    /// Records a `git config` write of codeguard's own settings (`codeguard.*`: `skipGate`,
+    /// `strict`, …) or of where git runs hooks (`core.hooksPath`: codeguard's git hooks and
+    /// backstop live there), in any configuration file: the user's to change, not the agent's.
+    pub(super) fn guard_git_config(&mut self, args: &[Word]) {
+        let Some(key) = super::git::config_key_written(args) else { return };
+        let lower = key.to_ascii_lowercase();
+        if key == "*"
+            || lower.starts_with("codeguard.")
+            || lower == "core.hookspath"
+            || !args.iter().all(|w| w.literal)
+        {
+            let what =
+                if key == "*" { "`git config --edit`".to_owned() } else { format!("`git config {key}`") };
+            self.out.control.push(format!("{what}, a setting codeguard's gate reads"));
+        }
+    }
+
     /// Records a `CODEGUARD_*` variable the command sets (`CODEGUARD_SKIP_GATE=1 git commit`,
     /// `export`, `env`): codeguard's git hooks run inside the command and read its environment,
     /// so setting one is changing codeguard's controls.

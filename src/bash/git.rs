@@ -718,6 +718,22 @@ fn stash(args: &[Word]) -> Option<GitOp> {
     Some(GitOp::Stash { action, args: args.iter().map(|w| w.text.clone()).collect() })
 }
 
+/// The key a `git config …` call (its arguments after `config`) writes — sets, unsets, adds,
+/// renames or removes —, `None` for a read. `--edit` writes every key: `"*"`.
+pub(crate) fn config_key_written(args: &[Word]) -> Option<String> {
+    let op = config(args)?;
+    let p = parse(args, "f", &["file", "blob", "type", "default", "comment", "value"]);
+    if p.has(&["-e", "--edit"]) {
+        return Some("*".to_owned());
+    }
+    let mut ops = p.operands.iter().map(|w| w.text.as_str());
+    let mut key = ops.next()?;
+    if matches!(key, "set" | "unset") {
+        key = ops.next()?;
+    }
+    matches!(op, GitOp::ConfigWrite | GitOp::SetSkipGate { .. }).then(|| key.to_owned())
+}
+
 /// `git config [--local|--worktree] codeguard.skipGate VALUE` and `--unset`: a chain bypass.
 /// Other files (`--global`, `--system`, `-f`) and queries are not a chain bypass.
 fn config(args: &[Word]) -> Option<GitOp> {

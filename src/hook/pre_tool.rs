@@ -290,7 +290,7 @@ fn unreadable(why: &str, root: &Path) -> String {
 /// The report for a command that would loosen codeguard's own controls: the user's decision.
 fn controls(what: &[String]) -> String {
     format!(
-        "codeguard: command blocked — it changes codeguard's own controls ({}).\nWhat to do:\n- This whole Bash call was NOT executed — none of its steps ran.\n- Trusting a workspace, removing codeguard's hooks or tools, clearing its state and replacing git hooks by force are the user's decisions: do not run them as the agent. If one is needed, ask the user to run it in their own terminal, and say why.\n",
+        "codeguard: command blocked — it changes codeguard's own controls ({}).\nWhat to do:\n- This whole Bash call was NOT executed — none of its steps ran.\n- Trusting a workspace, removing codeguard's hooks or tools, clearing its state, replacing git hooks by force, and codeguard's git settings (`codeguard.*`, `core.hooksPath`) are the user's decisions: do not run them as the agent. If one is needed, ask the user to run it in their own terminal, and say why.\n",
         what.join(", ")
     )
 }

@@ -405,3 +405,35 @@ fn encoded_secrets_block_and_documented_look_alikes_pass() {
         }
     }
 }
+
+/// codeguard's git settings are the user's: an agent's `git config` that sets or unsets a
+/// `codeguard.*` key (any file: repository, `--global`), `core.hooksPath`, a key known only at
+/// run time, or `--edit`, is blocked before anything runs; reading them, and other keys, pass.
+#[test]
+fn the_agent_cannot_change_codeguards_git_settings() {
+    let repo = crate::support::TestRepo::new();
+    repo.write("a.txt", "x\n").commit_all("init");
+    for cmd in [
+        "git config codeguard.skipGate true",
+        "git config --global codeguard.skipGate true",
+        "git config codeguard.strict false",
+        "git config --unset codeguard.strict",
+        "git config unset codeguard.strict",
+        "git config core.hooksPath /dev/null",
+        "git -C . config --local core.hookspath .nohooks",
+        "git config \"$KEY\" true",
+        "git config --edit",
+        "cd . && git config codeguard.skipGate 1 && echo done",
+    ] {
+        let (code, _, stderr) = crate::support::gate_in(&repo, cmd, &[]);
+        assert_eq!(code, Some(2), "{cmd}: {stderr}");
+        assert!(
+            stderr.contains("changes codeguard's own controls") && stderr.contains("ask the user"),
+            "{cmd}: {stderr}"
+        );
+    }
+    for cmd in ["git config --get codeguard.skipGate", "git config user.name Someone", "git config -l"] {
+        let (code, _, stderr) = crate::support::gate_in(&repo, cmd, &[]);
+        assert_eq!(code, Some(0), "{cmd}: {stderr}");
+    }
+}

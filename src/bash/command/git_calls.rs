@@ -76,6 +76,9 @@ impl Walker<'_> {
         };
         let sub = &args[si];
         self.git_writes(&sub.text, &args[si + 1..], &ctx.text);
+        if sub.text == "config" {
+            self.guard_git_config(&args[si + 1..]);
+        }
         if !git::is_builtin(&sub.text) {
             return self.git_alias(args, si, &g, ctx);
         }
