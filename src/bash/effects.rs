@@ -342,11 +342,17 @@ impl Walker<'_> {
         let path = (target.literal && !has_glob(&target.text) && !target.text.starts_with('~'))
             .then(|| target.text.clone());
         let mut dir = self.dir.clone();
+        let mut home_rest = None;
         if target.text.starts_with('~') {
             // Under a home directory only known at run time: where it lands is not known here.
             dir.push(DirPart::Unknown(format!("`{}`", target.text)));
+            home_rest = target
+                .text
+                .strip_prefix("~/")
+                .filter(|rest| !rest.is_empty() && !has_glob(rest) && !rest.contains(['$', '`']))
+                .map(str::to_owned);
         }
-        self.out.steps.push(Step::Write(FileWrite { path, dir, kind, text: text.to_owned() }));
+        self.out.steps.push(Step::Write(FileWrite { path, dir, kind, text: text.to_owned(), home_rest }));
     }
 
     /// A write whose target only exists at run time (`xargs rm`, `patch < x.diff`).
@@ -357,6 +363,7 @@ impl Walker<'_> {
             dir,
             kind: WriteKind::Modify,
             text: text.to_owned(),
+            home_rest: None,
         }));
     }
 

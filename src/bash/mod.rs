@@ -513,6 +513,9 @@ pub struct FileWrite {
     pub kind: WriteKind,
     /// The command words, for messages.
     pub text: String,
+    /// For a path written `~/rest` (the shell puts it under the home directory, which only the
+    /// environment knows): `rest`, when it is literal.
+    pub home_rest: Option<String>,
 }
 
 /// What a [`FileWrite`] does to its file.
@@ -619,6 +622,41 @@ impl Analysis {
             || !self.opaque.is_empty()
             || !self.control.is_empty()
             || self.steps.iter().any(|s| matches!(s, Step::Script(_) | Step::Program(_) | Step::Alias(_)))
+            || self.may_write_codeguards_own()
+    }
+
+    /// Whether a file the command writes, moves, removes or `chmod`s is named like one of
+    /// codeguard's own: its state directory or program, git's hooks directory, an agent host's
+    /// settings or hooks file. Only the name is read here (pure); where it really lands and
+    /// whether codeguard's entries are in it is judged on the file system
+    /// (`crate::install::protected`).
+    pub fn may_write_codeguards_own(&self) -> bool {
+        const HINTS: [&str; 13] = [
+            "codeguard",
+            "hooks",
+            ".claude",
+            ".codex",
+            ".gemini",
+            ".kimi",
+            ".qwen",
+            ".cursor",
+            ".copilot",
+            ".openhands",
+            "opencode",
+            "settings.json",
+            ".git",
+        ];
+        self.steps.iter().any(|s| match s {
+            Step::Write(w) => {
+                let dir_named = w.dir.iter().any(|d| match d {
+                    DirPart::Path(p) => HINTS.iter().any(|h| p.to_ascii_lowercase().contains(h)),
+                    _ => false,
+                });
+                let named = |p: &str| HINTS.iter().any(|h| p.to_ascii_lowercase().contains(h));
+                dir_named || w.path.as_deref().is_some_and(named) || w.home_rest.as_deref().is_some_and(named)
+            }
+            Step::Git(_) | Step::Script(_) | Step::Program(_) | Step::Alias(_) => false,
+        })
     }
 
     /// The git invocations, in order.

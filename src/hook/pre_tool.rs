@@ -41,6 +41,17 @@ pub(super) fn evaluate(
         return Answer::Block(controls(&analysis.control));
     }
     let mut intent = intent::resolve(analysis, cwd);
+    let mut targets = intent.write_targets.clone();
+    if let Some(home) = env.home() {
+        targets.extend(analysis.steps.iter().filter_map(|s| match s {
+            bash::Step::Write(w) => w.home_rest.as_ref().map(|rest| home.join(rest)),
+            _ => None,
+        }));
+    }
+    let own = crate::install::protected::touched(&targets, env);
+    if !own.is_empty() {
+        return Answer::Block(controls(&own));
+    }
     surface::judge_writes(&mut intent, &crate::install::hook_reach::doors, &|| {
         crate::install::session_hooks::in_place(host, env, session)
     });
@@ -290,7 +301,7 @@ fn unreadable(why: &str, root: &Path) -> String {
 /// The report for a command that would loosen codeguard's own controls: the user's decision.
 fn controls(what: &[String]) -> String {
     format!(
-        "codeguard: command blocked — it changes codeguard's own controls ({}).\nWhat to do:\n- This whole Bash call was NOT executed — none of its steps ran.\n- Trusting a workspace, removing codeguard's hooks or tools, clearing its state, replacing git hooks by force, and codeguard's git settings (`codeguard.*`, `core.hooksPath`) are the user's decisions: do not run them as the agent. If one is needed, ask the user to run it in their own terminal, and say why.\n",
+        "codeguard: command blocked — it changes codeguard's own controls ({}).\nWhat to do:\n- This whole Bash call was NOT executed — none of its steps ran.\n- Trusting a workspace, removing codeguard's hooks or tools, clearing its state, replacing git hooks by force, codeguard's git settings (`codeguard.*`, `core.hooksPath`), and changing codeguard's own files (its state directory, its program, the git hooks it installed, its entries in an agent host's settings) are the user's decisions: do not run them as the agent. If one is needed, ask the user to run it in their own terminal, and say why.\n",
         what.join(", ")
     )
 }

@@ -51,6 +51,9 @@ pub struct Intent {
     /// The command writes a file outside every repository (codeguard's own hooks directory and
     /// the hosts' settings live there): git's session backstop cannot be counted on after it.
     pub writes_outside: bool,
+    /// Every file the command writes, moves, removes or `chmod`s whose place is known (absolute,
+    /// in command order): what `crate::install::protected` checks against codeguard's own files.
+    pub write_targets: Vec<PathBuf>,
 }
 
 /// What the gate must do with a resolved command — the one reading of [`Intent`]'s fields, in

@@ -103,8 +103,13 @@ impl Resolver {
 
     /// A program run from `dir` whose writes cannot be named (`program`, for messages).
     pub(super) fn unseen_writes(&mut self, program: &str, dir: &Path) {
-        let write =
-            FileWrite { path: None, dir: Vec::new(), kind: WriteKind::Modify, text: program.to_owned() };
+        let write = FileWrite {
+            path: None,
+            dir: Vec::new(),
+            kind: WriteKind::Modify,
+            text: program.to_owned(),
+            home_rest: None,
+        };
         self.write(&write, dir);
     }
 
@@ -200,6 +205,7 @@ impl Resolver {
                 dir: Vec::new(),
                 kind: WriteKind::Modify,
                 text: format!("{} (rewrites {f})", run.text),
+                home_rest: None,
             };
             self.write(&write, &root);
         }

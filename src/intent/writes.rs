@@ -25,6 +25,7 @@ impl Resolver {
     /// command runs later.
     pub(super) fn write(&mut self, w: &FileWrite, base: &Path) {
         if let Some(abs) = self.write_target(w, base) {
+            self.intent.write_targets.push(abs.clone());
             let unknown = || Written::Unknown(format!("`{}`", w.text));
             let known_or_disk = |this: &Self, path: &Path| match this.written.get(path) {
                 Some(Written::Known(c)) => Some(c.clone()),

@@ -437,3 +437,45 @@ fn the_agent_cannot_change_codeguards_git_settings() {
         assert_eq!(code, Some(0), "{cmd}: {stderr}");
     }
 }
+
+/// codeguard's own files are the user's: an agent's shell command that removes, moves, rewrites
+/// or `chmod`s codeguard's state directory, a git hook it installed, or an agent host's settings
+/// holding its hooks is blocked before anything runs; the same commands on other files pass.
+#[test]
+fn the_agent_cannot_change_codeguards_own_files() {
+    let repo = crate::support::TestRepo::new();
+    repo.write("a.txt", "x\n").commit_all("init");
+    let home = tempfile::tempdir().expect("home");
+    let run = |args: &[&str]| {
+        let out = codeguard(home.path()).current_dir(repo.root()).args(args).output().expect("install");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    run(&["install", "--git-hooks"]);
+    run(&["install", "--host", "claude"]);
+    std::fs::create_dir_all(home.path().join(".codeguard")).expect("state dir");
+    std::fs::write(home.path().join(".claude/notes.md"), "mine\n").expect("notes");
+    let gate = |command: &str| {
+        let out = assert_untouched(&repo.root(), || {
+            crate::support::pre_tool_use(home.path(), &repo.root(), "t-1", command, &[])
+        });
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    for command in [
+        "rm -rf ~/.codeguard",
+        "rm .git/hooks/pre-commit",
+        "chmod -x .git/hooks/reference-transaction",
+        "mv .git/hooks .git/hooks.off",
+        "echo '{}' > ~/.claude/settings.json",
+        "sed -i s/codeguard/true/ ~/.claude/settings.json",
+        "echo ok && rm -f .git/hooks/pre-push",
+    ] {
+        let (code, stderr) = gate(command);
+        assert_eq!(code, Some(2), "{command}: {stderr}");
+        assert!(stderr.contains("changes codeguard's own controls"), "{command}: {stderr}");
+    }
+    for command in ["echo x > ~/.claude/notes.md", "rm -f .git/hooks/pre-merge-commit", "echo x > notes.txt"]
+    {
+        let (code, stderr) = gate(command);
+        assert_eq!(code, Some(0), "{command}: {stderr}");
+    }
+}

@@ -222,12 +222,10 @@ fn with_codeguards_pre_commit_hook_installed_the_write_passes_with_context() {
     ] {
         let (code, _, stderr) = gate_in(&repo, &off, &[]);
         assert_eq!(code, Some(2), "{off}: {stderr}");
-        // Writing `core.hooksPath` is itself one of codeguard's controls, blocked before the rest.
-        let why = if off.contains("git config") {
-            "changes codeguard's own controls"
-        } else {
-            "Run the write first"
-        };
+        // Writing `core.hooksPath` or codeguard's installed hook is itself one of codeguard's
+        // controls, blocked before the rest.
+        let own = off.contains("git config") || off.contains(".git/hooks/");
+        let why = if own { "changes codeguard's own controls" } else { "Run the write first" };
         assert!(stderr.contains(why), "{off}: {stderr}");
     }
     // A hook that only carries codeguard's marker is not codeguard: no deference to it.

@@ -1,0 +1,97 @@
+//! codeguard's own files, which an agent's shell command must not change: its state directory
+//! (trust records, allow and baseline caches, the session hooks directory), its program, the git
+//! hooks it installed (they carry its marker line) and the agent hosts' settings or hooks files
+//! that hold its entries. The user changes them (`codeguard install`/`uninstall`, their editor);
+//! an agent's `rm`, `mv`, `chmod`, redirect or `sed -i` on one is blocked by the gate.
+//!
+//! **In:** the absolute paths a command writes (`crate::intent::Intent::write_targets`).
+//! **Out:** what each protected one is, in words. **Never:** writes; reads at most a bounded
+//! prefix of each file and a bounded number of files under a directory.
+
+use std::path::{Path, PathBuf};
+
+use crate::env::Env;
+
+/// Files looked at under a directory the command removes or moves.
+const MAX_FILES_UNDER: usize = 500;
+
+/// What of codeguard's own the `targets` are (empty: none).
+pub(crate) fn touched(targets: &[PathBuf], env: &Env) -> Vec<String> {
+    let state = canonical(&crate::state::home(env));
+    let program = std::env::current_exe().ok().map(|p| canonical(&p));
+    let mut out: Vec<String> = Vec::new();
+    for target in targets {
+        let path = canonical(&home_expanded(target, env));
+        let what = if path.starts_with(&state) || state.starts_with(&path) {
+            Some(format!("codeguard's state directory ({})", state.display()))
+        } else if program.as_ref().is_some_and(|p| *p == path || p.starts_with(&path)) {
+            Some(format!("the codeguard program ({})", path.display()))
+        } else {
+            ours_within(&path).map(|(file, what)| format!("{what} ({})", file.display()))
+        };
+        if let Some(what) = what
+            && !out.contains(&what)
+        {
+            out.push(what);
+        }
+    }
+    out
+}
+
+/// The path with a `~` component (a word the analyser kept as written, joined to the directory
+/// it ran in) read as the shell reads it: the home directory.
+fn home_expanded(path: &Path, env: &Env) -> PathBuf {
+    let mut components = path.components();
+    let Some(home) = env.home() else { return path.to_path_buf() };
+    while let Some(c) = components.next() {
+        if c.as_os_str() == "~" {
+            return home.join(components.as_path());
+        }
+    }
+    path.to_path_buf()
+}
+
+/// The path with its existing part resolved (links followed), the rest kept as written.
+fn canonical(path: &Path) -> PathBuf {
+    let mut existing = path.to_path_buf();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        let Some(name) = existing.file_name().map(ToOwned::to_owned) else { return path.to_path_buf() };
+        rest.push(name);
+        if !existing.pop() {
+            return path.to_path_buf();
+        }
+    }
+    let mut out = std::fs::canonicalize(&existing).unwrap_or(existing);
+    out.extend(rest.iter().rev());
+    out
+}
+
+/// The first file at or under `path` that is codeguard's, and what it is.
+fn ours_within(path: &Path) -> Option<(PathBuf, &'static str)> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if meta.is_file() {
+        return what_is(path).map(|w| (path.to_path_buf(), w));
+    }
+    if !meta.is_dir() {
+        return None;
+    }
+    walkdir::WalkDir::new(path)
+        .follow_links(false)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .take(MAX_FILES_UNDER)
+        .find_map(|e| what_is(e.path()).map(|w| (e.path().to_path_buf(), w)))
+}
+
+/// Whether a file is one of codeguard's: a git hook it wrote (its marker line), or an agent
+/// host's settings or hooks file with its entries (`codeguard … hook <event> … --host <name>`).
+fn what_is(file: &Path) -> Option<&'static str> {
+    let text = crate::files::read_prefix(file, 256 * 1024)?;
+    if text.lines().any(|l| l == super::hook_script::MARKER) {
+        return Some("a git hook codeguard installed");
+    }
+    (text.contains("codeguard") && text.contains(" hook ") && text.contains("--host "))
+        .then_some("an agent host's settings holding codeguard's hooks")
+}
