@@ -257,12 +257,7 @@ fn stop_lists_the_bypasses_gits_own_hook_honoured_during_the_session() {
     let repo = TestRepo::new();
     repo.write("a.txt", "x\n").commit_all("init");
     let home = tempfile::tempdir().expect("home");
-    let out = codeguard(home.path())
-        .current_dir(repo.root())
-        .args(["install", "--git-hooks"])
-        .output()
-        .expect("install");
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    crate::support::install_git_hooks(home.path(), &repo);
     let bypassed_commit = |name: &str| {
         repo.write(name, "y\n");
         let out = crate::support::git_command()

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::support::{TestRepo, codeguard, gate_in, repo_with, require_tools};
+use crate::support::{TestRepo, gate_in, repo_with, require_tools};
 
 const BAD_PY: &str = "import os\nimport sys\n\nprint(sys.argv)\n";
 
@@ -189,12 +189,7 @@ fn with_codeguards_pre_commit_hook_installed_the_write_passes_with_context() {
     require_tools(&["ruff"]);
     let repo = repo_with(&[]);
     let home = tempfile::tempdir().expect("home");
-    let out = codeguard(home.path())
-        .current_dir(repo.root())
-        .args(["install", "--git-hooks"])
-        .output()
-        .expect("install");
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    crate::support::install_git_hooks(home.path(), &repo);
     let cmd =
         format!("printf '{}' > bad.py && git add bad.py && git commit -m x", BAD_PY.replace('\n', "\\n"));
     let (code, stdout, stderr) = gate_in(&repo, &cmd, &[]);

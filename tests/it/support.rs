@@ -294,6 +294,13 @@ pub(crate) fn check_with_only(tools: &[&Path], format: &str, root: &Path) -> std
         .expect("run")
 }
 
+/// `codeguard install --git-hooks` in `repo` with the state home `home`, which must succeed.
+pub(crate) fn install_git_hooks(home: &Path, repo: &TestRepo) {
+    let out =
+        codeguard(home).current_dir(repo.root()).args(["install", "--git-hooks"]).output().expect("install");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
 /// `codeguard check --staged --format json` in `repo`, in a fresh state directory: the gate's
 /// verdict on the index as JSON.
 pub(crate) fn staged_report(repo: &TestRepo) -> serde_json::Value {
