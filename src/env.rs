@@ -14,6 +14,89 @@ pub(crate) fn current_dir() -> std::io::Result<std::path::PathBuf> {
     std::env::current_dir()
 }
 
+/// One `CODEGUARD_*` variable codeguard reads.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Variable {
+    /// The name.
+    pub name: &'static str,
+    /// Who may set it.
+    pub who: &'static str,
+    /// What it does.
+    pub what: &'static str,
+}
+
+/// Every `CODEGUARD_*` variable codeguard reads, in one place (README.md's table is made from
+/// it and a test keeps both equal to the names the source reads). An agent's command that sets
+/// any of them is blocked (`bash::effects::guard_variable`): they are the user's.
+pub(crate) const VARIABLES: &[Variable] = &[
+    Variable {
+        name: "CODEGUARD_HOME",
+        who: "the user (shell profile, host settings)",
+        what: "where codeguard keeps its state, caches and managed tools (default `~/.codeguard`)",
+    },
+    Variable {
+        name: "CODEGUARD_SKIP_GATE",
+        who: "the user, for one command in their own terminal",
+        what: "`1`: the agent gate and git's hooks check nothing (git's backstop still runs the safety scan); every use is audited and reported",
+    },
+    Variable {
+        name: "CODEGUARD_NO_INSTALL",
+        who: "the user",
+        what: "`1`: `check` and `install` never download managed tools",
+    },
+    Variable {
+        name: "CODEGUARD_GATE_BUDGET_SECS",
+        who: "the user (host settings)",
+        what: "the agent gate's overall time budget (default 100 s)",
+    },
+    Variable {
+        name: "CODEGUARD_SNAPSHOT_MAX_FILES",
+        who: "the user",
+        what: "most files one snapshot writes (default 250,000)",
+    },
+    Variable {
+        name: "CODEGUARD_SNAPSHOT_MAX_BYTES",
+        who: "the user",
+        what: "most bytes one snapshot writes (default 2 GiB)",
+    },
+    Variable {
+        name: "CODEGUARD_TREE_CACHE_FROM",
+        who: "the user",
+        what: "contents of at least this many entries are linked from the base-tree cache (default 2,000)",
+    },
+    Variable {
+        name: "CODEGUARD_IDENTITY_MAX_FILES",
+        who: "the user",
+        what: "most files a content identity reads for the soft cache",
+    },
+    Variable {
+        name: "CODEGUARD_IDENTITY_MAX_BYTES",
+        who: "the user",
+        what: "most bytes a content identity reads for the soft cache",
+    },
+    Variable {
+        name: "CODEGUARD_SOFT_CACHE_TTL_SECS",
+        who: "the user",
+        what: "how long a soft-gate result is reused",
+    },
+    Variable {
+        name: "CODEGUARD_SUPERVISOR",
+        who: "codeguard itself (set on every linter it runs)",
+        what: "marks the processes of one supervised run, so the watchdog finds what escaped",
+    },
+];
+
+/// README.md's table of [`VARIABLES`].
+#[cfg(test)]
+pub(crate) fn variables_table() -> String {
+    use std::fmt::Write as _;
+    let mut out = String::from("| variable | who may set it | what it does |\n|---|---|---|\n");
+    for v in VARIABLES {
+        let _ = writeln!(out, "| `{}` | {} | {} |", v.name, v.who, v.what);
+    }
+    out
+}
+
 /// The system's directory for temporary files (`TMPDIR`, else `/tmp`).
 pub(crate) fn temp_dir() -> std::path::PathBuf {
     #[expect(clippy::disallowed_methods, reason = "env.rs is the one reader of the process's surroundings")]
@@ -146,5 +229,30 @@ mod tests {
         ] {
             assert_eq!(parse_bool(text), expected, "{text:?}");
         }
+    }
+
+    /// The table holds exactly the `CODEGUARD_*` names the source reads, and README.md shows it.
+    #[test]
+    fn every_variable_codeguard_reads_is_in_the_one_table_and_the_readme() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let named = regex::Regex::new(r#""(CODEGUARD_[A-Z_]+)""#).expect("regex");
+        let mut read = std::collections::BTreeSet::new();
+        for entry in walkdir::WalkDir::new(root.join("src")).into_iter().filter_map(Result::ok) {
+            // env.rs holds the table itself.
+            if entry.path().extension().is_some_and(|e| e == "rs") && !entry.path().ends_with("src/env.rs") {
+                let text = std::fs::read_to_string(entry.path()).expect("source");
+                read.extend(named.captures_iter(&text).map(|c| c[1].to_owned()));
+            }
+        }
+        let listed: std::collections::BTreeSet<String> =
+            VARIABLES.iter().map(|v| v.name.to_owned()).collect();
+        assert_eq!(read, listed, "the variables the source reads and env::VARIABLES differ");
+        let readme = std::fs::read_to_string(root.join("README.md")).expect("README");
+        let block = readme
+            .split("<!-- variables:begin -->\n")
+            .nth(1)
+            .and_then(|rest| rest.split("<!-- variables:end -->").next())
+            .expect("README.md has a variables block");
+        assert_eq!(block, variables_table(), "README.md's variables table is not env::VARIABLES");
     }
 }

@@ -530,7 +530,11 @@ impl Walker<'_> {
     /// so setting one is changing codeguard's controls.
     pub(super) fn guard_variable(&mut self, name: &str) {
         if name.starts_with("CODEGUARD_") {
-            self.out.control.push(format!("`{name}=`, a variable codeguard reads"));
+            let what = match crate::env::VARIABLES.iter().find(|v| v.name == name) {
+                Some(v) => format!("`{name}=`, a variable codeguard reads (set by {})", v.who),
+                None => format!("`{name}=`, a variable in codeguard's namespace"),
+            };
+            self.out.control.push(what);
         }
     }
 

@@ -58,6 +58,7 @@ pub(super) fn run(args: &DoctorArgs, env: &Env) -> anyhow::Result<Output> {
     checks.extend(git_hook_checks(env));
     checks.extend(linter_checks(env));
     checks.extend(trust_checks(env));
+    checks.extend(variable_checks(env));
     checks.push(state_check(env));
     let healthy = checks.iter().all(|c| c.status != Level::Problem);
     let text = match args.format {
@@ -478,6 +479,19 @@ fn git_hook_checks(env: &Env) -> Vec<Check> {
         .map(|r| {
             let status = if r.runs { Level::Ok } else { Level::Problem };
             check(format!("git-hooks {}", r.hook.file_name()), status, r.detail)
+        })
+        .collect()
+}
+
+/// The `CODEGUARD_*` variables set in this environment, each with what it does
+/// (`env::VARIABLES`); `CODEGUARD_SKIP_GATE` is a warning: while it is set nothing is checked.
+fn variable_checks(env: &Env) -> Vec<Check> {
+    crate::env::VARIABLES
+        .iter()
+        .filter(|v| env.get(v.name).is_some_and(|value| !value.is_empty()))
+        .map(|v| {
+            let level = if v.name == "CODEGUARD_SKIP_GATE" { Level::Warning } else { Level::Ok };
+            check(format!("variable {}", v.name), level, format!("set: {}", v.what))
         })
         .collect()
 }
