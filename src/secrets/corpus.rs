@@ -208,6 +208,25 @@ pub(crate) fn cases() -> Vec<Case> {
             true,
         );
     }
+    // A base64 secret that happens to start with `/` is not a path.
+    for i in 0..3 {
+        let value = format!("/{}+{}=", token(B64, 30, next()), token(ALNUM, 10 + i, next()));
+        for (path, text) in contexts("SECRET_KEY", &value) {
+            add(&mut out, "generic", path, text, true);
+        }
+    }
+    // A Kubernetes Secret holding binary data (a keystore): a secret all the same.
+    let binary: Vec<u8> = (0u8..48).map(|b| b.wrapping_mul(37).wrapping_add(0x80)).collect();
+    add(
+        &mut out,
+        "kubernetes",
+        "keystore-secret.yaml",
+        format!(
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: ks\ndata:\n  keystore.p12: {}\n",
+            base64(&binary)
+        ),
+        true,
+    );
     // URLs with a password.
     for scheme in ["postgres", "mysql", "redis", "amqp"] {
         add(

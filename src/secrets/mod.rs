@@ -224,7 +224,7 @@ const RULES: &[Rule] = &[
     Rule {
         id: "generic-secret-unquoted",
         what: "a hard-coded secret",
-        pattern: r"(?im)(?:^|\s|_|\.|-)(?:password|passwd|secret[_-]?key|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?token)\s*[:=]\s*([A-Za-z0-9+/_\-]{16,})\s*$",
+        pattern: r"(?im)(?:^|\s|_|\.|-)(?:password|passwd|secret[_-]?key|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?token)\s*[:=]\s*([A-Za-z0-9+/_\-]{16,}={0,2})\s*$",
         needs_entropy: true,
     },
 ];
@@ -295,18 +295,28 @@ fn longest_run(value: &str) -> usize {
 }
 
 /// Whether a labelled value is a file path (`private_key = "/etc/ssl/private/server.pem"`):
-/// where a secret is kept, not the secret.
+/// where a secret is kept, not the secret. Only path forms a random secret does not take count:
+/// segments of path characters (no `+`, `=`, spaces), under a relative or home start, a
+/// well-known root directory, or ending in a file name with an extension — a base64 secret
+/// that merely starts with `/` is still a secret.
 fn is_path(value: &str) -> bool {
-    let rooted = value.starts_with('/')
-        || value.starts_with("./")
-        || value.starts_with("../")
-        || value.starts_with("~/")
+    const ROOTS: [&str; 9] =
+        ["/etc/", "/run/", "/var/", "/home/", "/usr/", "/opt/", "/tmp/", "/srv/", "/secrets/"];
+    if value.contains(['+', '=', ' ']) {
+        return false;
+    }
+    let started = ["./", "../", "~/"].iter().any(|p| value.starts_with(p))
+        || ROOTS.iter().any(|r| value.starts_with(r))
         || value.get(1..3).is_some_and(|s| s == ":\\" || s == ":/");
-    let file = value.contains('/')
-        && value.rsplit('/').next().is_some_and(|name| {
-            name.rsplit_once('.').is_some_and(|(stem, ext)| !stem.is_empty() && (1..=5).contains(&ext.len()))
+    let file = value.contains(['/', '\\'])
+        && value.rsplit(['/', '\\']).next().is_some_and(|name| {
+            name.rsplit_once('.').is_some_and(|(stem, ext)| {
+                !stem.is_empty()
+                    && (1..=5).contains(&ext.len())
+                    && ext.bytes().all(|b| b.is_ascii_alphanumeric())
+            })
         });
-    rooted || file
+    started || file
 }
 
 /// A lower-case hex string of at least 32 characters with digits and letters (an auth token
@@ -374,10 +384,9 @@ fn scan_encoded(path: &str, text: &str) -> Vec<Finding> {
     if !(text.contains("Secret") || text.contains("-data:")) {
         return Vec::new();
     }
-    let secret_manifest = text.lines().any(|l| {
-        let l = l.trim();
-        l == "kind: Secret" || l.replace(' ', "") == "\"kind\":\"Secret\","
-    });
+    // YAML manifests (what `kubectl` users commit); a JSON manifest's values are read by the
+    // text rules only.
+    let secret_manifest = text.lines().any(|l| l.trim() == "kind: Secret");
     let mut out = Vec::new();
     let mut data_indent: Option<usize> = None;
     for (number, line) in text.lines().enumerate() {
@@ -396,22 +405,24 @@ fn scan_encoded(path: &str, text: &str) -> Vec<Finding> {
         if !(in_secret || key.trim_start_matches("- ").ends_with("-data")) {
             continue;
         }
-        let Some(decoded) = decode_base64(value).and_then(|b| String::from_utf8(b).ok()) else { continue };
-        let mut found = scan_text(path, &decoded);
+        let Some(bytes) = decode_base64(value) else { continue };
+        let decoded = String::from_utf8(bytes).ok();
+        let mut found = decoded.as_deref().map(|d| scan_text(path, d)).unwrap_or_default();
         if found.is_empty() && in_secret {
-            let plain = decoded.trim();
-            if plain.chars().count() >= 8
-                && !plain.contains('\n')
-                && !is_placeholder(plain)
-                && entropy(plain) >= 3.0
-            {
+            // A Secret's value is a secret: one that reads as random text, or binary data (a
+            // keystore, a certificate's key) of 8 bytes or more.
+            let plain = decoded.as_deref().map_or(value, str::trim);
+            let random = decoded.as_deref().map(str::trim).is_none_or(|d| {
+                d.chars().count() >= 8 && !d.contains('\n') && !is_placeholder(d) && entropy(d) >= 3.0
+            });
+            if plain.len() >= 8 && random {
                 found.push(Finding {
                     path: path.to_owned(),
                     line: None,
                     rule: "kubernetes-secret-value",
                     kind: Kind::Secret,
                     message: format!(
-                        "a Kubernetes Secret value ({} characters once decoded, redacted); keep it out of the repository (a sealed or external secret)",
+                        "a Kubernetes Secret value ({} characters, redacted); keep it out of the repository (a sealed or external secret)",
                         plain.chars().count()
                     ),
                     fingerprint: fingerprint(plain),
