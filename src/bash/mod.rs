@@ -631,6 +631,7 @@ impl Analysis {
     /// whether codeguard's entries are in it is judged on the file system
     /// (`crate::install::protected`).
     pub fn may_write_codeguards_own(&self) -> bool {
+        // Substrings of a name (`.git/` and a bare `.git`, not `.github` or `.gitignore`).
         const HINTS: [&str; 13] = [
             "codeguard",
             "hooks",
@@ -644,16 +645,18 @@ impl Analysis {
             ".openhands",
             "opencode",
             "settings.json",
-            ".git",
+            ".git/",
         ];
+        let named = |p: &str| {
+            let p = p.to_ascii_lowercase();
+            let last = p.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+            last == ".git" || HINTS.iter().any(|h| p.contains(h))
+        };
         self.steps.iter().any(|s| match s {
             Step::Write(w) => {
-                let dir_named = w.dir.iter().any(|d| match d {
-                    DirPart::Path(p) => HINTS.iter().any(|h| p.to_ascii_lowercase().contains(h)),
-                    _ => false,
-                });
-                let named = |p: &str| HINTS.iter().any(|h| p.to_ascii_lowercase().contains(h));
-                dir_named || w.path.as_deref().is_some_and(named) || w.home_rest.as_deref().is_some_and(named)
+                w.dir.iter().any(|d| matches!(d, DirPart::Path(p) if named(p)))
+                    || w.path.as_deref().is_some_and(named)
+                    || w.home_rest.as_deref().is_some_and(named)
             }
             Step::Git(_) | Step::Script(_) | Step::Program(_) | Step::Alias(_) => false,
         })
@@ -803,5 +806,29 @@ mod tests {
         assert_eq!(looks_like("$g push origin"), Some(Mode::Push));
         assert_eq!(looks_like("commit then push"), Some(Mode::Push));
         assert_eq!(looks_like("$EDITOR commit_msg pushed"), None);
+    }
+
+    /// Only writes named like codeguard's own files leave the pass-through.
+    #[test]
+    fn writes_named_like_codeguards_own_files_need_resolution() {
+        for own in [
+            "rm -rf .git/hooks",
+            "mv .git x",
+            "echo '{}' > ~/.claude/settings.json",
+            "chmod -x .githooks/pre-commit",
+            "rm -rf ~/.codeguard",
+        ] {
+            let a = analyse(own);
+            assert!(a.may_write_codeguards_own() && a.needs_resolution(), "{own}");
+        }
+        for other in [
+            "echo x > .github/workflows/ci.yml",
+            "echo '*.log' >> .gitignore",
+            "echo x > notes.txt",
+            "rm -rf build",
+        ] {
+            let a = analyse(other);
+            assert!(!a.may_write_codeguards_own() && !a.needs_resolution(), "{other}");
+        }
     }
 }

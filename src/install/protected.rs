@@ -5,8 +5,9 @@
 //! an agent's `rm`, `mv`, `chmod`, redirect or `sed -i` on one is blocked by the gate.
 //!
 //! **In:** the absolute paths a command writes (`crate::intent::Intent::write_targets`).
-//! **Out:** what each protected one is, in words. **Never:** writes; reads at most a bounded
-//! prefix of each file and a bounded number of files under a directory.
+//! **Out:** what each protected one is, in words. **Never:** writes; reads only files named like
+//! a git hook or a settings file, a bounded prefix of each, and a bounded number of entries
+//! under a directory.
 
 use std::path::{Path, PathBuf};
 
@@ -79,15 +80,30 @@ fn ours_within(path: &Path) -> Option<(PathBuf, &'static str)> {
     walkdir::WalkDir::new(path)
         .follow_links(false)
         .into_iter()
+        .take(MAX_FILES_UNDER)
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file())
-        .take(MAX_FILES_UNDER)
         .find_map(|e| what_is(e.path()).map(|w| (e.path().to_path_buf(), w)))
+}
+
+/// Whether a file's name could be one of codeguard's: a git hook (any hooks directory, under
+/// the names git runs) or a settings/hooks file (JSON, TOML, YAML). Other files are not read.
+fn candidate(file: &Path) -> bool {
+    let Some(name) = file.file_name().and_then(|n| n.to_str()) else { return false };
+    let hook = name.split('.').next().is_some_and(|stem| {
+        crate::mode::GitHook::ALL.iter().any(|h| h.file_name() == stem)
+            || matches!(stem, "post-commit" | "commit-msg")
+    });
+    let settings = [".json", ".jsonc", ".toml", ".yaml", ".yml"].iter().any(|ext| name.ends_with(ext));
+    hook || settings
 }
 
 /// Whether a file is one of codeguard's: a git hook it wrote (its marker line), or an agent
 /// host's settings or hooks file with its entries (`codeguard … hook <event> … --host <name>`).
 fn what_is(file: &Path) -> Option<&'static str> {
+    if !candidate(file) {
+        return None;
+    }
     let text = crate::files::read_prefix(file, 256 * 1024)?;
     if text.lines().any(|l| l == super::hook_script::MARKER) {
         return Some("a git hook codeguard installed");
