@@ -81,8 +81,9 @@ impl Inventory {
             Ok(inventory) => Some((inventory, None)),
             Err(e) => {
                 let registry = Registry::builtin().ok()?;
-                let scope = crate::files::LintScope::load(root, true);
-                let project = Project { config: ProjectConfig::default(), registry, scope };
+                let config = ProjectConfig::default();
+                let scope = crate::files::LintScope::load(root, config.exclude_vendored());
+                let project = Project { config, registry, scope };
                 Some((Self::with(root, project, listing), Some(e)))
             }
         }

@@ -232,7 +232,13 @@ fn pre_push_targets(root: &Path, input: &str, args: &[String], env: &Env) -> any
     // refs/remotes/origin/main <commit>` would hide that commit from the push range): asked
     // once, and only when such a ref is pushed.
     let asked = std::cell::OnceCell::new();
-    let advertised = || asked.get_or_init(|| advertised(root, args.get(1).or(args.first()), env)).clone();
+    let advertised = || {
+        asked
+            .get_or_init(|| {
+                args.get(1).or(args.first()).and_then(|url| crate::git::advertised(root, url, env))
+            })
+            .clone()
+    };
     let mut seen = Vec::new();
     let mut targets = Vec::new();
     for update in parse_updates(input)? {
@@ -248,12 +254,6 @@ fn pre_push_targets(root: &Path, input: &str, args: &[String], env: &Env) -> any
             .push(Target { label: Some(format!("{} -> {}", update.local_ref, update.remote_ref)), surface });
     }
     Ok(targets)
-}
-
-/// The object ids the remote at `url` advertises, or `None` when it cannot be asked (then the
-/// remote-tracking refs stand in, as git's own push would fail the same way).
-fn advertised(root: &Path, url: Option<&String>, env: &Env) -> Option<Vec<gix::ObjectId>> {
-    crate::git::advertised(root, url?, env)
 }
 
 /// One line of git's reference-transaction input: `<old> <new> <ref>`, where a value is an

@@ -351,9 +351,7 @@ fn an_agent_cannot_loosen_codeguards_own_controls() {
         "CODEGUARD_NO_INSTALL=1",
     ] {
         let (code, _, stderr) = crate::support::gate_in(&repo, command, &[]);
-        assert_eq!(code, Some(2), "{command}: {stderr}");
-        assert!(stderr.contains("changes codeguard's own controls"), "{command}: {stderr}");
-        assert!(stderr.contains("ask the user to run it in their own terminal"), "{command}: {stderr}");
+        assert_control_block(code, command, &stderr);
     }
     for command in [
         "codeguard check --staged",
@@ -426,11 +424,7 @@ fn the_agent_cannot_change_codeguards_git_settings() {
         "cd . && git config codeguard.skipGate 1 && echo done",
     ] {
         let (code, _, stderr) = crate::support::gate_in(&repo, cmd, &[]);
-        assert_eq!(code, Some(2), "{cmd}: {stderr}");
-        assert!(
-            stderr.contains("changes codeguard's own controls") && stderr.contains("ask the user"),
-            "{cmd}: {stderr}"
-        );
+        assert_control_block(code, cmd, &stderr);
     }
     for cmd in ["git config --get codeguard.skipGate", "git config user.name Someone", "git config -l"] {
         let (code, _, stderr) = crate::support::gate_in(&repo, cmd, &[]);
@@ -470,12 +464,19 @@ fn the_agent_cannot_change_codeguards_own_files() {
         "echo ok && rm -f .git/hooks/pre-push",
     ] {
         let (code, stderr) = gate(command);
-        assert_eq!(code, Some(2), "{command}: {stderr}");
-        assert!(stderr.contains("changes codeguard's own controls"), "{command}: {stderr}");
+        assert_control_block(code, command, &stderr);
     }
     for command in ["echo x > ~/.claude/notes.md", "rm -f .git/hooks/pre-merge-commit", "echo x > notes.txt"]
     {
         let (code, stderr) = gate(command);
         assert_eq!(code, Some(0), "{command}: {stderr}");
     }
+}
+
+/// The gate blocked `command` as a change to codeguard's own controls, telling the agent to ask
+/// the user to run it.
+fn assert_control_block(code: Option<i32>, command: &str, stderr: &str) {
+    assert_eq!(code, Some(2), "{command}: {stderr}");
+    assert!(stderr.contains("changes codeguard's own controls"), "{command}: {stderr}");
+    assert!(stderr.contains("ask the user to run it in their own terminal"), "{command}: {stderr}");
 }
