@@ -342,16 +342,18 @@ impl Walker<'_> {
         let path = (target.literal && !has_glob(&target.text) && !target.text.starts_with('~'))
             .then(|| target.text.clone());
         let mut dir = self.dir.clone();
-        let mut home_rest = None;
         if target.text.starts_with('~') {
             // Under a home directory only known at run time: where it lands is not known here.
             dir.push(DirPart::Unknown(format!("`{}`", target.text)));
-            home_rest = target
-                .text
-                .strip_prefix("~/")
-                .filter(|rest| !rest.is_empty() && !has_glob(rest) && !rest.contains(['$', '`']))
-                .map(str::to_owned);
         }
+        // `~/rest`, `$HOME/rest`, `${HOME}/rest`: the home directory's, which the environment
+        // knows (the protected-files check reads it there).
+        let home_rest = ["~/", "$HOME/", "${HOME}/", "\"$HOME\"/", "\"${HOME}\"/"]
+            .iter()
+            .find_map(|prefix| target.raw.strip_prefix(prefix).or_else(|| target.text.strip_prefix(prefix)))
+            .map(|rest| rest.trim_matches('"'))
+            .filter(|rest| !rest.is_empty() && !has_glob(rest) && !rest.contains(['$', '`', '\'', '"']))
+            .map(str::to_owned);
         self.out.steps.push(Step::Write(FileWrite { path, dir, kind, text: text.to_owned(), home_rest }));
     }
 

@@ -513,8 +513,8 @@ pub struct FileWrite {
     pub kind: WriteKind,
     /// The command words, for messages.
     pub text: String,
-    /// For a path written `~/rest` (the shell puts it under the home directory, which only the
-    /// environment knows): `rest`, when it is literal.
+    /// For a path written `~/rest`, `$HOME/rest` or `${HOME}/rest` (under the home directory,
+    /// which only the environment knows): `rest`, when it is literal.
     pub home_rest: Option<String>,
 }
 
@@ -817,6 +817,8 @@ mod tests {
             "echo '{}' > ~/.claude/settings.json",
             "chmod -x .githooks/pre-commit",
             "rm -rf ~/.codeguard",
+            "rm -rf $HOME/.codeguard",
+            "rm -rf \"${HOME}/.codeguard\"",
         ] {
             let a = analyse(own);
             assert!(a.may_write_codeguards_own() && a.needs_resolution(), "{own}");

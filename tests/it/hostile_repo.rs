@@ -456,6 +456,7 @@ fn the_agent_cannot_change_codeguards_own_files() {
     };
     for command in [
         "rm -rf ~/.codeguard",
+        "rm -rf \"$HOME/.codeguard\"",
         "rm .git/hooks/pre-commit",
         "chmod -x .git/hooks/reference-transaction",
         "mv .git/hooks .git/hooks.off",
