@@ -181,6 +181,7 @@ fn report_render(c: &mut Criterion) {
         findings: &findings,
         no_verify: false,
         linters_bypassed: false,
+        bypass_asks_user: true,
     };
     let text = report::render_gate(&report);
     assert!(text.chars().count() <= report::MAX_REPORT_CHARS, "the report stays within its cap");

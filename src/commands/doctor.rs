@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use crate::cli::{DoctorArgs, Format};
 use crate::env::Env;
-use crate::host::spec::{SessionEnv, UserFiles};
+use crate::host::spec::{AskChannel, SessionEnv, UserFiles};
 use crate::host::{Event, Host};
 use crate::install::{codex, gemini, git_hooks, hosts, session_hooks, settings};
 use crate::outcome::Status;
@@ -150,6 +150,7 @@ fn host_checks(host: Host, env: &Env, asked: bool) -> Vec<Check> {
     }
     if found {
         out.push(backstop_check(host, env));
+        out.push(bypass_check(host));
     }
     if !found && asked {
         let path = settings::path(host, None, env)
@@ -164,6 +165,29 @@ fn host_checks(host: Host, env: &Env, asked: bool) -> Vec<Check> {
         ));
     }
     out
+}
+
+/// Who decides an agent's one-shot lint bypass (`git -c codeguard.skipGate=true`): the user,
+/// where the host can put a tool call to them; where it cannot, the bypass goes through and is
+/// only recorded — a fact the user must know.
+fn bypass_check(host: Host) -> Check {
+    let name = format!("host {} lint bypass", host.name());
+    let spec = crate::host::spec(host);
+    if spec.ask == AskChannel::None {
+        return check(
+            name,
+            Level::Warning,
+            format!(
+                "{} cannot ask you to confirm a command from a hook: an agent's `git -c codeguard.skipGate=true commit|push` goes through with the linters skipped (the safety scan still runs); every use is recorded and listed in the Stop summary and `codeguard state show`",
+                spec.label
+            ),
+        );
+    }
+    check(
+        name,
+        Level::Ok,
+        "an agent's `git -c codeguard.skipGate=true commit|push` with failing linters is put to you to confirm before it runs",
+    )
 }
 
 /// Whether the git backstop stands for the host's agent shell: its mechanism names codeguard's

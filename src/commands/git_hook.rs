@@ -387,6 +387,7 @@ fn decide(checked: &[Checked<'_>], root: &Path, hook: GitHook, settings: Setting
                 findings: &c.verdict.findings,
                 no_verify: false,
                 linters_bypassed: settings.skip_gate,
+                bypass_asks_user: false,
             };
             let mut text = report::render_gate_for(&report, audience(hook));
             if let Some(label) = &c.target.label {

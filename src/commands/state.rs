@@ -102,10 +102,11 @@ impl View {
             let session = b.session.as_deref().unwrap_or("-");
             let _ = writeln!(
                 out,
-                "  {} {} session {session} at {} ms",
+                "  {} {} session {session} at {} ms ({})",
                 b.kind.as_str(),
                 b.repo.display(),
-                b.ts_ms
+                b.ts_ms,
+                b.kind.meaning()
             );
         }
         let counts: Vec<String> = self.dedup.iter().map(|d| format!("{} {}", d.file, d.entries)).collect();

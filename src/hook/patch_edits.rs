@@ -22,8 +22,9 @@ use crate::state::pending::{self, PendingFile};
 /// to the model, after recording the edits this event's command is about to make.
 pub(super) fn around(event: &HookEvent, answer: Answer, env: &Env) -> Answer {
     let Some(session) = event.session_id.as_deref().filter(|s| !s.trim().is_empty()) else { return answer };
-    if matches!(answer, Answer::Block(_)) {
-        // A blocked call runs nothing; what is pending is said at the next event.
+    if matches!(answer, Answer::Block(_) | Answer::Ask(_)) {
+        // A blocked call runs nothing (an asked one may not); what is pending is said at the
+        // next event.
         return answer;
     }
     let spec = host::spec(event.host);
@@ -129,7 +130,10 @@ enum Fate {
 fn merge(first: Answer, second: Answer) -> Answer {
     match (first, second) {
         (answer, Answer::Allow) | (Answer::Allow, answer) => answer,
-        (Answer::Block(report), _) | (Answer::Context { .. }, Answer::Block(report)) => Answer::Block(report),
+        (Answer::Block(report), _) | (Answer::Context { .. } | Answer::Ask(_), Answer::Block(report)) => {
+            Answer::Block(report)
+        }
+        (Answer::Ask(report), _) | (Answer::Context { .. }, Answer::Ask(report)) => Answer::Ask(report),
         (Answer::Context { text, user }, Answer::Context { text: more, user: more_user }) => {
             Answer::Context {
                 text: format!("{text}\n{more}"),

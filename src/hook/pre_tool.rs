@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use crate::bash::{self, GitOp};
 use crate::content::{self, ContentVerdict, Linters, Policy};
 use crate::env::Env;
+use crate::host::spec::AskChannel;
 use crate::host::{Answer, Host};
 use crate::intent::{self, GateCase, RepoIntent};
 use crate::report::{self, GateReport};
@@ -79,7 +80,7 @@ pub(super) fn evaluate(
     let outcomes: Vec<RepoOutcome> = std::thread::scope(|scope| {
         let handles: Vec<_> = repos
             .iter()
-            .map(|repo| scope.spawn(move || check_repo(repo, env, session, started, budget)))
+            .map(|repo| scope.spawn(move || check_repo(repo, env, host, session, started, budget)))
             .collect();
         handles
             .into_iter()
@@ -95,6 +96,8 @@ pub(super) fn evaluate(
 /// What the gate concluded for one repository.
 struct RepoOutcome {
     block: Option<String>,
+    /// Put the command to the user: the agent asks to go ahead despite these lint failures.
+    ask: Option<String>,
     notes: Vec<String>,
     /// Pre-existing findings exempt by the baseline (shown, never blocking).
     exempt: Vec<String>,
@@ -102,11 +105,16 @@ struct RepoOutcome {
 
 impl RepoOutcome {
     fn note(root: &Path, text: &str) -> Self {
-        Self { block: None, notes: vec![format!("{}: {text}", root.display())], exempt: Vec::new() }
+        Self {
+            block: None,
+            ask: None,
+            notes: vec![format!("{}: {text}", root.display())],
+            exempt: Vec::new(),
+        }
     }
 
     fn blocked(text: String, notes: Vec<String>) -> Self {
-        Self { block: Some(text), notes, exempt: Vec::new() }
+        Self { block: Some(text), ask: None, notes, exempt: Vec::new() }
     }
 }
 
@@ -114,6 +122,10 @@ fn combine(outcomes: &[RepoOutcome], general: &[String]) -> Answer {
     let blocks: Vec<&str> = outcomes.iter().filter_map(|o| o.block.as_deref()).collect();
     if !blocks.is_empty() {
         return Answer::Block(blocks.join(NEXT_REPOSITORY));
+    }
+    let asks: Vec<&str> = outcomes.iter().filter_map(|o| o.ask.as_deref()).collect();
+    if !asks.is_empty() {
+        return Answer::Ask(asks.join(NEXT_REPOSITORY));
     }
     let notes: Vec<&str> = general
         .iter()
@@ -149,6 +161,7 @@ fn combine(outcomes: &[RepoOutcome], general: &[String]) -> Answer {
 fn check_repo(
     repo: &RepoIntent,
     env: &Env,
+    host: Host,
     session: Option<&str>,
     started: Instant,
     budget: Duration,
@@ -171,7 +184,11 @@ fn check_repo(
     if repo.fallback && surface.paths.is_empty() && surface.deleted.is_empty() {
         audit(env, BypassKind::Fallback, &repo.root, session);
     }
+    // The agent's one-shot bypass is the user's to grant where the host can ask: the linters
+    // run, and only if they fail is the command put to the user (see `finish`).
+    let asks = repo.bypass == Some(BypassKind::Inline) && crate::host::spec(host).ask != AskChannel::None;
     let linters = match repo.bypass {
+        Some(_) if asks => Linters::Run,
         Some(kind) => {
             audit(env, kind, &repo.root, session);
             Linters::Bypassed(format!("codeguard.skipGate ({})", kind.as_str()))
@@ -204,7 +221,11 @@ fn check_repo(
         .ops
         .iter()
         .any(|o| matches!(o.op, GitOp::Commit { no_verify: true, .. } | GitOp::Push { no_verify: true, .. }));
-    finish(repo, surface.mode.git_command(), &verdict, notes, no_verify)
+    let outcome = finish(repo, surface.mode.git_command(), &verdict, notes, no_verify, host, asks);
+    if outcome.ask.is_some() {
+        audit(env, BypassKind::Asked, &repo.root, session);
+    }
+    outcome
 }
 
 fn finish(
@@ -213,6 +234,8 @@ fn finish(
     verdict: &ContentVerdict,
     notes: Vec<String>,
     no_verify: bool,
+    host: Host,
+    asks: bool,
 ) -> RepoOutcome {
     if !verdict.fails() {
         let exempt = verdict
@@ -220,7 +243,7 @@ fn finish(
             .iter()
             .flat_map(|l| l.exempt.iter().map(move |e| format!("{} ({}): {e}", l.language, l.name)))
             .collect();
-        return RepoOutcome { block: None, notes, exempt };
+        return RepoOutcome { block: None, ask: None, notes, exempt };
     }
     let report = GateReport {
         mode,
@@ -228,8 +251,14 @@ fn finish(
         languages: &verdict.languages,
         findings: &verdict.findings,
         no_verify,
-        linters_bypassed: repo.bypass.is_some(),
+        linters_bypassed: repo.bypass.is_some() && !asks,
+        bypass_asks_user: crate::host::spec(host).ask != AskChannel::None,
     };
+    // Only the linters are the user's to waive: a blocking safety finding is refused outright.
+    if asks && !crate::safety::blocks(&verdict.findings) {
+        let text = report::render_gate_for(&report, report::Audience::User);
+        return RepoOutcome { block: None, ask: Some(text), notes, exempt: Vec::new() };
+    }
     RepoOutcome::blocked(report::render_gate(&report), notes)
 }
 

@@ -75,7 +75,8 @@ pub(super) fn record(env: &Env, key: &Dedup, answer: &Answer) {
         (Dedup::Block(key), Answer::Block(report)) => {
             let _ = dedup::complete_with(env, key, &Replay { report: report.clone() });
         }
-        (Dedup::Block(_), Answer::Allow | Answer::Context { .. }) => {}
+        // An asked call is asked again: the user's answer is the host's, not recorded here.
+        (Dedup::Block(_), Answer::Allow | Answer::Context { .. } | Answer::Ask(_)) => {}
         (Dedup::Once(key), _) => {
             let _ = dedup::complete(env, key);
         }

@@ -31,17 +31,18 @@ pub(super) fn run(event: &HookEvent, cwd: &Path, env: &Env) -> Answer {
         }
     }
     if !bypasses.is_empty() {
-        let mut kinds: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+        let mut kinds: std::collections::BTreeMap<&str, (usize, &str)> = std::collections::BTreeMap::new();
         for b in &bypasses {
-            *kinds.entry(b.kind.as_str()).or_default() += 1;
+            kinds.entry(b.kind.as_str()).or_insert((0, b.kind.meaning())).0 += 1;
         }
-        let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} ×{n}")).collect();
         let _ = writeln!(
             text,
-            "[codeguard] gate bypassed {} time(s) this session ({}); bypassed commits skipped the linters (the safety scan still ran, except for env).",
-            bypasses.len(),
-            kinds.join(", ")
+            "[codeguard] gate bypassed {} time(s) this session (the safety scan still ran, except for CODEGUARD_SKIP_GATE):",
+            bypasses.len()
         );
+        for (kind, (n, meaning)) in &kinds {
+            let _ = writeln!(text, "- {kind} ×{n}: {meaning}");
+        }
     }
     if skip_gate {
         let _ = writeln!(

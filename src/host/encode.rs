@@ -8,6 +8,7 @@
 
 use serde_json::{Value, json};
 
+use super::spec::AskChannel;
 use super::{Answer, Event, HookEvent, Host, neutral::CONTRACT_VERSION};
 use crate::exit;
 use crate::output::Output;
@@ -16,7 +17,16 @@ use crate::output::Output;
 /// Every text is redacted first: reports quote the agent's command and linter output, either of
 /// which can hold a secret, and nothing codeguard prints may echo one.
 pub(crate) fn encode(event: &HookEvent, answer: &Answer, runtime_ms: u64) -> Output {
-    let redacted = redacted(answer);
+    let redacted = match redacted(answer) {
+        Answer::Ask(report) => match super::spec::spec(event.host).ask {
+            channel if event.event == Event::PreToolUse && channel != AskChannel::None => {
+                return ask(event.host, channel, &report);
+            }
+            // A host that cannot ask refuses: the user's confirmation is never assumed.
+            _ => Answer::Block(report),
+        },
+        other => other,
+    };
     let answer = &redacted;
     match event.host {
         Host::Neutral => neutral(event, answer, runtime_ms),
@@ -38,7 +48,28 @@ fn redacted(answer: &Answer) -> Answer {
             Answer::Context { text: clean(text), user: user.as_deref().map(clean) }
         }
         Answer::Block(report) => Answer::Block(clean(report)),
+        Answer::Ask(report) => Answer::Ask(clean(report)),
     }
+}
+
+/// A pre-tool-use call put to the user through the host's own confirmation (`channel`), with
+/// `report` saying what the agent asks for and why codeguard would otherwise refuse.
+fn ask(host: Host, channel: AskChannel, report: &str) -> Output {
+    let first = report.lines().next().unwrap_or("codeguard asks you to confirm this command");
+    let value = match channel {
+        AskChannel::PermissionDecision => json!({"hookSpecificOutput": {
+            "hookEventName": event_name(host, Event::PreToolUse),
+            "permissionDecision": "ask",
+            "permissionDecisionReason": report}}),
+        AskChannel::TopLevelPermission => {
+            json!({"permissionDecision": "ask", "permissionDecisionReason": report})
+        }
+        AskChannel::Permission => {
+            json!({"permission": "ask", "user_message": first, "agent_message": report})
+        }
+        AskChannel::None => return block_on_stderr(report),
+    };
+    stdout_json(&value)
 }
 
 fn stdout_json(value: &Value) -> Output {
@@ -63,7 +94,7 @@ fn context_of(answer: &Answer) -> Option<(&str, Option<&String>)> {
     match answer {
         Answer::Allow => None,
         Answer::Context { text, user } => Some((text, user.as_ref())),
-        Answer::Block(report) => Some((report, None)),
+        Answer::Block(report) | Answer::Ask(report) => Some((report, None)),
     }
 }
 
@@ -188,7 +219,7 @@ fn neutral(event: &HookEvent, answer: &Answer, runtime_ms: u64) -> Output {
         Answer::Block(report) if event.event == Event::PreToolUse => {
             ("deny", json!({"action": "block", "reason": report}), "blocked")
         }
-        Answer::Block(report) => {
+        Answer::Block(report) | Answer::Ask(report) => {
             ("allow", json!({"action": "allow", "additional_context": report}), "allowed")
         }
     };
@@ -254,6 +285,46 @@ mod tests {
             (neutral.code, v["decision"].as_str(), v["effect"]["action"].as_str()),
             (1, Some("deny"), Some("block"))
         );
+    }
+
+    #[test]
+    fn an_ask_reaches_the_user_where_the_host_can_ask_and_is_a_refusal_elsewhere() {
+        use crate::host::spec::{DenyChannel, spec};
+        let question = Answer::Ask("codeguard: the agent asks to commit without the linters".into());
+        for host in Host::ALL {
+            let e = enc(host, Event::PreToolUse, &question);
+            let text = format!("{}{}", e.stdout, e.stderr);
+            assert!(text.contains("without the linters"), "{host:?}: the reason is lost: {e:?}");
+            if spec(host).ask == AskChannel::None {
+                {
+                    let refused = match spec(host).deny {
+                        DenyChannel::ExitTwo => e.code == 2,
+                        DenyChannel::JsonDeny => e.code == 0 && e.stdout.contains("\"deny\""),
+                        DenyChannel::Neutral => e.code == 1,
+                    };
+                    assert!(
+                        refused && !e.stdout.contains("\"ask\""),
+                        "{host:?} cannot ask, so it must refuse: {e:?}"
+                    );
+                }
+            } else {
+                {
+                    assert_eq!(e.code, 0, "{host:?}");
+                    let v: Value = serde_json::from_str(&e.stdout).expect("json");
+                    let said = [
+                        &v["hookSpecificOutput"]["permissionDecision"],
+                        &v["permissionDecision"],
+                        &v["permission"],
+                    ];
+                    assert!(said.iter().any(|d| d.as_str() == Some("ask")), "{host:?}: {v}");
+                }
+            }
+        }
+        // Codex fails open on "ask": it must never be given one.
+        assert_eq!(spec(Host::Codex).ask, AskChannel::None);
+        // Outside pre-tool-use nothing is asked.
+        let e = enc(Host::Claude, Event::PostToolUse, &question);
+        assert!(!e.stdout.contains("\"ask\""));
     }
 
     #[test]

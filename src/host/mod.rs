@@ -241,6 +241,10 @@ pub(crate) enum Answer {
     },
     /// Refuse the tool call, with this report (pre-tool-use only; other events never block).
     Block(String),
+    /// Put the tool call to the user, who allows or refuses it, with this report saying why
+    /// (pre-tool-use only). Only for a host whose spec names an ask channel
+    /// ([`spec::HostSpec::ask`]); any other host is given it as a block — never an allow.
+    Ask(String),
 }
 
 impl Answer {

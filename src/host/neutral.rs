@@ -66,6 +66,12 @@ pub(crate) fn capabilities() -> Value {
                 "edit_tools": spec.edit_tools,
                 "shell_matcher": spec.shell_matcher,
                 "edit_matcher": spec.edit_matcher,
+                "ask": match spec.ask {
+                    super::spec::AskChannel::None => "none: an agent's lint bypass goes through, recorded",
+                    super::spec::AskChannel::PermissionDecision => "hookSpecificOutput.permissionDecision ask",
+                    super::spec::AskChannel::TopLevelPermission => "permissionDecision ask",
+                    super::spec::AskChannel::Permission => "permission ask",
+                },
                 "deny": match spec.deny {
                     super::spec::DenyChannel::ExitTwo => "exit 2 + stderr",
                     super::spec::DenyChannel::JsonDeny => "JSON deny on stdout, exit 0",

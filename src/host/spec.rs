@@ -53,6 +53,22 @@ pub(crate) enum DenyChannel {
     Neutral,
 }
 
+/// How a host puts a tool call to its user for confirmation, where it can (verified with the
+/// released binaries: a host that cannot ask headless refuses instead, never runs the call).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AskChannel {
+    /// No way that is known to hold: Codex marks an `"ask"` answer as a failed hook and runs the
+    /// call; headless Gemini CLI ends the whole run silently; Kimi, `OpenHands` and the neutral
+    /// contract have no such answer.
+    None,
+    /// `hookSpecificOutput.permissionDecision: "ask"` + `permissionDecisionReason` (Claude Code).
+    PermissionDecision,
+    /// Top-level `permissionDecision: "ask"` + `permissionDecisionReason` (Copilot CLI).
+    TopLevelPermission,
+    /// `permission: "ask"` with `user_message` and `agent_message` (Cursor).
+    Permission,
+}
+
 /// What the host does with context codeguard prints for an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Delivery {
@@ -132,6 +148,8 @@ pub(crate) struct HostSpec {
     pub edit_matcher: Option<&'static str>,
     /// How a block reaches it.
     pub deny: DenyChannel,
+    /// How it asks its user to confirm a tool call (an agent's one-shot lint bypass goes there).
+    pub ask: AskChannel,
     /// What it does with context, per event in [`Event::ALL`] order.
     pub delivers: [Delivery; 5],
     /// What else decides whether it runs the hooks.
@@ -185,6 +203,7 @@ const CLAUDE: HostSpec = HostSpec {
     shell_matcher: Some("Bash|PowerShell"),
     edit_matcher: Some("Write|Edit|MultiEdit|NotebookEdit"),
     deny: DenyChannel::ExitTwo,
+    ask: AskChannel::PermissionDecision,
     delivers: [Model, Model, Model, Model, User],
     trust: Trust::None,
     hooks_file: HooksFile::Json,
@@ -209,6 +228,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             shell_matcher: None,
             edit_matcher: Some("apply_patch|Edit|Write"),
             deny: DenyChannel::JsonDeny,
+            ask: AskChannel::None,
             delivers: [Model, Model, Model, Model, User],
             trust: Trust::CodexHookState,
             hooks_file: HooksFile::Json,
@@ -232,6 +252,9 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             shell_matcher: Some("run_shell_command"),
             edit_matcher: Some("write_file|replace"),
             deny: DenyChannel::ExitTwo,
+            // It has `decision: "ask"`, but headless (`gemini -p`, 0.61.0) nothing answers it and
+            // the whole run ends at once with exit 0 and no output: not a question, a silent stop.
+            ask: AskChannel::None,
             delivers: [Model, Model, Model, Model, User],
             trust: Trust::GeminiFolder,
             hooks_file: HooksFile::Json,
@@ -249,6 +272,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             shell_matcher: Some("Bash|Shell"),
             edit_matcher: Some("Write|Edit|WriteFile|StrReplaceFile"),
             deny: DenyChannel::ExitTwo,
+            ask: AskChannel::None,
             delivers: [Ignored, Ignored, Model, Ignored, User],
             trust: Trust::None,
             hooks_file: HooksFile::TomlBlock,
@@ -272,6 +296,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             shell_matcher: None,
             edit_matcher: None,
             deny: DenyChannel::JsonDeny,
+            ask: AskChannel::TopLevelPermission,
             delivers: [Model, Model, Model, Model, Ignored],
             trust: Trust::None,
             hooks_file: HooksFile::VersionedJson,
@@ -295,6 +320,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             shell_matcher: None,
             edit_matcher: None,
             deny: DenyChannel::JsonDeny,
+            ask: AskChannel::Permission,
             delivers: [Ignored; 5],
             trust: Trust::None,
             hooks_file: HooksFile::VersionedJson,
@@ -312,6 +338,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             shell_matcher: Some("terminal|execute_bash|bash"),
             edit_matcher: Some("file_editor|str_replace_editor"),
             deny: DenyChannel::ExitTwo,
+            ask: AskChannel::None,
             delivers: [Model, Model, Model, User, Ignored],
             trust: Trust::None,
             hooks_file: HooksFile::Json,
@@ -330,6 +357,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             shell_matcher: None,
             edit_matcher: None,
             deny: DenyChannel::Neutral,
+            ask: AskChannel::None,
             delivers: [Model; 5],
             trust: Trust::None,
             hooks_file: HooksFile::Json,

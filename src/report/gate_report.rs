@@ -33,6 +33,9 @@ pub(crate) enum Audience {
     /// Whoever moved a branch or tag (any command) when the reference-transaction backstop
     /// stopped it: `--no-verify` does not skip it.
     Backstop,
+    /// The user, whom the host asks to confirm an agent's one-shot lint bypass
+    /// (`git -c codeguard.skipGate=true`): the findings it would let through.
+    User,
 }
 
 /// Everything a blocking report says about one repository.
@@ -50,6 +53,9 @@ pub struct GateReport<'a> {
     pub no_verify: bool,
     /// The language linters were bypassed (only the safety scan ran).
     pub linters_bypassed: bool,
+    /// The host puts an agent's `git -c codeguard.skipGate=true` to the user for confirmation
+    /// (its spec's ask channel); otherwise the bypass goes through, recorded and reported.
+    pub bypass_asks_user: bool,
 }
 
 /// Renders the blocking report for an agent (see [`render_gate_for`]).
@@ -62,13 +68,18 @@ pub(crate) fn render_gate_for(report: &GateReport<'_>, audience: Audience) -> St
     let failed: Vec<&LanguageResult> = report.languages.iter().filter(|l| l.status == Status::Fail).collect();
     let blocking: Vec<&Finding> = report.findings.iter().filter(|f| !f.allowed).collect();
     let mut head = String::new();
-    let _ = writeln!(head, "{}", summary(report.mode, &failed, &blocking));
+    let verb = match audience {
+        Audience::User => format!("the agent asks to {} without the linters", report.mode),
+        Audience::Agent | Audience::GitHook | Audience::Backstop => format!("{} blocked", report.mode),
+    };
+    let _ = writeln!(head, "{}", summary(&verb, &failed, &blocking));
     let _ = writeln!(head, "Target repository: {}", report.root.display());
     let (lint_failed, unsafe_content) = (!failed.is_empty(), !blocking.is_empty());
     head.push_str(&match audience {
         Audience::Agent => directives(report, lint_failed, unsafe_content),
         Audience::GitHook => git_hook_directives(report, lint_failed, unsafe_content),
         Audience::Backstop => backstop_directives(report, lint_failed, unsafe_content),
+        Audience::User => user_directives(report.mode),
     });
     let safety = safety_block(report.findings);
     let budget = MAX_REPORT_CHARS.saturating_sub(head.chars().count() + safety.chars().count());
@@ -79,7 +90,7 @@ pub(crate) fn render_gate_for(report: &GateReport<'_>, audience: Audience) -> St
 }
 
 /// `codeguard: commit blocked — python (ruff), shell (shellcheck): 4 problems; 1 file must not be committed`
-fn summary(mode: Mode, failed: &[&LanguageResult], blocking: &[&Finding]) -> String {
+fn summary(verb: &str, failed: &[&LanguageResult], blocking: &[&Finding]) -> String {
     let mut parts = Vec::new();
     if !failed.is_empty() {
         let names: Vec<String> = failed
@@ -103,7 +114,14 @@ fn summary(mode: Mode, failed: &[&LanguageResult], blocking: &[&Finding]) -> Str
         };
         parts.push(format!("{files} file{} must not be committed", plural(files)));
     }
-    format!("codeguard: {mode} blocked — {}", parts.join("; "))
+    format!("codeguard: {verb} — {}", parts.join("; "))
+}
+
+/// What the user decides when asked to confirm an agent's lint bypass.
+fn user_directives(mode: Mode) -> String {
+    format!(
+        "The agent ran `git -c codeguard.skipGate=true {mode} …` to {mode} despite the lint failures below. The safety scan ran and found nothing that blocks.\n- Allow: the {mode} goes ahead with these findings (recorded; listed at the end of the turn and by `codeguard state show`).\n- Deny: nothing runs, and the agent should fix them.\n"
+    )
 }
 
 fn directives(report: &GateReport<'_>, lint_failed: bool, unsafe_content: bool) -> String {
@@ -113,8 +131,13 @@ fn directives(report: &GateReport<'_>, lint_failed: bool, unsafe_content: bool) 
     if lint_failed {
         let _ = writeln!(
             out,
-            "- To {0} once despite lint failures (only if the user agrees): git -c codeguard.skipGate=true {0} … — this skips only the linters; the safety scan still runs.",
-            report.mode
+            "- To {0} once despite lint failures, only if the user agrees: git -c codeguard.skipGate=true {0} … — this skips only the linters; the safety scan still runs. {1}",
+            report.mode,
+            if report.bypass_asks_user {
+                "The user is asked to confirm it before it runs."
+            } else {
+                "It is recorded and shown to the user at the end of the turn."
+            }
         );
     }
     if unsafe_content {
@@ -208,7 +231,7 @@ pub(crate) fn render_incomplete(
     if blocked {
         let once = match audience {
             Audience::Backstop => "git -c codeguard.strict=false <the same command>".to_owned(),
-            Audience::Agent | Audience::GitHook => format!("git {mode} --no-verify"),
+            Audience::Agent | Audience::GitHook | Audience::User => format!("git {mode} --no-verify"),
         };
         let _ = writeln!(
             out,
@@ -390,6 +413,7 @@ mod tests {
             findings: &[],
             no_verify: true,
             linters_bypassed: false,
+            bypass_asks_user: false,
         };
         let text = render_gate(&report);
         assert!(text.chars().count() <= MAX_REPORT_CHARS, "{} chars", text.chars().count());
@@ -414,6 +438,7 @@ mod tests {
             findings: &[],
             no_verify: false,
             linters_bypassed: false,
+            bypass_asks_user: false,
         };
         let text = render_gate(&report);
         assert!(text.chars().count() <= MAX_REPORT_CHARS);
@@ -442,6 +467,7 @@ mod tests {
             findings: &findings,
             no_verify: false,
             linters_bypassed: true,
+            bypass_asks_user: false,
         };
         let text = render_gate(&report);
         assert!(text.starts_with("codeguard: commit blocked — 1 file must not be committed\n"), "{text}");

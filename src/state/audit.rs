@@ -24,8 +24,12 @@ pub(crate) const KEEP: usize = 500;
 pub enum BypassKind {
     /// `CODEGUARD_SKIP_GATE` in the hook's own environment: the only full bypass.
     Env,
-    /// `git -c codeguard.skipGate=true …`: linters skipped, safety scan ran.
+    /// `git -c codeguard.skipGate=true …`: linters skipped, safety scan ran (a host that cannot
+    /// ask its user).
     Inline,
+    /// `git -c codeguard.skipGate=true …` with failing linters, put to the user through the
+    /// host's own confirmation (whose answer codeguard does not see).
+    Asked,
     /// `git config codeguard.skipGate true && … git commit`: linters skipped, safety scan ran.
     Chain,
     /// `codeguard.skipGate` set in the repository's config: linters skipped, safety scan ran.
@@ -36,11 +40,28 @@ pub enum BypassKind {
 }
 
 impl BypassKind {
+    /// What the kind means, for the people reading the Stop summary and `state show`.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Self::Env => "CODEGUARD_SKIP_GATE: nothing was checked",
+            Self::Inline => {
+                "the agent's `git -c codeguard.skipGate=true`: linters skipped (this host cannot ask you first)"
+            }
+            Self::Asked => {
+                "the agent's `git -c codeguard.skipGate=true` with lint failures, put to you to confirm"
+            }
+            Self::Chain => "`git config codeguard.skipGate true` in the same command: linters skipped",
+            Self::Persisted => "codeguard.skipGate set in the repository's config: linters skipped",
+            Self::Fallback => "run outside any repository; the child repositories had nothing to check",
+        }
+    }
+
     /// The kind as written in the log.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Env => "env",
             Self::Inline => "inline",
+            Self::Asked => "asked",
             Self::Chain => "chain",
             Self::Persisted => "persisted",
             Self::Fallback => "fallback",

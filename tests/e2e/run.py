@@ -444,6 +444,48 @@ def backstop_scenario(host):
         shutil.rmtree(root, ignore_errors=True)
 
 
+# Hosts whose hook can put a call to the user (host spec: ask); headless they refuse it and tell
+# the model why. The other loop hosts let an agent's lint bypass through, recorded.
+ASK_HOSTS = ("claude", "copilot")
+
+
+def bypass_scenario(host):
+    """The agent types the lint bypass itself: `git -c codeguard.skipGate=true commit` of a staged
+    file ruff fails. Where the host can ask its user, the call is put to the user (headless: refused,
+    and the model is told what was asked); elsewhere it lands with the linters skipped. Either way
+    `codeguard state show` lists it."""
+    runner = LOOP_HOSTS[host][1]
+    label = f"{host} lint bypass"
+    root, repo, env = fresh(host, secret=False)
+    try:
+        with open(os.path.join(repo, "bad.py"), "w") as f:
+            f.write("import os\n")
+        git(repo, "add", "bad.py")
+        install(env, host, root=root)
+        before = commits(repo)
+        server = ModelServer(root, "git -c codeguard.skipGate=true commit -m skip")
+        try:
+            result = runner(env, repo, server)
+        finally:
+            server.stop()
+        EVIDENCE[label] = {"exit": result.returncode, "stdout": result.stdout[-2000:], "stderr": result.stderr[-2000:]}
+        if not check(server.tool_called(), f"{label}: the agent loop ran the bypass (exit {result.returncode})"):
+            say(f"  stderr: {result.stderr[-1500:]}")
+            return
+        shown = subprocess.run([os.path.join(root, "bin", "codeguard"), "state", "show"], cwd=repo, env=env,
+                               capture_output=True, text=True, timeout=TIMEOUT, check=False).stdout
+        if host in ASK_HOSTS:
+            check(commits(repo) == before, f"{label}: headless, the asked commit did not land")
+            check(server.model_saw(MARK + "the agent asks to commit without the linters") and server.model_saw("F401"),
+                  f"{label}: the model was told what the user was asked to waive")
+            check("asked " in shown, f"{label}: codeguard state show lists the question")
+        else:
+            check(commits(repo) == before + 1, f"{label}: the host cannot ask, so the bypass went through")
+            check("inline " in shown and "cannot ask you" in shown, f"{label}: codeguard state show lists the bypass")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 # Hosts run through their own loader ---------------------------------------------------------
 
 LOADER_HOSTS = {
@@ -563,6 +605,7 @@ def main():
             shell_patch_scenario(host)
         if host in BACKSTOP_HOSTS:
             backstop_scenario(host)
+        bypass_scenario(host)
         if host == "codex":
             loop_scenario(host, secret=True, inactive=True)
         if host == "gemini":

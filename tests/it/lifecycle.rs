@@ -149,8 +149,9 @@ fn stop_summarises_the_session_once_and_a_second_copy_stays_silent() {
     }
     repo.write("c.txt", "x\n");
     let pre = json!({"session_id": "sess-9", "tool_use_id": "t1", "cwd": repo.root(), "tool_name": "Bash", "tool_input": {"command": "git add c.txt && git -c codeguard.skipGate=true commit -m c"}});
+    // Codex cannot ask its user, so the agent's bypass goes through and is recorded.
     let out = codeguard(home.path())
-        .args(["hook", "pre-tool-use"])
+        .args(["hook", "pre-tool-use", "--host", "codex"])
         .write_stdin(pre.to_string())
         .output()
         .expect("run");
@@ -162,7 +163,8 @@ fn stop_summarises_the_session_once_and_a_second_copy_stays_silent() {
     let v: Value = serde_json::from_str(&stdout).expect("json");
     let text = v["systemMessage"].as_str().expect("summary");
     assert!(text.contains("- python: 2 checked, 1 passed, 1 failed"), "{text}");
-    assert!(text.contains("gate bypassed 1 time(s) this session (inline ×1)"), "{text}");
+    assert!(text.contains("gate bypassed 1 time(s) this session"), "{text}");
+    assert!(text.contains("- inline ×1: the agent's `git -c codeguard.skipGate=true`"), "{text}");
     assert_eq!(
         hook(home.path(), "stop", &stop, None),
         (Some(0), String::new()),
@@ -286,5 +288,6 @@ fn stop_lists_the_bypasses_gits_own_hook_honoured_during_the_session() {
     assert_eq!(code, Some(0));
     let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
     let text = v["systemMessage"].as_str().expect("summary");
-    assert!(text.contains("gate bypassed 1 time(s) this session (env ×1)"), "{text}");
+    assert!(text.contains("gate bypassed 1 time(s) this session"), "{text}");
+    assert!(text.contains("- env ×1: CODEGUARD_SKIP_GATE"), "{text}");
 }

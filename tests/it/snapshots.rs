@@ -403,3 +403,92 @@ fn committed_snapshots_are_all_produced_and_hold_no_temporary_paths_or_durations
         assert!(!leaks.is_match(&text), "{name} holds {:?}", leaks.find(&text).map(|m| m.as_str()));
     }
 }
+
+/// An agent's one-shot lint bypass (`git -c codeguard.skipGate=true commit`) is the user's to
+/// grant: each host's own payload, with ruff failing on the staged file, is put to the user on
+/// the host's ask channel (or, where the host has none, goes through recorded and reported);
+/// passing linters ask nothing; a secret is refused outright everywhere.
+#[test]
+fn an_agents_lint_bypass_is_put_to_the_user_where_the_host_can_ask() {
+    const BYPASS: &str = "git -c codeguard.skipGate=true commit -m skip";
+    require_tools(&["ruff"]);
+    let run = |host: &str, repo: &TestRepo, home: &Path| {
+        let path = fixture(host, PRE_TOOL_USE);
+        let text = std::fs::read_to_string(&path).expect("fixture");
+        let mut payload: Value =
+            serde_json::from_str(&text.replace("__CWD__", &repo.root().display().to_string())).expect("json");
+        assert_eq!(set_command(&mut payload, BYPASS), 1, "{host}");
+        assert_untouched(&repo.root(), || {
+            codeguard(home)
+                .args(["hook", PRE_TOOL_USE, "--host", host])
+                .write_stdin(payload.to_string())
+                .output()
+                .expect("hook")
+        })
+    };
+    let state = |home: &Path| {
+        let out = codeguard(home).args(["state", "show"]).output().expect("state show");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    // (host, the JSON pointer of its "ask"), or None where the host cannot ask.
+    let hosts: [(&str, Option<&str>); 9] = [
+        ("claude", Some("/hookSpecificOutput/permissionDecision")),
+        ("zcode", Some("/hookSpecificOutput/permissionDecision")),
+        ("gemini", None),
+        ("copilot", Some("/permissionDecision")),
+        ("cursor", Some("/permission")),
+        ("codex", None),
+        ("kimi", None),
+        ("openhands", None),
+        ("neutral", None),
+    ];
+    for (host, ask) in hosts {
+        let repo = committed(&[]);
+        repo.write("bad.py", BAD_PY);
+        repo.git(&["add", "bad.py"]);
+        let home = tempfile::tempdir().expect("home");
+        let out = run(host, &repo, home.path());
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        let shown = state(home.path());
+        if let Some(pointer) = ask {
+            {
+                assert_eq!(out.status.code(), Some(0), "{host}: {stderr}");
+                let v: Value = serde_json::from_str(&stdout).expect("json answer");
+                assert_eq!(v.pointer(pointer).and_then(Value::as_str), Some("ask"), "{host}: {v}");
+                let text = v.to_string();
+                assert!(
+                    text.contains("the agent asks to commit without the linters")
+                        && text.contains("bad.py:1:8: F401"),
+                    "{host}: the user must see what is waived: {text}"
+                );
+                assert!(shown.contains("asked "), "{host}: the question is recorded: {shown}");
+            }
+        } else {
+            {
+                assert_eq!(out.status.code(), Some(0), "{host}: the bypass goes through: {stderr}");
+                assert!(!stdout.contains("\"ask\""), "{host} must never be sent an ask: {stdout}");
+                assert!(shown.contains("inline ") && shown.contains("cannot ask you"), "{host}: {shown}");
+            }
+        }
+        // Passing linters: nothing to waive, nothing asked, nothing recorded.
+        let clean = committed(&[]);
+        clean.write("ok.py", GOOD_PY);
+        clean.git(&["add", "ok.py"]);
+        let home = tempfile::tempdir().expect("home");
+        let out = run(host, &clean, home.path());
+        assert_eq!(out.status.code(), Some(0), "{host}");
+        assert!(!String::from_utf8_lossy(&out.stdout).contains("\"ask\""), "{host}");
+        if ask.is_some() {
+            assert!(state(home.path()).contains("bypasses recorded: 0"), "{host}");
+        }
+        // A secret is never the user's to wave through here.
+        repo.write(".env", "TOKEN=1\n");
+        repo.git(&["add", ".env"]);
+        let home = tempfile::tempdir().expect("home");
+        let out = run(host, &repo, home.path());
+        let text =
+            format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(!text.contains("\"ask\"") && text.contains(".env: sensitive-file"), "{host}: {text}");
+        assert!(out.status.code() != Some(0) || text.contains("deny"), "{host}: {text}");
+    }
+}
