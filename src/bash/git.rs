@@ -340,6 +340,9 @@ fn dir_part(separate: Option<&Word>, attached: Option<&str>, option: &Word) -> D
 
 /// A directory operand (`cd X`, `git -C X`) as a [`DirPart`].
 pub(super) fn word_dir(w: &Word) -> DirPart {
+    if let Some(rest) = super::effects::home_relative(w) {
+        return DirPart::Home(rest);
+    }
     if w.literal {
         if w.text.starts_with('~') {
             return DirPart::Unknown(format!("`{}` (home directory)", w.text));

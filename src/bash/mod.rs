@@ -43,6 +43,11 @@ pub enum DirPart {
     Path(String),
     /// `"$(git rev-parse --show-toplevel)"`: the root of the repository at the previous step.
     Toplevel,
+    /// The home directory, and a relative path under it (empty: the home directory itself):
+    /// `cd`, `cd ~`, `cd ~/x`, `cd "$HOME"/x`. Where it lies is the environment's; repositories
+    /// are not bound through it (the analysis reads no environment), but codeguard's own files
+    /// under it are found there (`crate::install::protected`).
+    Home(String),
     /// A directory only known when the command runs; the text says which.
     Unknown(String),
 }
@@ -518,6 +523,30 @@ pub struct FileWrite {
     pub home_rest: Option<String>,
 }
 
+impl FileWrite {
+    /// Where the write lands relative to the home directory, when that is where it lands: a
+    /// `~/…`, `$HOME/…` target, or one after a `cd` into the home directory (with only relative
+    /// directories since). A target whose name is only known at run time (a glob) stands for the
+    /// directory it is in.
+    pub fn home_relative(&self) -> Option<std::path::PathBuf> {
+        if let Some(rest) = &self.home_rest {
+            return Some(std::path::PathBuf::from(rest));
+        }
+        let at = self.dir.iter().rposition(|d| matches!(d, DirPart::Home(_)))?;
+        let mut out = std::path::PathBuf::new();
+        for part in &self.dir[at..] {
+            match part {
+                DirPart::Home(rest) | DirPart::Path(rest) => out.push(rest),
+                DirPart::Toplevel | DirPart::Unknown(_) => return None,
+            }
+        }
+        if let Some(path) = &self.path {
+            out.push(path);
+        }
+        Some(out)
+    }
+}
+
 /// What a [`FileWrite`] does to its file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WriteKind {
@@ -631,32 +660,12 @@ impl Analysis {
     /// whether codeguard's entries are in it is judged on the file system
     /// (`crate::install::protected`).
     pub fn may_write_codeguards_own(&self) -> bool {
-        // Substrings of a name (`.git/` and a bare `.git`, not `.github` or `.gitignore`).
-        const HINTS: [&str; 13] = [
-            "codeguard",
-            "hooks",
-            ".claude",
-            ".codex",
-            ".gemini",
-            ".kimi",
-            ".qwen",
-            ".cursor",
-            ".copilot",
-            ".openhands",
-            "opencode",
-            "settings.json",
-            ".git/",
-        ];
-        let named = |p: &str| {
-            let p = p.to_ascii_lowercase();
-            let last = p.trim_end_matches('/').rsplit('/').next().unwrap_or("");
-            last == ".git" || HINTS.iter().any(|h| p.contains(h))
-        };
+        let named = |p: &str| may_name_codeguards_own(p);
         self.steps.iter().any(|s| match s {
             Step::Write(w) => {
-                w.dir.iter().any(|d| matches!(d, DirPart::Path(p) if named(p)))
+                w.dir.iter().any(|d| matches!(d, DirPart::Path(p) | DirPart::Home(p) if named(p)))
                     || w.path.as_deref().is_some_and(named)
-                    || w.home_rest.as_deref().is_some_and(named)
+                    || w.home_rest.as_deref().is_some_and(|r| r.is_empty() || named(r))
             }
             Step::Git(_) | Step::Script(_) | Step::Program(_) | Step::Alias(_) => false,
         })
@@ -719,6 +728,31 @@ pub(crate) fn looks_like(text: &str) -> Option<Mode> {
         }
     }
     mode
+}
+
+/// Whether a written path's name could be one of codeguard's own files (`crate::install::protected`
+/// decides): its state directory or program (`codeguard`), a git hook (`hooks`, `.git/`, a bare
+/// `.git`, not `.github` or `.gitignore`) or an agent host's settings. What cannot be one costs a
+/// write nothing more.
+pub(crate) fn may_name_codeguards_own(path: &str) -> bool {
+    const HINTS: [&str; 13] = [
+        "codeguard",
+        "hooks",
+        ".claude",
+        ".codex",
+        ".gemini",
+        ".kimi",
+        ".qwen",
+        ".cursor",
+        ".copilot",
+        ".openhands",
+        "opencode",
+        "settings.json",
+        ".git/",
+    ];
+    let p = path.to_ascii_lowercase();
+    let last = p.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+    last == ".git" || HINTS.iter().any(|h| p.contains(h))
 }
 
 #[cfg(test)]

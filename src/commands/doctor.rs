@@ -298,6 +298,26 @@ fn file_checks(
             ));
         }
     }
+    let unguarded: Vec<&str> = spec
+        .edit_tools
+        .iter()
+        .copied()
+        .filter(|tool| {
+            !pre.is_empty() && !pre.iter().any(|d| spec.matcher.covers(d.matcher.as_deref(), tool))
+        })
+        .collect();
+    if !unguarded.is_empty() {
+        out.push(check(
+            format!("{name} matcher"),
+            Level::Warning,
+            format!(
+                "{}: the pre-tool-use matcher does not cover {} ({}'s file-writing tools): their writes to codeguard's own files are not refused — {fix}",
+                path.display(),
+                unguarded.join(", "),
+                spec.label
+            ),
+        ));
+    }
     let mut commands: Vec<&str> = pre.iter().map(|d| d.command.as_str()).collect();
     commands.dedup();
     for command in commands {

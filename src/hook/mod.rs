@@ -124,6 +124,8 @@ enum Triage {
     PassThrough,
     /// A pre-tool-use shell command that may commit or push (or hides code that could).
     Gate(bash::Analysis),
+    /// A pre-tool-use file write (the host's edit tool) to a path named like codeguard's own.
+    OwnFiles,
     /// Any other event.
     Lifecycle,
 }
@@ -133,6 +135,13 @@ fn triage(event: &HookEvent) -> Triage {
         (Event::PreToolUse, ToolCall::Shell { command }) => {
             let analysis = bash::analyse(command);
             if analysis.needs_resolution() { Triage::Gate(analysis) } else { Triage::PassThrough }
+        }
+        // The host's own file-writing tool never reaches the shell gate: a write to a file
+        // named like one of codeguard's own is judged (`pre_tool::edit`), any other passes.
+        (Event::PreToolUse, ToolCall::Edit { paths })
+            if paths.iter().any(|p| bash::may_name_codeguards_own(&p.to_string_lossy())) =>
+        {
+            Triage::OwnFiles
         }
         (Event::PreToolUse, ToolCall::Edit { .. } | ToolCall::Other(_) | ToolCall::None) => {
             Triage::PassThrough
@@ -150,6 +159,10 @@ fn dispatch(event: &HookEvent, triage: &Triage, env: &Env) -> Answer {
             Triage::Gate(analysis) => {
                 pre_tool::evaluate(analysis, &cwd, env, event.host, event.session_id.as_deref())
             }
+            Triage::OwnFiles => match &event.tool {
+                ToolCall::Edit { paths } => pre_tool::edit(paths, &cwd, env),
+                ToolCall::Shell { .. } | ToolCall::Other(_) | ToolCall::None => Answer::Allow,
+            },
             Triage::PassThrough | Triage::Lifecycle => Answer::Allow,
         },
         Event::SessionStart => {

@@ -45,7 +45,7 @@ pub(super) fn evaluate(
     let mut targets = intent.write_targets.clone();
     if let Some(home) = env.home() {
         targets.extend(analysis.steps.iter().filter_map(|s| match s {
-            bash::Step::Write(w) => w.home_rest.as_ref().map(|rest| home.join(rest)),
+            bash::Step::Write(w) => w.home_relative().map(|rest| home.join(rest)),
             _ => None,
         }));
     }
@@ -91,6 +91,18 @@ pub(super) fn evaluate(
             .collect()
     });
     combine(&outcomes, &intent.unverified)
+}
+
+/// A write by the host's own file-editing tool (`Write`, `Edit`, `write_file`, …) to `paths`
+/// (relative ones under `cwd`): blocked when one is codeguard's own file, like the same write
+/// from the shell.
+pub(super) fn edit(paths: &[PathBuf], cwd: &Path, env: &Env) -> Answer {
+    let targets: Vec<PathBuf> = paths.iter().map(|p| cwd.join(p)).collect();
+    let own = crate::install::protected::touched(&targets, env);
+    if own.is_empty() {
+        return Answer::Allow;
+    }
+    Answer::Block(controls_for(&own, "This file write was NOT made."))
 }
 
 /// What the gate concluded for one repository.
@@ -329,8 +341,13 @@ fn unreadable(why: &str, root: &Path) -> String {
 
 /// The report for a command that would loosen codeguard's own controls: the user's decision.
 fn controls(what: &[String]) -> String {
+    controls_for(what, "This whole Bash call was NOT executed — none of its steps ran.")
+}
+
+/// The block of a change to codeguard's own controls; `not_done` says what did not happen.
+fn controls_for(what: &[String], not_done: &str) -> String {
     format!(
-        "codeguard: command blocked — it changes codeguard's own controls ({}).\nWhat to do:\n- This whole Bash call was NOT executed — none of its steps ran.\n- Trusting a workspace, removing codeguard's hooks or tools, clearing its state, replacing git hooks by force, codeguard's git settings (`codeguard.*`, `core.hooksPath`), and changing codeguard's own files (its state directory, its program, the git hooks it installed, its entries in an agent host's settings) are the user's decisions: do not run them as the agent. If one is needed, ask the user to run it in their own terminal, and say why.\n",
+        "codeguard: command blocked — it changes codeguard's own controls ({}).\nWhat to do:\n- {not_done}\n- Trusting a workspace, removing codeguard's hooks or tools, clearing its state, replacing git hooks by force, codeguard's git settings (`codeguard.*`, `core.hooksPath`), and changing codeguard's own files (its state directory, its program, the git hooks it installed, its entries in an agent host's settings) are the user's decisions: do not run them as the agent. If one is needed, ask the user to run it in their own terminal, and say why.\n",
         what.join(", ")
     )
 }

@@ -142,7 +142,8 @@ pub(crate) struct HostSpec {
     pub events: [Option<&'static str>; 5],
     /// How its matchers select tools.
     pub matcher: MatcherRule,
-    /// The pre-tool-use matcher codeguard installs (`None`: no matcher, every tool).
+    /// The pre-tool-use matcher codeguard installs (`None`: no matcher, every tool): its shell
+    /// tools, and its file-writing tools, whose writes to codeguard's own files are refused.
     pub shell_matcher: Option<&'static str>,
     /// The post-tool-use matcher codeguard installs.
     pub edit_matcher: Option<&'static str>,
@@ -200,7 +201,7 @@ const CLAUDE: HostSpec = HostSpec {
     edit_tools: CLAUDE_EDITS,
     events: CLAUDE_EVENTS,
     matcher: MatcherRule::Anchored,
-    shell_matcher: Some("Bash|PowerShell"),
+    shell_matcher: Some("Bash|PowerShell|Write|Edit|MultiEdit|NotebookEdit"),
     edit_matcher: Some("Write|Edit|MultiEdit|NotebookEdit"),
     deny: DenyChannel::ExitTwo,
     ask: AskChannel::PermissionDecision,
@@ -249,7 +250,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
                 Some("AfterAgent"),
             ],
             matcher: MatcherRule::Anchored,
-            shell_matcher: Some("run_shell_command"),
+            shell_matcher: Some("run_shell_command|write_file|replace"),
             edit_matcher: Some("write_file|replace"),
             deny: DenyChannel::ExitTwo,
             // It has `decision: "ask"`, but headless (`gemini -p`, 0.61.0) nothing answers it and
@@ -269,7 +270,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             edit_tools: &["Write", "Edit", "WriteFile", "StrReplaceFile"],
             events: CLAUDE_EVENTS,
             matcher: MatcherRule::Search,
-            shell_matcher: Some("Bash|Shell"),
+            shell_matcher: Some("Bash|Shell|Write|Edit|WriteFile|StrReplaceFile"),
             edit_matcher: Some("Write|Edit|WriteFile|StrReplaceFile"),
             deny: DenyChannel::ExitTwo,
             ask: AskChannel::None,
@@ -335,7 +336,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             edit_tools: &["file_editor", "str_replace_editor"],
             events: CLAUDE_EVENTS,
             matcher: MatcherRule::ExactOrAnchored,
-            shell_matcher: Some("terminal|execute_bash|bash"),
+            shell_matcher: Some("terminal|execute_bash|bash|file_editor|str_replace_editor"),
             edit_matcher: Some("file_editor|str_replace_editor"),
             deny: DenyChannel::ExitTwo,
             ask: AskChannel::None,
@@ -382,6 +383,10 @@ mod tests {
             }
             for name in s.edit_tools {
                 assert!(s.matcher.covers(s.edit_matcher, name), "{host:?} edit matcher misses {name}");
+                assert!(
+                    s.matcher.covers(s.shell_matcher, name),
+                    "{host:?} pre-tool-use matcher misses {name}: its writes to codeguard's files would pass"
+                );
             }
         }
     }

@@ -23,6 +23,10 @@ impl Resolver {
                     Err(why) => return Err(Unlocated::Toplevel { dir, why }),
                 },
                 DirPart::Unknown(what) => return Err(Unlocated::Unknown(what.clone())),
+                DirPart::Home(rest) => {
+                    let shown = if rest.is_empty() { "~".to_owned() } else { format!("~/{rest}") };
+                    return Err(Unlocated::Unknown(format!("`{shown}` (home directory)")));
+                }
             }
         }
         Ok(dir)

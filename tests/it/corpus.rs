@@ -13,7 +13,7 @@ fn dir_text(parts: &[DirPart]) -> String {
         .map(|p| match p {
             DirPart::Path(s) => s.clone(),
             DirPart::Toplevel => "^".into(),
-            DirPart::Unknown(_) => "?".into(),
+            DirPart::Unknown(_) | DirPart::Home(_) => "?".into(),
         })
         .collect::<Vec<_>>()
         .join("/")

@@ -463,14 +463,95 @@ fn the_agent_cannot_change_codeguards_own_files() {
         "echo '{}' > ~/.claude/settings.json",
         "sed -i s/codeguard/true/ ~/.claude/settings.json",
         "echo ok && rm -f .git/hooks/pre-push",
+        // Relative to the home directory the agent moved to.
+        "cd ~ && rm -rf .codeguard",
+        "cd && rm -rf .codeguard",
+        "cd \"$HOME\" && echo '{}' > .claude/settings.json",
+        "cd ${HOME}/.codeguard && rm -rf *",
+        "(cd /tmp && cd ~/.claude && rm settings.json)",
+        "pushd ~ && rm -rf .codeguard; popd",
+        "rm -rf ~",
     ] {
         let (code, stderr) = gate(command);
         assert_control_block(code, command, &stderr);
     }
-    for command in ["echo x > ~/.claude/notes.md", "rm -f .git/hooks/pre-merge-commit", "echo x > notes.txt"]
-    {
+    for command in [
+        "echo x > ~/.claude/notes.md",
+        "rm -f .git/hooks/pre-merge-commit",
+        "echo x > notes.txt",
+        "cd ~ && rm -f .claude/notes.md",
+        "cd ~ && cd /tmp && rm -rf .codeguard",
+    ] {
         let (code, stderr) = gate(command);
         assert_eq!(code, Some(0), "{command}: {stderr}");
+    }
+}
+
+/// The host's own file-writing tools never reach the shell gate: codeguard's pre-tool-use hook
+/// sees them too (its installed matcher names them), and a write to one of codeguard's own files
+/// through them is refused like the same write from the shell; other writes pass untouched.
+#[test]
+fn the_hosts_edit_tools_cannot_change_codeguards_own_files() {
+    let repo = crate::support::TestRepo::new();
+    repo.write("a.txt", "x\n").commit_all("init");
+    let home = tempfile::tempdir().expect("home");
+    for args in
+        [&["install", "--git-hooks"][..], &["install", "--host", "claude"], &["install", "--host", "gemini"]]
+    {
+        let out = codeguard(home.path()).current_dir(repo.root()).args(args).output().expect("install");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    std::fs::create_dir_all(home.path().join(".codeguard")).expect("state dir");
+    let settings = home.path().join(".claude/settings.json");
+    let installed = std::fs::read_to_string(&settings).expect("settings");
+    assert!(
+        installed.contains("Write|Edit|MultiEdit|NotebookEdit\"")
+            && installed.matches("Write|Edit").count() >= 2,
+        "the pre-tool-use matcher names the edit tools: {installed}"
+    );
+    let hooks = repo.root().join(".git/hooks/pre-commit");
+    let write = |host: &str, tool: &str, key: &str, path: &std::path::Path| {
+        let payload = serde_json::json!({
+            "session_id": "s-1", "hook_event_name": "PreToolUse", "cwd": repo.root(),
+            "tool_name": tool, "tool_input": {key: path, "content": "{}"},
+        });
+        let out = assert_untouched(&repo.root(), || {
+            codeguard(home.path())
+                .args(["hook", "pre-tool-use", "--host", host])
+                .write_stdin(payload.to_string())
+                .output()
+                .expect("hook")
+        });
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    for (host, tool, key) in [
+        ("claude", "Write", "file_path"),
+        ("claude", "Edit", "file_path"),
+        ("gemini", "write_file", "file_path"),
+    ] {
+        for path in [
+            settings.clone(),
+            hooks.clone(),
+            home.path().join(".codeguard/trust.json"),
+            std::path::PathBuf::from(".git/hooks/pre-commit"),
+        ] {
+            let (code, stderr) = write(host, tool, key, &path);
+            let what = format!("{host} {tool} {}", path.display());
+            assert_eq!(code, Some(2), "{what}: {stderr}");
+            assert!(
+                stderr.contains("changes codeguard's own controls")
+                    && stderr.contains("This file write was NOT made"),
+                "{what}: {stderr}"
+            );
+        }
+        for path in [
+            home.path().join(".claude/notes.md"),
+            repo.root().join("src/hooks.py"),
+            repo.root().join("a.txt"),
+        ] {
+            let (code, stderr) = write(host, tool, key, &path);
+            assert_eq!((code, stderr.as_str()), (Some(0), ""), "{host} {tool} {}", path.display());
+        }
     }
 }
 

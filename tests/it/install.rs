@@ -447,7 +447,8 @@ fn doctor_names_a_matcher_missing_a_shell_tool_name() {
     assert_eq!(run(home.path(), &["install", "--host", "openhands"]).0, Some(0));
     let file = home.path().join(".openhands/hooks.json");
     let text = std::fs::read_to_string(&file).expect("read");
-    std::fs::write(&file, text.replace("terminal|execute_bash|bash", "terminal")).expect("write");
+    std::fs::write(&file, text.replace("terminal|execute_bash|bash|file_editor", "terminal|file_editor"))
+        .expect("write");
     let (code, problems) = doctor_problems(home.path(), "openhands", cwd.path(), &[]);
     assert_eq!(code, Some(1), "{problems:?}");
     assert!(problems.iter().any(|p| p.contains("execute_bash") && p.contains("matcher")), "{problems:?}");

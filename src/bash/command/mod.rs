@@ -712,7 +712,7 @@ impl Walker<'_> {
     fn cd(&mut self, args: &[Word]) {
         let target = args.iter().find(|w| !(w.text.starts_with('-') && w.text.len() > 1));
         let part = match target {
-            None => DirPart::Unknown("`cd` with no directory (home)".into()),
+            None => DirPart::Home(String::new()),
             Some(w) if w.text == "-" => DirPart::Unknown("`cd -`".into()),
             Some(w) => git::word_dir(w),
         };
@@ -720,7 +720,7 @@ impl Walker<'_> {
     }
 
     fn enter(&mut self, part: DirPart) {
-        if matches!(&part, DirPart::Path(p) if p.starts_with('/')) {
+        if matches!(&part, DirPart::Path(p) if p.starts_with('/')) || matches!(part, DirPart::Home(_)) {
             self.dir.clear();
         }
         self.dir.push(part);
