@@ -19,6 +19,8 @@
 //! them block. An internal error blocks (fail-closed, `exit.rs`) and says how to bypass once
 //! (`--no-verify`). `codeguard.skipGate` (also as `git -c`) skips the linters only;
 //! `CODEGUARD_SKIP_GATE=1` skips everything; both are printed and audited.
+//! **Who:** run from an agent's shell (its environment names codeguard's session hooks directory
+//! as `core.hooksPath`), what lands is the agent's: a change to the allow list blocks.
 
 use std::fmt::Write as _;
 use std::io::Read as _;
@@ -87,8 +89,13 @@ pub(super) fn run(args: &GitHookArgs, env: &Env) -> anyhow::Result<Output> {
         GitHook::ReferenceTransaction => handoff::take(env, &root),
         GitHook::PreCommit | GitHook::PrePush => None,
     };
-    let checked: Vec<Checked<'_>> =
-        targets.iter().map(|target| check(target, args.hook, settings, judged.as_deref(), env)).collect();
+    // git runs this hook from an agent's shell when that shell names codeguard's session hooks
+    // directory (the host's settings put it there): what lands comes from the agent.
+    let agent = crate::install::session_hooks::named_by(env, &crate::install::session_hooks::dir(env));
+    let checked: Vec<Checked<'_>> = targets
+        .iter()
+        .map(|target| check(target, args.hook, settings, judged.as_deref(), agent, env))
+        .collect();
     out.code = decide(&checked, &root, args.hook, settings, &mut out);
     if args.hook == GitHook::PreCommit
         && out.code == EntryPoint::GitHook.status_code(Status::Pass)
@@ -350,6 +357,7 @@ fn check<'a>(
     hook: GitHook,
     settings: Settings,
     judged: Option<&str>,
+    agent: bool,
     env: &Env,
 ) -> Checked<'a> {
     let surface = &target.surface;
@@ -363,7 +371,7 @@ fn check<'a>(
         deadline: LINT_DEADLINE,
         log_prefix: format!("git-{}-{}", hook.file_name(), report::path_key(&surface.root)),
         only: Vec::new(),
-        agent: false,
+        agent,
         identify: hook == GitHook::PreCommit,
     };
     Checked { target, verdict: content::judge(surface, &policy, env) }

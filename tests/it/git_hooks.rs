@@ -962,3 +962,41 @@ fn codex_sessions_count_on_the_backstop_only_when_they_started_with_it() {
     let other = hook("pre-tool-use", "PreToolUse", "s-late", "t-4");
     assert!(denied(&other), "still not for the session that started before: {other}");
 }
+
+/// The allow list is a person's: in the agent's session, no route lands a change to it — the
+/// porcelain commit, `hash-object` + `update-index --cacheinfo` + `commit --no-verify`, and
+/// `stash create` + `update-ref` all reach the session's backstop, which judges the landing
+/// commit as the agent's. The same change committed outside the session (a person's shell) lands.
+#[test]
+fn no_agent_route_lands_a_change_to_the_allow_list() {
+    let s = Session::new();
+    let clean = s.h.head();
+    let allow = ".codeguard-allow";
+    let blocked = |out: &Output, route: &str| {
+        let text = assert_aborted(out, "commit blocked");
+        assert!(text.contains("allow-list-change"), "{route}: {text}");
+        assert_eq!(s.h.head(), clean, "{route}: the branch did not move");
+    };
+
+    s.h.repo.write(allow, "secret:0123456789abcdef\n");
+    s.h.repo.git(&["add", allow]);
+    blocked(&s.git(&["commit", "-q", "-m", "porcelain"]), "porcelain");
+    s.h.repo.git(&["rm", "-q", "--cached", allow]);
+
+    let blob = String::from_utf8_lossy(&s.git(&["hash-object", "-w", allow]).stdout).trim().to_owned();
+    assert_eq!(blob.len(), 40, "hash-object wrote the blob");
+    let cacheinfo = format!("100644,{blob},{allow}");
+    assert!(s.git(&["update-index", "--add", "--cacheinfo", &cacheinfo]).status.success());
+    blocked(&s.git(&["commit", "-q", "--no-verify", "-m", "plumbing"]), "hash-object + update-index");
+    s.h.repo.git(&["rm", "-q", "--cached", allow]);
+
+    s.h.repo.git(&["add", allow]);
+    let stash = String::from_utf8_lossy(&s.git(&["stash", "create"]).stdout).trim().to_owned();
+    assert_eq!(stash.len(), 40, "stash create made a commit");
+    let branch = format!("refs/heads/{}", s.h.repo.git(&["rev-parse", "--abbrev-ref", "HEAD"]).trim());
+    blocked(&s.git(&["update-ref", &branch, &stash]), "stash create + update-ref");
+
+    // A person's own commit, outside the agent's session, lands.
+    assert_passed(&s.h.git(&["commit", "-q", "-m", "reviewed allowance"]));
+    assert_ne!(s.h.head(), clean, "the person's commit landed");
+}
