@@ -718,6 +718,21 @@ fn stash(args: &[Word]) -> Option<GitOp> {
         Some(a) if !a.starts_with('-') => a.to_owned(),
         _ => "push".to_owned(),
     };
+    if action == "create" {
+        // A commit object of the index and the tracked files' worktree content — what
+        // `commit -a` would make — that `update-ref`, `reset`, `branch -f` can then put on a
+        // branch: judged as that commit before it is made.
+        return Some(GitOp::Commit {
+            all: true,
+            only_paths: Vec::new(),
+            include: false,
+            amend: false,
+            no_verify: false,
+            interactive: false,
+            pathspec_from_file: false,
+            dynamic: false,
+        });
+    }
     Some(GitOp::Stash { action, args: args.iter().map(|w| w.text.clone()).collect() })
 }
 

@@ -478,13 +478,37 @@ fn an_agent_cannot_commit_an_allowance_a_person_can() {
     let repo = TestRepo::new();
     repo.write("README.txt", "hello\n").commit_all("init");
     repo.write(".codeguard-allow", "secret:0123456789abcdef\n");
-    repo.git(&["add", ".codeguard-allow"]);
+    let blob = repo.git(&["hash-object", "-w", ".codeguard-allow"]).trim().to_owned();
+    let branch = repo.git(&["rev-parse", "--abbrev-ref", "HEAD"]).trim().to_owned();
     let home = tempfile::tempdir().expect("home");
-    let out = assert_untouched(&repo.root(), || {
-        pre_tool_use(home.path(), &repo.root(), "t-1", "git commit -m allow", &[])
-    });
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(text(&out).contains("allow-list-change"), "{}", text(&out));
+    // Every route, seen by the agent gate before it runs (no backstop in this session).
+    for (staged, command) in [
+        (true, "git commit -m allow".to_owned()),
+        (
+            false,
+            format!(
+                "git update-index --add --cacheinfo 100644,{blob},.codeguard-allow && git commit --no-verify -m x"
+            ),
+        ),
+        (true, format!("git update-ref refs/heads/{branch} $(git stash create)")),
+        (false, format!("git add .codeguard-allow && S=$(git stash create) && git reset --soft $S")),
+        (
+            true,
+            format!(
+                "git commit-tree $(git write-tree) -p HEAD -m x | xargs git update-ref refs/heads/{branch}"
+            ),
+        ),
+    ] {
+        if staged {
+            repo.git(&["add", ".codeguard-allow"]);
+        }
+        let out =
+            assert_untouched(&repo.root(), || pre_tool_use(home.path(), &repo.root(), "t-1", &command, &[]));
+        assert_eq!(out.status.code(), Some(2), "{command}: {}", text(&out));
+        assert!(text(&out).contains("allow-list-change"), "{command}: {}", text(&out));
+        let _ = repo.git(&["reset", "-q"]);
+    }
+    repo.git(&["add", ".codeguard-allow"]);
     let hook = codeguard(home.path())
         .current_dir(repo.root())
         .args(["git-hook", "pre-commit"])
