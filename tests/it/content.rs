@@ -491,7 +491,7 @@ fn an_agent_cannot_commit_an_allowance_a_person_can() {
             ),
         ),
         (true, format!("git update-ref refs/heads/{branch} $(git stash create)")),
-        (false, format!("git add .codeguard-allow && S=$(git stash create) && git reset --soft $S")),
+        (false, "git add .codeguard-allow && S=$(git stash create) && git reset --soft $S".to_owned()),
         (
             true,
             format!(
