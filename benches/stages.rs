@@ -182,6 +182,8 @@ fn report_render(c: &mut Criterion) {
         no_verify: false,
         linters_bypassed: false,
         bypass_asks_user: true,
+        rules: &[],
+        rules_from_base: false,
     };
     let text = report::render_gate(&report);
     assert!(text.chars().count() <= report::MAX_REPORT_CHARS, "the report stays within its cap");

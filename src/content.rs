@@ -16,10 +16,12 @@
 //! the materialised snapshot, and the snapshot is re-verified.
 //! **Never:** runs git, filters or hooks; writes to the repository.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Duration;
 
+use crate::config_change;
 use crate::env::Env;
 use crate::lint;
 use crate::outcome::LanguageResult;
@@ -81,6 +83,9 @@ pub(crate) struct ContentVerdict {
     pub findings: Vec<Finding>,
     /// Why the verdict is not complete, beyond UNVERIFIED languages.
     pub incomplete: Vec<String>,
+    /// The agent's changes to rule configuration (agent policies only), each saying whether the
+    /// linters ran with the base's rules instead.
+    pub rule_changes: Vec<crate::config_change::RuleChange>,
     /// The identity of the change judged, when the policy asked for it: the commit it grows
     /// from and every changed path with its blob, and the deleted paths (`None` when some
     /// content is not a blob yet, e.g. worktree files `git add` would take).
@@ -132,6 +137,15 @@ pub(crate) fn judge(surface: &Surface, policy: &Policy, env: &Env) -> ContentVer
             verdict.findings.push(safety::allow_list_change());
         }
     }
+    let support = crate::registry::Registry::builtin().map(|r| r.support_files());
+    // An agent's change to the rules is named, and linted with the base's rules (see
+    // `config_change`); the safety scan above read the real content.
+    let (lint_surface, rules) = match (content.as_ref(), support.as_ref()) {
+        (Ok(content), Ok(support)) if policy.agent => config_change::plan(surface, content, support),
+        _ => (Cow::Borrowed(surface), Vec::new()),
+    };
+    verdict.rule_changes = rules;
+    let surface = lint_surface.as_ref();
     if surface.paths.is_empty() {
         return verdict;
     }
@@ -143,7 +157,16 @@ pub(crate) fn judge(surface: &Surface, policy: &Policy, env: &Env) -> ContentVer
             return verdict;
         }
     }
-    match snapshot_for_linters(surface, content, env) {
+    let support = match support {
+        Ok(support) => support,
+        Err(e) => {
+            verdict
+                .incomplete
+                .push(format!("the language registry could not be read ({e}); linters did not run"));
+            return verdict;
+        }
+    };
+    match snapshot_with(surface, content, &support, env) {
         Err(e) => verdict.incomplete.push(e),
         Ok(mut snapshot) => {
             let options = RunOptions { deadline: policy.deadline, jobs: crate::run::default_jobs() };
@@ -192,9 +215,19 @@ pub(crate) fn snapshot_for_linters(
     let support = crate::registry::Registry::builtin()
         .map_err(|e| format!("the language registry could not be read ({e}); linters did not run"))?
         .support_files();
+    snapshot_with(surface, content, &support, env)
+}
+
+/// [`snapshot_for_linters`] with the registry's support files already read.
+fn snapshot_with(
+    surface: &Surface,
+    content: Result<snapshot::Content, crate::snapshot::SnapshotError>,
+    support: &crate::registry::SupportFiles,
+    env: &Env,
+) -> Result<Snapshot, String> {
     let options = SnapshotOptions::from_env(env);
     content
-        .and_then(|content| Snapshot::from_content(content, surface, &options, &support))
+        .and_then(|content| Snapshot::from_content(content, surface, &options, support))
         .map_err(|e| format!("the exact content could not be rebuilt ({e}); linters did not run"))
 }
 

@@ -23,6 +23,7 @@ mod bash;
 mod cache;
 mod cli;
 mod commands;
+mod config_change;
 mod content;
 mod env;
 mod exit;

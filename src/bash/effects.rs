@@ -348,25 +348,9 @@ impl Walker<'_> {
         }
         // `~/rest`, `$HOME/rest`, `${HOME}/rest`: the home directory's, which the environment
         // knows (the protected-files check reads it there).
-        let home_rest = home_relative(target).filter(|rest| !has_glob(rest));
+        let home_rest = target.home_relative().filter(|rest| !has_glob(rest));
         self.out.steps.push(Step::Write(FileWrite { path, dir, kind, text: text.to_owned(), home_rest }));
     }
-}
-
-/// The path under the home directory a word names (empty: the home directory itself): `~`,
-/// `~/rest`, `$HOME`, `${HOME}/rest`, `"$HOME"/rest`; `None` for anything else (`~user`, a rest
-/// holding another expansion or a quote).
-pub(super) fn home_relative(w: &Word) -> Option<String> {
-    let bare = ["~", "$HOME", "${HOME}", "\"$HOME\"", "\"${HOME}\""];
-    if bare.iter().any(|b| w.raw == *b || w.text == *b) {
-        return Some(String::new());
-    }
-    ["~/", "$HOME/", "${HOME}/", "\"$HOME\"/", "\"${HOME}\"/"]
-        .iter()
-        .find_map(|prefix| w.raw.strip_prefix(prefix).or_else(|| w.text.strip_prefix(prefix)))
-        .map(|rest| rest.trim_matches('"').trim_end_matches('/'))
-        .filter(|rest| !rest.contains(['$', '`', '\'', '"']))
-        .map(str::to_owned)
 }
 
 impl Walker<'_> {

@@ -340,7 +340,7 @@ fn dir_part(separate: Option<&Word>, attached: Option<&str>, option: &Word) -> D
 
 /// A directory operand (`cd X`, `git -C X`) as a [`DirPart`].
 pub(super) fn word_dir(w: &Word) -> DirPart {
-    if let Some(rest) = super::effects::home_relative(w) {
+    if let Some(rest) = w.home_relative() {
         return DirPart::Home(rest);
     }
     if w.literal {

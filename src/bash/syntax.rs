@@ -149,6 +149,22 @@ impl Word {
     pub fn value(&self) -> Option<&str> {
         self.literal.then_some(self.text.as_str())
     }
+
+    /// The path under the home directory the word names (empty: the home directory itself):
+    /// `~`, `~/rest`, `$HOME`, `${HOME}/rest`, `"$HOME"/rest`; `None` for anything else
+    /// (`~user`, a rest holding another expansion or a quote).
+    pub fn home_relative(&self) -> Option<String> {
+        let bare = ["~", "$HOME", "${HOME}", "\"$HOME\"", "\"${HOME}\""];
+        if bare.iter().any(|b| self.raw == *b || self.text == *b) {
+            return Some(String::new());
+        }
+        ["~/", "$HOME/", "${HOME}/", "\"$HOME\"/", "\"${HOME}\"/"]
+            .iter()
+            .find_map(|prefix| self.raw.strip_prefix(prefix).or_else(|| self.text.strip_prefix(prefix)))
+            .map(|rest| rest.trim_matches('"').trim_end_matches('/'))
+            .filter(|rest| !rest.contains(['$', '`', '\'', '"']))
+            .map(str::to_owned)
+    }
 }
 
 /// A redirection.

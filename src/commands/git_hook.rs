@@ -396,6 +396,8 @@ fn decide(checked: &[Checked<'_>], root: &Path, hook: GitHook, settings: Setting
                 no_verify: false,
                 linters_bypassed: settings.skip_gate,
                 bypass_asks_user: false,
+                rules: &[],
+                rules_from_base: false,
             };
             let mut text = report::render_gate_for(&report, audience(hook));
             if let Some(label) = &c.target.label {

@@ -41,6 +41,7 @@ struct View {
     home: PathBuf,
     sessions: Vec<SessionStats>,
     bypasses: Vec<Bypass>,
+    rule_changes: Vec<audit::RuleChangeRecord>,
     dedup: Vec<DedupCount>,
     soft_cache_entries: usize,
     trust: Vec<TrustEntry>,
@@ -71,6 +72,7 @@ impl View {
             home: state::home(env),
             sessions,
             bypasses: audit::bypasses(env, only),
+            rule_changes: audit::rule_changes(env, only),
             dedup: dedup::counts(env)
                 .into_iter()
                 .map(|(file, entries)| DedupCount { file, entries })
@@ -107,6 +109,17 @@ impl View {
                 b.repo.display(),
                 b.ts_ms,
                 b.kind.meaning()
+            );
+        }
+        let _ = writeln!(out, "lint rule changes let through: {}", self.rule_changes.len());
+        for r in &self.rule_changes {
+            let session = r.session.as_deref().unwrap_or("-");
+            let _ = writeln!(
+                out,
+                "  {} {} session {session} at {} ms",
+                r.files.join(","),
+                r.repo.display(),
+                r.ts_ms
             );
         }
         let counts: Vec<String> = self.dedup.iter().map(|d| format!("{} {}", d.file, d.entries)).collect();

@@ -113,6 +113,8 @@ struct RepoOutcome {
     notes: Vec<String>,
     /// Pre-existing findings exempt by the baseline (shown, never blocking).
     exempt: Vec<String>,
+    /// The agent's changes to rule configuration it let through (shown to the agent and the user).
+    rules: Vec<String>,
 }
 
 impl RepoOutcome {
@@ -122,11 +124,12 @@ impl RepoOutcome {
             ask: None,
             notes: vec![format!("{}: {text}", root.display())],
             exempt: Vec::new(),
+            rules: Vec::new(),
         }
     }
 
     fn blocked(text: String, notes: Vec<String>) -> Self {
-        Self { block: Some(text), ask: None, notes, exempt: Vec::new() }
+        Self { block: Some(text), ask: None, notes, exempt: Vec::new(), rules: Vec::new() }
     }
 }
 
@@ -145,10 +148,19 @@ fn combine(outcomes: &[RepoOutcome], general: &[String]) -> Answer {
         .chain(outcomes.iter().flat_map(|o| o.notes.iter().map(String::as_str)))
         .collect();
     let exempt: Vec<&str> = outcomes.iter().flat_map(|o| o.exempt.iter().map(String::as_str)).collect();
-    if notes.is_empty() && exempt.is_empty() {
+    let rules: Vec<&str> = outcomes.iter().flat_map(|o| o.rules.iter().map(String::as_str)).collect();
+    if notes.is_empty() && exempt.is_empty() && rules.is_empty() {
         return Answer::Allow;
     }
     let mut text = String::new();
+    let mut user = None;
+    if !rules.is_empty() {
+        text.push_str("codeguard: this changes the linters' configuration — the user is shown it, and should review it:\n");
+        for line in &rules {
+            let _ = writeln!(text, "- {line}");
+        }
+        user = Some(format!("codeguard: the agent's commit/push changes lint rules — {}", rules.join(" | ")));
+    }
     if !notes.is_empty() {
         text.push_str(
             "codeguard: not everything could be verified — do not report this commit/push as fully checked.\n",
@@ -167,7 +179,7 @@ fn combine(outcomes: &[RepoOutcome], general: &[String]) -> Answer {
             let _ = writeln!(text, "- {line}");
         }
     }
-    Answer::context(text)
+    Answer::Context { text, user }
 }
 
 fn check_repo(
@@ -237,6 +249,10 @@ fn check_repo(
     if outcome.ask.is_some() {
         audit(env, BypassKind::Asked, &repo.root, session);
     }
+    if outcome.block.is_none() && !verdict.rule_changes.is_empty() {
+        let paths: Vec<&str> = verdict.rule_changes.iter().map(|c| c.path.as_str()).collect();
+        let _ = crate::state::audit::record_rule_change(env, &repo.root, session, &paths);
+    }
     outcome
 }
 
@@ -249,13 +265,14 @@ fn finish(
     host: Host,
     asks: bool,
 ) -> RepoOutcome {
+    let rules: Vec<String> = verdict.rule_changes.iter().map(|c| c.describe(6)).collect();
     if !verdict.fails() {
         let exempt = verdict
             .languages
             .iter()
             .flat_map(|l| l.exempt.iter().map(move |e| format!("{} ({}): {e}", l.language, l.name)))
             .collect();
-        return RepoOutcome { block: None, ask: None, notes, exempt };
+        return RepoOutcome { block: None, ask: None, notes, exempt, rules };
     }
     let report = GateReport {
         mode,
@@ -265,11 +282,13 @@ fn finish(
         no_verify,
         linters_bypassed: repo.bypass.is_some() && !asks,
         bypass_asks_user: crate::host::spec(host).ask != AskChannel::None,
+        rules: &rules,
+        rules_from_base: verdict.rule_changes.iter().any(|c| c.judged_with_base),
     };
     // Only the linters are the user's to waive: a blocking safety finding is refused outright.
     if asks && !crate::safety::blocks(&verdict.findings) {
         let text = report::render_gate_for(&report, report::Audience::User);
-        return RepoOutcome { block: None, ask: Some(text), notes, exempt: Vec::new() };
+        return RepoOutcome { block: None, ask: Some(text), notes, exempt: Vec::new(), rules: Vec::new() };
     }
     RepoOutcome::blocked(report::render_gate(&report), notes)
 }

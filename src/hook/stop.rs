@@ -18,7 +18,7 @@ pub(super) fn run(event: &HookEvent, cwd: &Path, env: &Env) -> Answer {
     let Some((root, skip_gate)) = crate::intent::repository_at(cwd) else { return Answer::Allow };
     let scope = Scope::new(event.session_id.as_deref(), &root);
     let stats = crate::state::session::take(env, &scope).unwrap_or_default();
-    let bypasses = bypasses_since_last_stop(env, &scope);
+    let (bypasses, rules) = since_last_stop(env, &scope);
     let mut text = String::new();
     if !stats.languages.is_empty() {
         let _ = writeln!(text, "[codeguard] lint checks this session in {}:", root.display());
@@ -43,6 +43,13 @@ pub(super) fn run(event: &HookEvent, cwd: &Path, env: &Env) -> Answer {
         for (kind, (n, meaning)) in &kinds {
             let _ = writeln!(text, "- {kind} ×{n}: {meaning}");
         }
+    }
+    if !rules.is_empty() {
+        let _ = writeln!(
+            text,
+            "[codeguard] the agent committed changes to the linters' configuration this session — review them: {}",
+            rules.join(", ")
+        );
     }
     if skip_gate {
         let _ = writeln!(
@@ -75,11 +82,24 @@ pub(super) fn open_window(session: Option<&str>, cwd: &Path, env: &Env) {
 /// reported once: the ones recorded for this session, and — once the session's start opened the
 /// window — the ones git's own hooks honoured in this repository (`CODEGUARD_SKIP_GATE`,
 /// `codeguard.skipGate`), which carry no session id.
-fn bypasses_since_last_stop(env: &Env, scope: &Scope) -> Vec<crate::state::audit::Bypass> {
-    let Some(session) = scope.session() else { return Vec::new() };
+///
+/// With them, the files of the agent's commits and pushes that changed lint rule configuration
+/// and were let through since the previous summary (each file once).
+fn since_last_stop(env: &Env, scope: &Scope) -> (Vec<crate::state::audit::Bypass>, Vec<String>) {
+    let Some(session) = scope.session() else { return (Vec::new(), Vec::new()) };
     let cursor = cursor(env, scope);
     let opened: Option<u64> = std::fs::read_to_string(&cursor).ok().and_then(|t| t.trim().parse().ok());
     let since = opened.unwrap_or(0);
+    let mut rules: Vec<String> = Vec::new();
+    for r in crate::state::audit::rule_changes(env, Some(session)) {
+        if r.ts_ms > since && r.repo.starts_with(scope.worktree()) {
+            for file in r.files {
+                if !rules.contains(&file) {
+                    rules.push(file);
+                }
+            }
+        }
+    }
     let mut found: Vec<crate::state::audit::Bypass> = Vec::new();
     for b in crate::state::audit::bypasses(env, None) {
         let ours = match b.session.as_deref() {
@@ -103,5 +123,5 @@ fn bypasses_since_last_stop(env: &Env, scope: &Scope) -> Vec<crate::state::audit
         }
     }
     let _ = crate::fs::write_private(&cursor, crate::state::now_ms().to_string().as_bytes());
-    found
+    (found, rules)
 }

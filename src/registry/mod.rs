@@ -9,6 +9,7 @@ mod behaviour;
 mod config;
 mod detection;
 mod managed;
+pub(crate) mod rule_config;
 mod support;
 mod validate;
 

@@ -56,6 +56,11 @@ pub struct GateReport<'a> {
     /// The host puts an agent's `git -c codeguard.skipGate=true` to the user for confirmation
     /// (its spec's ask channel); otherwise the bypass goes through, recorded and reported.
     pub bypass_asks_user: bool,
+    /// The agent's changes to rule configuration, one line each (`ruff.toml: + ignore = …`), and
+    /// whether the linters ran with the base commit's rules instead.
+    pub rules: &'a [String],
+    /// The linters ran with the base commit's rules.
+    pub rules_from_base: bool,
 }
 
 /// Renders the blocking report for an agent (see [`render_gate_for`]).
@@ -81,6 +86,7 @@ pub(crate) fn render_gate_for(report: &GateReport<'_>, audience: Audience) -> St
         Audience::Backstop => backstop_directives(report, lint_failed, unsafe_content),
         Audience::User => user_directives(report.mode),
     });
+    head.push_str(&rules_block(report));
     let safety = safety_block(report.findings);
     let budget = MAX_REPORT_CHARS.saturating_sub(head.chars().count() + safety.chars().count());
     let mut out = head;
@@ -115,6 +121,22 @@ fn summary(verb: &str, failed: &[&LanguageResult], blocking: &[&Finding]) -> Str
         parts.push(format!("{files} file{} must not be committed", plural(files)));
     }
     format!("codeguard: {verb} — {}", parts.join("; "))
+}
+
+/// The agent's changes to the rules, and what they meant for this verdict.
+fn rules_block(report: &GateReport<'_>) -> String {
+    if report.rules.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(if report.rules_from_base {
+        "Linted with the base commit's rules: this commit also changes the linters' configuration (commit such a change on its own, for the user to review — or ask the user to make it):\n"
+    } else {
+        "This commit changes the linters' configuration (the user is shown it):\n"
+    });
+    for line in report.rules.iter().take(MAX_FINDINGS_LISTED) {
+        let _ = writeln!(out, "- {}", shorten(line, 300));
+    }
+    out
 }
 
 /// What the user decides when asked to confirm an agent's lint bypass.
@@ -414,6 +436,8 @@ mod tests {
             no_verify: true,
             linters_bypassed: false,
             bypass_asks_user: false,
+            rules: &[],
+            rules_from_base: false,
         };
         let text = render_gate(&report);
         assert!(text.chars().count() <= MAX_REPORT_CHARS, "{} chars", text.chars().count());
@@ -439,6 +463,8 @@ mod tests {
             no_verify: false,
             linters_bypassed: false,
             bypass_asks_user: false,
+            rules: &[],
+            rules_from_base: false,
         };
         let text = render_gate(&report);
         assert!(text.chars().count() <= MAX_REPORT_CHARS);
@@ -468,6 +494,8 @@ mod tests {
             no_verify: false,
             linters_bypassed: true,
             bypass_asks_user: false,
+            rules: &[],
+            rules_from_base: false,
         };
         let text = render_gate(&report);
         assert!(text.starts_with("codeguard: commit blocked — 1 file must not be committed\n"), "{text}");

@@ -28,6 +28,9 @@ pub(crate) enum What {
     Link { id: gix::ObjectId },
     /// The worktree file at this repo-relative path, copied.
     Copy { from: String },
+    /// These bytes, written as a regular file (configuration codeguard judges with instead of
+    /// the commit's, see `crate::config_change`).
+    Bytes(Vec<u8>),
     /// A hard link to `from`, a base-tree cache file holding this blob (written from the blob
     /// when the link cannot be made).
     Hardlink { id: gix::ObjectId, executable: bool, from: std::path::PathBuf },
@@ -278,6 +281,7 @@ pub(crate) fn items(
                 None
             }
             OverlaySource::Blob { id, mode } => object_item(path, *id, *mode)?,
+            OverlaySource::Bytes(data) => Some(What::Bytes(data.clone())),
             OverlaySource::Absent => None,
         };
         if let Some(what) = what {
@@ -345,6 +349,9 @@ pub(crate) fn sources(listing: &Listing, surface: &Surface, paths: &[String]) ->
         let source = match &overlay.source {
             OverlaySource::Worktree { from } => Source::Worktree(from.clone()),
             OverlaySource::Blob { id, mode } => object_source(*id, *mode),
+            OverlaySource::Bytes(_) => {
+                Source::Unknown("configuration codeguard substitutes to judge with".into())
+            }
             OverlaySource::Absent => {
                 found.remove(&overlay.path);
                 continue;

@@ -55,6 +55,23 @@ impl Content {
         sources.extend(layout::non_utf8_changes(&self.repo, &self.listing));
         sources
     }
+
+    /// The bytes `path` holds in the content `surface` predicts: `None` when it is absent there
+    /// or cannot be read (a worktree file is read as it is now).
+    pub(crate) fn file(&self, surface: &Surface, path: &str) -> Option<Vec<u8>> {
+        let sources = layout::sources(&self.listing, surface, &[path.to_owned()]);
+        match sources.into_iter().find(|(p, _)| p == path)?.1 {
+            Source::Blob(id) => self.repo.find_object(id).ok().map(|o| o.detach().data),
+            Source::Worktree(from) => std::fs::read(surface.root.join(from)).ok(),
+            Source::Gitlink | Source::Unknown(_) => None,
+        }
+    }
+
+    /// The bytes of the blob at `path` in the tree of `commit` (`None`: no such blob).
+    pub(crate) fn file_at(&self, commit: gix::ObjectId, path: &str) -> Option<Vec<u8>> {
+        let tree = crate::git::commit_tree(&self.repo, commit).ok()?;
+        crate::git::tree::blob_at(&self.repo, tree, path).ok().flatten()
+    }
 }
 
 /// Default limit on the number of files one snapshot writes (`CODEGUARD_SNAPSHOT_MAX_FILES`).

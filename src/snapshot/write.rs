@@ -129,6 +129,10 @@ impl Ctx<'_> {
                 self.link(item.path.as_ref(), &target, data)
             }
             What::Copy { from } => self.copy(from, item.path.as_ref(), &target, buf),
+            What::Bytes(data) => {
+                self.count(data.len())?;
+                write_file(&target, data, false)
+            }
             What::Hardlink { id, executable, from } => {
                 if std::fs::hard_link(from, &target).is_ok() {
                     return Ok(());

@@ -117,6 +117,49 @@ pub(crate) fn record_bypass(
     audit(env, &serde_json::to_value(&record).map_err(std::io::Error::other)?)
 }
 
+/// One commit or push of an agent's that changed lint rule configuration and was let through.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct RuleChangeRecord {
+    /// When, in milliseconds since the Unix epoch.
+    pub ts_ms: u64,
+    /// Always `"rules"`.
+    pub event: String,
+    /// The repository.
+    pub repo: PathBuf,
+    /// The host's session id, when the hook was given one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// The rule files it changed (names only, never their text).
+    pub files: Vec<String>,
+}
+
+/// Records that an agent's commit or push changing the rule files `files` was let through.
+pub(crate) fn record_rule_change(
+    env: &Env,
+    repo: &Path,
+    session: Option<&str>,
+    files: &[&str],
+) -> std::io::Result<()> {
+    let record = RuleChangeRecord {
+        ts_ms: super::now_ms(),
+        event: "rules".into(),
+        repo: repo.to_path_buf(),
+        session: session.map(str::to_owned),
+        files: files.iter().map(|f| (*f).to_owned()).collect(),
+    };
+    audit(env, &serde_json::to_value(&record).map_err(std::io::Error::other)?)
+}
+
+/// The recorded rule changes, oldest first; with `session`, only those of that session.
+pub(crate) fn rule_changes(env: &Env, session: Option<&str>) -> Vec<RuleChangeRecord> {
+    records(env)
+        .into_iter()
+        .filter_map(|v| serde_json::from_value::<RuleChangeRecord>(v).ok())
+        .filter(|r| r.event == "rules")
+        .filter(|r| session.is_none() || r.session.as_deref() == session)
+        .collect()
+}
+
 /// Every record of the audit log that parses as a JSON object, oldest first.
 pub(crate) fn records(env: &Env) -> Vec<serde_json::Value> {
     let text = std::fs::read_to_string(super::home(env).join(AUDIT_FILE)).unwrap_or_default();

@@ -411,6 +411,9 @@ pub enum OverlaySource {
     },
     /// The path is absent from the committed content (deleted, or never really added).
     Absent,
+    /// Given bytes: never a prediction of what lands, only what the linters are run with in its
+    /// place (the base commit's rule configuration, `crate::config_change`).
+    Bytes(Vec<u8>),
 }
 
 /// A change applied to the [`Base`] listing to obtain the predicted content.

@@ -137,6 +137,9 @@ fn a_linter_past_the_budget_denies_with_a_retry_message() {
         ("app.py", GOOD_PY),
     ]);
     repo.chmod_x("hang.sh");
+    // The configuration is the base commit's: an agent's commit is linted with those rules.
+    repo.git(&["add", "hang.sh", "codeguard.json"]);
+    repo.git(&["commit", "-q", "-m", "slow linter"]);
     repo.git(&["add", "-A"]);
     let home = tempfile::tempdir().expect("home");
     codeguard(home.path()).arg("trust").arg(repo.root()).assert().success();

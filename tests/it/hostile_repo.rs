@@ -562,3 +562,110 @@ fn assert_control_block(code: Option<i32>, command: &str, stderr: &str) {
     assert!(stderr.contains("changes codeguard's own controls"), "{command}: {stderr}");
     assert!(stderr.contains("ask the user to run it in their own terminal"), "{command}: {stderr}");
 }
+
+/// An agent that is blocked by a lint rule cannot switch the rule off in the same commit: a
+/// commit that changes rule configuration (`ruff.toml`, `pyproject.toml`'s `[tool.ruff]`,
+/// `codeguard.json`, `.gitattributes`) together with other files is linted with the base
+/// commit's rules, and the change is named. Configuration alone is let through, named to the
+/// user and recorded; a change outside the rules (a version bump) says nothing; a person's own
+/// commit through git's hook is judged with its new rules.
+#[test]
+fn a_commit_that_switches_a_rule_off_is_judged_with_the_base_rules() {
+    crate::support::require_tools(&["ruff"]);
+    let bad = "import os\n";
+    let cases: [(&str, &str, &str, &str); 5] = [
+        (
+            "ruff.toml",
+            "[lint]\nselect = [\"E\", \"F\"]\n",
+            "[lint]\nselect = [\"E\", \"F\"]\nignore = [\"F401\"]\n",
+            "ignore = [\"F401\"]",
+        ),
+        (
+            "pyproject.toml",
+            "[project]\nname = \"a\"\nversion = \"1\"\n\n[tool.ruff.lint]\nselect = [\"F\"]\n",
+            "[project]\nname = \"a\"\nversion = \"2\"\n\n[tool.ruff.lint]\nselect = [\"F\"]\nper-file-ignores = {\"bad.py\" = [\"F401\"]}\n",
+            "per-file-ignores",
+        ),
+        ("codeguard.json", "{}\n", "{\"exclude\": [\"bad.py\"]}\n", "\"exclude\""),
+        (".gitattributes", "*.txt text\n", "*.txt text\nbad.py linguist-vendored\n", "linguist-vendored"),
+        ("ruff.toml", "[lint]\nselect = [\"F\"]\n", "[lint]\nselect = [\"E\"]\n", "- select = [\"F\"]"),
+    ];
+    for (file, base, loosened, named) in cases {
+        let repo = crate::support::TestRepo::new();
+        repo.write("README.txt", "hello\n")
+            .write(file, base)
+            .write("app.py", "print(1)\n")
+            .commit_all("init");
+        repo.write(file, loosened).write("bad.py", bad);
+        repo.git(&["add", file, "bad.py"]);
+        let (code, stdout, stderr) = crate::support::gate_in(&repo, "git commit -m loosen", &[]);
+        assert_eq!(code, Some(2), "{file}: the base rules still fail bad.py: {stdout}{stderr}");
+        assert!(stderr.contains("bad.py:1:8: F401"), "{file}: {stderr}");
+        assert!(
+            stderr.contains("Linted with the base commit's rules") && stderr.contains(named),
+            "{file}: the rule change is named: {stderr}"
+        );
+        // A person's own commit, through git's hook, uses the rules it commits.
+        let home = tempfile::tempdir().expect("home");
+        let hook = codeguard(home.path())
+            .current_dir(repo.root())
+            .args(["git-hook", "pre-commit"])
+            .output()
+            .expect("hook");
+        let said = String::from_utf8_lossy(&hook.stderr);
+        if file == "ruff.toml" && named.starts_with('-') {
+            continue; // select = ["E"] drops F for the person too: nothing to compare
+        }
+        assert_eq!(
+            hook.status.code(),
+            Some(0),
+            "{file}: a person's commit is judged with its new rules: {said}"
+        );
+    }
+}
+
+/// Configuration committed alone is let through, but named: to the agent, to the user (the
+/// host's user message), in `codeguard state show` and in the Stop summary. A change that
+/// leaves the rules alone (a version bump in `pyproject.toml`) says nothing.
+#[test]
+fn a_rule_change_committed_alone_is_shown_to_the_user() {
+    let repo = crate::support::TestRepo::new();
+    repo.write("README.txt", "hello\n")
+        .write(".shellcheckrc", "shell=bash\n")
+        .write("pyproject.toml", "[project]\nname = \"a\"\nversion = \"1\"\n")
+        .commit_all("init");
+    let home = tempfile::tempdir().expect("home");
+    let gate = |command: &str| {
+        let out = assert_untouched(&repo.root(), || {
+            crate::support::pre_tool_use(home.path(), &repo.root(), "t-1", command, &[])
+        });
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    repo.write("pyproject.toml", "[project]\nname = \"a\"\nversion = \"2\"\n");
+    repo.git(&["add", "pyproject.toml"]);
+    assert_eq!(gate("git commit -m bump"), (Some(0), String::new()), "a version bump is no rule change");
+    repo.git(&["reset", "-q"]);
+    repo.write(".shellcheckrc", "shell=bash\ndisable=SC2086,SC2046\n");
+    repo.git(&["add", ".shellcheckrc"]);
+    let (code, stdout) = gate("git commit -m 'relax shellcheck'");
+    assert_eq!(code, Some(0), "{stdout}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).expect("context");
+    let context = v["hookSpecificOutput"]["additionalContext"].as_str().unwrap_or_default();
+    let user = v["systemMessage"].as_str().unwrap_or_default();
+    assert!(context.contains(".shellcheckrc: + disable=SC2086,SC2046"), "{context}");
+    assert!(
+        user.contains("changes lint rules") && user.contains("disable=SC2086"),
+        "the user sees it: {user}"
+    );
+    let shown = codeguard(home.path()).args(["state", "show"]).output().expect("state");
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(shown.contains("lint rule changes let through: 1") && shown.contains(".shellcheckrc"), "{shown}");
+    let stop = serde_json::json!({"session_id": "s-1", "cwd": repo.root(), "stop_hook_active": false});
+    let out =
+        codeguard(home.path()).args(["hook", "stop"]).write_stdin(stop.to_string()).output().expect("stop");
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        summary.contains("changes to the linters' configuration") && summary.contains(".shellcheckrc"),
+        "{summary}"
+    );
+}

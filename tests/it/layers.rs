@@ -41,7 +41,17 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "content",
         &[
-            "safety", "snapshot", "plan", "tools", "verdict", "cache", "run", "baseline", "lint", "report",
+            "safety",
+            "snapshot",
+            "plan",
+            "tools",
+            "verdict",
+            "cache",
+            "run",
+            "baseline",
+            "lint",
+            "report",
+            "config_change",
             "content",
         ],
     ),
