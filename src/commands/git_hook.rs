@@ -388,6 +388,7 @@ fn decide(checked: &[Checked<'_>], root: &Path, hook: GitHook, settings: Setting
     let failed: Vec<&Checked<'_>> = checked.iter().filter(|c| c.fails()).collect();
     if !failed.is_empty() {
         for c in failed {
+            let rules: Vec<String> = c.verdict.rule_changes.iter().map(|r| r.describe(6)).collect();
             let report = GateReport {
                 mode,
                 root: root.to_path_buf(),
@@ -396,8 +397,8 @@ fn decide(checked: &[Checked<'_>], root: &Path, hook: GitHook, settings: Setting
                 no_verify: false,
                 linters_bypassed: settings.skip_gate,
                 bypass_asks_user: false,
-                rules: &[],
-                rules_from_base: false,
+                rules: &rules,
+                rules_from_base: c.verdict.rule_changes.iter().any(|r| r.judged_with_base),
             };
             let mut text = report::render_gate_for(&report, audience(hook));
             if let Some(label) = &c.target.label {

@@ -1000,3 +1000,28 @@ fn no_agent_route_lands_a_change_to_the_allow_list() {
     assert_passed(&s.h.git(&["commit", "-q", "-m", "reviewed allowance"]));
     assert_ne!(s.h.head(), clean, "the person's commit landed");
 }
+
+/// In the agent's session, git's backstop lints a commit that also loosens the rules with the
+/// base commit's rules, whatever command made it, and names the change.
+#[test]
+fn the_session_backstop_lints_a_rule_change_with_the_base_rules() {
+    require_tools(&["ruff"]);
+    let s = Session::new();
+    s.h.repo.write("ruff.toml", "[lint]\nselect = [\"F\"]\n");
+    s.h.repo.git(&["add", "ruff.toml"]);
+    assert_passed(&s.h.git(&["commit", "-q", "-m", "rules"]));
+    let clean = s.h.head();
+    s.h.repo
+        .write("ruff.toml", "[lint]\nselect = [\"F\"]\nignore = [\"F401\"]\n")
+        .write("bad.py", "import os\n");
+    s.h.repo.git(&["add", "ruff.toml", "bad.py"]);
+    let text = assert_aborted(&s.git(&["commit", "-q", "--no-verify", "-m", "loosen"]), "commit blocked");
+    assert!(text.contains("bad.py:1:8: F401"), "{text}");
+    assert!(
+        text.contains("Linted with the base commit's rules") && text.contains("ignore = [\"F401\"]"),
+        "{text}"
+    );
+    assert_eq!(s.h.head(), clean);
+    // The person's own commit, outside the session, lands.
+    assert_passed(&s.h.git(&["commit", "-q", "-m", "loosen, reviewed"]));
+}
