@@ -159,7 +159,12 @@ fn lint_saved_file(
     let request = LintRequest::worktree_files(&root, &files, std::slice::from_ref(&lang.id), options, prefix);
     let mut result = lint::lint(&request, env, &|_| {}).ok()?.into_iter().next()?;
     let mut fixed = None;
-    if result.status == Status::Fail && config.auto_fix_on_save() {
+    // Fixing on save rewrites the agent's files: only a trusted workspace's configuration may
+    // turn it on (an untrusted repository's `codeguard.json` says nothing here).
+    if result.status == Status::Fail
+        && config.auto_fix_on_save()
+        && crate::trust::is_trusted(env, &root, &config)
+    {
         fixed = auto_fix(lang, &config, &root, &canonical, &rel, env);
         if fixed.as_ref().is_some_and(|f| f.changed) {
             result = lint::lint(&request, env, &|_| {}).ok()?.into_iter().next()?;

@@ -222,7 +222,14 @@ fn auto_fix_on_save_is_off_by_default_and_says_what_it_changed_when_on() {
         "untouched by default"
     );
 
+    // An untrusted repository's configuration cannot turn fixing on: the file stays as written.
     repo.write("codeguard.json", r#"{"auto_fix_on_save": true}"#).write("a.py", "import sys\nx = 1\n");
+    let untrusted = edit();
+    assert!(untrusted.contains("F401") && !untrusted.contains("auto-fix"), "{untrusted}");
+    assert_eq!(std::fs::read_to_string(repo.path("a.py")).expect("read"), "import sys\nx = 1\n");
+
+    codeguard(home.path()).arg("trust").arg(repo.root()).assert().success();
+    repo.write("a.py", "import json\nx = 1\n");
     let on = edit();
     assert!(on.contains("auto-fix on save: `ruff check --fix") && on.contains("rewrote a.py"), "{on}");
     assert!(on.contains("python lint passed for a.py"), "re-checked after the fix: {on}");
