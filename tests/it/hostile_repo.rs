@@ -475,6 +475,13 @@ fn the_agent_cannot_change_codeguards_own_files() {
         let (code, stderr) = gate(command);
         assert_control_block(code, command, &stderr);
     }
+    // The program itself, by its path.
+    let program = assert_cmd::cargo::cargo_bin("codeguard");
+    for command in [format!("chmod -x {}", program.display()), format!("mv {0} {0}.off", program.display())] {
+        let (code, stderr) = gate(&command);
+        assert_control_block(code, &command, &stderr);
+        assert!(stderr.contains("the codeguard program"), "{command}: {stderr}");
+    }
     for command in [
         "echo x > ~/.claude/notes.md",
         "rm -f .git/hooks/pre-merge-commit",
