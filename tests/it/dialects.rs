@@ -25,7 +25,7 @@ fn a_staged_workflow_with_a_yaml_syntax_error_blocks_the_gate() {
     require_tools(&["yamllint"]);
     let broken = "name: ci\non: [push\njobs:\n  build:\n    runs-on: ubuntu-latest\n";
     for path in [".github/workflows/ci.yml", ".pre-commit-hooks.yaml", ".readthedocs.yaml"] {
-        let repo = repo_with(&[(".yamllint", YAMLLINT), (path, broken)]);
+        let repo = crate::support::repo_with_rules(&[(".yamllint", YAMLLINT)], &[(path, broken)]);
         repo.git(&["add", "-A"]);
         let (code, stdout, stderr) = gate(&repo, "git commit -m x");
         assert_eq!(code, Some(2), "{path}: {stderr}");
@@ -37,7 +37,8 @@ fn a_staged_workflow_with_a_yaml_syntax_error_blocks_the_gate() {
         );
     }
     let fixed = "name: ci\non: [push]\njobs:\n  build:\n    runs-on: ubuntu-latest\n";
-    let repo = repo_with(&[(".yamllint", YAMLLINT), (".github/workflows/ci.yml", fixed)]);
+    let repo =
+        crate::support::repo_with_rules(&[(".yamllint", YAMLLINT)], &[(".github/workflows/ci.yml", fixed)]);
     repo.git(&["add", "-A"]);
     assert_eq!(gate(&repo, "git commit -m x"), (Some(0), String::new(), String::new()));
 }
@@ -48,7 +49,6 @@ fn vendored_files_are_not_linted_but_their_secrets_are_found() {
     let aws = ["AKIA", "Z7Q3K9X2M4P8V6B1"].concat();
     let attributes = "lib/** linguist-vendored\n*_pb2.py linguist-generated\n";
     let lint_free = [
-        (".gitattributes", attributes),
         ("lib/dep.py", BAD_PY),
         ("api/schema_pb2.py", BAD_PY),
         ("pkg/vendor/x.py", BAD_PY),
@@ -56,7 +56,7 @@ fn vendored_files_are_not_linted_but_their_secrets_are_found() {
         ("tests/fixtures/bad.py", BAD_PY),
         ("pkg/testdata/bad.py", BAD_PY),
     ];
-    let repo = repo_with(&lint_free);
+    let repo = crate::support::repo_with_rules(&[(".gitattributes", attributes)], &lint_free);
     repo.git(&["add", "-A"]);
     assert_eq!(gate(&repo, "git commit -m vendored"), (Some(0), String::new(), String::new()));
 
@@ -68,8 +68,10 @@ fn vendored_files_are_not_linted_but_their_secrets_are_found() {
     assert!(stderr.contains("lib/dep.py:5: aws-access-key-id"), "{stderr}");
     assert!(!stderr.contains("F401") && !stderr.contains(&aws), "{stderr}");
 
-    let repo = repo_with(&lint_free);
-    repo.write("codeguard.json", "{\"exclude_vendored\": false}\n");
+    let repo = crate::support::repo_with_rules(
+        &[(".gitattributes", attributes), ("codeguard.json", "{\"exclude_vendored\": false}\n")],
+        &lint_free,
+    );
     repo.git(&["add", "-A"]);
     let (code, _, stderr) = gate(&repo, "git commit -m vendored");
     assert_eq!(code, Some(2), "{stderr}");

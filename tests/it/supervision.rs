@@ -15,11 +15,13 @@ const GOOD_PY: &str = "import sys\n\nprint(sys.argv)\n";
 /// A repository whose python linter is `script`, trusted in `home`; `git add -A` done.
 fn repo_with_linter(script: &str, home: &Path) -> TestRepo {
     let repo = TestRepo::new();
-    repo.write("README.txt", "hello\n").commit_all("init");
-    repo.write("app.py", GOOD_PY)
+    // The project's own lint command is in the base commit (an agent's commit is linted with it).
+    repo.write("README.txt", "hello\n")
         .write("lint.sh", script)
         .chmod_x("lint.sh")
-        .write("codeguard.json", r#"{"languages": {"python": {"lint": ["./lint.sh", "{files}"]}}}"#);
+        .write("codeguard.json", r#"{"languages": {"python": {"lint": ["./lint.sh", "{files}"]}}}"#)
+        .commit_all("init");
+    repo.write("app.py", GOOD_PY);
     repo.git(&["add", "-A"]);
     codeguard(home).arg("trust").arg(repo.root()).assert().success();
     repo

@@ -411,6 +411,21 @@ pub(crate) fn repo_with(files: &[(&str, &str)]) -> TestRepo {
     repo
 }
 
+/// [`repo_with`] whose base commit already holds the project's rule configuration `rules` (as
+/// a project has it: an agent's commit is linted with the base commit's rules).
+pub(crate) fn repo_with_rules(rules: &[(&str, &str)], files: &[(&str, &str)]) -> TestRepo {
+    let repo = TestRepo::new();
+    repo.write("README.txt", "hello\n");
+    for (path, content) in rules {
+        repo.write(path, content);
+    }
+    repo.commit_all("init");
+    for (path, content) in files {
+        repo.write(path, content);
+    }
+    repo
+}
+
 /// Real git, run with the test's `PATH` (real linters), the fixed git environment and the
 /// state home `home`, so hooks installed by `codeguard install --git-hooks` run for real.
 pub(crate) fn git_with_hooks(dir: &Path, home: &Path, args: &[&str]) -> std::process::Output {

@@ -20,7 +20,8 @@ impl crate::support::Marked {
             .write("own-lint.sh", &format!("#!/bin/sh\necho ran >> '{}'\n", f.marker.display()))
             .chmod_x("own-lint.sh")
             .write("codeguard.json", r#"{"languages": {"python": {"lint": ["./own-lint.sh", "{files}"]}}}"#)
-            .write("app.py", GOOD_PY);
+            .commit_all("the project's own lint command");
+        f.repo.write("app.py", GOOD_PY);
         f.repo.git(&["add", "-A"]);
         f
     }

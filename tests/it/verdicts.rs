@@ -6,7 +6,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::support::{
-    TestRepo, codeguard, gate_in, json_stdout, real_tool, repo_with, require_tools, rust_crate, rust_env,
+    TestRepo, codeguard, gate_in, json_stdout, real_tool, repo_with, repo_with_rules, require_tools,
+    rust_crate, rust_env,
 };
 
 /// The `PreToolUse` gate on `git commit` after `git add -A`, with extra environment: its exit
@@ -40,7 +41,8 @@ fn staged_check(repo: &TestRepo, home: &Path, language: &str, env: &[(&str, &str
 fn yamllint_with_seven_findings_says_seven_problems() {
     require_tools(&["yamllint"]);
     let bad = (1..=7).map(|i| format!("key{i}:  value")).collect::<Vec<_>>().join("\n") + "\n";
-    let repo = repo_with(&[(".yamllint", "extends: default\n"), ("conf/app.yaml", &format!("---\n{bad}"))]);
+    let repo =
+        repo_with_rules(&[(".yamllint", "extends: default\n")], &[("conf/app.yaml", &format!("---\n{bad}"))]);
     let (code, stderr) = commit_gate(&repo, &[]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("yaml (yamllint): 7 problems"), "{stderr}");
@@ -55,7 +57,7 @@ fn yamllint_with_seven_findings_says_seven_problems() {
 fn yamllint_warnings_do_not_block_as_the_project_runs_it() {
     require_tools(&["yamllint"]);
     // `yamllint .` exits 0 on warnings only: a project running it so passes, and so does the gate.
-    let repo = repo_with(&[(".yamllint", "extends: default\n"), ("conf/app.yaml", "key: value\n")]);
+    let repo = repo_with_rules(&[(".yamllint", "extends: default\n")], &[("conf/app.yaml", "key: value\n")]);
     let (code, stderr) = commit_gate(&repo, &[]);
     assert_eq!((code, stderr.as_str()), (Some(0), ""), "a missing document start is a warning");
 }
@@ -137,17 +139,17 @@ fn go_vet_findings_block_and_an_offline_module_download_does_not() {
 #[test]
 fn a_broken_linter_config_is_unverified_in_the_tools_own_words() {
     require_tools(&["ruff", "yamllint"]);
-    let repo = repo_with(&[("ruff.toml", "line-length = \"x\"\n"), ("app.py", "print(1)\n")]);
+    let repo = repo_with_rules(&[("ruff.toml", "line-length = \"x\"\n")], &[("app.py", "print(1)\n")]);
     let (code, stderr) = commit_gate(&repo, &[]);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stderr.contains("python UNVERIFIED: the tool's configuration is broken"), "{stderr}");
     assert!(stderr.contains("Failed to parse ruff.toml"), "ruff's words, the repository's path: {stderr}");
     assert!(!stderr.contains("install:"), "installing ruff would not help: {stderr}");
 
-    let yaml = repo_with(&[
-        (".yamllint", "extends: default\nrules:\n  no-such-rule: enable\n"),
-        ("a.yaml", "---\na: 1\n"),
-    ]);
+    let yaml = repo_with_rules(
+        &[(".yamllint", "extends: default\nrules:\n  no-such-rule: enable\n")],
+        &[("a.yaml", "---\na: 1\n")],
+    );
     let (code, stderr) = commit_gate(&yaml, &[]);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(
@@ -669,10 +671,10 @@ fn doctor_warns_only_about_languages_the_repository_integrates() {
 #[test]
 fn ruff_honours_the_projects_exclusions_and_names_with_spaces_are_counted() {
     require_tools(&["ruff", "shellcheck"]);
-    let repo = repo_with(&[
-        ("ruff.toml", "extend-exclude = [\"generated\"]\n"),
-        ("generated/api.py", "import os\n"),
-    ]);
+    let repo = repo_with_rules(
+        &[("ruff.toml", "extend-exclude = [\"generated\"]\n")],
+        &[("generated/api.py", "import os\n")],
+    );
     let (code, said) = commit_gate(&repo, &[]);
     assert_eq!((code, said.as_str()), (Some(0), ""), "generated/ is excluded by the project");
     let repo = repo_with(&[("test cases/run it.sh", "#!/bin/sh\ncd $1\n")]);
@@ -685,11 +687,13 @@ fn ruff_honours_the_projects_exclusions_and_names_with_spaces_are_counted() {
 fn a_helm_template_is_not_linted_as_yaml_and_a_workflow_expression_is() {
     require_tools(&["yamllint"]);
     let template = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n{{- if .Values.labels }}\n  labels:\n{{ toYaml .Values.labels | indent 4 }}\n{{- end }}\n";
-    let repo = repo_with(&[
-        (".yamllint", "extends: default\nrules:\n  document-start: disable\n"),
-        ("charts/app/Chart.yaml", "apiVersion: v2\nname: app\nversion: 0.1.0\n"),
-        ("charts/app/templates/deployment.yaml", template),
-    ]);
+    let repo = repo_with_rules(
+        &[(".yamllint", "extends: default\nrules:\n  document-start: disable\n")],
+        &[
+            ("charts/app/Chart.yaml", "apiVersion: v2\nname: app\nversion: 0.1.0\n"),
+            ("charts/app/templates/deployment.yaml", template),
+        ],
+    );
     let (code, said) = commit_gate(&repo, &[]);
     assert_eq!((code, said.as_str()), (Some(0), ""), "a Go template is not YAML");
     // A GitHub workflow's `${{ … }}` is YAML, and a real error in it still blocks.
