@@ -152,11 +152,16 @@ pub(crate) fn record_rule_change(
 
 /// The recorded rule changes, oldest first; with `session`, only those of that session.
 pub(crate) fn rule_changes(env: &Env, session: Option<&str>) -> Vec<RuleChangeRecord> {
+    of_event(env, "rules", session)
+}
+
+/// The records of one `event` that read as `T`, oldest first; with `session`, only that
+/// session's.
+fn of_event<T: serde::de::DeserializeOwned>(env: &Env, event: &str, session: Option<&str>) -> Vec<T> {
     records(env)
         .into_iter()
-        .filter_map(|v| serde_json::from_value::<RuleChangeRecord>(v).ok())
-        .filter(|r| r.event == "rules")
-        .filter(|r| session.is_none() || r.session.as_deref() == session)
+        .filter(|v| v["event"] == event && (session.is_none() || v["session"].as_str() == session))
+        .filter_map(|v| serde_json::from_value::<T>(v).ok())
         .collect()
 }
 
@@ -171,12 +176,7 @@ pub(crate) fn records(env: &Env) -> Vec<serde_json::Value> {
 
 /// The recorded bypasses, oldest first; with `session`, only those of that session.
 pub(crate) fn bypasses(env: &Env, session: Option<&str>) -> Vec<Bypass> {
-    records(env)
-        .into_iter()
-        .filter_map(|v| serde_json::from_value::<Bypass>(v).ok())
-        .filter(|b| b.event == "bypass")
-        .filter(|b| session.is_none() || b.session.as_deref() == session)
-        .collect()
+    of_event(env, "bypass", session)
 }
 
 #[cfg(test)]

@@ -396,6 +396,21 @@ def shell_patch_scenario(host):
         shutil.rmtree(root, ignore_errors=True)
 
 
+def agent_run(label, what, runner, env, repo, root, script, cwd=None):
+    """One agent run of the scripted `script`: the model server (stopped) and the host's result,
+    or None for the result when the agent loop never made the tool call (a failed check)."""
+    server = ModelServer(root, script, cwd=cwd)
+    try:
+        result = runner(env, repo, server)
+    finally:
+        server.stop()
+    EVIDENCE[label] = {"exit": result.returncode, "stdout": result.stdout[-2000:], "stderr": result.stderr[-2000:]}
+    if not check(server.tool_called(), f"{label}: the agent loop {what} (exit {result.returncode})"):
+        say(f"  stderr: {result.stderr[-1500:]}")
+        return server, None
+    return server, result
+
+
 def backstop_scenario(host):
     """A commit the gate cannot foresee: the agent runs a Python program that reads `git commit`
     from a file. The gate lets the program run (it commits nothing it can see); the git backstop
@@ -423,14 +438,9 @@ def backstop_scenario(host):
         # Then a write the gate cannot check now, committed in the same call (only that path):
         # the gate leaves it to the backstop this session has, which lets the clean file land.
         later = "printf 'fresh\\n' > fresh.txt && git add fresh.txt && git commit -q -m fresh -- fresh.txt"
-        server = ModelServer(root, "steps:" + json.dumps([f"python3 {root}/tool.py {root}/steps.txt", later]), cwd=repo)
-        try:
-            result = runner(env, repo, server)
-        finally:
-            server.stop()
-        EVIDENCE[label] = {"exit": result.returncode, "stdout": result.stdout[-2000:], "stderr": result.stderr[-2000:]}
-        if not check(server.tool_called(), f"{label}: the agent loop ran the program (exit {result.returncode})"):
-            say(f"  stderr: {result.stderr[-1500:]}")
+        script = "steps:" + json.dumps([f"python3 {root}/tool.py {root}/steps.txt", later])
+        server, result = agent_run(label, "ran the program", runner, env, repo, root, script, cwd=repo)
+        if result is None:
             return
         check(git(repo, "log", "--format=%s") .splitlines()[:1] == ["fresh"] and commits(repo) == before + 1,
               f"{label}: the commit of a staged secret did not land; the clean write-then-commit did")
@@ -463,14 +473,9 @@ def bypass_scenario(host):
         git(repo, "add", "bad.py")
         install(env, host, root=root)
         before = commits(repo)
-        server = ModelServer(root, "git -c codeguard.skipGate=true commit -m skip")
-        try:
-            result = runner(env, repo, server)
-        finally:
-            server.stop()
-        EVIDENCE[label] = {"exit": result.returncode, "stdout": result.stdout[-2000:], "stderr": result.stderr[-2000:]}
-        if not check(server.tool_called(), f"{label}: the agent loop ran the bypass (exit {result.returncode})"):
-            say(f"  stderr: {result.stderr[-1500:]}")
+        server, result = agent_run(label, "ran the bypass", runner, env, repo, root,
+                                   "git -c codeguard.skipGate=true commit -m skip")
+        if result is None:
             return
         shown = subprocess.run([os.path.join(root, "bin", "codeguard"), "state", "show"], cwd=repo, env=env,
                                capture_output=True, text=True, timeout=TIMEOUT, check=False).stdout
