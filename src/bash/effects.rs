@@ -498,6 +498,32 @@ impl Walker<'_> {
             return;
         }
         self.dynamic_write(text);
+        self.named_writes(args, text);
+    }
+
+    /// The arguments of a program that may write files by itself (`tar -C DIR x`, `unzip -d
+    /// DIR`, a tool's output path) that name one of codeguard's own files or directories: each
+    /// is read as a write there, so the protected-files check sees it. A `key=/path` value counts
+    /// as its path; inline code that names codeguard's state directory (`python3 -c "…~/.codeguard…"`)
+    /// counts as a write of it. Other arguments stay the unknown write already recorded.
+    pub(super) fn named_writes(&mut self, args: &[Word], text: &str) {
+        for w in args {
+            let path = w.text.split_once('=').map_or(w.text.as_str(), |(_, v)| v);
+            let clean = w.literal || w.home_relative().is_some();
+            if clean && !path.contains(char::is_whitespace) && super::may_name_codeguards_own(path) {
+                let word = if path.len() == w.text.len() {
+                    w.clone()
+                } else {
+                    Word { text: path.to_owned(), raw: path.to_owned(), literal: true, ..Word::default() }
+                };
+                self.record_write(&word, WriteKind::Modify, text);
+            }
+            if ["~/.codeguard", "/.codeguard"].iter().any(|n| w.text.contains(n) || w.raw.contains(n)) {
+                let home =
+                    Word { text: "~/.codeguard".into(), raw: "~/.codeguard".into(), ..Word::default() };
+                self.record_write(&home, WriteKind::Modify, text);
+            }
+        }
     }
 
     /// Records what a `codeguard` call would loosen of codeguard's own controls, if anything.

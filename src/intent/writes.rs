@@ -24,8 +24,15 @@ impl Resolver {
     /// Records a write in command order, and what it leaves in the file for a script the
     /// command runs later.
     pub(super) fn write(&mut self, w: &FileWrite, base: &Path) {
+        // Every path a write names, a directory too (`tar -C DIR x`, `find DIR -delete`): what
+        // the protected-files check reads.
+        if let (Ok(dir), Some(path)) = (self.locate(base, &w.dir), w.path.as_ref()) {
+            self.intent.write_targets.push(normalise(&dir.join(path)));
+        }
         if let Some(abs) = self.write_target(w, base) {
-            self.intent.write_targets.push(abs.clone());
+            if !self.intent.write_targets.contains(&abs) {
+                self.intent.write_targets.push(abs.clone());
+            }
             let unknown = || Written::Unknown(format!("`{}`", w.text));
             let known_or_disk = |this: &Self, path: &Path| match this.written.get(path) {
                 Some(Written::Known(c)) => Some(c.clone()),

@@ -471,6 +471,15 @@ fn the_agent_cannot_change_codeguards_own_files() {
         "(cd /tmp && cd ~/.claude && rm settings.json)",
         "pushd ~ && rm -rf .codeguard; popd",
         "rm -rf ~",
+        // Programs that may write, handed codeguard's own paths (or code naming them).
+        "tar -C ~/.codeguard -xf evil.tar",
+        "unzip -o evil.zip -d ~/.codeguard",
+        "find ~/.codeguard -delete",
+        "find .git/hooks -name 'pre-*' -delete",
+        "python3 -c \"import shutil; shutil.rmtree('$HOME/.codeguard')\"",
+        "node -e \"require('fs').rmSync(process.env.HOME+'/.codeguard',{recursive:true})\"",
+        "perl -e 'unlink glob(\"~/.codeguard/*\")'",
+        "./tool.sh ~/.codeguard",
     ] {
         let (code, stderr) = gate(command);
         assert_control_block(code, command, &stderr);
@@ -488,6 +497,11 @@ fn the_agent_cannot_change_codeguards_own_files() {
         "echo x > notes.txt",
         "cd ~ && rm -f .claude/notes.md",
         "cd ~ && cd /tmp && rm -rf .codeguard",
+        "cat ~/.codeguard/audit.jsonl",
+        "ls -la ~/.codeguard .git/hooks",
+        "find ~/.codeguard -name '*.json'",
+        "find . -name '*.pyc' -delete",
+        "tar -xf release.tar -C build",
     ] {
         let (code, stderr) = gate(command);
         assert_eq!(code, Some(0), "{command}: {stderr}");

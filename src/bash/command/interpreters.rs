@@ -168,6 +168,8 @@ impl Walker<'_> {
         while let Some(w) = args.get(i) {
             let t = w.text.as_str();
             if code_flags.contains(&t) {
+                // Code that names codeguard's own files writes them, as far as the gate knows.
+                self.named_writes(&args[i + 1..(i + 2).min(args.len())], &ctx.text);
                 match args.get(i + 1) {
                     Some(code) if code.literal => {
                         let code = code.text.clone();

@@ -546,6 +546,9 @@ impl Walker<'_> {
             Some(lang @ (Interpreter::Python | Interpreter::Node)) => self.interpreter(lang, args, ctx),
             Some(Interpreter::Shebang) | None => {
                 if let Some(code_flags) = foreign_code_flags(base) {
+                    // Code, or a path, that names codeguard's own files writes them, as far as
+                    // the gate knows.
+                    self.named_writes(args, &ctx.text);
                     return self.foreign(base, code_flags, args, ctx);
                 }
                 if self.call_function(&first.text, args) {
@@ -555,6 +558,8 @@ impl Walker<'_> {
                     if base == "codeguard" {
                         // codeguard by its path: its controls are guarded whatever spells it.
                         self.guard_codeguard(args);
+                    } else {
+                        self.named_writes(args, &ctx.text);
                     }
                     // A program on disk: [`crate::intent`] reads it (what it cannot read into
                     // may write anything).

@@ -205,6 +205,19 @@ impl Walker<'_> {
 
     /// `find … -exec git add {} \;` and `-execdir`.
     pub(super) fn find_exec(&mut self, args: &[Word], ctx: &Ctx) {
+        // `-delete` (and the `-fprint` family) write where find walks: its start paths are
+        // read as written, so codeguard's own files among them are seen.
+        let writes = args
+            .iter()
+            .any(|w| matches!(w.text.as_str(), "-delete" | "-fprint" | "-fprint0" | "-fprintf" | "-fls"));
+        if writes {
+            let starts: Vec<Word> = args
+                .iter()
+                .take_while(|w| !w.text.starts_with('-') && !matches!(w.text.as_str(), "(" | "!" | "\\("))
+                .cloned()
+                .collect();
+            self.named_writes(&starts, &ctx.text);
+        }
         let mut i = 0;
         while i < args.len() {
             let t = args[i].text.as_str();
