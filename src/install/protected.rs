@@ -28,7 +28,9 @@ pub(crate) fn touched(targets: &[PathBuf], env: &Env) -> Vec<String> {
         } else if program.as_ref().is_some_and(|p| *p == path || p.starts_with(&path)) {
             Some(format!("the codeguard program ({})", path.display()))
         } else {
-            ours_within(&path).map(|(file, what)| format!("{what} ({})", file.display()))
+            ours_within(&path)
+                .map(|(file, what)| format!("{what} ({})", file.display()))
+                .or_else(|| switches_hooks(&path, env).map(|host| format!("{host} ({})", path.display())))
         };
         if let Some(what) = what
             && !out.contains(&what)
@@ -84,6 +86,37 @@ fn ours_within(path: &Path) -> Option<(PathBuf, &'static str)> {
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file())
         .find_map(|e| what_is(e.path()).map(|w| (e.path().to_path_buf(), w)))
+}
+
+/// The agent hosts' own directories, whose settings files can switch every hook off
+/// (`disableAllHooks`, a `hooks` table, a disabled-hooks list).
+const HOST_DIRS: &[&str] =
+    &[".claude", ".gemini", ".qwen", ".codex", ".kimi", ".kimi-code", ".copilot", ".cursor", ".openhands"];
+
+/// When `file` is a settings file in an agent host's directory (project or user) and codeguard's
+/// hooks are installed for that host — in the same directory, or in the user's directory of that
+/// host —, what it is: a setting there can switch them off (`disableAllHooks` in a project's
+/// `.claude/settings.local.json`, say), so it is the user's too. Reads only settings-like files
+/// of those two directories, a bounded number.
+fn switches_hooks(file: &Path, env: &Env) -> Option<String> {
+    let name = file.file_name()?.to_str()?;
+    if ![".json", ".jsonc", ".toml", ".yaml", ".yml"].iter().any(|ext| name.ends_with(ext)) {
+        return None;
+    }
+    let host = file.ancestors().skip(1).take(2).find_map(|dir| {
+        let d = dir.file_name()?.to_str()?;
+        HOST_DIRS.contains(&d).then(|| (dir.to_path_buf(), d.to_owned()))
+    })?;
+    let (dir, dir_name) = host;
+    let installed = |d: &Path| {
+        std::fs::read_dir(d).ok().is_some_and(|entries| {
+            entries.filter_map(Result::ok).take(64).any(|e| what_is(&e.path()).is_some())
+        })
+    };
+    let user = env.home().map(|h| h.join(&dir_name));
+    (installed(&dir) || user.as_deref().is_some_and(installed)).then(|| {
+        format!("an agent host's settings ({dir_name}), where a setting can switch codeguard's hooks off")
+    })
 }
 
 /// Whether a file's name could be one of codeguard's: a git hook (any hooks directory, under

@@ -480,6 +480,8 @@ fn the_agent_cannot_change_codeguards_own_files() {
         "node -e \"require('fs').rmSync(process.env.HOME+'/.codeguard',{recursive:true})\"",
         "perl -e 'unlink glob(\"~/.codeguard/*\")'",
         "./tool.sh ~/.codeguard",
+        // Any settings file of the host can switch codeguard's hooks off.
+        "mkdir -p .claude && echo '{\"disableAllHooks\": true}' > .claude/settings.local.json",
     ] {
         let (code, stderr) = gate(command);
         assert_control_block(code, command, &stderr);
@@ -545,6 +547,8 @@ fn the_hosts_edit_tools_cannot_change_codeguards_own_files() {
         });
         (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
     };
+    // Any settings file of a host codeguard is installed for can switch every hook off.
+    let local = repo.root().join(".claude/settings.local.json");
     for (host, tool, key) in [
         ("claude", "Write", "file_path"),
         ("claude", "Edit", "file_path"),
@@ -555,6 +559,8 @@ fn the_hosts_edit_tools_cannot_change_codeguards_own_files() {
             hooks.clone(),
             home.path().join(".codeguard/trust.json"),
             std::path::PathBuf::from(".git/hooks/pre-commit"),
+            local.clone(),
+            home.path().join(".gemini/settings.json"),
         ] {
             let (code, stderr) = write(host, tool, key, &path);
             let what = format!("{host} {tool} {}", path.display());
@@ -569,6 +575,8 @@ fn the_hosts_edit_tools_cannot_change_codeguards_own_files() {
             home.path().join(".claude/notes.md"),
             repo.root().join("src/hooks.py"),
             repo.root().join("a.txt"),
+            repo.root().join(".claude/commands/review.md"),
+            repo.root().join(".cursor/hooks.json"),
         ] {
             let (code, stderr) = write(host, tool, key, &path);
             assert_eq!((code, stderr.as_str()), (Some(0), ""), "{host} {tool} {}", path.display());
