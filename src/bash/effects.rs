@@ -539,9 +539,13 @@ impl Walker<'_> {
     pub(super) fn guard_git_config(&mut self, args: &[Word]) {
         let Some(key) = super::git::config_key_written(args) else { return };
         let lower = key.to_ascii_lowercase();
+        // `include.path` / `includeIf.<cond>.path` pull in a file that can set any of them.
+        let include =
+            lower == "include.path" || (lower.starts_with("includeif.") && lower.ends_with(".path"));
         if key == "*"
             || lower.starts_with("codeguard.")
             || lower == "core.hookspath"
+            || include
             || !args.iter().all(|w| w.literal)
         {
             let what =

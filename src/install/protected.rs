@@ -31,6 +31,14 @@ pub(crate) fn touched(targets: &[PathBuf], env: &Env) -> Vec<String> {
             ours_within(&path)
                 .map(|(file, what)| format!("{what} ({})", file.display()))
                 .or_else(|| switches_hooks(&path, env).map(|host| format!("{host} ({})", path.display())))
+                .or_else(|| {
+                    git_config_file(&path, env).then(|| {
+                        format!(
+                            "git's configuration, which holds codeguard's settings (`codeguard.*`, `core.hooksPath`) ({})",
+                            path.display()
+                        )
+                    })
+                })
         };
         if let Some(what) = what
             && !out.contains(&what)
@@ -86,6 +94,24 @@ fn ours_within(path: &Path) -> Option<(PathBuf, &'static str)> {
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file())
         .find_map(|e| what_is(e.path()).map(|w| (e.path().to_path_buf(), w)))
+}
+
+/// Whether `file` is one of git's configuration files, which hold codeguard's settings
+/// (`codeguard.skipGate`, `codeguard.strict`) and `core.hooksPath`: a repository's
+/// `.git/config` and `config.worktree`, the user's `~/.gitconfig` and `$XDG_CONFIG_HOME/git/config`
+/// (`~/.config/git/config`). A direct write there is the same as the `git config` the gate refuses.
+fn git_config_file(file: &Path, env: &Env) -> bool {
+    let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let parent = file.parent().and_then(Path::file_name).and_then(|n| n.to_str()).unwrap_or("");
+    if (name == "config" && parent == ".git") || name == "config.worktree" {
+        return true;
+    }
+    let Some(home) = env.home() else { return false };
+    let xdg = env
+        .get("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| home.join(".config"), PathBuf::from);
+    [home.join(".gitconfig"), xdg.join("git/config")].iter().any(|p| canonical(p) == file)
 }
 
 /// The agent hosts' own directories, whose settings files can switch every hook off

@@ -421,6 +421,11 @@ fn the_agent_cannot_change_codeguards_git_settings() {
         "git -C . config --local core.hookspath .nohooks",
         "git config \"$KEY\" true",
         "git config --edit",
+        "git config --global include.path /tmp/evil.cfg",
+        "git config includeIf.gitdir:~/.path ../evil.cfg",
+        "printf '[codeguard]\\n\\tskipGate = true\\n' >> .git/config",
+        "echo '[core] hooksPath = /dev/null' >> ~/.gitconfig",
+        "sed -i s/strict/x/ .git/config",
         "cd . && git config codeguard.skipGate 1 && echo done",
     ] {
         let (code, _, stderr) = crate::support::gate_in(&repo, cmd, &[]);
