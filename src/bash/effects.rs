@@ -540,8 +540,8 @@ impl Walker<'_> {
         let Some(key) = super::git::config_key_written(args) else { return };
         let lower = key.to_ascii_lowercase();
         // `include.path` / `includeIf.<cond>.path` pull in a file that can set any of them.
-        let include =
-            lower == "include.path" || (lower.starts_with("includeif.") && lower.ends_with(".path"));
+        let include = lower == "include.path"
+            || (lower.starts_with("includeif.") && lower.rsplit('.').next() == Some("path"));
         if key == "*"
             || lower.starts_with("codeguard.")
             || lower == "core.hookspath"
