@@ -74,7 +74,14 @@ pub(super) fn open_window(session: Option<&str>, cwd: &Path, env: &Env) {
     let Some((root, _)) = crate::intent::repository_at(cwd) else { return };
     let scope = Scope::new(session, &root);
     if scope.session().is_some() {
-        let _ = crate::fs::write_private(&cursor(env, &scope), crate::state::now_ms().to_string().as_bytes());
+        let cursor = cursor(env, &scope);
+        if let Some(dir) = cursor.parent() {
+            crate::state::sweep(
+                dir,
+                std::time::Duration::from_secs(crate::state::SESSION_RECORD_DAYS * 86_400),
+            );
+        }
+        let _ = crate::fs::write_private(&cursor, crate::state::now_ms().to_string().as_bytes());
     }
 }
 

@@ -178,6 +178,10 @@ pub(crate) fn record_start(host: Host, env: &Env, session: Option<&str>) {
     if let Some(parent) = file.parent()
         && crate::fs::ensure_private_dir(parent).is_ok()
     {
+        crate::state::sweep(
+            parent,
+            std::time::Duration::from_secs(crate::state::SESSION_RECORD_DAYS * 86_400),
+        );
         let _ = crate::fs::write_private_unsynced(&file, b"1");
     }
 }

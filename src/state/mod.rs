@@ -130,6 +130,32 @@ pub(crate) fn remove(path: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// How long a per-session record (a session's start, its summary cursor) is kept: sessions
+/// that old are over.
+pub(crate) const SESSION_RECORD_DAYS: u64 = 30;
+
+/// Removes the regular files directly in `dir` last written more than `max_age` ago, looking at
+/// no more than [`SWEEP_LIMIT`] entries: per-session records that nobody removes otherwise stay
+/// bounded. Best effort (a file that cannot be read or removed is left).
+pub(crate) fn sweep(dir: &Path, max_age: std::time::Duration) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let now = std::time::SystemTime::now();
+    for entry in entries.filter_map(Result::ok).take(SWEEP_LIMIT) {
+        let old = entry
+            .metadata()
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .and_then(|m| m.modified().ok())
+            .is_some_and(|at| now.duration_since(at).is_ok_and(|age| age > max_age));
+        if old {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Most entries one [`sweep`] looks at.
+const SWEEP_LIMIT: usize = 4096;
+
 /// An environment whose state directory is `home` (for unit tests).
 #[cfg(test)]
 pub(crate) fn test_env(home: &Path) -> Env {
@@ -139,6 +165,21 @@ pub(crate) fn test_env(home: &Path) -> Env {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sweep_removes_only_what_is_older_than_the_age() {
+        let dir = tempfile::tempdir().expect("dir");
+        let (old, fresh) = (dir.path().join("old"), dir.path().join("fresh"));
+        std::fs::write(&old, "1").expect("old");
+        std::fs::write(&fresh, "1").expect("fresh");
+        let forty_days = std::time::Duration::from_secs(40 * 86_400);
+        let file = std::fs::File::options().write(true).open(&old).expect("open");
+        file.set_modified(std::time::SystemTime::now() - forty_days).expect("mtime");
+        std::fs::create_dir(dir.path().join("sub")).expect("sub");
+        sweep(dir.path(), std::time::Duration::from_secs(SESSION_RECORD_DAYS * 86_400));
+        assert!(!old.exists() && fresh.exists() && dir.path().join("sub").exists());
+        sweep(&dir.path().join("missing"), forty_days);
+    }
 
     #[test]
     fn home_prefers_codeguard_home_then_xdg_then_home() {
