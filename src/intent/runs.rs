@@ -266,6 +266,18 @@ impl Resolver {
     /// without one it is an external `git-NAME` program or a typo, which may commit or push:
     /// UNVERIFIED, never a silent pass.
     pub(super) fn alias(&mut self, call: &AliasCall, base: &Path, script: Option<&Path>) {
+        // git runs an external `git-NAME` before it looks for an alias of that name.
+        if let Some(program) = external_git_command(&call.name) {
+            let reason = format!(
+                "`{}`: git runs the program {} (an external `git-{}` comes before any alias of that name); it may commit or push",
+                call.text,
+                program.display(),
+                call.name
+            );
+            let looks = bash::looks_like(&call.text);
+            self.opaque_event(reason, looks, &call.config_dir, base, Severity::Unverified);
+            return;
+        }
         let value = self
             .locate(base, &call.config_dir)
             .ok()
@@ -282,4 +294,21 @@ impl Resolver {
         let looks = bash::looks_like(&call.text);
         self.opaque_event(reason, looks, &call.config_dir, base, Severity::Unverified);
     }
+}
+
+/// The external program git runs for `git NAME`: an executable `git-NAME` in git's exec path
+/// (`GIT_EXEC_PATH`, or the usual `git-core` directories) or on `PATH`.
+fn external_git_command(name: &str) -> Option<std::path::PathBuf> {
+    if name.is_empty() || name.contains('/') {
+        return None;
+    }
+    let env = crate::env::Env::from_process();
+    let program = format!("git-{name}");
+    let exec_dirs = env.text("GIT_EXEC_PATH").map(str::to_owned).into_iter().chain(
+        ["/usr/lib/git-core", "/usr/libexec/git-core", "/usr/local/libexec/git-core"].map(str::to_owned),
+    );
+    exec_dirs
+        .map(|d| std::path::Path::new(&d).join(&program))
+        .find(|p| crate::env::search_path(p.parent().unwrap_or(p).as_os_str(), &program).is_some())
+        .or_else(|| env.which(&program))
 }

@@ -337,3 +337,28 @@ fn a_make_or_just_directory_known_only_at_run_time_is_unverified() {
         assert!(notes.contains("only known at run time"), "{cmd}: {v:#}");
     }
 }
+
+/// git runs an external `git-NAME` before an alias of the same name: `git ship` with an alias
+/// `ship = status` but a `git-ship` program on `PATH` that commits is not the harmless alias.
+#[test]
+fn an_external_git_command_comes_before_an_alias_of_its_name() {
+    let repo = crate::support::TestRepo::new();
+    repo.write("a.txt", "x\n").commit_all("init");
+    repo.git(&["config", "alias.ship", "status"]);
+    let home = tempfile::tempdir().expect("home");
+    let gate = |path: &str| {
+        let out = crate::support::assert_untouched(&repo.root(), || {
+            crate::support::pre_tool_use(home.path(), &repo.root(), "t-1", "git ship", &[("PATH", path)])
+        });
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let path = std::env::var("PATH").unwrap_or_default();
+    assert_eq!(gate(&path), (Some(0), String::new()), "the alias alone is `git status`");
+    let bin = tempfile::tempdir().expect("bin");
+    let program = bin.path().join("git-ship");
+    std::fs::write(&program, "#!/bin/sh\ngit commit -qam shipped\n").expect("write");
+    std::fs::set_permissions(&program, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("mode");
+    let (code, stdout) = gate(&format!("{}:{path}", bin.path().display()));
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(stdout.contains("UNVERIFIED") && stdout.contains("git-ship"), "git runs the program: {stdout}");
+}
