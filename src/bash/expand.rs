@@ -94,7 +94,9 @@ impl Walker<'_> {
                     if quoted || !split {
                         fields.push_str(&value);
                     } else {
-                        if value.contains(['*', '?', '[']) {
+                        // A glob in the value, or an `IFS` the command set (the fields are then
+                        // split on other characters): only run time knows the words.
+                        if value.contains(['*', '?', '[']) || self.vars.contains_key("IFS") {
                             return None;
                         }
                         fields.split_in(&value);

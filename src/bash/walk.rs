@@ -47,6 +47,10 @@ pub(super) struct Walker<'p> {
     pub parser: &'p dyn ShellParser,
     /// `shopt -s globstar` is on: an unquoted `**` in a word matches directories recursively.
     pub globstar: bool,
+    /// A `shopt -s` option that changes what an unquoted glob matches (`extglob`, `nocaseglob`,
+    /// `dotglob`, `nullglob`, `failglob`, `globasciiranges`) is on: the shell expands such a
+    /// word its own way before git sees it.
+    pub glob_option: Option<String>,
     /// Indirection level of the text being walked.
     pub depth: u8,
     /// Syntactic nesting (substitutions, function calls), bounded by [`MAX_NESTING`].
@@ -110,6 +114,7 @@ impl<'p> Walker<'p> {
             chain: 0,
             functions: HashMap::new(),
             globstar: false,
+            glob_option: None,
             active: Vec::new(),
             source_looks: looks_like(source),
             exported: GitEnv::default(),

@@ -703,3 +703,29 @@ fn a_rule_change_committed_alone_is_shown_to_the_user() {
         "{summary}"
     );
 }
+
+/// What the shell hands git depends on its options and `IFS`: with `shopt -s nocaseglob` the
+/// glob `*.PY` takes `secret.py`, and with `IFS=,` the word `$f` splits into two paths. Neither
+/// is what a default shell would pass, so the words are only known at run time: every change
+/// they could name is scanned, and the staged secret blocks.
+#[test]
+fn shell_options_and_ifs_that_change_the_words_git_gets_are_not_guessed() {
+    let repo = crate::support::TestRepo::new();
+    repo.write("README.txt", "hello\n").commit_all("init");
+    let aws = ["AKIA", "Z7Q3K9X2M4P8V6B1"].concat();
+    repo.write("secret.py", &format!("aws = \"{aws}\"\n")).write("ok.txt", "ok\n");
+    for command in [
+        "shopt -s nocaseglob; git add *.PY && git commit -m x",
+        "shopt -s extglob; git add !(README.txt) && git commit -m x",
+        "IFS=,; f=\"ok.txt,secret.py\"; git add $f && git commit -m x",
+    ] {
+        let (code, _, stderr) = crate::support::gate_in(&repo, command, &[]);
+        assert_eq!(code, Some(2), "{command}: {stderr}");
+        assert!(stderr.contains("secret.py:1: aws-access-key-id"), "{command}: {stderr}");
+    }
+    // The default shell: `*.PY` matches nothing, `$f` is one word.
+    for command in ["git add *.PY && git commit -m x", "f=ok.txt; git add $f && git commit -m x"] {
+        let (code, _, stderr) = crate::support::gate_in(&repo, command, &[]);
+        assert_eq!(code, Some(0), "{command}: {stderr}");
+    }
+}

@@ -75,6 +75,22 @@ impl Walker<'_> {
             args
         };
         let sub = &args[si];
+        let unquoted_glob = |w: &Word| w.raw == w.text && w.text.contains(['*', '?', '[', '(']);
+        let glob_ctx;
+        let ctx = match &self.glob_option {
+            Some(option) if args[si + 1..].iter().any(unquoted_glob) => {
+                // `shopt -s nocaseglob` and the like: the words git gets are only known at run
+                // time (read as words from stdin: every change they could name is taken).
+                self.opaque(
+                    format!("`{}`: `shopt -s {option}` changes what the shell's globs match", ctx.text),
+                    None,
+                    Severity::Unverified,
+                );
+                glob_ctx = Ctx { from_stdin: true, ..ctx.clone() };
+                &glob_ctx
+            }
+            _ => ctx,
+        };
         self.git_writes(&sub.text, &args[si + 1..], &ctx.text);
         if sub.text == "config" {
             self.guard_git_config(&args[si + 1..]);

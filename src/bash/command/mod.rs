@@ -60,6 +60,10 @@ struct Ctx {
     text: String,
 }
 
+/// The `shopt` options that change what an unquoted glob matches (see `Walker::glob_option`).
+const GLOB_OPTIONS: [&str; 6] =
+    ["extglob", "nocaseglob", "dotglob", "nullglob", "failglob", "globasciiranges"];
+
 /// The interpreter named by a program's base name, if we model it.
 pub(super) fn interpreter_of(base: &str) -> Option<Interpreter> {
     match base {
@@ -419,6 +423,13 @@ impl Walker<'_> {
                     let off = args.iter().any(|w| w.text == "-u");
                     if args.iter().any(|w| w.text == "globstar") && (on || off) {
                         self.globstar = on;
+                    }
+                    if let Some(option) = args.iter().find(|w| GLOB_OPTIONS.contains(&w.text.as_str())) {
+                        if on {
+                            self.glob_option = Some(option.text.clone());
+                        } else if off && self.glob_option.as_deref() == Some(option.text.as_str()) {
+                            self.glob_option = None;
+                        }
                     }
                     return;
                 }
