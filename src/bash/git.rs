@@ -655,6 +655,11 @@ fn push(args: &[Word]) -> Option<GitOp> {
         delete: p.has(&["-d", "--delete"]),
         all_refs: p.has(&["--all", "--branches", "--mirror"]),
         tags: p.has(&["--tags", "--follow-tags", "--mirror"]),
+        submodules: args.iter().rev().find_map(|w| {
+            let value =
+                w.text.strip_prefix("--recurse-submodules").filter(|v| v.is_empty() || v.starts_with('='))?;
+            Some(!matches!(value.trim_start_matches('='), "check" | "no"))
+        }),
         remote,
         refspecs: operands.collect(),
     })

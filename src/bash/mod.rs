@@ -111,6 +111,9 @@ pub enum GitOp {
         all_refs: bool,
         /// `--tags` / `--follow-tags` / `--mirror`: tags too.
         tags: bool,
+        /// `--recurse-submodules=on-demand|only` (the last one given; `Some(false)` for `check`
+        /// or `no`, `None` when not given: `push.recurseSubmodules` decides).
+        submodules: Option<bool>,
     },
     /// `git rm`.
     Rm {

@@ -205,6 +205,7 @@ fn check_repo(
     if let Err(reason) = add_pushed_history(repo, &mut surface) {
         return RepoOutcome::blocked(uncheckable(&reason, Some(&repo.root)), notes);
     }
+    notes.extend(submodule_pushes(repo));
     if repo.fallback && surface.paths.is_empty() && surface.deleted.is_empty() {
         audit(env, BypassKind::Fallback, &repo.root, session);
     }
@@ -318,6 +319,31 @@ fn add_pushed_history(repo: &RepoIntent, surface: &mut surface::Surface) -> Resu
         range.messages.extend(messages);
     }
     Ok(())
+}
+
+/// A push that also pushes its submodules' commits (`--recurse-submodules=on-demand|only`, or
+/// `push.recurseSubmodules` so set) in a repository that has submodules: their commits are not
+/// this repository's content, and this gate does not judge them — said, never passed silently.
+fn submodule_pushes(repo: &RepoIntent) -> Vec<String> {
+    if !repo.root.join(".gitmodules").is_file() {
+        return Vec::new();
+    }
+    let configured = || {
+        crate::git::open_worktree(&repo.root)
+            .ok()
+            .and_then(|r| crate::git::config::string(&r, "push.recurseSubmodules"))
+            .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "on-demand" | "only"))
+    };
+    repo.ops
+        .iter()
+        .filter_map(|o| match &o.op {
+            GitOp::Push { dry_run: false, submodules, .. } if submodules.unwrap_or_else(configured) => Some(format!(
+                "`{}` also pushes the submodules' own commits, which this check does not read (a backstop in each submodule — `codeguard install --git-hooks` there, or this session's — judges them)",
+                o.text
+            )),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Whether a push of the current branch to `remote` is the one the range was measured for: the

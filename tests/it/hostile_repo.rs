@@ -729,3 +729,35 @@ fn shell_options_and_ifs_that_change_the_words_git_gets_are_not_guessed() {
         assert_eq!(code, Some(0), "{command}: {stderr}");
     }
 }
+
+/// `git push --recurse-submodules=on-demand` (or `push.recurseSubmodules` so set) also pushes
+/// the submodules' own commits, which the gate does not read: the push is let through only with
+/// that said (UNVERIFIED), never silently; `=check` pushes none and says nothing.
+#[test]
+fn a_push_that_also_pushes_submodules_says_what_it_did_not_judge() {
+    let remote = tempfile::tempdir().expect("remote");
+    crate::support::git_in(remote.path(), &["init", "-q", "--bare"]);
+    let repo = crate::support::TestRepo::new();
+    repo.write("README.txt", "hello\n")
+        .write(".gitmodules", "[submodule \"lib\"]\n\tpath = lib\n\turl = ../lib.git\n")
+        .commit_all("init");
+    let url = remote.path().display().to_string();
+    repo.git(&["remote", "add", "origin", &url]);
+    let branch = repo.git(&["rev-parse", "--abbrev-ref", "HEAD"]).trim().to_owned();
+    repo.git(&["push", "-q", "-u", "origin", &branch]);
+    repo.write("more.txt", "more\n").commit_all("more");
+    let note = "also pushes the submodules' own commits";
+    for (command, said) in [
+        ("git push --recurse-submodules=on-demand".to_owned(), true),
+        (format!("git push --recurse-submodules=check origin {branch}"), false),
+        ("git push".to_owned(), false),
+    ] {
+        let (code, stdout, stderr) = crate::support::gate_in(&repo, &command, &[]);
+        assert_eq!(code, Some(0), "{command}: {stderr}");
+        assert_eq!(stdout.contains(note) && stdout.contains("UNVERIFIED"), said, "{command}: {stdout}");
+    }
+    repo.git(&["config", "push.recurseSubmodules", "on-demand"]);
+    let (code, stdout, _) = crate::support::gate_in(&repo, "git push", &[]);
+    assert_eq!(code, Some(0));
+    assert!(stdout.contains(note), "the configuration pushes them too: {stdout}");
+}
