@@ -349,8 +349,46 @@ impl Walker<'_> {
         // `~/rest`, `$HOME/rest`, `${HOME}/rest`: the home directory's, which the environment
         // knows (the protected-files check reads it there).
         let home_rest = target.home_relative().filter(|rest| !has_glob(rest));
+        if let WriteKind::Content(Some(content)) | WriteKind::Append(Some(content)) = &kind
+            && sets_a_switch(&target.text, content)
+        {
+            self.out.control.push(format!(
+                "`{}` puts one of codeguard's switches (`CODEGUARD_*`, `codeguard.*`, `core.hooksPath`) into a shell's startup or environment file",
+                target.raw
+            ));
+        }
         self.out.steps.push(Step::Write(FileWrite { path, dir, kind, text: text.to_owned(), home_rest }));
     }
+}
+
+/// Whether writing `content` to the file `target` sets one of codeguard's switches for shells
+/// that start later (a `CODEGUARD_*` variable, `codeguard.*` or `core.hooksPath` through git's
+/// `GIT_CONFIG_*`): a startup or environment file (`~/.bashrc`, `~/.profile`, `.envrc`, `.env`,
+/// …) whose new text names one.
+fn sets_a_switch(target: &str, content: &str) -> bool {
+    const STARTUP: &[&str] = &[
+        ".bashrc",
+        ".bash_profile",
+        ".bash_login",
+        ".profile",
+        ".zshrc",
+        ".zshenv",
+        ".zprofile",
+        ".zlogin",
+        ".kshrc",
+        ".mkshrc",
+        ".envrc",
+        ".env",
+        "environment",
+        "config.fish",
+    ];
+    let name = target.rsplit('/').next().unwrap_or(target);
+    let lower = content.to_ascii_lowercase();
+    STARTUP.contains(&name)
+        && (content.contains("CODEGUARD_")
+            || lower.contains("codeguard.")
+            || lower.contains("hookspath")
+            || lower.contains("git_config_count"))
 }
 
 impl Walker<'_> {

@@ -487,6 +487,9 @@ fn the_agent_cannot_change_codeguards_own_files() {
         "./tool.sh ~/.codeguard",
         // Any settings file of the host can switch codeguard's hooks off.
         "mkdir -p .claude && echo '{\"disableAllHooks\": true}' > .claude/settings.local.json",
+        // A switch put where later shells pick it up.
+        "echo 'export CODEGUARD_SKIP_GATE=1' >> ~/.bashrc",
+        "printf 'GIT_CONFIG_COUNT=0\\n' > .envrc",
     ] {
         let (code, stderr) = gate(command);
         assert_control_block(code, command, &stderr);
@@ -509,6 +512,8 @@ fn the_agent_cannot_change_codeguards_own_files() {
         "find ~/.codeguard -name '*.json'",
         "find . -name '*.pyc' -delete",
         "tar -xf release.tar -C build",
+        "echo 'export PATH=$HOME/bin:$PATH' >> ~/.bashrc",
+        "echo 'DATABASE_URL=postgres://localhost/db' > .env",
     ] {
         let (code, stderr) = gate(command);
         assert_eq!(code, Some(0), "{command}: {stderr}");
