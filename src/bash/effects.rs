@@ -383,12 +383,15 @@ fn sets_a_switch(target: &str, content: &str) -> bool {
         "config.fish",
     ];
     let name = target.rsplit('/').next().unwrap_or(target);
+    // The name first: every spelled-out write passes here, most are no startup file.
+    if !STARTUP.contains(&name) {
+        return false;
+    }
     let lower = content.to_ascii_lowercase();
-    STARTUP.contains(&name)
-        && (content.contains("CODEGUARD_")
-            || lower.contains("codeguard.")
-            || lower.contains("hookspath")
-            || lower.contains("git_config_count"))
+    content.contains("CODEGUARD_")
+        || lower.contains("codeguard.")
+        || lower.contains("hookspath")
+        || lower.contains("git_config_count")
 }
 
 impl Walker<'_> {

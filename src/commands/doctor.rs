@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use crate::cli::{DoctorArgs, Format};
 use crate::env::Env;
-use crate::host::spec::{AskChannel, SessionEnv, UserFiles};
+use crate::host::spec::{SessionEnv, UserFiles};
 use crate::host::{Event, Host};
 use crate::install::{codex, gemini, git_hooks, hosts, session_hooks, settings};
 use crate::outcome::Status;
@@ -173,7 +173,7 @@ fn host_checks(host: Host, env: &Env, asked: bool) -> Vec<Check> {
 fn bypass_check(host: Host) -> Check {
     let name = format!("host {} lint bypass", host.name());
     let spec = crate::host::spec(host);
-    if spec.ask == AskChannel::None {
+    if !spec.can_ask() {
         return check(
             name,
             Level::Warning,

@@ -15,7 +15,6 @@ use std::time::{Duration, Instant};
 use crate::bash::{self, GitOp};
 use crate::content::{self, ContentVerdict, Linters, Policy};
 use crate::env::Env;
-use crate::host::spec::AskChannel;
 use crate::host::{Answer, Host};
 use crate::intent::{self, GateCase, RepoIntent};
 use crate::report::{self, GateReport};
@@ -211,7 +210,7 @@ fn check_repo(
     }
     // The agent's one-shot bypass is the user's to grant where the host can ask: the linters
     // run, and only if they fail is the command put to the user (see `finish`).
-    let asks = repo.bypass == Some(BypassKind::Inline) && crate::host::spec(host).ask != AskChannel::None;
+    let asks = repo.bypass == Some(BypassKind::Inline) && crate::host::spec(host).can_ask();
     let linters = match repo.bypass {
         Some(_) if asks => Linters::Run,
         Some(kind) => {
@@ -282,7 +281,7 @@ fn finish(
         findings: &verdict.findings,
         no_verify,
         linters_bypassed: repo.bypass.is_some() && !asks,
-        bypass_asks_user: crate::host::spec(host).ask != AskChannel::None,
+        bypass_asks_user: crate::host::spec(host).can_ask(),
         rules: &rules,
         rules_from_base: verdict.rule_changes.iter().any(|c| c.judged_with_base),
     };

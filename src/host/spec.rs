@@ -177,6 +177,11 @@ impl HostSpec {
         self.events[index]
     }
 
+    /// Whether the host can put a tool call to its user for confirmation.
+    pub(crate) fn can_ask(&self) -> bool {
+        self.ask != AskChannel::None
+    }
+
     /// What the host does with context for an event.
     pub(crate) fn delivery(&self, event: Event) -> Delivery {
         let index = Event::ALL.iter().position(|e| *e == event).unwrap_or(0);

@@ -18,8 +18,12 @@ const MAX_FILES_UNDER: usize = 500;
 
 /// What of codeguard's own the `targets` are (empty: none).
 pub(crate) fn touched(targets: &[PathBuf], env: &Env) -> Vec<String> {
+    if targets.is_empty() {
+        return Vec::new();
+    }
     let state = canonical(&crate::state::home(env));
     let program = std::env::current_exe().ok().map(|p| canonical(&p));
+    let git_configs = user_git_configs(env);
     let mut out: Vec<String> = Vec::new();
     for target in targets {
         let path = canonical(&home_expanded(target, env));
@@ -32,7 +36,7 @@ pub(crate) fn touched(targets: &[PathBuf], env: &Env) -> Vec<String> {
                 .map(|(file, what)| format!("{what} ({})", file.display()))
                 .or_else(|| switches_hooks(&path, env).map(|host| format!("{host} ({})", path.display())))
                 .or_else(|| {
-                    git_config_file(&path, env).then(|| {
+                    git_config_file(&path, &git_configs).then(|| {
                         format!(
                             "git's configuration, which holds codeguard's settings (`codeguard.*`, `core.hooksPath`) ({})",
                             path.display()
@@ -96,22 +100,25 @@ fn ours_within(path: &Path) -> Option<(PathBuf, &'static str)> {
         .find_map(|e| what_is(e.path()).map(|w| (e.path().to_path_buf(), w)))
 }
 
-/// Whether `file` is one of git's configuration files, which hold codeguard's settings
-/// (`codeguard.skipGate`, `codeguard.strict`) and `core.hooksPath`: a repository's
-/// `.git/config` and `config.worktree`, the user's `~/.gitconfig` and `$XDG_CONFIG_HOME/git/config`
-/// (`~/.config/git/config`). A direct write there is the same as the `git config` the gate refuses.
-fn git_config_file(file: &Path, env: &Env) -> bool {
-    let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    let parent = file.parent().and_then(Path::file_name).and_then(|n| n.to_str()).unwrap_or("");
-    if (name == "config" && parent == ".git") || name == "config.worktree" {
-        return true;
-    }
-    let Some(home) = env.home() else { return false };
+/// The user's git configuration files, resolved: `~/.gitconfig` and `$XDG_CONFIG_HOME/git/config`
+/// (`~/.config/git/config`).
+fn user_git_configs(env: &Env) -> Vec<PathBuf> {
+    let Some(home) = env.home() else { return Vec::new() };
     let xdg = env
         .get("XDG_CONFIG_HOME")
         .filter(|v| !v.is_empty())
         .map_or_else(|| home.join(".config"), PathBuf::from);
-    [home.join(".gitconfig"), xdg.join("git/config")].iter().any(|p| canonical(p) == file)
+    vec![canonical(&home.join(".gitconfig")), canonical(&xdg.join("git/config"))]
+}
+
+/// Whether `file` is one of git's configuration files, which hold codeguard's settings
+/// (`codeguard.skipGate`, `codeguard.strict`) and `core.hooksPath`: a repository's
+/// `.git/config` and `config.worktree`, or one of the user's (`user`, see [`user_git_configs`]).
+/// A direct write there is the same as the `git config` the gate refuses.
+fn git_config_file(file: &Path, user: &[PathBuf]) -> bool {
+    let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let parent = file.parent().and_then(Path::file_name).and_then(|n| n.to_str()).unwrap_or("");
+    (name == "config" && parent == ".git") || name == "config.worktree" || user.iter().any(|p| p == file)
 }
 
 /// The agent hosts' own directories, whose settings files can switch every hook off
@@ -125,8 +132,7 @@ const HOST_DIRS: &[&str] =
 /// `.claude/settings.local.json`, say), so it is the user's too. Reads only settings-like files
 /// of those two directories, a bounded number.
 fn switches_hooks(file: &Path, env: &Env) -> Option<String> {
-    let name = file.file_name()?.to_str()?;
-    if ![".json", ".jsonc", ".toml", ".yaml", ".yml"].iter().any(|ext| name.ends_with(ext)) {
+    if !settings_like(file.file_name()?.to_str()?) {
         return None;
     }
     let host = file.ancestors().skip(1).take(2).find_map(|dir| {
@@ -153,8 +159,12 @@ fn candidate(file: &Path) -> bool {
         crate::mode::GitHook::ALL.iter().any(|h| h.file_name() == stem)
             || matches!(stem, "post-commit" | "commit-msg")
     });
-    let settings = [".json", ".jsonc", ".toml", ".yaml", ".yml"].iter().any(|ext| name.ends_with(ext));
-    hook || settings
+    hook || settings_like(name)
+}
+
+/// Whether a file name is a settings file's (JSON, TOML, YAML).
+fn settings_like(name: &str) -> bool {
+    [".json", ".jsonc", ".toml", ".yaml", ".yml"].iter().any(|ext| name.ends_with(ext))
 }
 
 /// Whether a file is one of codeguard's: a git hook it wrote (its marker line), or an agent
