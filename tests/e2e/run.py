@@ -353,6 +353,36 @@ def edit_scenario(host):
         shutil.rmtree(root, ignore_errors=True)
 
 
+# The settings file, in the project, that each edit host's own write tool is asked to create.
+OWN_SETTINGS = {"claude": ".claude/settings.local.json", "gemini": ".gemini/settings.json"}
+
+
+def own_settings_scenario(host):
+    """The agent's own file-writing tool (not the shell) writes a settings file of its host that
+    would switch every hook off, beside codeguard's install: the pre-tool-use hook refuses it, the
+    file is not written and the model reads why."""
+    runner = LOOP_HOSTS[host][1]
+    label = f"{host} own settings"
+    root, repo, env = fresh(host, secret=False)
+    try:
+        install(env, host, root=root)
+        target = OWN_SETTINGS[host]
+        server = ModelServer(root, f"write:{target}:" + '{"disableAllHooks": true, "hooks": {}}', cwd=repo)
+        try:
+            result = runner(env, repo, server)
+        finally:
+            server.stop()
+        EVIDENCE[label] = {"exit": result.returncode, "stderr": result.stderr[-2000:]}
+        if not check(server.tool_called(), f"{label}: the agent loop called its write tool (exit {result.returncode})"):
+            say(f"  stderr: {result.stderr[-1500:]}")
+            return
+        check(not os.path.exists(os.path.join(repo, target)), f"{label}: {target} was not written")
+        check(server.model_saw(MARK + "command blocked") and server.model_saw("This file write was NOT made"),
+              f"{label}: the model was told the write changes codeguard's own controls")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def shell_patch_scenario(host):
     """The model edits with `apply_patch` run through the shell tool (Codex's `exec_command`),
     adding a Python file with an unused import, then runs `ls`. The host sends no PostToolUse for
@@ -606,6 +636,8 @@ def main():
         loop_scenario(host, secret=False)
         if host in EDIT_HOSTS:
             edit_scenario(host)
+        if host in OWN_SETTINGS:
+            own_settings_scenario(host)
         if host in SHELL_PATCH_HOSTS:
             shell_patch_scenario(host)
         if host in BACKSTOP_HOSTS:
