@@ -154,6 +154,7 @@ fn failing(language: &str, program: &str, bytes: usize) -> LanguageResult {
         cause: None,
         exempt: Vec::new(),
         findings: Vec::new(),
+        reused: 0,
     }
 }
 

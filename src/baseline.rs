@@ -191,7 +191,7 @@ fn run_baseline(
     };
     let support = Registry::builtin().ok()?.support_files();
     let mut before = Snapshot::materialise(&base_surface, &SnapshotOptions::from_env(env), &support).ok()?;
-    let options = RunOptions { deadline, jobs: crate::run::default_jobs() };
+    let options = RunOptions { deadline, jobs: crate::run::default_jobs(), reuse: true };
     let prefix = format!("{log_prefix}-baseline");
     let ran =
         lint::lint_snapshot(&mut before, &surface.root, languages, options, &prefix, false, env).ok()?;

@@ -252,7 +252,7 @@ pub(crate) struct CheckArgs {
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=64))]
     pub jobs: Option<u64>,
     /// Run the linters even when an identical check (same content, configuration and tools)
-    /// has a complete result in the soft cache.
+    /// has a complete result in the soft cache, or a file's clean result is known.
     #[arg(long)]
     pub no_cache: bool,
     /// Install the missing managed tools of the detected languages before checking, also where

@@ -58,6 +58,8 @@ pub(crate) struct Policy {
     /// Work out the change's identity ([`ContentVerdict::change`]): git's pre-commit hook hands
     /// it to the backstop. ([`Linters::UnlessJudged`] works it out whatever this says.)
     pub identify: bool,
+    /// Files whose clean result is known are not linted again (`crate::cache::file_results`).
+    pub reuse: bool,
 }
 
 /// Whether the linters run (the safety scan always does).
@@ -169,7 +171,11 @@ pub(crate) fn judge(surface: &Surface, policy: &Policy, env: &Env) -> ContentVer
     match snapshot_with(surface, content, &support, env) {
         Err(e) => verdict.incomplete.push(e),
         Ok(mut snapshot) => {
-            let options = RunOptions { deadline: policy.deadline, jobs: crate::run::default_jobs() };
+            let options = RunOptions {
+                deadline: policy.deadline,
+                jobs: crate::run::default_jobs(),
+                reuse: policy.reuse,
+            };
             let linted = lint::lint_snapshot(
                 &mut snapshot,
                 &surface.root,

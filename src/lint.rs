@@ -101,7 +101,7 @@ impl<'a> LintRequest<'a> {
             selected: snapshot.changed(),
             whole_tree: false,
             only: &[],
-            options: RunOptions { deadline, jobs: crate::run::default_jobs() },
+            options: RunOptions { deadline, jobs: crate::run::default_jobs(), reuse: true },
             log_prefix,
             root_names: Some(snapshot.root_names()),
             stable: false,
@@ -129,6 +129,9 @@ pub(crate) struct Prepared {
     /// configuration: a project-level linter, a per-file one marked `reads_project`, or a
     /// command the project defines (what it reads is unknown).
     pub reads_whole_tree: bool,
+    /// The workspace is trusted (part of every per-file result's key); only asked when a planned
+    /// language keeps per-file results.
+    pub trusted: bool,
 }
 
 /// Loads the project's configuration from the content and plans the check.
@@ -168,7 +171,12 @@ pub(crate) fn prepare(request: &LintRequest<'_>, env: &Env) -> Result<Prepared, 
             && (own.contains(e.language.as_str())
                 || project.registry.get(&e.language).is_some_and(crate::registry::Language::reads_whole_tree))
     });
-    Ok(Prepared { registry: project.registry, plan, reads_whole_tree })
+    let keeps_file_results = plan.entries.iter().any(|e| {
+        matches!(e.action, plan::Action::Run(_))
+            && project.registry.get(&e.language).is_some_and(|l| l.one_file.is_some())
+    });
+    let trusted = keeps_file_results && crate::trust::is_trusted(env, request.workspace, &project.config);
+    Ok(Prepared { registry: project.registry, plan, reads_whole_tree, trusted })
 }
 
 /// Lints the changed files of `snapshot` in it: plans on what it holds (the changed files and
@@ -286,14 +294,26 @@ pub(crate) fn execute(
         request.stable,
         env,
     );
+    // Files whose clean result is known (same bytes, configuration, tool, options) are not
+    // linted again.
+    let reuse = crate::cache::file_results::Reuse::look_up(
+        &prepared.plan,
+        &prepared.registry,
+        env,
+        prepared.trusted,
+        request.options.reuse,
+    );
+    let remaining = reuse.any().then(|| reuse.remaining(&prepared.plan));
+    let plan = remaining.as_ref().unwrap_or(&prepared.plan);
     // In place (not in a snapshot), prove afterwards that the linters changed no file.
-    let guard = (request.dir == request.workspace).then(|| {
-        run::inplace::Guard::before(request.dir, &[request.project_files, request.selected], &prepared.plan)
-    });
-    let mut results = run::execute(&prepared.plan, &linter_env, &request.options, progress);
+    let guard = (request.dir == request.workspace)
+        .then(|| run::inplace::Guard::before(request.dir, &[request.project_files, request.selected], plan));
+    let mut results = run::execute(plan, &linter_env, &request.options, progress);
     if let Some(guard) = guard {
         guard.verify(&mut results);
     }
+    reuse.record(plan, &results, &prepared.registry, env);
+    let mut results = reuse.merge(&prepared.plan, results);
     report::write_logs(&mut results, &crate::state::log_dir(env), &request.log_prefix);
     results
 }

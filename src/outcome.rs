@@ -156,6 +156,15 @@ pub struct LanguageResult {
     /// known: what every count, histogram and fix advice is made of.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub findings: Vec<crate::findings::Finding>,
+    /// How many of `files` were not linted again: their clean result under the same bytes,
+    /// configuration, tool and options was known (`crate::cache::file_results`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reused: usize,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref, reason = "serde's skip_serializing_if passes a reference")]
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl LanguageResult {
@@ -178,6 +187,7 @@ impl LanguageResult {
             cause: None,
             exempt: Vec::new(),
             findings: Vec::new(),
+            reused: 0,
         }
     }
 }

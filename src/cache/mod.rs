@@ -1,4 +1,4 @@
-//! Content identity and the soft result cache.
+//! Content identity, the soft result cache, and per-file lint results.
 //!
 //! **In:** a worktree, a planned check, the environment. **Out:** a content [`identity::Identity`] (blake3
 //! over what a check can see: files, index, `HEAD`, upstream — [`identity`]), a key that adds
@@ -6,9 +6,14 @@
 //! results under that key. **Never:** used by the hard gate, stores an UNVERIFIED result, or
 //! trusts stat data it did not verify itself ([`stat`] says why and how).
 //!
+//! [`file_results`] is the one cache every entry point shares, the hard gate included: it keeps
+//! one file's clean result of a linter that judges files alone, keyed by the bytes and everything
+//! else the result depends on, so it can never stand for content it did not see.
+//!
 //! Identity files are stat'ed and hashed in parallel (rayon); a warm identity of a 10,000-file
 //! tree reads only the files whose stat data changed.
 
+pub(crate) mod file_results;
 pub(crate) mod identity;
 pub(crate) mod soft;
 pub(crate) mod stat;

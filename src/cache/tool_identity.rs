@@ -3,7 +3,8 @@
 //! For each program a plan runs (and probes), the file `PATH` resolves it to, followed through
 //! symlinks, by path, size, mtime, ctime and inode — replacing or upgrading a binary changes it.
 //! For `npx` tools, the project's `node_modules/.bin/<tool>` and npm's lock of `node_modules`.
-//! A program named by a relative path is a project file, covered by the content identity.
+//! A program named by a relative path is a project file, by its stat data under the directory
+//! the check runs in.
 //! Plus the variables that steer which tool and which libraries run ([`RELEVANT_ENV`]).
 //! Best effort by nature: a tool's plugins or a config file in the user's home are not seen;
 //! the soft cache's time limit bounds how long such a change can go unnoticed.
@@ -60,25 +61,23 @@ pub(crate) fn digest<'a>(
         })
         .collect();
     for (program, npx_tool) in programs {
-        hasher.update(program.as_bytes());
-        hasher.update(b"\0");
-        if program.starts_with('/') {
-            file(hasher, Path::new(program));
-        } else if !program.contains('/') {
-            match env.which(program) {
-                Some(found) => file(hasher, &found),
-                None => {
-                    hasher.update(b"missing\0");
-                }
-            }
-        }
+        program_file(hasher, program, workspace, env);
         if let Some(tool) = npx_tool {
             let modules = workspace.join("node_modules");
             file(hasher, &modules.join(".bin").join(tool));
             file(hasher, &modules.join(".package-lock.json"));
         }
     }
-    for key in RELEVANT_ENV {
+    environment(hasher, env, RELEVANT_ENV.iter().copied());
+}
+
+/// Feeds each variable of `keys` (its value, or that it is unset) into `hasher`.
+pub(crate) fn environment<'a>(
+    hasher: &mut blake3::Hasher,
+    env: &Env,
+    keys: impl IntoIterator<Item = &'a str>,
+) {
+    for key in keys {
         hasher.update(key.as_bytes());
         match env.get(key) {
             Some(value) => {
@@ -90,6 +89,25 @@ pub(crate) fn digest<'a>(
             }
         }
         hasher.update(b"\0");
+    }
+}
+
+/// Feeds `program` into `hasher`: its name and the file it runs — found on `PATH` when it is a
+/// bare name, under `cwd` when it is a relative path —, by path and stat data.
+pub(crate) fn program_file(hasher: &mut blake3::Hasher, program: &str, cwd: &Path, env: &Env) {
+    hasher.update(program.as_bytes());
+    hasher.update(b"\0");
+    if program.starts_with('/') {
+        file(hasher, Path::new(program));
+    } else if program.contains('/') {
+        file(hasher, &cwd.join(program));
+    } else {
+        match env.which(program) {
+            Some(found) => file(hasher, &found),
+            None => {
+                hasher.update(b"missing\0");
+            }
+        }
     }
 }
 

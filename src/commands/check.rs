@@ -79,6 +79,7 @@ fn staged(args: &CheckArgs, root: &Path, env: &Env) -> anyhow::Result<CheckRepor
         only: args.lang.clone(),
         agent: false,
         identify: false,
+        reuse: !args.no_cache,
     };
     let verdict = content::judge(&surface, &policy, env);
     let languages = verdict.languages;
@@ -87,6 +88,7 @@ fn staged(args: &CheckArgs, root: &Path, env: &Env) -> anyhow::Result<CheckRepor
     if languages.is_empty() && !incomplete && !surface.paths.is_empty() {
         notes.push("no known language detected".to_owned());
     }
+    notes.extend(reuse_note(&languages));
     let mut report = CheckReport::new(root.to_path_buf(), scope, languages, verdict.findings, notes);
     if incomplete {
         report.status = report.status.worst(crate::outcome::Status::Unverified);
@@ -118,7 +120,11 @@ fn in_place(args: &CheckArgs, root: &Path, scope: Scope, env: &Env) -> anyhow::R
         selected: &files,
         whole_tree: scope == Scope::All,
         only: &args.lang,
-        options: RunOptions { deadline: Duration::from_secs(args.timeout), jobs: jobs(args.jobs) },
+        options: RunOptions {
+            deadline: Duration::from_secs(args.timeout),
+            jobs: jobs(args.jobs),
+            reuse: !args.no_cache,
+        },
         log_prefix: format!("check-{}", report::path_key(root)),
         root_names: None,
         stable: false,
@@ -153,8 +159,21 @@ fn in_place(args: &CheckArgs, root: &Path, scope: Scope, env: &Env) -> anyhow::R
             age.as_secs()
         ));
     }
+    if reused.is_none() {
+        notes.extend(reuse_note(&results));
+    }
     let report = CheckReport::new(root.to_path_buf(), scope, results, safety, notes);
     Ok(report)
+}
+
+/// Says how many files were not linted again because their clean result was known.
+fn reuse_note(results: &[crate::outcome::LanguageResult]) -> Option<String> {
+    let reused: usize = results.iter().map(|r| r.reused).sum();
+    (reused > 0).then(|| {
+        format!(
+            "{reused} file(s) not linted again: their clean result under the same bytes, configuration, tool and options is known; --no-cache lints them again"
+        )
+    })
 }
 
 /// The soft cache for one check: its key, when the content has an identity and caching is on.

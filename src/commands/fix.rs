@@ -156,7 +156,7 @@ pub(crate) fn fix(request: &FixRequest, env: &Env) -> anyhow::Result<FixReport> 
             selected: &accepted,
             whole_tree: request.all,
             only: &ran,
-            options: RunOptions { deadline: request.timeout, jobs: crate::run::default_jobs() },
+            options: RunOptions { deadline: request.timeout, jobs: crate::run::default_jobs(), reuse: true },
             log_prefix: format!("{log_prefix}-recheck"),
             root_names: None,
             stable: false,

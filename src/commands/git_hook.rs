@@ -373,6 +373,7 @@ fn check<'a>(
         only: Vec::new(),
         agent,
         identify: hook == GitHook::PreCommit,
+        reuse: true,
     };
     Checked { target, verdict: content::judge(surface, &policy, env) }
 }

@@ -44,6 +44,8 @@ struct View {
     rule_changes: Vec<audit::RuleChangeRecord>,
     dedup: Vec<DedupCount>,
     soft_cache_entries: usize,
+    /// Per-file lint results kept (`cache::file_results`).
+    file_results: usize,
     trust: Vec<TrustEntry>,
 }
 
@@ -78,6 +80,7 @@ impl View {
                 .map(|(file, entries)| DedupCount { file, entries })
                 .collect(),
             soft_cache_entries: crate::cache::soft::count(env),
+            file_results: crate::cache::file_results::count(env),
             trust: crate::trust::decisions(env)
                 .into_iter()
                 .map(|(root, decision)| TrustEntry { root, decision })
@@ -125,6 +128,7 @@ impl View {
         let counts: Vec<String> = self.dedup.iter().map(|d| format!("{} {}", d.file, d.entries)).collect();
         let _ = writeln!(out, "dedup entries: {}", counts.join(", "));
         let _ = writeln!(out, "soft cache entries: {}", self.soft_cache_entries);
+        let _ = writeln!(out, "per-file lint results kept: {}", self.file_results);
         let _ = writeln!(out, "workspaces: {}", self.trust.len());
         for t in &self.trust {
             let word = if t.decision.trusted { "trusted" } else { "untrusted" };
@@ -141,7 +145,8 @@ fn clear(env: &Env, session: Option<&str>) -> anyhow::Result<String> {
     }
     dedup::clear(env).context("removing dedup records")?;
     state::pending::clear(env).context("removing pending edits")?;
-    let caches = crate::cache::soft::clear(env).context("removing caches")?;
+    let caches = crate::cache::soft::clear(env).context("removing caches")?
+        + crate::cache::file_results::clear(env).context("removing per-file lint results")?;
     Ok(format!(
         "codeguard: removed {sessions} session file(s), the dedup records, the pending edits and {caches} cache file(s); trust decisions and the audit log are kept\n"
     ))

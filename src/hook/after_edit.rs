@@ -154,7 +154,7 @@ fn lint_saved_file(
         ));
     }
     let files = vec![rel.clone()];
-    let options = RunOptions { deadline: SAVE_DEADLINE, jobs: 1 };
+    let options = RunOptions { deadline: SAVE_DEADLINE, jobs: 1, reuse: true };
     let prefix = format!("save-{}", report::path_key(&canonical));
     let request = LintRequest::worktree_files(&root, &files, std::slice::from_ref(&lang.id), options, prefix);
     let mut result = lint::lint(&request, env, &|_| {}).ok()?.into_iter().next()?;

@@ -227,6 +227,7 @@ fn check_repo(
         only: Vec::new(),
         agent: true,
         identify: false,
+        reuse: true,
     };
     let verdict = content::judge(&surface, &policy, env);
     if started.elapsed() >= budget

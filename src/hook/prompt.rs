@@ -53,7 +53,7 @@ pub(super) fn run(prompt: &str, cwd: &Path, env: &Env) -> Answer {
     }
     files.retain(|f| root.join(f).is_file());
     let only = mentioned_languages(prompt);
-    let options = RunOptions { deadline: PROMPT_DEADLINE, jobs: crate::run::default_jobs() };
+    let options = RunOptions { deadline: PROMPT_DEADLINE, jobs: crate::run::default_jobs(), reuse: true };
     let prefix = format!("prompt-{}", report::path_key(&root));
     let request = LintRequest::worktree_files(&root, &files, &only, options, prefix);
     let results = match lint::lint(&request, env, &|_| {}) {

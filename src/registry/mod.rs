@@ -136,6 +136,27 @@ pub struct ProjectRunner {
     pub argv: Argv,
 }
 
+/// What else a linter that judges each file alone reads (a language's `one_file`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OneFile {
+    /// Configuration files the tool reads outside the project (`~/…`, `$XDG_CONFIG_HOME/…`,
+    /// `$VAR/…`), when the project has none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub user_configs: Vec<String>,
+    /// Prefixes of the environment variables the tool reads (`RUFF_`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env_prefixes: Vec<String>,
+    /// A line of the file that makes the tool read another file (a shell `source`): such a file's
+    /// result is not kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unless_file: Option<Pattern>,
+    /// A line of a configuration file that makes the tool read another file (`extend = "…"`): no
+    /// result is kept under it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unless_config: Option<Pattern>,
+}
+
 /// One language entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -250,6 +271,12 @@ pub struct Language {
     /// the whole tree for it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reads_project: bool,
+    /// The per-file lint judges each file alone: its result depends only on the file's bytes and
+    /// path, the configuration files (`linter_config_files`) in its directory and the ones above,
+    /// what is named here, the tool and its options. Clean results are kept per file and reused by
+    /// every later run (`crate::cache::file_results`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub one_file: Option<OneFile>,
     /// Findings are reported but never block.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub advisory: bool,

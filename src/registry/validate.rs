@@ -87,6 +87,7 @@ enum FieldKind {
     AdoptedWhen,
     Pattern,
     Runner,
+    OneFile,
 }
 
 const FIELDS: &[(&str, FieldKind)] = &[
@@ -119,6 +120,7 @@ const FIELDS: &[(&str, FieldKind)] = &[
     ("install_hint", FieldKind::Text),
     ("append_files", FieldKind::Flag),
     ("reads_project", FieldKind::Flag),
+    ("one_file", FieldKind::OneFile),
     ("advisory", FieldKind::Flag),
     ("runs_repo_code", FieldKind::Fields),
 ];
@@ -236,6 +238,14 @@ fn check_kind(kind: FieldKind, value: &serde_json::Value) -> Result<(), String> 
             Ok(())
         }
         (FieldKind::Runner, _) => Err("must be an object {when, argv}".into()),
+        (FieldKind::OneFile, value @ Value::Object(_)) => {
+            serde_json::from_value::<crate::registry::OneFile>(value.clone())
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        }
+        (FieldKind::OneFile, _) => {
+            Err("must be an object {user_configs, env_prefixes, unless_file, unless_config}".into())
+        }
         (FieldKind::Pattern, value @ Value::String(_)) => {
             serde_json::from_value::<crate::registry::Pattern>(value.clone())
                 .map(|_| ())

@@ -422,6 +422,7 @@ mod tests {
             exempt: Vec::new(),
             findings: crate::findings::parse(crate::findings::Format::RuffConcise, &output),
             output,
+            reused: 0,
         }
     }
 

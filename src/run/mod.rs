@@ -38,6 +38,9 @@ pub(crate) struct RunOptions {
     pub deadline: Duration,
     /// Linters running at once.
     pub jobs: usize,
+    /// Files whose clean result is known are not linted again (`crate::cache::file_results`);
+    /// `check --no-cache` turns it off.
+    pub reuse: bool,
 }
 
 /// A progress event, for a live progress line.
@@ -466,7 +469,7 @@ mod tests {
             ("PATH", Env::from_process().get("PATH").cloned().unwrap_or_default()),
             ("CODEGUARD_HOME", tmp.path().join("home").into_os_string()),
         ]);
-        let options = RunOptions { deadline: Duration::from_secs(60), jobs: 2 };
+        let options = RunOptions { deadline: Duration::from_secs(60), jobs: 2, reuse: true };
         let results = execute(&plan, &env, &options, &|_| {});
         let started = std::fs::read_to_string(&log).expect("log");
         let order: Vec<&str> = started.lines().collect();

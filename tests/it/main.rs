@@ -20,6 +20,7 @@ mod corpus;
 mod detect;
 mod dialects;
 mod explain;
+mod file_results;
 mod fix;
 mod gate;
 mod git_hooks;
