@@ -17,13 +17,18 @@ import statistics
 import sys
 
 HOOK = "codeguard hook pre-tool-use"
+# The hook when the lint after each edit already proved the staged files (bench.sh
+# `edit_time_lint`); HOOK and GIT_HOOK are measured from an empty per-file store.
+EDITED = "codeguard hook pre-tool-use after edit-time linting"
 GIT_HOOK = "codeguard git-hook pre-commit"
-CONTENDERS = [HOOK, GIT_HOOK, "prek run", "pre-commit run", "lefthook run pre-commit", "floor"]
-SHORT = {HOOK: "codeguard hook", GIT_HOOK: "codeguard git-hook", "prek run": "prek",
+PEERS = ["prek run", "pre-commit run", "lefthook run pre-commit"]
+CONTENDERS = [HOOK, EDITED, GIT_HOOK, *PEERS, "floor"]
+SHORT = {HOOK: "codeguard hook", EDITED: "hook after edits", GIT_HOOK: "codeguard git-hook", "prek run": "prek",
          "pre-commit run": "pre-commit", "lefthook run pre-commit": "lefthook", "floor": "floor"}
 # (numerator, denominator, column title): the ratios the targets use.
 RATIOS = [(HOOK, "floor", "hook / floor"), (HOOK, "prek run", "hook / prek"),
-          (HOOK, "lefthook run pre-commit", "hook / lefthook"), (HOOK, "pre-commit run", "hook / pre-commit")]
+          (HOOK, "lefthook run pre-commit", "hook / lefthook"), (HOOK, "pre-commit run", "hook / pre-commit"),
+          (EDITED, "prek run", "after edits / prek"), (EDITED, HOOK, "after edits / hook")]
 
 
 def load(directory):
@@ -156,7 +161,37 @@ def main():
         lo, hi = min(own), max(own)
         text = f"{own[hi] / own[lo]:.2f}×" if own[lo] > 0 else "– (own time at the smallest N is not positive)"
         lines += ["", f"codeguard own time (hook minus floor, K=1), N={hi:,} over N={lo:,}: {text}"]
+    lines += ["", "Goals (issue 33), each from the medians above:", ""]
+    lines += goals(data, own)
     print("\n".join(lines))
+
+
+def goals(data, own):
+    """One line per goal and cell: the ratio, and whether it is met."""
+    out = []
+
+    def line(text, value, limit):
+        out.append(f"- {text}: {value:.2f}× (goal ≤ {limit}×) — **{'met' if value <= limit else 'NOT met'}**")
+
+    def med(samples, name):
+        return statistics.median(samples[name]) if name in samples else None
+
+    for (n, k), (samples, _, _) in sorted(data.items()):
+        edited, hook, prek = med(samples, EDITED), med(samples, HOOK), med(samples, "prek run")
+        peers = [m for m in (med(samples, p) for p in PEERS) if m is not None]
+        if k in (50, 1000) and edited and prek:
+            line(f"N={n:,} K={k:,}: hook after edit-time linting / prek", edited / prek, 0.2)
+        if k in (50, 1000) and edited and hook:
+            line(f"N={n:,} K={k:,}: hook after edit-time linting / itself without", edited / hook, 0.2)
+        if peers and (edited or hook):
+            best = edited or hook
+            which = "hook after edit-time linting" if edited else "hook"
+            line(f"N={n:,} K={k:,}: {which} / fastest peer", best / min(peers), 0.8)
+        if k == 1 and n == 50_000 and hook and med(samples, "floor"):
+            line(f"N={n:,} K=1: hook / floor", hook / med(samples, "floor"), 2.0)
+    if 10_000 in own and 50_000 in own and own[10_000] > 0:
+        line("codeguard own time at K=1, N=50,000 over N=10,000", own[50_000] / own[10_000], 1.3)
+    return out or ["- (no cell of the goals was measured)"]
 
 
 if __name__ == "__main__":

@@ -5,8 +5,8 @@
 #   scripts/bench.sh                 # everything; the tables go to stdout, target/bench/table.md
 #                                    # and target/bench/matrix.md
 #   ROUNDS=5 scripts/bench.sh        # rounds per comparison (default 5; RUNS=3 runs per round)
-#   ONLY=gate scripts/bench.sh       # one scenario: passthrough, snapshot, gate, noop, backstop,
-#                                    # rust or matrix
+#   ONLY=gate scripts/bench.sh       # one scenario: install, passthrough, snapshot, gate, noop,
+#                                    # backstop, rust or matrix
 #   NS="1000 10000" KS="1 50" ONLY=matrix scripts/bench.sh   # a smaller matrix
 #   CG=/path/to/codeguard scripts/bench.sh   # that binary, no cargo build (passthrough and
 #                                    # snapshot need its examples/spawn_loop and
@@ -14,7 +14,8 @@
 #   BUILT=1 scripts/bench.sh         # target/release as it is, no cargo build
 #   VENV=DIR scripts/bench.sh        # the pinned tools in DIR instead of .tools/bench-venv
 #
-# Scenarios (each compares its contenders within one hyperfine call per round; rounds alternate
+# Scenarios (install is timed once, phase by phase: README command 1 from a cold start; the others
+# each compare its contenders within one hyperfine call per round; rounds alternate
 # the contenders, so background load spreads over all of them, and the samples of all rounds are
 # pooled before taking the median):
 #   passthrough  `codeguard hook pre-tool-use` on an `ls -la` payload vs spawning /bin/true, both
@@ -131,15 +132,20 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 wanted() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 
 # compare SCENARIO NAME1 CMD1 NAME2 CMD2 …: ROUNDS hyperfine calls (no shell: each command is
-# split into words and executed directly), each running every contender RUNS times.
+# split into words and executed directly), each running every contender RUNS times. A contender
+# whose name has an entry in `prepare` gets that command run before each of its runs (untimed).
+declare -A prepare=()
 compare() {
   local scenario=$1
   shift
-  local args=() r
+  local args=() preps=() any=0 r
   while [ $# -gt 0 ]; do
     args+=(-n "$1" "$2")
+    preps+=(--prepare "${prepare[$1]:-true}")
+    [ -z "${prepare[$1]:-}" ] || any=1
     shift 2
   done
+  [ "$any" = 0 ] || args+=("${preps[@]}")
   mkdir -p "$results/$scenario"
   for r in $(seq "$rounds"); do
     hyperfine -N --style basic --warmup "${WARMUP:-1}" --runs "${RUNS:-3}" \
@@ -158,6 +164,38 @@ rss() {
     values+=("$(tail -1 "$f")")
   done
   printf '%s\t%s\n' "$name" "$(printf '%s\n' "${values[@]}" | sort -n | sed -n 2p)" >>"$results/$scenario/rss.tsv"
+}
+
+# Per-file lint results (README "Per-file lint results"): codeguard's runs are measured from an
+# empty store ("without edit-time linting": every linter runs, as before the agent's edits were
+# linted) and, as "after edit-time linting", from the store the lint after each edit left.
+HOOK="codeguard hook pre-tool-use"
+EDITED="codeguard hook pre-tool-use after edit-time linting"
+GIT_HOOK="codeguard git-hook pre-commit"
+cold_store="sh -c 'rm -rf $CODEGUARD_HOME/file-results'"
+prepare[$HOOK]=$cold_store
+prepare[$GIT_HOOK]=$cold_store
+
+# edit_time_lint DIR FILE…: empties the store, then runs the lint after an edit (`codeguard hook
+# post-tool-use`, a Claude `Write` payload) on each FILE of DIR/repo, as an agent's edits get it;
+# keeps the store it left in DIR/edited-results and sets prepare[$EDITED] to restore it. Fails
+# unless `check --staged` then lints none of the FILEs (each one's clean result is reused).
+edit_time_lint() {
+  local dir=$1 file reused t0
+  shift
+  t0=$(date +%s)
+  rm -rf "$CODEGUARD_HOME/file-results" "$dir/edited-results"
+  for file in "$@"; do
+    printf '{"session_id":"s","cwd":"%s","hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"%s/%s","content":""}}\n' \
+      "$dir/repo" "$dir/repo" "$file" | (cd "$dir/repo" && "$cg" hook post-tool-use >/dev/null)
+  done
+  cp -a "$CODEGUARD_HOME/file-results" "$dir/edited-results"
+  prepare[$EDITED]="sh -c 'rm -rf $CODEGUARD_HOME/file-results && cp -a $dir/edited-results $CODEGUARD_HOME/file-results'"
+  reused=$(cd "$dir/repo" && "$cg" check --staged --format json | python3 -c '
+import json, sys
+print(sum(l.get("reused", 0) for l in json.load(sys.stdin)["languages"]))')
+  [ "$reused" = $# ] || { echo "after edit-time linting of $# files, check --staged reused $reused" >&2; exit 1; }
+  echo "edit-time lint of $# files took $(($(date +%s) - t0)) s; check --staged then lints none of them" >&2
 }
 
 # A repository whose first commit holds the tools' configuration and with COUNT clean new files
@@ -197,6 +235,28 @@ print(" ".join(l["language"] + "=" + l["status"] for l in d["languages"] if l["s
   echo "$flavour fixture: $statuses; hook silent; prek and pre-commit pass" >&2
 }
 
+# --- 0. install: README command 1 from a cold start ---------------------------------------------
+# scripts/install.sh into a throw-away root with its own cold Cargo target directory, state home
+# and pip cache (every dependency compiled, every managed tool downloaded), then `codeguard trust
+# . && codeguard check --timeout 900 .` on this checkout (clippy's first build included), timed
+# phase by phase into install/times.tsv (seconds).
+if wanted install; then
+  say "install: README command 1, cold (fresh Cargo target, state home and pip cache)"
+  iroot=$work/install-root
+  mkdir -p "$results/install"
+  t0=$(date +%s)
+  CARGO_TARGET_DIR=$work/install-target CODEGUARD_HOME=$work/install-home PIP_CACHE_DIR=$work/install-pip \
+    scripts/install.sh --root "$iroot" >&2
+  t1=$(date +%s)
+  CODEGUARD_HOME=$work/install-home "$iroot/bin/codeguard" trust . >&2
+  CODEGUARD_HOME=$work/install-home "$iroot/bin/codeguard" check --timeout 900 . >&2 ||
+    { echo "README command 1 did not end in PASS" >&2; exit 1; }
+  t2=$(date +%s)
+  printf 'scripts/install.sh (build, install, managed tools)\t%s\ncodeguard trust . && codeguard check --timeout 900 . (first)\t%s\nREADME command 1, whole\t%s\n' \
+    $((t1 - t0)) $((t2 - t1)) $((t2 - t0)) >"$results/install/times.tsv"
+  rm -rf "$work/install-target" "$work/install-home" "$work/install-pip"
+fi
+
 # --- 1. pass-through --------------------------------------------------------------------------
 if wanted passthrough; then
   need passthrough "$spawn"
@@ -225,9 +285,12 @@ gate() {
   py=$(cd "$dir/repo" && git diff --cached --name-only -- '*.py' | tr '\n' ' ')
   sh=$(cd "$dir/repo" && git diff --cached --name-only -- '*.sh' | tr '\n' ' ')
   yml=$(cd "$dir/repo" && git diff --cached --name-only -- '*.yml' | tr '\n' ' ')
+  # shellcheck disable=SC2086 # the file lists are words
+  edit_time_lint "$dir" $py $sh $yml
   local contenders=(
-    "codeguard hook pre-tool-use" "$spawn $dir/commit.json 1 $cg hook pre-tool-use"
-    "codeguard git-hook pre-commit" "$cg git-hook pre-commit"
+    "$HOOK" "$spawn $dir/commit.json 1 $cg hook pre-tool-use"
+    "$EDITED" "$spawn $dir/commit.json 1 $cg hook pre-tool-use"
+    "$GIT_HOOK" "$cg git-hook pre-commit"
     "prek run" "prek run"
     "pre-commit run" "pre-commit run"
   )
@@ -448,9 +511,12 @@ if wanted matrix; then
       floor=$(cat "$dir/floor.sh")
       runs=${RUNS:-3} warmup=${WARMUP:-1}
       if [ "$k" -ge 1000 ]; then runs=${RUNS_BIG:-1} warmup=${WARMUP_BIG:-0}; fi
+      # shellcheck disable=SC2046 # one word per staged file
+      edit_time_lint "$dir" $(cd "$dir/repo" && git diff --cached --name-only)
       (cd "$dir/repo" && RUNS=$runs WARMUP=$warmup compare "matrix/$n-$k" \
-        "codeguard hook pre-tool-use" "sh -c 'exec $cg hook pre-tool-use <$dir/commit.json'" \
-        "codeguard git-hook pre-commit" "$cg git-hook pre-commit" \
+        "$HOOK" "sh -c 'exec $cg hook pre-tool-use <$dir/commit.json'" \
+        "$EDITED" "sh -c 'exec $cg hook pre-tool-use <$dir/commit.json'" \
+        "$GIT_HOOK" "$cg git-hook pre-commit" \
         "prek run" "prek run" \
         "pre-commit run" "pre-commit run" \
         "lefthook run pre-commit" "lefthook run pre-commit" \

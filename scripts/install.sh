@@ -28,3 +28,5 @@ if [ "${CODEGUARD_NO_INSTALL:-}" = 1 ]; then
 elif ! "$root/bin/codeguard" tools install --detected .; then
   echo "codeguard: installed, but some linters could not be installed (see above); run codeguard tools install --detected again when the package registry is reachable" >&2
 fi
+echo "codeguard: installed $root/bin/codeguard ($("$root/bin/codeguard" --version))." >&2
+echo "codeguard: next, gate your coding agent: codeguard install --host claude (or codex, gemini, kimi, copilot, cursor, openhands); and git's own hooks in a repository: codeguard install --git-hooks" >&2

@@ -442,6 +442,26 @@ mod tests {
     }
 
     #[test]
+    fn concurrent_writers_lose_no_key() {
+        let dir = tempfile::tempdir().expect("dir");
+        let env = crate::state::test_env(dir.path());
+        let keys: Vec<Vec<String>> =
+            (0..8).map(|w| (0..100).map(|i| format!("b{w:015x}{i:016x}")).collect()).collect();
+        std::thread::scope(|s| {
+            for mine in &keys {
+                let env = &env;
+                s.spawn(move || {
+                    for key in mine {
+                        keep(env, std::slice::from_ref(key)).expect("keep");
+                    }
+                });
+            }
+        });
+        let all: Vec<&String> = keys.iter().flatten().collect();
+        assert_eq!(known(&env, all.iter().copied()).len(), 800, "every writer's keys are there");
+    }
+
+    #[test]
     fn user_configs_are_placed_under_home_and_xdg() {
         let env = Env::from_pairs([("HOME".to_owned(), std::ffi::OsString::from("/h"))]);
         assert_eq!(user_path("~/.shellcheckrc", &env), Some(PathBuf::from("/h/.shellcheckrc")));
