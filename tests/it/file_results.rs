@@ -86,6 +86,17 @@ impl Setup {
         json_stdout(&cmd.args(["check", "--format", "json"]).arg(self.repo.root()).output().expect("check"))
     }
 
+    /// `check --staged --format json` in the repository: the JSON report.
+    fn staged(&self) -> serde_json::Value {
+        let out = codeguard(self.home.path())
+            .env("PATH", self.path())
+            .current_dir(self.repo.root())
+            .args(["check", "--staged", "--format", "json"])
+            .output()
+            .expect("check");
+        json_stdout(&out)
+    }
+
     /// Files linted by one whole-tree check.
     fn check_lints(&self, env: &[(&str, &str)]) -> Vec<String> {
         self.linted(|| {
@@ -198,15 +209,7 @@ fn a_failure_or_a_file_that_changed_while_it_was_linted_is_not_kept() {
     std::fs::write(s.bin.path().join("ruff"), script).expect("write");
     let staged = || {
         s.repo.git(&["add", "a.py"]);
-        s.linted(|| {
-            let out = codeguard(s.home.path())
-                .env("PATH", s.path())
-                .current_dir(s.repo.root())
-                .args(["check", "--staged", "--format", "json"])
-                .output()
-                .expect("check");
-            assert_eq!(json_stdout(&out)["status"], "PASS");
-        })
+        s.linted(|| assert_eq!(s.staged()["status"], "PASS"))
     };
     assert_eq!(staged(), ["a.py"]);
     s.repo.write("a.py", &format!("{CLEAN}print(3)\n"));
@@ -248,15 +251,7 @@ fn the_edit_time_lint_spares_the_gate_git_hook_and_check_and_a_second_session_ne
         assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     });
     assert!(gate.is_empty(), "the gate lints nothing the edits proved: {gate:?}");
-    let staged = s.linted(|| {
-        let out = codeguard(s.home.path())
-            .env("PATH", s.path())
-            .current_dir(s.repo.root())
-            .args(["check", "--staged", "--format", "json"])
-            .output()
-            .expect("check");
-        assert_eq!(json_stdout(&out)["status"], "PASS");
-    });
+    let staged = s.linted(|| assert_eq!(s.staged()["status"], "PASS"));
     assert!(staged.is_empty(), "check --staged neither: {staged:?}");
     // No managed linter: the fake one on PATH is the only ruff there is.
     let install = codeguard(s.home.path())
