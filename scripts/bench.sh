@@ -244,12 +244,14 @@ if wanted install; then
   say "install: README command 1, cold (fresh Cargo target, state home and pip cache)"
   iroot=$work/install-root
   mkdir -p "$results/install"
+  # As a user's shell runs it: without the RUSTFLAGS release-flags.sh exported for this script's
+  # own build (they would reach the check's `cargo clippy`, proc-macros included).
   t0=$(date +%s)
-  CARGO_TARGET_DIR=$work/install-target CODEGUARD_HOME=$work/install-home PIP_CACHE_DIR=$work/install-pip \
-    scripts/install.sh --root "$iroot" >&2
+  env -u RUSTFLAGS CARGO_TARGET_DIR="$work/install-target" CODEGUARD_HOME="$work/install-home" \
+    PIP_CACHE_DIR="$work/install-pip" scripts/install.sh --root "$iroot" >&2
   t1=$(date +%s)
-  CODEGUARD_HOME=$work/install-home "$iroot/bin/codeguard" trust . >&2
-  CODEGUARD_HOME=$work/install-home "$iroot/bin/codeguard" check --timeout 900 . >&2 ||
+  env -u RUSTFLAGS CODEGUARD_HOME="$work/install-home" "$iroot/bin/codeguard" trust . >&2
+  env -u RUSTFLAGS CODEGUARD_HOME="$work/install-home" "$iroot/bin/codeguard" check --timeout 900 . >&2 ||
     { echo "README command 1 did not end in PASS" >&2; exit 1; }
   t2=$(date +%s)
   printf 'scripts/install.sh (build, install, managed tools)\t%s\ncodeguard trust . && codeguard check --timeout 900 . (first)\t%s\nREADME command 1, whole\t%s\n' \

@@ -264,7 +264,7 @@ impl Configs<'_> {
         for name in self.names {
             hasher.update(name.as_bytes());
             let path = base.join(name);
-            match std::fs::read(&path) {
+            match read_bounded(&path, true) {
                 Ok(bytes) => {
                     if self
                         .one
@@ -281,8 +281,8 @@ impl Configs<'_> {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                     hasher.update(b"\0absent\0");
                 }
-                // Unreadable (a directory of that name, no permission): whatever the tool makes of
-                // it, no result is kept under it.
+                // Unreadable (a directory of that name, no permission, a device, a FIFO, too
+                // large): whatever the tool makes of it, no result is kept under it.
                 Err(_) => return None,
             }
         }
@@ -292,16 +292,33 @@ impl Configs<'_> {
 
 /// A file's bytes when it is a regular file (not a link) of reasonable size.
 fn regular_file(path: &Path) -> Option<Vec<u8>> {
-    let meta = std::fs::symlink_metadata(path).ok()?;
+    read_bounded(path, false).ok()
+}
+
+/// The bytes of the regular file at `path` (through a link when `follow`), at most
+/// [`MAX_FILE_BYTES`]. Anything else is an error, found without blocking or reading without end:
+/// the file is opened non-blocking (a FIFO does not wait for a writer) and judged by the opened
+/// descriptor, so a repository's `ruff.toml -> /dev/zero` or a FIFO costs one `open`.
+fn read_bounded(path: &Path, follow: bool) -> std::io::Result<Vec<u8>> {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let flags = libc::O_NONBLOCK | if follow { 0 } else { libc::O_NOFOLLOW };
+    let file = std::fs::OpenOptions::new().read(true).custom_flags(flags).open(path)?;
+    let meta = file.metadata()?;
     if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
-        return None;
+        return Err(std::io::Error::other("not a regular file of bounded size"));
     }
-    std::fs::read(path).ok()
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(std::io::Error::other("grew past the bound while read"));
+    }
+    Ok(bytes)
 }
 
 /// Feeds a file's bytes (or that it is absent or unreadable) into `hasher`.
 fn content(hasher: &mut blake3::Hasher, path: &Path) {
-    match std::fs::read(path) {
+    match read_bounded(path, true) {
         Ok(bytes) => {
             hasher.update(b"\0present\0");
             hasher.update(&(bytes.len() as u64).to_le_bytes());

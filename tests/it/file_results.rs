@@ -329,3 +329,16 @@ fn with_the_real_ruff_a_clean_edit_does_not_let_other_bytes_through() {
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(text.contains("F401"), "the real ruff judged the staged bytes: {text}");
 }
+
+#[test]
+fn a_configuration_that_is_a_device_or_a_fifo_costs_nothing_and_keeps_nothing() {
+    let s = Setup::new(&[("a.py", CLEAN), ("run.sh", "#!/bin/sh\necho hi\n")]);
+    std::os::unix::fs::symlink("/dev/zero", s.repo.path("ruff.toml")).expect("symlink");
+    let fifo = s.repo.path(".shellcheckrc");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    for _ in 0..2 {
+        // The fake linters read no configuration: only codeguard's own reading could hang here.
+        assert_eq!(s.check_lints(&[]), ["a.py", "run.sh"], "linted every time, never hanging");
+    }
+}
