@@ -138,6 +138,13 @@ fn in_place(args: &CheckArgs, root: &Path, scope: Scope, env: &Env) -> anyhow::R
         only: &args.lang,
     };
     let soft = if args.no_cache { None } else { SoftCheck::begin(&facts, env) };
+    if args.format == Format::Human {
+        for lang in crate::run::warm::first_builds(&prepared.plan, &prepared.registry, root, env) {
+            crate::output::progress(&format!(
+                "codeguard: {lang}: its linter builds this project and its dependencies the first time (minutes on a small machine); later checks reuse that build\n"
+            ));
+        }
+    }
     let (results, reused) = if let Some(hit) = soft.as_ref().and_then(SoftCheck::reuse) {
         let mut results = hit.results;
         report::write_logs(&mut results, &crate::state::log_dir(env), &request.log_prefix);

@@ -77,6 +77,31 @@ pub(crate) fn with_build_caches(
     )
 }
 
+/// The planned languages whose linter builds and whose build cache for `workspace` (in place, not
+/// the stable tree) holds nothing yet: their first run builds the project and its dependencies.
+/// Reads only; creates nothing.
+pub(crate) fn first_builds<'a>(
+    plan: &'a Plan,
+    registry: &Registry,
+    workspace: &Path,
+    env: &Env,
+) -> Vec<&'a str> {
+    let workspace = workspace.canonicalize().unwrap_or_else(|_| workspace.to_path_buf());
+    let key = crate::state::key_of(&[workspace.as_os_str().as_encoded_bytes()]);
+    let dir = crate::state::home(env).join("cache").join("build").join(key);
+    plan.entries
+        .iter()
+        .filter(|e| matches!(e.action, Action::Run(_)))
+        .filter(|e| {
+            registry.get(&e.language).is_some_and(|l| {
+                !l.build_cache_env.is_empty()
+                    && l.build_cache_env.iter().all(|v| !dir.join(dir_name(v)).exists())
+            })
+        })
+        .map(|e| e.language.as_str())
+        .collect()
+}
+
 /// The part of a repository's cache that belongs to its [`StableTree`]: the tree, its manifest,
 /// its lock and its own build directories.
 const STABLE: &str = "stable";

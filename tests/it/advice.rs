@@ -239,6 +239,26 @@ fn clippy_builds_in_a_warm_per_repository_cache_never_in_the_users_target() {
 }
 
 #[test]
+fn the_first_check_that_builds_says_so_and_later_ones_do_not() {
+    let (repo, home) = rust_crate(CARGO_LOCK, HELLO_RS, &[]);
+    let check = || {
+        let out = codeguard(home.path())
+            .envs(rust_env())
+            .current_dir(repo.root())
+            .args(["check", "--no-cache", "--lang", "rust", "--all"])
+            .output()
+            .expect("run check");
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let said = "rust: its linter builds this project and its dependencies the first time";
+    let first = check();
+    assert!(first.contains(said), "the first check names the build it waits for: {first}");
+    let second = check();
+    assert!(!second.contains(said), "a later one reuses the build and says nothing: {second}");
+}
+
+#[test]
 fn a_gate_after_a_blocked_attempt_lints_the_content_as_it_is_now() {
     // Two crates: cargo re-checks only a crate with a file newer than its last build, so the
     // stable tree must give a file that went back to older content a new time as well.
