@@ -79,7 +79,7 @@ impl Reuse {
             }
             let Action::Run(job) = &mut entry.action else { continue };
             let args: HashMap<String, String> =
-                file_args(job).into_iter().map(|(arg, file)| (arg.to_owned(), file.clone())).collect();
+                file_args(job).into_iter().map(|(arg, file)| (arg, file.clone())).collect();
             let gone: HashSet<&str> =
                 args.iter().filter(|(_, file)| proven.contains(*file)).map(|(arg, _)| arg.as_str()).collect();
             let invocations: Vec<_> = job
@@ -154,20 +154,10 @@ fn entry_keys(
     job_keys(job, lang, one, env, trusted)
 }
 
-/// The argument each file of `job` is given as (its path, or `./path`), to the file.
-fn file_args(job: &Job) -> HashMap<&str, &String> {
-    let mut args: HashMap<&str, &String> = HashMap::new();
-    for file in &job.files {
-        args.insert(file.as_str(), file);
-    }
-    for arg in &job.invocations {
-        for word in arg {
-            if let Some(file) = word.strip_prefix("./").and_then(|p| job.files.iter().find(|f| *f == p)) {
-                args.insert(word.as_str(), file);
-            }
-        }
-    }
-    args
+/// The argument each file of `job` can be given as (its path, or [`crate::plan::path_arg`]'s
+/// `./path`), to the file.
+fn file_args(job: &Job) -> HashMap<String, &String> {
+    job.files.iter().flat_map(|f| [(f.clone(), f), (crate::plan::path_arg(f), f)]).collect()
 }
 
 fn job_keys(job: &Job, lang: &Language, one: &OneFile, env: &Env, trusted: bool) -> BTreeMap<String, String> {
@@ -354,6 +344,15 @@ fn shard(env: &Env, key: &str) -> PathBuf {
     crate::state::home(env).join(DIR).join(format!("{first}.tsv"))
 }
 
+/// `keys` grouped by the shard file each belongs in.
+fn by_shard<'a>(env: &Env, keys: impl IntoIterator<Item = &'a String>) -> BTreeMap<PathBuf, Vec<&'a String>> {
+    let mut shards: BTreeMap<PathBuf, Vec<&String>> = BTreeMap::new();
+    for key in keys {
+        shards.entry(shard(env, key)).or_default().push(key);
+    }
+    shards
+}
+
 /// The kept keys of a shard, with when each was kept (milliseconds since the epoch).
 fn read_shard(path: &Path) -> HashMap<String, u64> {
     let Ok(text) = std::fs::read_to_string(path) else { return HashMap::new() };
@@ -368,12 +367,8 @@ fn read_shard(path: &Path) -> HashMap<String, u64> {
 
 /// Which of `keys` are kept.
 fn known<'a>(env: &Env, keys: impl IntoIterator<Item = &'a String>) -> HashSet<String> {
-    let mut by_shard: BTreeMap<PathBuf, Vec<&String>> = BTreeMap::new();
-    for key in keys {
-        by_shard.entry(shard(env, key)).or_default().push(key);
-    }
     let mut found = HashSet::new();
-    for (path, keys) in by_shard {
+    for (path, keys) in by_shard(env, keys) {
         let kept = read_shard(&path);
         found.extend(keys.into_iter().filter(|k| kept.contains_key(*k)).cloned());
     }
@@ -382,12 +377,8 @@ fn known<'a>(env: &Env, keys: impl IntoIterator<Item = &'a String>) -> HashSet<S
 
 /// Keeps `keys` (now), each shard under its lock, dropping the oldest beyond [`SHARD_KEEP`].
 fn keep(env: &Env, keys: &[String]) -> std::io::Result<()> {
-    let mut by_shard: BTreeMap<PathBuf, Vec<&String>> = BTreeMap::new();
-    for key in keys {
-        by_shard.entry(shard(env, key)).or_default().push(key);
-    }
     let now = crate::state::now_ms();
-    for (path, keys) in by_shard {
+    for (path, keys) in by_shard(env, keys) {
         crate::fs::ensure_private_dir(path.parent().unwrap_or(&path))?;
         crate::state::with_lock(&path, || {
             let mut kept = read_shard(&path);
@@ -427,14 +418,7 @@ pub(crate) fn clear(env: &Env) -> std::io::Result<usize> {
 }
 
 fn shards(env: &Env) -> Vec<PathBuf> {
-    std::fs::read_dir(crate::state::home(env).join(DIR))
-        .map(|d| {
-            d.filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "tsv"))
-                .collect()
-        })
-        .unwrap_or_default()
+    crate::state::files_with(&crate::state::home(env).join(DIR), "tsv")
 }
 
 #[cfg(test)]

@@ -232,26 +232,15 @@ pub(crate) fn count(env: &Env) -> usize {
 pub(crate) fn clear(env: &Env) -> std::io::Result<usize> {
     let home = crate::state::home(env);
     let mut removed = 0;
-    for dir in [SOFT_DIR, STAT_DIR] {
-        let Ok(entries) = std::fs::read_dir(home.join(dir)) else { continue };
-        for entry in entries.filter_map(Result::ok) {
-            let path = entry.path();
-            if path.extension().is_some_and(|x| x == "json" || x == "tsv") {
-                crate::state::remove(&path)?;
-                removed += 1;
-            }
+    for (dir, ext) in [(SOFT_DIR, "json"), (STAT_DIR, "tsv")] {
+        for path in crate::state::files_with(&home.join(dir), ext) {
+            crate::state::remove(&path)?;
+            removed += 1;
         }
     }
     Ok(removed)
 }
 
 fn files(env: &Env) -> Vec<PathBuf> {
-    std::fs::read_dir(crate::state::home(env).join(SOFT_DIR))
-        .map(|d| {
-            d.filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "json"))
-                .collect()
-        })
-        .unwrap_or_default()
+    crate::state::files_with(&crate::state::home(env).join(SOFT_DIR), "json")
 }

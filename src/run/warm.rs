@@ -62,7 +62,7 @@ pub(crate) fn with_build_caches(
     if vars.is_empty() {
         return linter_env;
     }
-    let root = crate::state::home(env).join("cache").join("build");
+    let root = build_root(env);
     let Some(dir) = repo_cache(&root, workspace) else { return linter_env };
     sweep(&root, &dir);
     let dir = if stable { dir.join(STABLE) } else { dir };
@@ -86,9 +86,7 @@ pub(crate) fn first_builds<'a>(
     workspace: &Path,
     env: &Env,
 ) -> Vec<&'a str> {
-    let workspace = workspace.canonicalize().unwrap_or_else(|_| workspace.to_path_buf());
-    let key = crate::state::key_of(&[workspace.as_os_str().as_encoded_bytes()]);
-    let dir = crate::state::home(env).join("cache").join("build").join(key);
+    let dir = cache_dir(&build_root(env), workspace);
     plan.entries
         .iter()
         .filter(|e| matches!(e.action, Action::Run(_)))
@@ -157,7 +155,7 @@ impl StableTree {
     /// `None` (lint in the snapshot instead) when the cache cannot be used, another run holds the
     /// tree, or a file cannot be synced.
     pub(crate) fn sync(from: &Path, workspace: &Path, env: &Env) -> Option<Self> {
-        let root = crate::state::home(env).join("cache").join("build");
+        let root = build_root(env);
         let base = repo_cache(&root, workspace)?.join(STABLE);
         crate::fs::ensure_private_dir(&base).ok()?;
         let lock = crate::fs::try_lock(&base.join("tree"))?;
@@ -304,12 +302,21 @@ pub(crate) fn dir_name(var: &str) -> String {
     var.to_ascii_lowercase().replace('_', "-")
 }
 
+/// Where every repository's build cache lives.
+fn build_root(env: &Env) -> PathBuf {
+    crate::state::home(env).join("cache").join("build")
+}
+
+/// The directory of `workspace`'s build cache under `root` (keyed by its canonical path).
+fn cache_dir(root: &Path, workspace: &Path) -> PathBuf {
+    let workspace = workspace.canonicalize().unwrap_or_else(|_| workspace.to_path_buf());
+    root.join(crate::state::key_of(&[workspace.as_os_str().as_encoded_bytes()]))
+}
+
 /// This repository's cache directory, created and stamped as used; `None` when the state
 /// directory is on tmpfs or cannot be written.
 fn repo_cache(root: &Path, workspace: &Path) -> Option<PathBuf> {
-    let workspace = workspace.canonicalize().unwrap_or_else(|_| workspace.to_path_buf());
-    let key = crate::state::key_of(&[workspace.as_os_str().as_encoded_bytes()]);
-    let dir = root.join(key);
+    let dir = cache_dir(root, workspace);
     if on_tmpfs(&dir) {
         return None;
     }

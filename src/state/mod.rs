@@ -118,6 +118,18 @@ pub(crate) fn take_json<T: DeserializeOwned + Default>(path: &Path) -> std::io::
     })
 }
 
+/// The files directly in `dir` whose extension is `ext` (none when `dir` cannot be read).
+pub(crate) fn files_with(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == ext))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Removes a state file and its sidecar lock; a missing file is not an error.
 pub(crate) fn remove(path: &Path) -> std::io::Result<()> {
     for file in [path.to_path_buf(), crate::fs::lock_path(path)] {
