@@ -68,9 +68,8 @@ chained=\"${{0%/*}}/{name}{CHAINED_SUFFIX}\"
                 "# Written by `codeguard install --host H` into codeguard's hooks directory for agent sessions,
 # which the host's shell environment names as core.hooksPath (GIT_CONFIG_COUNT); `codeguard
 # uninstall --host H` stops naming it. The repository's own {name} hook, if any, runs first.
-chained=$(GIT_CONFIG_COUNT=0 git rev-parse --git-path hooks/{name} 2>/dev/null)
-if [ \"$chained\" -ef \"$0\" ]; then chained=; fi
-"
+{}",
+                repository_hook(name)
             ),
         }
     }
@@ -128,8 +127,8 @@ fi
 
 /// The reference-transaction script (`exe` already quoted). git runs it for every ref update
 /// (three times: prepared, committed, aborted), so what codeguard ignores costs one `sh` and no
-/// other process (in the session's hooks directory, one `git rev-parse` too, to find the
-/// repository's own hook): any state but `prepared` and any transaction that moves no branch or
+/// other process (in the session's hooks directory, the repository's own hook is found through
+/// [`repository_hook`]'s record): any state but `prepared` and any transaction that moves no branch or
 /// tag returns at once, with the ref lines read by the shell's own `read`. A chained hook still
 /// sees every state with its stdin.
 fn backstop_script(exe: &str, preamble: &str, chain: Chain) -> String {
@@ -166,6 +165,60 @@ if [ ! -x \"$codeguard\" ]; then
 fi
 printf '%s' \"$input\" | \"$codeguard\" git-hook {name} \"$@\"
 "
+    )
+}
+
+/// The lines of a script in the agent session's hooks directory that set `chained` to the
+/// repository's own hook `name` (empty when it would be this very script): the hooks directory
+/// git would use without the session's entry — its `core.hooksPath`, else the common git
+/// directory's `hooks` — asked of git with the session's configuration entries off.
+///
+/// git runs the reference-transaction hook twice for every ref update (`prepared`, then
+/// `committed` or `aborted`), so asking git each time would start two more processes for every
+/// update codeguard ignores. The answer is therefore kept per repository, under
+/// `.repositories/<the repository's path>/hooks-dir` in the session's hooks directory (codeguard's
+/// state, which the gate protects), with the environment it was asked in and every git
+/// configuration file git reads there (system unless `GIT_CONFIG_NOSYSTEM`, global,
+/// `.git/config`, `.git/config.worktree`).
+/// It stands only while each of those files that exists is older than the record — a change made
+/// the same second counts as newer — and the environment is the same. It is kept only where that
+/// covers everything the answer depends on: a repository whose `.git` directory is in the
+/// hook's working directory (git runs hooks at the top of the worktree), no `GIT_DIR`-like
+/// variable, no `git -c`, only the session's own configuration entry, and no `include`
+/// in any configuration. Everywhere else git is asked every time, as before.
+pub(crate) fn repository_hook(name: &str) -> String {
+    format!(
+        r#"hooks=
+keep=
+if [ -d .git ] && [ "${{GIT_CONFIG_COUNT-}}" = 1 ] && [ -z "${{GIT_DIR-}}${{GIT_COMMON_DIR-}}${{GIT_WORK_TREE-}}${{GIT_CONFIG_PARAMETERS-}}${{GIT_CONFIG-}}" ]; then
+  keep="${{0%/*}}/.repositories$PWD/hooks-dir"
+  kept() {{
+    for v in "$HOME" "${{XDG_CONFIG_HOME-}}" "${{GIT_CONFIG_GLOBAL-}}" "${{GIT_CONFIG_SYSTEM-}}" "${{GIT_CONFIG_NOSYSTEM-}}"; do
+      IFS= read -r line && [ "$line" = "$v" ] || return 1
+    done
+    IFS= read -r hooks && [ -n "$hooks" ] || return 1
+    while IFS= read -r f; do
+      [ ! -e "$f" ] || [ "$keep" -nt "$f" ] || return 1
+    done
+  }}
+  if [ -f "$keep" ] && kept < "$keep"; then :; else hooks=; fi
+fi
+if [ -z "$hooks" ]; then
+  if [ -n "$keep" ] && {{ [ -d "${{keep%/*}}" ] || mkdir -p "${{keep%/*}}" 2>/dev/null; }} && printf '\n' 2>/dev/null > "$keep"; then
+    hooks=$(GIT_CONFIG_COUNT=0 git rev-parse --git-path hooks 2>/dev/null)
+    if [ -n "$hooks" ] && ! GIT_CONFIG_COUNT=0 git config --get-regexp '^include' >/dev/null 2>&1 &&
+      files=$({{ GIT_CONFIG_COUNT=0 git var GIT_CONFIG_SYSTEM 2>/dev/null || [ -n "${{GIT_CONFIG_NOSYSTEM-}}" ]; }} && GIT_CONFIG_COUNT=0 git var GIT_CONFIG_GLOBAL 2>/dev/null) &&
+      record=$(printf '%s\n' "$HOME" "${{XDG_CONFIG_HOME-}}" "${{GIT_CONFIG_GLOBAL-}}" "${{GIT_CONFIG_SYSTEM-}}" "${{GIT_CONFIG_NOSYSTEM-}}" "$hooks" "$files" .git/config .git/config.worktree) &&
+      printf '%s\n' "$record" | {{ kept; }}; then
+      printf '%s\n' "$record" 2>/dev/null > "$keep"
+    fi
+  else
+    hooks=$(GIT_CONFIG_COUNT=0 git rev-parse --git-path hooks 2>/dev/null)
+  fi
+fi
+chained=${{hooks:+$hooks/{name}}}
+if [ "$chained" -ef "$0" ]; then chained=; fi
+"#
     )
 }
 

@@ -78,12 +78,12 @@ pub(crate) fn script(name: &str, exe: &Path) -> String {
 # Written by `codeguard install --host H` into codeguard's hooks directory for agent sessions,
 # which the host's shell environment names as core.hooksPath (GIT_CONFIG_COUNT): this runs the
 # repository's own {name} hook, if it has one, as git would have.
-chained=$(GIT_CONFIG_COUNT=0 git rev-parse --git-path hooks/{name} 2>/dev/null)
-if [ -x \"$chained\" ] && [ ! \"$chained\" -ef \"$0\" ]; then
+{}if [ -x \"$chained\" ]; then
   exec \"$chained\" \"$@\"
 fi
 exit 0
-"
+",
+            hook_script::repository_hook(name)
         ),
     }
 }
@@ -350,7 +350,8 @@ mod tests {
             let text = script(name, exe);
             assert!(hook_script::is_ours(&text), "{name}");
             assert!(
-                text.contains(&format!("GIT_CONFIG_COUNT=0 git rev-parse --git-path hooks/{name}")),
+                text.contains("GIT_CONFIG_COUNT=0 git rev-parse --git-path hooks 2>")
+                    && text.contains(&format!("chained=${{hooks:+$hooks/{name}}}")),
                 "{name} finds the repository's own hook: {text}"
             );
             let judges = text.contains("git-hook ");

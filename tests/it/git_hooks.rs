@@ -798,6 +798,67 @@ fn the_session_backstop_judges_every_route_and_the_repositorys_own_hooks_still_r
     );
 }
 
+/// git runs the reference-transaction hook twice for every ref update, so the session's scripts
+/// ask git for the repository's own hooks directory once and keep the answer while no git
+/// configuration file changed: an ignored update then starts no process but git itself. A new
+/// `core.hooksPath` is seen by the very next update.
+#[test]
+fn the_session_hooks_ask_git_for_the_repositorys_hooks_once_and_again_after_a_config_change() {
+    let s = Session::new();
+    let config = s.h.repo.root().join(".git/config");
+    let age_config = || {
+        let file = std::fs::File::options().append(true).open(&config).expect("config");
+        file.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(30)).expect("mtime");
+    };
+    age_config();
+    let trace = s.h.home.path().join("trace.json");
+    let processes = |args: &[&str]| {
+        let _ = std::fs::remove_file(&trace);
+        let mut vars: Vec<(&str, &std::ffi::OsStr)> =
+            s.vars.iter().map(|(k, v)| (k.as_str(), std::ffi::OsStr::new(v.as_str()))).collect();
+        vars.push(("GIT_TRACE2_EVENT", trace.as_os_str()));
+        let out = git_with(&s.h.repo.root(), s.h.home.path(), args, &vars);
+        assert_passed(&out);
+        let text = std::fs::read_to_string(&trace).expect("trace");
+        text.lines().filter(|l| l.contains(r#""event":"start""#)).count()
+    };
+    let first = processes(&["update-ref", "refs/remotes/origin/a", "HEAD"]);
+    assert!(first > 1, "the first update asks git: {first} processes");
+    for name in ["b", "c"] {
+        let target = format!("refs/remotes/origin/{name}");
+        assert_eq!(processes(&["update-ref", &target, "HEAD"]), 1, "only git itself runs");
+    }
+
+    // The repository moves its hooks: its own reference-transaction hook runs at once.
+    let hk2 = s.h.repo.root().join(".hk2");
+    std::fs::create_dir_all(&hk2).expect("dir");
+    let log = s.h.repo.root().join(".git/own-hooks.log");
+    let hook = hk2.join("reference-transaction");
+    std::fs::write(&hook, format!("#!/bin/sh\necho \"hk2 $1\" >> '{}'\ncat > /dev/null\n", log.display()))
+        .expect("hook");
+    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("mode");
+    s.h.repo.git(&["config", "core.hooksPath", ".hk2"]);
+    processes(&["update-ref", "refs/remotes/origin/d", "HEAD"]);
+    assert!(s.own_log().contains("hk2 prepared\nhk2 committed\n"), "{}", s.own_log());
+    // Kept again once the change is older than the record, and still run.
+    age_config();
+    processes(&["update-ref", "refs/remotes/origin/e", "HEAD"]);
+    assert_eq!(processes(&["update-ref", "refs/remotes/origin/f", "HEAD"]), 1, "kept again");
+    assert_eq!(s.own_log().matches("hk2 prepared").count(), 3, "{}", s.own_log());
+
+    // A configuration that includes other files is asked of git every time: the record cannot
+    // watch what an include may name.
+    s.h.repo.git(&["config", "include.path", "more.config"]);
+    age_config();
+    let records = s.h.home.path().join(".codeguard/git-hooks/.repositories");
+    assert!(records.is_dir(), "the answers are kept under the hooks directory");
+    std::fs::remove_dir_all(&records).expect("records");
+    for name in ["g", "h"] {
+        let target = format!("refs/remotes/origin/{name}");
+        assert!(processes(&["update-ref", &target, "HEAD"]) > 1, "asked again");
+    }
+}
+
 #[test]
 fn the_gate_leaves_what_it_cannot_predict_to_the_session_backstop_and_denies_it_without() {
     let s = Session::new();
