@@ -115,10 +115,10 @@ SCENARIOS = [
         "Backstop: the 50-file commit judged at the ref move, against pre-commit on the same content",
         1,
         "codeguard git-hook pre-commit",
-        ["codeguard git-hook pre-commit", "codeguard git-hook reference-transaction"],
+        ["codeguard git-hook pre-commit", "codeguard git-hook reference-transaction, nothing judged before"],
         [
             (
-                "codeguard git-hook reference-transaction",
+                "codeguard git-hook reference-transaction, nothing judged before",
                 "<=",
                 "codeguard git-hook pre-commit",
                 1.1,

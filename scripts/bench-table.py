@@ -21,14 +21,18 @@ HOOK = "codeguard hook pre-tool-use"
 # `edit_time_lint`); HOOK and GIT_HOOK are measured from an empty per-file store.
 EDITED = "codeguard hook pre-tool-use after edit-time linting"
 GIT_HOOK = "codeguard git-hook pre-commit"
+# git's reference-transaction backstop on the same content made a commit, nothing judged before.
+BACKSTOP = "codeguard git-hook reference-transaction, nothing judged before"
 PEERS = ["prek run", "pre-commit run", "lefthook run pre-commit"]
-CONTENDERS = [HOOK, EDITED, GIT_HOOK, *PEERS, "floor"]
-SHORT = {HOOK: "codeguard hook", EDITED: "hook after edits", GIT_HOOK: "codeguard git-hook", "prek run": "prek",
+CONTENDERS = [HOOK, EDITED, GIT_HOOK, BACKSTOP, *PEERS, "floor"]
+SHORT = {HOOK: "codeguard hook", EDITED: "hook after edits", GIT_HOOK: "codeguard git-hook", BACKSTOP: "backstop",
+         "prek run": "prek",
          "pre-commit run": "pre-commit", "lefthook run pre-commit": "lefthook", "floor": "floor"}
 # (numerator, denominator, column title): the ratios the targets use.
 RATIOS = [(HOOK, "floor", "hook / floor"), (HOOK, "prek run", "hook / prek"),
           (HOOK, "lefthook run pre-commit", "hook / lefthook"), (HOOK, "pre-commit run", "hook / pre-commit"),
-          (EDITED, "prek run", "after edits / prek"), (EDITED, HOOK, "after edits / hook")]
+          (EDITED, "prek run", "after edits / prek"), (EDITED, HOOK, "after edits / hook"),
+          (BACKSTOP, GIT_HOOK, "backstop / git-hook")]
 
 
 def load(directory):
@@ -161,7 +165,7 @@ def main():
         lo, hi = min(own), max(own)
         text = f"{own[hi] / own[lo]:.2f}×" if own[lo] > 0 else "– (own time at the smallest N is not positive)"
         lines += ["", f"codeguard own time (hook minus floor, K=1), N={hi:,} over N={lo:,}: {text}"]
-    lines += ["", "Goals (issue 33), each from the medians above:", ""]
+    lines += ["", "Goals (issues 33 and 28), each from the medians above:", ""]
     lines += goals(data, own)
     print("\n".join(lines))
 
@@ -187,6 +191,9 @@ def goals(data, own):
             best = edited or hook
             which = "hook after edit-time linting" if edited else "hook"
             line(f"N={n:,} K={k:,}: {which} / fastest peer", best / min(peers), 0.8)
+        backstop, git_hook = med(samples, BACKSTOP), med(samples, GIT_HOOK)
+        if backstop and git_hook:
+            line(f"N={n:,} K={k:,}: the backstop / the pre-commit gate on the same content", backstop / git_hook, 1.1)
         if k == 1 and n == 50_000 and hook and med(samples, "floor"):
             line(f"N={n:,} K=1: hook / floor", hook / med(samples, "floor"), 2.0)
     if 10_000 in own and 50_000 in own and own[10_000] > 0:

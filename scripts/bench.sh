@@ -42,7 +42,9 @@
 #                clean files staged (KS, default "1 50 1000"; cells with K > N/2 skipped) and one
 #                unstaged edit (so prek and pre-commit stash it), scripts/gen-matrix-bench-repo.py,
 #                cached in target/bench/repos/N-K. Whole processes: `codeguard hook pre-tool-use`
-#                on a `git commit -m x` payload, `codeguard git-hook pre-commit`, `prek run`,
+#                on a `git commit -m x` payload, `codeguard git-hook pre-commit`, the backstop
+#                (`codeguard git-hook reference-transaction` on the staged content made a commit,
+#                nothing judged before), `prek run`,
 #                `pre-commit run`, `lefthook run pre-commit`, and the floor (`sh -c 'git diff
 #                --cached --name-only; the three linters on only the staged files of their
 #                type'`); per N also "empty" (nothing staged: the hook vs `git status`) and the
@@ -175,6 +177,11 @@ GIT_HOOK="codeguard git-hook pre-commit"
 cold_store="sh -c 'rm -rf $CODEGUARD_HOME/file-results'"
 prepare[$HOOK]=$cold_store
 prepare[$GIT_HOOK]=$cold_store
+# The backstop judging the staged content made a commit (`commit-tree`), as git runs it when a
+# branch moves with no codeguard gate before it (`commit --no-verify`, a release tool): from an
+# empty store and without the pre-commit hook's hand-over, so every linter runs.
+BACKSTOP="codeguard git-hook reference-transaction, nothing judged before"
+prepare[$BACKSTOP]="sh -c 'rm -rf $CODEGUARD_HOME/file-results $CODEGUARD_HOME/judged'"
 
 # edit_time_lint DIR FILE…: empties the store, then runs the lint after an edit (`codeguard hook
 # post-tool-use`, a Claude `Write` payload) on each FILE of DIR/repo, as an agent's edits get it;
@@ -363,7 +370,7 @@ if wanted backstop; then
       { echo "the backstop did not pass the clean fixture" >&2; exit 1; }
     compare backstop-judged \
       "codeguard git-hook pre-commit" "$cg git-hook pre-commit" \
-      "codeguard git-hook reference-transaction" "sh -c 'exec $cg git-hook reference-transaction prepared <$work/backstop.in'"
+      "$BACKSTOP" "sh -c 'exec $cg git-hook reference-transaction prepared <$work/backstop.in'"
   )
 fi
 
@@ -515,10 +522,17 @@ if wanted matrix; then
       if [ "$k" -ge 1000 ]; then runs=${RUNS_BIG:-1} warmup=${WARMUP_BIG:-0}; fi
       # shellcheck disable=SC2046 # one word per staged file
       edit_time_lint "$dir" $(cd "$dir/repo" && git diff --cached --name-only)
+      # The ref line git hands the backstop for the staged content made a commit (an object
+      # nothing refers to: the repository's state is unchanged).
+      (cd "$dir/repo" && printf '0000000000000000000000000000000000000000 %s refs/heads/bench\n' \
+        "$(git commit-tree "$(git write-tree)" -p HEAD -m bench)" >"$dir/backstop.in" &&
+        "$cg" git-hook reference-transaction prepared <"$dir/backstop.in" >/dev/null 2>&1) ||
+        { echo "the backstop did not pass the clean fixture ($dir)" >&2; exit 1; }
       (cd "$dir/repo" && RUNS=$runs WARMUP=$warmup compare "matrix/$n-$k" \
         "$HOOK" "sh -c 'exec $cg hook pre-tool-use <$dir/commit.json'" \
         "$EDITED" "sh -c 'exec $cg hook pre-tool-use <$dir/commit.json'" \
         "$GIT_HOOK" "$cg git-hook pre-commit" \
+        "$BACKSTOP" "sh -c 'exec $cg git-hook reference-transaction prepared <$dir/backstop.in'" \
         "prek run" "prek run" \
         "pre-commit run" "pre-commit run" \
         "lefthook run pre-commit" "lefthook run pre-commit" \

@@ -177,11 +177,14 @@ printf '%s' \"$input\" | \"$codeguard\" git-hook {name} \"$@\"
 /// `committed` or `aborted`), so asking git each time would start two more processes for every
 /// update codeguard ignores. The answer is therefore kept per repository, under
 /// `.repositories/<the repository's path>/hooks-dir` in the session's hooks directory (codeguard's
-/// state, which the gate protects), with the environment it was asked in and every git
-/// configuration file git reads there (system unless `GIT_CONFIG_NOSYSTEM`, global,
-/// `.git/config`, `.git/config.worktree`).
-/// It stands only while each of those files that exists is older than the record — a change made
-/// the same second counts as newer — and the environment is the same. It is kept only where that
+/// state, which the gate protects): three lines, the environment it was asked in (`HOME`,
+/// `XDG_CONFIG_HOME`, `GIT_CONFIG_GLOBAL`, `GIT_CONFIG_SYSTEM`, `GIT_CONFIG_NOSYSTEM`), the answer,
+/// and the system configuration file git named. It stands only while the environment is the same
+/// and every git configuration file git reads there (that system file, the global ones the
+/// environment names, `.git/config`, `.git/config.worktree`) that exists is older than the
+/// record — a change made the same second counts as newer (shells compare whole seconds). The
+/// record is read with `read`, never run, so a forged one can only name another hooks directory.
+/// It is kept only where that
 /// covers everything the answer depends on: a repository whose `.git` directory is in the
 /// hook's working directory (git runs hooks at the top of the worktree), no `GIT_DIR`-like
 /// variable, no `git -c`, only the session's own configuration entry, and no `include`
@@ -192,25 +195,23 @@ pub(crate) fn repository_hook(name: &str) -> String {
 keep=
 if [ -d .git ] && [ "${{GIT_CONFIG_COUNT-}}" = 1 ] && [ -z "${{GIT_DIR-}}${{GIT_COMMON_DIR-}}${{GIT_WORK_TREE-}}${{GIT_CONFIG_PARAMETERS-}}${{GIT_CONFIG-}}" ]; then
   keep="${{0%/*}}/.repositories$PWD/hooks-dir"
+  asked="$HOME|${{XDG_CONFIG_HOME-}}|${{GIT_CONFIG_GLOBAL-}}|${{GIT_CONFIG_SYSTEM-}}|${{GIT_CONFIG_NOSYSTEM-}}"
   kept() {{
-    for v in "$HOME" "${{XDG_CONFIG_HOME-}}" "${{GIT_CONFIG_GLOBAL-}}" "${{GIT_CONFIG_SYSTEM-}}" "${{GIT_CONFIG_NOSYSTEM-}}"; do
-      IFS= read -r line && [ "$line" = "$v" ] || return 1
-    done
-    IFS= read -r hooks && [ -n "$hooks" ] || return 1
-    while IFS= read -r f; do
+    IFS= read -r line && [ "$line" = "$asked" ] && IFS= read -r hooks && [ -n "$hooks" ] && IFS= read -r system || return 1
+    if [ -n "${{GIT_CONFIG_GLOBAL-}}" ]; then set -- "$GIT_CONFIG_GLOBAL"; else set -- "$HOME/.gitconfig" "${{XDG_CONFIG_HOME:-$HOME/.config}}/git/config"; fi
+    for f in .git/config .git/config.worktree "$system" "$@"; do
       [ ! -e "$f" ] || [ "$keep" -nt "$f" ] || return 1
     done
   }}
   if [ -f "$keep" ] && kept < "$keep"; then :; else hooks=; fi
 fi
 if [ -z "$hooks" ]; then
-  if [ -n "$keep" ] && {{ [ -d "${{keep%/*}}" ] || mkdir -p "${{keep%/*}}" 2>/dev/null; }} && printf '\n' 2>/dev/null > "$keep"; then
+  if [ -n "$keep" ] && [ "${{asked#*|*|*|*|*|}}" = "$asked" ] && {{ [ -d "${{keep%/*}}" ] || mkdir -p "${{keep%/*}}" 2>/dev/null; }} && printf '\n' 2>/dev/null > "$keep"; then
     hooks=$(GIT_CONFIG_COUNT=0 git rev-parse --git-path hooks 2>/dev/null)
     if [ -n "$hooks" ] && ! GIT_CONFIG_COUNT=0 git config --get-regexp '^include' >/dev/null 2>&1 &&
-      files=$({{ GIT_CONFIG_COUNT=0 git var GIT_CONFIG_SYSTEM 2>/dev/null || [ -n "${{GIT_CONFIG_NOSYSTEM-}}" ]; }} && GIT_CONFIG_COUNT=0 git var GIT_CONFIG_GLOBAL 2>/dev/null) &&
-      record=$(printf '%s\n' "$HOME" "${{XDG_CONFIG_HOME-}}" "${{GIT_CONFIG_GLOBAL-}}" "${{GIT_CONFIG_SYSTEM-}}" "${{GIT_CONFIG_NOSYSTEM-}}" "$hooks" "$files" .git/config .git/config.worktree) &&
-      printf '%s\n' "$record" | {{ kept; }}; then
-      printf '%s\n' "$record" 2>/dev/null > "$keep"
+      system=$(GIT_CONFIG_COUNT=0 git var GIT_CONFIG_SYSTEM 2>/dev/null || [ -n "${{GIT_CONFIG_NOSYSTEM-}}" ]) &&
+      printf '%s\n' "$asked" "$hooks" "$system" | kept; then
+      printf '%s\n' "$asked" "$hooks" "$system" 2>/dev/null > "$keep"
     fi
   else
     hooks=$(GIT_CONFIG_COUNT=0 git rev-parse --git-path hooks 2>/dev/null)
