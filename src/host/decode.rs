@@ -33,6 +33,10 @@ pub(super) fn from_map(host: Host, event: Event, map: &Map<String, Value>) -> Re
         .filter(|c| !c.is_empty())
         .map(PathBuf::from);
     let tool = classify(host, event, &tool_name, map, input.as_ref())?;
+    let cwd = match (&tool, input.as_ref()) {
+        (ToolCall::Shell { .. }, Some(input)) => shell_dir(input, cwd)?,
+        _ => cwd,
+    };
     Ok(HookEvent {
         host,
         event,
@@ -84,6 +88,21 @@ fn classify(
         return Ok(ToolCall::Edit { paths: paths.into_iter().map(PathBuf::from).collect() });
     }
     Ok(if name.is_empty() { ToolCall::None } else { ToolCall::Other(name.to_owned()) })
+}
+
+/// Where a shell tool call runs: the directory its arguments name (Gemini CLI's `dir_path`, Qwen
+/// Code's `directory`, Codex's and dsh's `workdir`; relative to the session's directory, as the
+/// hosts resolve it), else the session's directory. A command is judged where it runs: the
+/// session's repository is not the one a `git commit` in another directory commits to.
+fn shell_dir(input: &Map<String, Value>, session: Option<PathBuf>) -> Result<Option<PathBuf>, DecodeError> {
+    let Some(dir) = text(input, &["dir_path", "directory", "workdir"])?.filter(|d| !d.is_empty()) else {
+        return Ok(session);
+    };
+    let dir = PathBuf::from(dir);
+    Ok(Some(match session {
+        Some(base) if dir.is_relative() => base.join(dir),
+        Some(_) | None => dir,
+    }))
 }
 
 /// The tool's arguments: an object, or a JSON string holding one (Copilot's `toolArgs`).

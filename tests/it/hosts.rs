@@ -465,3 +465,40 @@ fn the_neutral_contract_gates_every_hosts_shell_tool_names() {
         assert_eq!(v["decision"], "deny", "{tool}: {stdout}");
     }
 }
+
+/// A shell tool call runs where its arguments say (Gemini CLI's `dir_path`, Qwen Code's
+/// `directory`, Codex's `workdir`), not always in the session's directory: a `git commit` there
+/// is judged in that repository. The session's repository is clean; the other one has a staged
+/// `.env`.
+#[test]
+fn a_shell_call_is_judged_in_the_directory_its_arguments_name() {
+    let session = TestRepo::new();
+    session.write("README.txt", "hi\n").commit_all("init");
+    let other = scenario();
+    for (host, name, key, dir) in [
+        ("gemini", "run_shell_command", "dir_path", other.root().display().to_string()),
+        ("codex", "exec_command", "workdir", other.root().display().to_string()),
+        ("claude", "Bash", "directory", other.root().display().to_string()),
+    ] {
+        let home = tempfile::tempdir().expect("home");
+        let command_key = if name == "exec_command" { "cmd" } else { "command" };
+        let payload = serde_json::json!({
+            "session_id": "s", "hook_event_name": "PreToolUse", "tool_name": name,
+            "tool_input": {command_key: "git commit -m x", key: dir}, "cwd": session.root(),
+        });
+        let out = run(home.path(), host, "pre-tool-use", &payload.to_string());
+        let text =
+            format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(text.contains(".env"), "{host} {key}: the other repository's staged .env is judged: {text}");
+    }
+    // A relative directory is taken from the session's directory.
+    let home = tempfile::tempdir().expect("home");
+    let parent = other.root().parent().expect("parent").to_owned();
+    let rel = other.root().file_name().expect("name").to_string_lossy().into_owned();
+    let payload = serde_json::json!({
+        "session_id": "s", "hook_event_name": "BeforeTool", "tool_name": "run_shell_command",
+        "tool_input": {"command": "git commit -m x", "dir_path": rel}, "cwd": parent,
+    });
+    let out = run(home.path(), "gemini", "pre-tool-use", &payload.to_string());
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+}
