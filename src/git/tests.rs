@@ -278,3 +278,33 @@ fn the_digest_of_a_large_index_covers_every_part_and_its_first_conflict_is_found
     assert!(found.is_some_and(|at| at > 2 * 16 * 1024), "{found:?}");
     assert_eq!(conflict, found);
 }
+
+#[test]
+fn a_partial_tree_listing_reads_only_the_directories_asked_for() {
+    use gix::bstr::ByteSlice as _;
+    let (_dir, root) = repo();
+    commit_file(&root, "top.txt", "t\n");
+    commit_file(&root, "a/one.py", "1\n");
+    commit_file(&root, "a/b/two.py", "2\n");
+    commit_file(&root, "a/b/c/three.py", "3\n");
+    commit_file(&root, "z/other.py", "z\n");
+    let repo = open_worktree(&root).expect("open");
+    let tree = head_tree(&repo).expect("head").expect("tree");
+    let paths = vec!["a/b/two.py".to_owned()];
+    let dirs = tree::ancestor_dirs(&paths);
+    assert_eq!(dirs.iter().map(|d| d.to_str_lossy().into_owned()).collect::<Vec<_>>(), ["", "a", "a/b"]);
+    let (state, root_names) = tree::dirs_index(&repo, tree, &dirs).expect("listing");
+    let listed: Vec<String> =
+        state.entries().iter().map(|e| e.path(&state).to_str_lossy().into_owned()).collect();
+    // The direct files of the root, `a` and `a/b`, in index order; nothing below `a/b/c` or `z`.
+    assert_eq!(listed, ["a/b/two.py", "a/one.py", "top.txt"]);
+    assert!(state.entry_by_path("a/b/two.py".into()).is_some(), "found by path: the entries are sorted");
+    assert_eq!(root_names.into_iter().collect::<Vec<_>>(), ["a", "top.txt", "z"]);
+    let whole = tree_index(&repo, tree).expect("whole");
+    assert_eq!(whole.entries().len(), 5);
+    assert_eq!(
+        tree::entry_at(&repo, tree, "a/b/c/three.py").expect("lookup").map(|(_, mode)| mode),
+        Some(gix::index::entry::Mode::FILE)
+    );
+    assert_eq!(tree::entry_at(&repo, tree, "a/b").expect("lookup"), None, "a tree is not an entry");
+}

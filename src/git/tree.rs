@@ -29,6 +29,98 @@ pub(crate) fn tree_index(repo: &gix::Repository, tree: gix::ObjectId) -> Result<
     Ok(repo.index_from_tree(&tree).map_err(Error::object("listing a tree"))?.into())
 }
 
+/// The directories holding each of `paths` and all their ancestors, the root (`""`) included.
+pub(crate) fn ancestor_dirs(paths: &[String]) -> std::collections::BTreeSet<&[u8]> {
+    let mut dirs: std::collections::BTreeSet<&[u8]> = std::collections::BTreeSet::from([&b""[..]]);
+    for path in paths {
+        let bytes = path.as_bytes();
+        for (i, b) in bytes.iter().enumerate() {
+            if *b == b'/' {
+                dirs.insert(&bytes[..i]);
+            }
+        }
+    }
+    dirs
+}
+
+/// Part of `tree` as index entries (stage 0, sorted by path): the direct non-tree entries of each
+/// directory in `dirs` (repo-relative without a trailing slash, `""` the root; a directory is
+/// reached only through its parent, so each one's parents must be in `dirs` too), and the names
+/// of the root's entries that are not submodules. Only those directories' tree objects are read:
+/// what it costs follows the directories a change touches, not the size of the tree.
+pub(crate) fn dirs_index(
+    repo: &gix::Repository,
+    tree: gix::ObjectId,
+    dirs: &std::collections::BTreeSet<&[u8]>,
+) -> Result<(gix::index::State, std::collections::BTreeSet<String>), Error> {
+    use gix::index::entry::{Flags, Mode, Stat};
+    use gix::object::tree::EntryKind;
+    let mut state = gix::index::State::new(repo.object_hash());
+    let mut root_names = std::collections::BTreeSet::new();
+    let mut pending: Vec<(Vec<u8>, gix::ObjectId)> = Vec::new();
+    if dirs.contains(&b""[..]) {
+        pending.push((Vec::new(), tree));
+    }
+    while let Some((dir, id)) = pending.pop() {
+        let object = repo.find_tree(id).map_err(Error::object("reading a tree"))?;
+        for entry in object.iter() {
+            let entry = entry.map_err(Error::object("reading a tree"))?;
+            let mut path = dir.clone();
+            if !path.is_empty() {
+                path.push(b'/');
+            }
+            path.extend_from_slice(entry.filename());
+            let kind = entry.mode().kind();
+            if dir.is_empty() && kind != EntryKind::Commit {
+                root_names.insert(entry.filename().to_str_lossy().into_owned());
+            }
+            let mode = match kind {
+                EntryKind::Tree => {
+                    if dirs.contains(path.as_slice()) {
+                        pending.push((path, entry.oid().to_owned()));
+                    }
+                    continue;
+                }
+                EntryKind::Blob => Mode::FILE,
+                EntryKind::BlobExecutable => Mode::FILE_EXECUTABLE,
+                EntryKind::Link => Mode::SYMLINK,
+                EntryKind::Commit => Mode::COMMIT,
+            };
+            state.dangerously_push_entry(
+                Stat::default(),
+                entry.oid().to_owned(),
+                Flags::empty(),
+                mode,
+                path.as_bstr(),
+            );
+        }
+    }
+    state.sort_entries();
+    Ok((state, root_names))
+}
+
+/// The entry at `path` (repo-relative) in `tree` that is not a tree: its object and mode.
+pub(crate) fn entry_at(
+    repo: &gix::Repository,
+    tree: gix::ObjectId,
+    path: &str,
+) -> Result<Option<(gix::ObjectId, gix::index::entry::Mode)>, Error> {
+    use gix::index::entry::Mode;
+    use gix::object::tree::EntryKind;
+    let tree = repo.find_tree(tree).map_err(Error::object("reading a tree"))?;
+    let Some(entry) = tree.lookup_entry_by_path(path).map_err(Error::object("looking up a path"))? else {
+        return Ok(None);
+    };
+    let mode = match entry.mode().kind() {
+        EntryKind::Tree => return Ok(None),
+        EntryKind::Blob => Mode::FILE,
+        EntryKind::BlobExecutable => Mode::FILE_EXECUTABLE,
+        EntryKind::Link => Mode::SYMLINK,
+        EntryKind::Commit => Mode::COMMIT,
+    };
+    Ok(Some((entry.object_id(), mode)))
+}
+
 /// The blob at `path` (repo-relative) in `tree`: `None` when there is no such entry or it is
 /// not a blob (a tree, a submodule). A symlink's blob is its target.
 pub(crate) fn blob_at(

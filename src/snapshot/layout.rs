@@ -42,10 +42,20 @@ pub(crate) struct Listing {
     state: ListingState,
 }
 
-/// The entries of a listing: the index as loaded (shared, not copied), or a tree's.
+/// The entries of a listing: the index as loaded (shared, not copied), a tree's, or the part of
+/// a tree the changed files are in.
 enum ListingState {
     Index(gix::worktree::Index),
     Tree(Box<gix::index::State>),
+    /// The direct entries of every directory holding a changed path and of each directory above
+    /// it (what the changed extent takes from), and the names in the tree's root: a commit or
+    /// push of a few files in a large tree reads a few tree objects. [`Listing::whole`] reads the
+    /// rest when the whole content is wanted.
+    Partial {
+        tree: gix::ObjectId,
+        state: Box<gix::index::State>,
+        root_names: BTreeSet<String>,
+    },
 }
 
 impl Listing {
@@ -58,7 +68,28 @@ impl Listing {
     fn state(&self) -> &gix::index::State {
         match &self.state {
             ListingState::Index(index) => index,
-            ListingState::Tree(state) => state,
+            ListingState::Tree(state) | ListingState::Partial { state, .. } => state,
+        }
+    }
+
+    /// Reads the whole tree of a partial listing (a no-op for the others): before every use
+    /// that takes entries outside the changed extent.
+    pub(crate) fn whole(&mut self, repo: &gix::Repository) -> Result<(), SnapshotError> {
+        if let ListingState::Partial { tree, .. } = self.state {
+            self.state = ListingState::Tree(Box::new(crate::git::tree_index(repo, tree)?));
+        }
+        Ok(())
+    }
+
+    /// Whether the listing holds every entry at `path`'s directory (a partial listing only the
+    /// changed extent's directories).
+    fn covers(&self, path: &str) -> bool {
+        match &self.state {
+            ListingState::Index(_) | ListingState::Tree(_) => true,
+            ListingState::Partial { state, .. } => {
+                let dir = path.rfind('/').map_or("", |end| &path[..end]);
+                dir.is_empty() || !crate::git::sorted::below(state, format!("{dir}/").as_bytes()).is_empty()
+            }
         }
     }
 
@@ -73,6 +104,13 @@ impl Listing {
                 Ok(Some(tree)) => crate::git::tree_index(repo, tree)?,
                 Ok(None) | Err(_) => gix::index::State::new(repo.object_hash()),
             })),
+            // A tree's content is immutable: only the part the changed extent takes is read
+            // now (with overlays, which may sit anywhere, the whole of it).
+            Base::Tree(tree) if surface.overlays.is_empty() => {
+                let dirs = crate::git::tree::ancestor_dirs(&surface.paths);
+                let (state, root_names) = crate::git::tree::dirs_index(repo, tree, &dirs)?;
+                ListingState::Partial { tree, state: Box::new(state), root_names }
+            }
             Base::Tree(tree) => ListingState::Tree(Box::new(crate::git::tree_index(repo, tree)?)),
         };
         Ok(Self { observed, state })
@@ -91,20 +129,6 @@ pub(crate) enum Extent<'a> {
     Rest { support: &'a crate::registry::SupportFiles },
 }
 
-/// The directories holding each of `paths` and all their ancestors, the root (`""`) included.
-fn ancestor_dirs(paths: &[String]) -> BTreeSet<&[u8]> {
-    let mut dirs: BTreeSet<&[u8]> = BTreeSet::from([&b""[..]]);
-    for path in paths {
-        let bytes = path.as_bytes();
-        for (i, b) in bytes.iter().enumerate() {
-            if *b == b'/' {
-                dirs.insert(&bytes[..i]);
-            }
-        }
-    }
-    dirs
-}
-
 /// The positions of the entries the `Changed` extent takes, ascending, found by search (a
 /// one-file commit in a large index looks at the entries on that file's path, not at every
 /// entry): each changed path's, and each entry named like a support file in the root or a
@@ -120,7 +144,7 @@ fn changed_extent(
         taken.extend(sorted::at(state, path.as_bytes()));
     }
     let mut at = Vec::new();
-    for dir in ancestor_dirs(&surface.paths) {
+    for dir in crate::git::tree::ancestor_dirs(&surface.paths) {
         if dir.is_empty() {
             // The root: suffix patterns count here too, so its entries are all asked.
             let direct = sorted::direct(state, b"");
@@ -152,7 +176,7 @@ struct Selector<'a> {
 impl<'a> Selector<'a> {
     fn new(extent: Extent<'a>, surface: &'a Surface) -> Self {
         let next = std::cell::Cell::new(0);
-        Self { extent, dirs: ancestor_dirs(&surface.paths), changed: &surface.paths, next }
+        Self { extent, dirs: crate::git::tree::ancestor_dirs(&surface.paths), changed: &surface.paths, next }
     }
 
     fn is_changed(&self, path: &[u8]) -> bool {
@@ -190,6 +214,11 @@ pub(crate) fn root_names(listing: &Listing, surface: &Surface) -> BTreeSet<Strin
         let end = path.find_byte(b'/').unwrap_or(path.len());
         String::from_utf8_lossy(&path[..end]).into_owned()
     };
+    if let ListingState::Partial { root_names, .. } = &listing.state {
+        // No overlays here (a partial listing has none): the root's own names, submodules left
+        // out. A directory holding only submodules counts, which only widens the planning.
+        return root_names.clone();
+    }
     let state = listing.state();
     let entries = state.entries();
     let mut names: BTreeSet<String> = BTreeSet::new();
@@ -237,8 +266,12 @@ pub(crate) fn items(
     // stages; where its first conflict is comes with its digest.
     let from = match &listing.state {
         ListingState::Index(index) => crate::git::first_conflict(index),
-        ListingState::Tree(_) => None,
+        ListingState::Tree(_) | ListingState::Partial { .. } => None,
     };
+    debug_assert!(
+        matches!(extent, Extent::Changed { .. }) || !matches!(listing.state, ListingState::Partial { .. }),
+        "the whole content is listed from a whole listing"
+    );
     let conflict = from.and_then(|from| {
         state.entries()[from..].iter().find(|e| {
             e.stage_raw() != 0 && !e.flags.contains(Flags::INTENT_TO_ADD) && !overlaid(e.path(state))
@@ -324,13 +357,30 @@ pub(crate) enum Source {
 
 /// The content source of every path in `paths` (sorted; deletions have none and are skipped),
 /// keyed by the same lossy names the surface uses, so names that are not UTF-8 are found too.
-pub(crate) fn sources(listing: &Listing, surface: &Surface, paths: &[String]) -> Vec<(String, Source)> {
+pub(crate) fn sources(
+    listing: &Listing,
+    repo: Option<&gix::Repository>,
+    surface: &Surface,
+    paths: &[String],
+) -> Vec<(String, Source)> {
     let wanted: std::collections::BTreeSet<&str> = paths.iter().map(String::as_str).collect();
     let mut found: std::collections::BTreeMap<String, Source> = std::collections::BTreeMap::new();
     let state = listing.state();
     // A name is found by search, unless it may be the lossy form of a name that is not UTF-8:
     // then every entry is asked, by its lossy name.
     let (exact, lossy): (Vec<&str>, Vec<&str>) = wanted.iter().partition(|p| !p.contains('\u{fffd}'));
+    // A partial listing holds the changed extent's directories; a path elsewhere is looked up in
+    // the tree itself.
+    let (exact, elsewhere): (Vec<&str>, Vec<&str>) = exact.into_iter().partition(|p| listing.covers(p));
+    if let (ListingState::Partial { tree, .. }, false) = (&listing.state, elsewhere.is_empty())
+        && let Some(repo) = repo
+    {
+        for path in elsewhere {
+            if let Ok(Some((id, mode))) = crate::git::tree::entry_at(repo, *tree, path) {
+                found.insert(path.to_owned(), object_source(id, mode));
+            }
+        }
+    }
     let searched = exact.iter().flat_map(|p| crate::git::sorted::at(state, p.as_bytes()));
     let scanned = if lossy.is_empty() { 0..0 } else { 0..state.entries().len() };
     for entry in searched.chain(scanned).map(|i| &state.entries()[i]) {

@@ -51,7 +51,7 @@ impl Content {
     /// Entries whose names are not UTF-8 (which the surface leaves out of its paths) and whose
     /// content differs from `HEAD` come last, under their lossy names.
     pub(crate) fn sources(&self, surface: &Surface, paths: &[String]) -> Vec<(String, Source)> {
-        let mut sources = layout::sources(&self.listing, surface, paths);
+        let mut sources = layout::sources(&self.listing, Some(&self.repo), surface, paths);
         sources.extend(layout::non_utf8_changes(&self.repo, &self.listing));
         sources
     }
@@ -59,7 +59,7 @@ impl Content {
     /// The bytes `path` holds in the content `surface` predicts: `None` when it is absent there
     /// or cannot be read (a worktree file is read as it is now).
     pub(crate) fn file(&self, surface: &Surface, path: &str) -> Option<Vec<u8>> {
-        let sources = layout::sources(&self.listing, surface, &[path.to_owned()]);
+        let sources = layout::sources(&self.listing, Some(&self.repo), surface, &[path.to_owned()]);
         match sources.into_iter().find(|(p, _)| p == path)?.1 {
             Source::Blob(id) => self.repo.find_object(id).ok().map(|o| o.detach().data),
             Source::Worktree(from) => std::fs::read(surface.root.join(from)).ok(),
@@ -335,6 +335,7 @@ impl Snapshot {
         if self.whole {
             return Ok(());
         }
+        self.listing.whole(&crate::git::open_worktree(&self.surface.root)?)?;
         if let Some(cache) = self.options.tree_cache.clone().map(TreeCache::new)
             && self.listing.len() >= self.options.tree_cache_from
             && self.complete_from(&cache).is_ok()

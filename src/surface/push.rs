@@ -236,10 +236,9 @@ fn surface_of(
     })?;
     let tree = commit.tree_id().map_err(SurfaceError::git("reading a commit's tree"))?.detach();
     let mut unverified = Vec::new();
-    let listing = view::tree_listing(repo, tree, &mut unverified)?;
     let (changed, deleted) = match sides {
-        Sides::Any => files_between(repo, &walked.boundary, tree, &listing)?,
-        Sides::Every => files_new_to_every(repo, &walked.boundary, tree, &listing)?,
+        Sides::Any => files_between_in_tree(repo, &walked.boundary, tree, &mut unverified)?,
+        Sides::Every => files_new_to_every(repo, &walked.boundary, tree, &mut unverified)?,
     };
     let introduced = introduced_on(repo, &walked.commits, sides)?;
     let commits = walked.commits.len();
@@ -462,14 +461,48 @@ fn already_on_remote(
     Ok((tips, PushBase::RemoteTracking { refs }))
 }
 
-/// Files changed between each boundary commit (or the empty tree) and `tip_tree`: the ones
-/// present in `tip` (sorted) and the ones it no longer has (sorted).
+/// The files the commits from `boundary` to `tip_tree` change (present in the tip) and delete
+/// (absent from it), against each boundary commit (a root: the empty tree), with the tip's
+/// listing `tip` at hand.
 fn files_between(
     repo: &gix::Repository,
     boundary: &[Option<gix::ObjectId>],
     tip_tree: gix::ObjectId,
     tip: &BTreeMap<String, Source>,
 ) -> Result<(Vec<String>, Vec<String>), SurfaceError> {
+    let (changed, deleted) = diffed(repo, boundary, tip_tree)?;
+    let changed = changed.into_iter().filter(|p| tip.contains_key(p)).collect();
+    let deleted = deleted.into_iter().filter(|p| !tip.contains_key(p)).collect();
+    Ok((changed, deleted))
+}
+
+/// [`files_between`] without the tip's listing: whether a path is a file in the tip is read
+/// from the directories the changes are in, so a few changed files in a large tree read a few
+/// tree objects. A name that is not UTF-8 is named, not checked, as everywhere else.
+fn files_between_in_tree(
+    repo: &gix::Repository,
+    boundary: &[Option<gix::ObjectId>],
+    tip_tree: gix::ObjectId,
+    unverified: &mut Vec<String>,
+) -> Result<(Vec<String>, Vec<String>), SurfaceError> {
+    let (changed, deleted) = diffed(repo, boundary, tip_tree)?;
+    let paths: Vec<String> = changed.iter().chain(&deleted).cloned().collect();
+    let (tip, _) = git::tree::dirs_index(repo, tip_tree, &git::tree::ancestor_dirs(&paths))?;
+    let present = |p: &String| tip.entry_by_path(p.as_bytes().as_bstr()).is_some();
+    for path in paths.iter().filter(|p| p.contains('\u{fffd}')) {
+        unverified.push(format!("path is not valid UTF-8 and is not checked: {path}"));
+    }
+    let changed = changed.into_iter().filter(|p| !p.contains('\u{fffd}') && present(p)).collect();
+    let deleted = deleted.into_iter().filter(|p| !p.contains('\u{fffd}') && !present(p)).collect();
+    Ok((changed, deleted))
+}
+
+/// Every path the tree diffs from each boundary commit to `tip_tree` add or change, and delete.
+fn diffed(
+    repo: &gix::Repository,
+    boundary: &[Option<gix::ObjectId>],
+    tip_tree: gix::ObjectId,
+) -> Result<(BTreeSet<String>, BTreeSet<String>), SurfaceError> {
     let mut changed = BTreeSet::new();
     let mut deleted = BTreeSet::new();
     for base in boundary {
@@ -479,8 +512,6 @@ fn files_between(
         };
         crate::git::diff_trees(repo, base_tree, tip_tree, &mut changed, &mut deleted)?;
     }
-    let changed = changed.into_iter().filter(|p| tip.contains_key(p)).collect();
-    let deleted = deleted.into_iter().filter(|p| !tip.contains_key(p)).collect();
     Ok((changed, deleted))
 }
 
@@ -490,11 +521,12 @@ fn files_new_to_every(
     repo: &gix::Repository,
     boundary: &[Option<gix::ObjectId>],
     tip_tree: gix::ObjectId,
-    tip: &BTreeMap<String, Source>,
+    unverified: &mut Vec<String>,
 ) -> Result<(Vec<String>, Vec<String>), SurfaceError> {
     let mut common: Option<(BTreeSet<String>, BTreeSet<String>)> = None;
     for base in boundary {
-        let (changed, deleted) = files_between(repo, std::slice::from_ref(base), tip_tree, tip)?;
+        let (changed, deleted) =
+            files_between_in_tree(repo, std::slice::from_ref(base), tip_tree, unverified)?;
         let (changed, deleted): (BTreeSet<String>, BTreeSet<String>) =
             (changed.into_iter().collect(), deleted.into_iter().collect());
         common = Some(match common {
