@@ -28,8 +28,8 @@ impl ShellParser for BrushParser {
         let mut parser = Parser::new(source.as_bytes(), &options);
         let program = parser.parse_program().map_err(|e| ParseError::Syntax(e.to_string()))?;
         let mut items = Vec::new();
-        for complete in &program.complete_commands {
-            items.extend(list(complete).0);
+        for (line, complete) in program.complete_commands.iter().enumerate() {
+            items.extend(list(complete).0.into_iter().map(|item| Item { line: Some(line), ..item }));
         }
         Ok(Script(items))
     }
@@ -42,6 +42,7 @@ fn list(list: &ast::CompoundList) -> Script {
             .map(|ast::CompoundListItem(and_or, sep)| Item {
                 list: and_or_list(and_or),
                 background: matches!(sep, ast::SeparatorOperator::Async),
+                line: None,
             })
             .collect(),
     )
@@ -147,7 +148,7 @@ fn compound(c: &ast::CompoundCommand, redirects: Vec<Redirect>) -> Command {
 }
 
 fn single(c: Command) -> Item {
-    Item { list: AndOr { first: Pipeline(vec![c], false), rest: Vec::new() }, background: false }
+    Item { list: AndOr { first: Pipeline(vec![c], false), rest: Vec::new() }, background: false, line: None }
 }
 
 fn simple(s: &ast::SimpleCommand) -> Simple {

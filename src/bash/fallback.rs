@@ -102,7 +102,7 @@ impl Tokens {
 
     fn flush(&mut self) {
         if let Some(list) = self.current.take() {
-            self.items.push(Item { list, background: false });
+            self.items.push(Item { list, background: false, line: None });
         }
     }
 }

@@ -36,6 +36,11 @@ pub(crate) struct Item {
     pub list: AndOr,
     /// Whether the item ends with `&` (runs asynchronously, in a sub-shell).
     pub background: bool,
+    /// For an item of the script's top level, which line (complete command) it is in: bash and
+    /// zsh read and run a script one complete command at a time, so an alias defined on one
+    /// line can change how a later line reads, never its own. `None` inside a compound command
+    /// (parsed whole, with its line).
+    pub line: Option<usize>,
 }
 
 /// Pipelines joined by `&&` and `||`.

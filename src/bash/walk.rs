@@ -78,8 +78,14 @@ pub(super) struct Walker<'p> {
     /// git aliases defined earlier in the command (`git config alias.NAME VALUE`), keyed in
     /// lower case; `None` when the value is only known at run time.
     pub aliases: HashMap<String, Option<String>>,
-    /// Shell aliases defined earlier in the command (`alias gp='git push'`).
-    pub shell_aliases: HashMap<String, String>,
+    /// Shell aliases defined earlier in the command (`alias gp='git push'`), with the line
+    /// ([`crate::bash::syntax::Item::line`]) each was defined on.
+    pub shell_aliases: HashMap<String, (String, usize)>,
+    /// The top-level line the walk is in.
+    pub line: usize,
+    /// `shopt -s|-u expand_aliases` run for sure (not in a branch that may not run), with its
+    /// line: `None` while the shell's own setting stands, which the command does not tell.
+    pub expand_aliases: Option<(bool, usize)>,
     /// Aliases being expanded, outermost first (cycle and depth guard).
     pub alias_stack: Vec<String>,
     /// How many branches that may not run enclose the current command (an assignment there
@@ -122,6 +128,8 @@ impl<'p> Walker<'p> {
             positional: None,
             aliases: HashMap::new(),
             shell_aliases: HashMap::new(),
+            line: 0,
+            expand_aliases: None,
             alias_stack: Vec::new(),
             conditional: 0,
             fold: true,
@@ -247,7 +255,7 @@ impl<'p> Walker<'p> {
     }
 
     /// Runs `f` in a branch that may not run: assignments there make values uncertain.
-    fn maybe(&mut self, f: impl FnOnce(&mut Self)) {
+    pub(super) fn maybe(&mut self, f: impl FnOnce(&mut Self)) {
         self.conditional += 1;
         f(self);
         self.conditional -= 1;
@@ -289,6 +297,9 @@ impl<'p> Walker<'p> {
         for (i, item) in s.0.iter().enumerate() {
             if i > 0 {
                 self.bump();
+            }
+            if let Some(line) = item.line {
+                self.line = line;
             }
             if item.background {
                 self.scoped(|w| {

@@ -256,8 +256,10 @@ fn shell_aliases_positional_words_and_arrays_are_followed() {
     require_tools(&["ruff"]);
     let repo = staged_bad();
     for command in [
-        "alias gc='git commit'; gc -m x",
+        "alias gc='git commit'\ngc -m x",
         "shopt -s expand_aliases\nalias gc='git commit'\ngc -m x",
+        // The alias is not expanded on its own line: the real git runs.
+        "alias git=true; git commit -m x",
         "set -- git commit -m x; \"$@\"",
         "a=(git commit -m x); \"${a[@]}\"",
         "x=com; git ${x}mit -m x",
@@ -268,4 +270,7 @@ fn shell_aliases_positional_words_and_arrays_are_followed() {
         assert_lint_blocks(&repo, command, &[]);
     }
     assert_eq!(summary(&explain(&repo.root(), "a=(git status); \"${a[@]}\"")), not_guarded());
+    // An alias defined on the same line is never expanded there (bash and zsh read the line
+    // whole first): `gc` is not found, nothing commits.
+    assert_eq!(summary(&explain(&repo.root(), "alias gc='git commit'; gc -m x")), not_guarded());
 }

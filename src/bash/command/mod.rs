@@ -389,17 +389,36 @@ impl Walker<'_> {
             } else {
                 None
             };
-            if let Some(value) = alias {
-                // The alias text replaces the command word; bash does not expand it again
-                // inside its own expansion.
-                let mut code = value.clone();
-                for w in args {
-                    code.push(' ');
-                    code.push_str(&w.raw);
+            if let Some((value, defined)) = alias {
+                // An alias changes only the lines read after it was defined, and only in a shell
+                // that expands aliases: zsh, bash with `expand_aliases` (Claude Code's shell turns
+                // it on; a plain `bash -c` leaves it off), which the command does not tell. On a
+                // later line both readings are judged, the alias text (which replaces the
+                // command word; bash does not expand it again inside its own expansion) and the
+                // word as written; on its own line only the word as written.
+                // A `shopt` on an earlier line settles it.
+                let expands = match self.expand_aliases {
+                    _ if self.line <= defined => Some(false),
+                    Some((on, at)) if at < self.line => Some(on),
+                    Some(_) | None => None,
+                };
+                if expands != Some(false) {
+                    let mut code = value.clone();
+                    for w in args {
+                        code.push(' ');
+                        code.push_str(&w.raw);
+                    }
+                    let what = format!("the shell alias `{}`", first.text);
+                    if expands == Some(true) {
+                        self.indirect_shell(&code, &what, false);
+                    } else {
+                        self.maybe(|w| w.indirect_shell(&code, &what, false));
+                    }
                 }
-                self.indirect_shell(&code, &format!("the shell alias `{}`", first.text), false);
-                self.shell_aliases.insert(first.text.clone(), value);
-                return;
+                self.shell_aliases.insert(first.text.clone(), (value, defined));
+                if expands == Some(true) {
+                    return;
+                }
             }
             let skip = match base {
                 "git" => return self.git(args, ctx),
@@ -423,6 +442,9 @@ impl Walker<'_> {
                     let off = args.iter().any(|w| w.text == "-u");
                     if args.iter().any(|w| w.text == "globstar") && (on || off) {
                         self.globstar = on;
+                    }
+                    if args.iter().any(|w| w.text == "expand_aliases") && (on || off) {
+                        self.expand_aliases = (self.conditional == 0).then_some((on, self.line));
                     }
                     if let Some(option) = args.iter().find(|w| GLOB_OPTIONS.contains(&w.text.as_str())) {
                         if on {
@@ -607,15 +629,15 @@ impl Walker<'_> {
         self.positional = Some(words.to_vec());
     }
 
-    /// `alias NAME=VALUE …`: a shell alias later command words may expand to (conservatively,
-    /// whether or not the shell has `expand_aliases` on).
+    /// `alias NAME=VALUE …`: a shell alias the command words of later lines may expand to
+    /// (whether they do depends on the shell's options: see the alias's use).
     fn shell_alias(&mut self, args: &[Word]) {
         for w in args {
             if let Some((name, value)) = w.text.split_once('=') {
                 if w.literal {
-                    self.shell_aliases.insert(name.to_owned(), value.to_owned());
+                    self.shell_aliases.insert(name.to_owned(), (value.to_owned(), self.line));
                 } else {
-                    self.shell_aliases.insert(name.to_owned(), w.raw.clone());
+                    self.shell_aliases.insert(name.to_owned(), (w.raw.clone(), self.line));
                     self.dynamic(&format!("`alias {}`", w.raw));
                 }
             }
