@@ -75,7 +75,7 @@ pub(super) fn evaluate(
         GateCase::Repositories(repos) => repos,
     };
     let started = Instant::now();
-    let budget = budget(env);
+    let budget = budget(env, host);
     let outcomes: Vec<RepoOutcome> = std::thread::scope(|scope| {
         let handles: Vec<_> = repos
             .iter()
@@ -397,15 +397,37 @@ fn controls_for(what: &[String], not_done: &str) -> String {
     )
 }
 
-fn budget(env: &Env) -> Duration {
-    env.text("CODEGUARD_GATE_BUDGET_SECS")
+/// The gate's overall time budget: the user's, else the default; for a host that stops waiting
+/// for a hook before its configured timeout, at most two thirds of that wait, so the answer
+/// comes before the host goes on without it.
+fn budget(env: &Env, host: Host) -> Duration {
+    let chosen = env
+        .text("CODEGUARD_GATE_BUDGET_SECS")
         .and_then(|v| v.trim().parse::<u64>().ok())
         .filter(|s| *s > 0)
-        .map_or(DEFAULT_BUDGET, Duration::from_secs)
+        .map_or(DEFAULT_BUDGET, Duration::from_secs);
+    match crate::host::spec(host).waits_at_most_secs {
+        Some(wait) => chosen.min(Duration::from_secs(wait * 2 / 3)),
+        None => chosen,
+    }
 }
 
 /// Records a bypass (kind, repository, session, time — never the command: it may hold secrets).
 /// An audit log that cannot be written never changes the gate's answer.
 fn audit(env: &Env, kind: BypassKind, root: &Path, session: Option<&str>) {
     let _ = crate::state::audit::record_bypass(env, kind, root, session);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_budget_answers_before_a_host_that_stops_waiting() {
+        let env = Env::from_pairs([("CODEGUARD_GATE_BUDGET_SECS", "100")]);
+        assert_eq!(budget(&env, Host::Claude), Duration::from_secs(100));
+        assert_eq!(budget(&env, Host::Qwen), Duration::from_secs(40), "Qwen Code waits 60 s at most");
+        let short = Env::from_pairs([("CODEGUARD_GATE_BUDGET_SECS", "10")]);
+        assert_eq!(budget(&short, Host::Qwen), Duration::from_secs(10));
+    }
 }

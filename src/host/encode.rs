@@ -37,6 +37,7 @@ pub(crate) fn encode(event: &HookEvent, answer: &Answer, runtime_ms: u64) -> Out
         Host::Copilot => copilot(event.event, answer),
         Host::Cursor => cursor(event.event, answer),
         Host::OpenHands => openhands(event.event, answer),
+        Host::Qwen => claude_shaped(event.event, answer, Host::Qwen),
     }
 }
 

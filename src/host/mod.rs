@@ -40,6 +40,8 @@ pub(crate) enum Host {
     Cursor,
     /// `OpenHands`.
     OpenHands,
+    /// Qwen Code (`@qwen-code/qwen-code`).
+    Qwen,
     /// `ZCode` (Claude/Codex-shaped payloads).
     Zcode,
     /// The provider-neutral contract (`coding-ethos.hook/v1`).
@@ -48,7 +50,7 @@ pub(crate) enum Host {
 
 impl Host {
     /// Every host, for tables and coverage tests.
-    pub(crate) const ALL: [Self; 9] = [
+    pub(crate) const ALL: [Self; 10] = [
         Self::Claude,
         Self::Codex,
         Self::Gemini,
@@ -56,6 +58,7 @@ impl Host {
         Self::Copilot,
         Self::Cursor,
         Self::OpenHands,
+        Self::Qwen,
         Self::Zcode,
         Self::Neutral,
     ];
@@ -70,6 +73,7 @@ impl Host {
             Self::Copilot => "copilot",
             Self::Cursor => "cursor",
             Self::OpenHands => "openhands",
+            Self::Qwen => "qwen",
             Self::Zcode => "zcode",
             Self::Neutral => "neutral",
         }
@@ -265,6 +269,7 @@ pub(crate) fn decode(host: Host, event: Event, payload: &[u8]) -> Result<HookEve
         | Host::Copilot
         | Host::Cursor
         | Host::OpenHands
+        | Host::Qwen
         | Host::Zcode => decode::decode(host, event, payload),
     }
 }

@@ -164,6 +164,10 @@ pub(crate) struct HostSpec {
     /// Whether its prompts carry the context hooks gave earlier as `<hook_context>` blocks before
     /// the user's words (Gemini CLI), which the decoder takes off.
     pub prompt_hook_context: bool,
+    /// The longest it waits for a pre-tool-use hook whatever timeout the hook is given, past
+    /// which it runs the call without the answer (`None`: the hook's own timeout holds): the
+    /// gate's budget stays well under it.
+    pub waits_at_most_secs: Option<u64>,
     /// Whether it is one agent host's own dialect. The neutral contract is not: supervisors of
     /// any host call it, so its decoder accepts every host's tool names, and it is not listed
     /// among the providers `hook capabilities` reports.
@@ -216,6 +220,7 @@ const CLAUDE: HostSpec = HostSpec {
     user_files: UserFiles::One,
     session_env: SessionEnv::SettingsEnv,
     prompt_hook_context: false,
+    waits_at_most_secs: None,
     provider: true,
 };
 
@@ -241,6 +246,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             user_files: UserFiles::One,
             session_env: SessionEnv::CodexShellPolicy,
             prompt_hook_context: false,
+            waits_at_most_secs: None,
             provider: true,
         },
         Host::Gemini => HostSpec {
@@ -267,6 +273,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             user_files: UserFiles::One,
             session_env: SessionEnv::None,
             prompt_hook_context: true,
+            waits_at_most_secs: None,
             provider: true,
         },
         Host::Kimi => HostSpec {
@@ -285,6 +292,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             user_files: UserFiles::EachKimi,
             session_env: SessionEnv::None,
             prompt_hook_context: false,
+            waits_at_most_secs: None,
             provider: true,
         },
         Host::Copilot => HostSpec {
@@ -309,6 +317,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             user_files: UserFiles::One,
             session_env: SessionEnv::None,
             prompt_hook_context: false,
+            waits_at_most_secs: None,
             provider: true,
         },
         Host::Cursor => HostSpec {
@@ -333,6 +342,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             user_files: UserFiles::One,
             session_env: SessionEnv::None,
             prompt_hook_context: false,
+            waits_at_most_secs: None,
             provider: true,
         },
         Host::OpenHands => HostSpec {
@@ -351,6 +361,33 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             user_files: UserFiles::One,
             session_env: SessionEnv::None,
             prompt_hook_context: false,
+            waits_at_most_secs: None,
+            provider: true,
+        },
+        // Verified in the bundle of 0.24.4 and with its released binary (tests/e2e): Claude-shaped
+        // hooks in `settings.json`, matched by exact name (a `|` list) or an unanchored regex;
+        // `monitor` runs shell commands too; `additionalContext` reaches the model at session
+        // start, prompt submission and after a tool, never before one; a Stop output is shown
+        // to the user; any exit but 2, and a hook its message bus waited on for 60 s, let the
+        // call run.
+        Host::Qwen => HostSpec {
+            label: "Qwen Code",
+            shell_tools: &["run_shell_command", "monitor"],
+            edit_tools: &["write_file", "edit", "notebook_edit"],
+            events: CLAUDE_EVENTS,
+            matcher: MatcherRule::Search,
+            shell_matcher: Some("run_shell_command|monitor|write_file|edit|notebook_edit"),
+            edit_matcher: Some("write_file|edit|notebook_edit"),
+            deny: DenyChannel::ExitTwo,
+            // "ask" is a deny in headless runs (`qwen -p`), and the payload does not say which.
+            ask: AskChannel::None,
+            delivers: [Model, Model, Ignored, Model, User],
+            trust: Trust::None,
+            hooks_file: HooksFile::Json,
+            user_files: UserFiles::One,
+            session_env: SessionEnv::None,
+            prompt_hook_context: false,
+            waits_at_most_secs: Some(60),
             provider: true,
         },
         Host::Neutral => HostSpec {
@@ -370,6 +407,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             user_files: UserFiles::One,
             session_env: SessionEnv::None,
             prompt_hook_context: false,
+            waits_at_most_secs: None,
             provider: false,
         },
     }

@@ -63,7 +63,8 @@ fn entries(host: Host) -> Result<Vec<Entry>, HostInstallError> {
         | Host::Kimi
         | Host::Copilot
         | Host::Cursor
-        | Host::OpenHands => {}
+        | Host::OpenHands
+        | Host::Qwen => {}
     }
     let spec = crate::host::spec(host);
     Event::ALL
@@ -155,12 +156,14 @@ pub(crate) fn stripped(host: Host, current: &str) -> Result<Option<String>, Host
 }
 
 /// `None` when a JSON settings text holds nothing but the skeleton install leaves (an empty
-/// `hooks` object, `version`): the file was ours alone.
+/// `hooks` object, `version`) and a settings-format version the host writes into any settings
+/// file it reads (Qwen Code 0.24.4 adds `"$version": 4` to a file without one): the file was ours
+/// alone.
 pub(crate) fn skeleton_to_none(text: &str) -> Option<String> {
     let Ok(root) = parse_object(Some(text)) else { return Some(text.to_owned()) };
-    let only_skeleton = root
-        .iter()
-        .all(|(k, v)| (k == "hooks" && v.as_object().is_some_and(Map::is_empty)) || k == "version");
+    let only_skeleton = root.iter().all(|(k, v)| {
+        (k == "hooks" && v.as_object().is_some_and(Map::is_empty)) || k == "version" || k == "$version"
+    });
     (!only_skeleton).then(|| text.to_owned())
 }
 
@@ -267,7 +270,14 @@ fn handler(host: Host, e: &Entry, command: &str) -> Value {
         Host::Gemini => {
             json!({"matcher": e.matcher.unwrap_or("*"), "hooks": [{"type": "command", "name": "codeguard", "command": command, "timeout": e.timeout * 1000}]})
         }
-        Host::Claude | Host::Codex | Host::OpenHands | Host::Kimi | Host::Zcode | Host::Neutral => {
+        // Qwen Code reads `timeout` in seconds (a value of 1000 or more as milliseconds).
+        Host::Claude
+        | Host::Codex
+        | Host::OpenHands
+        | Host::Kimi
+        | Host::Qwen
+        | Host::Zcode
+        | Host::Neutral => {
             let mut group = json!({"hooks": [{"type": "command", "command": command, "timeout": e.timeout}]});
             if let Some(matcher) = e.matcher {
                 group["matcher"] = json!(matcher);
@@ -467,12 +477,16 @@ pub(crate) fn mcp_format(host: Host) -> Result<McpFormat, HostInstallError> {
         Host::Claude => Ok(McpFormat::Json { typed: true }),
         Host::Gemini => Ok(McpFormat::Json { typed: false }),
         Host::Codex => Ok(McpFormat::Toml),
-        Host::Kimi | Host::Copilot | Host::Cursor | Host::OpenHands | Host::Zcode | Host::Neutral => {
-            Err(HostInstallError::Unsupported(format!(
-                "codeguard registers its MCP server for claude, codex and gemini only, not {}",
-                host.name()
-            )))
-        }
+        Host::Kimi
+        | Host::Copilot
+        | Host::Cursor
+        | Host::OpenHands
+        | Host::Qwen
+        | Host::Zcode
+        | Host::Neutral => Err(HostInstallError::Unsupported(format!(
+            "codeguard registers its MCP server for claude, codex and gemini only, not {}",
+            host.name()
+        ))),
     }
 }
 
@@ -518,6 +532,7 @@ mod tests {
             Host::Cursor,
             Host::OpenHands,
             Host::Kimi,
+            Host::Qwen,
         ] {
             let text = merged(host, None, Path::new(EXE)).expect("merge");
             assert_eq!(installed_events(host, &text).len(), 5, "{host:?}");

@@ -71,6 +71,11 @@ pub(crate) fn path(host: Host, project: Option<&Path>, env: &Env) -> Result<Path
         Host::Copilot => home.join(".copilot/hooks/codeguard.json"),
         Host::Cursor => home.join(".cursor/hooks.json"),
         Host::OpenHands => home.join(".openhands/hooks.json"),
+        // `QWEN_HOME` replaces the `.qwen` directory itself.
+        Host::Qwen => match env.get("QWEN_HOME").filter(|v| !v.is_empty()) {
+            Some(dir) => PathBuf::from(dir).join("settings.json"),
+            None => home.join(".qwen/settings.json"),
+        },
         Host::Zcode | Host::Neutral => return Err(unsupported(host)),
     })
 }
@@ -148,6 +153,7 @@ fn project_path(host: Host, dir: &Path) -> Result<PathBuf, SettingsError> {
         Host::Copilot => dir.join(".github/hooks/codeguard.json"),
         Host::Cursor => dir.join(".cursor/hooks.json"),
         Host::OpenHands => dir.join(".openhands/hooks.json"),
+        Host::Qwen => dir.join(".qwen/settings.json"),
         Host::Kimi => {
             return Err(SettingsError::Host(HostInstallError::Unsupported(
                 "Kimi CLI and Kimi Code read hooks from their user config only (~/.kimi/config.toml or $KIMI_SHARE_DIR; ~/.kimi-code/config.toml or $KIMI_CODE_HOME): install with --user".into(),
@@ -169,7 +175,16 @@ pub(crate) fn mcp_path(host: Host, project: Option<&Path>, env: &Env) -> Result<
         (Host::Claude, true) => base.join(".mcp.json"),
         (Host::Gemini, _) => base.join(".gemini/settings.json"),
         (Host::Codex, _) => base.join(".codex/config.toml"),
-        (Host::Kimi | Host::Copilot | Host::Cursor | Host::OpenHands | Host::Zcode | Host::Neutral, _) => {
+        (
+            Host::Kimi
+            | Host::Copilot
+            | Host::Cursor
+            | Host::OpenHands
+            | Host::Qwen
+            | Host::Zcode
+            | Host::Neutral,
+            _,
+        ) => {
             return Err(SettingsError::Host(match hosts::mcp_merged(host, None, Path::new("codeguard")) {
                 Err(e) => e,
                 Ok(_) => HostInstallError::Unsupported(format!("no MCP settings for {}", host.name())),

@@ -39,6 +39,7 @@ HOSTS = {
     "copilot": ("COPILOT", "Copilot CLI"),
     "kimi": ("KIMI_CLI", "kimi-cli"),
     "openhands": ("OPENHANDS_SDK", "openhands-sdk"),
+    "qwen": ("QWEN_CODE", "Qwen Code"),
 }
 DOC = "written from documentation"
 BEGIN, END = "<!-- fixtures:begin -->", "<!-- fixtures:end -->"
@@ -237,6 +238,7 @@ def update(capture_root, hosts):
                     log.append(f"{host} {event}: not sent in this run; the committed capture stays")
                 continue
             payload = normalise(host, select(event, sent[event]))
+            os.makedirs(os.path.dirname(fixture_path(host, event)), exist_ok=True)
             with open(fixture_path(host, event), "w", encoding="utf-8") as f:
                 json.dump(payload, f, indent=2, ensure_ascii=False)
                 f.write("\n")

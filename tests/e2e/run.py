@@ -253,8 +253,20 @@ def run_copilot(env, repo, server):
                           timeout=TIMEOUT, check=False)
 
 
+def run_qwen(env, repo, server):
+    # Qwen Code runs on Node 22 (run.sh installs npm's build of it); its OpenAI-compatible
+    # provider is chosen by these three variables; usage statistics off (they go to the network).
+    node = os.path.join(HOSTS_DIR, "npm-node22", "node_modules", ".bin")
+    env = dict(env, PATH=node + os.pathsep + env["PATH"], OPENAI_BASE_URL=f"{server.url}/v1",
+               OPENAI_API_KEY="sk-e2e-fake", OPENAI_MODEL="qwen-e2e", QWEN_USAGE_STATISTICS_ENABLED="false",
+               QWEN_CODE_SUPPRESS_YOLO_WARNING="1", QWEN_CODE_DISABLE_PRECONNECT="1")
+    cmd = [bin_of("npm-qwen-code", "qwen"), "-p", "Commit the staged change.", "--yolo", "--output-format", "json"]
+    return subprocess.run(cmd, cwd=repo, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=TIMEOUT, check=False)
+
+
 # Hosts that send PostToolUse for their file-writing tool and deliver its context to the model.
-EDIT_HOSTS = ("claude", "gemini", "copilot")
+EDIT_HOSTS = ("claude", "gemini", "copilot", "qwen")
 # Hosts whose model runs `apply_patch` through the shell tool, with no PostToolUse for it.
 SHELL_PATCH_HOSTS = ("codex",)
 # Hosts whose install gives the agent's shell codeguard's git backstop (host spec: session_env).
@@ -265,6 +277,7 @@ LOOP_HOSTS = {
     "gemini": ("npm-gemini-cli", run_gemini, []),
     "codex": ("npm-codex", run_codex, []),
     "copilot": ("npm-copilot", run_copilot, []),
+    "qwen": ("npm-qwen-code", run_qwen, []),
 }
 
 

@@ -523,3 +523,73 @@ fn an_install_whose_report_cannot_be_written_is_an_error() {
     assert_eq!(crate::support::with_unwritable_stdout(&mut cmd), Some(1));
     assert!(home.path().join(".claude/settings.json").is_file(), "the install itself was done");
 }
+
+/// Qwen Code: its user settings (moved whole by `QWEN_HOME`) get Claude-shaped hooks with
+/// `timeout` in seconds and matchers naming its shell tools (`monitor` runs commands too); doctor
+/// is healthy, then names the entry the user removed; uninstall gives back the file byte for byte,
+/// another tool's hook and Qwen Code's own settings kept.
+#[test]
+fn qwen_install_doctor_and_uninstall_round_trip() {
+    let home = tempfile::tempdir().expect("home");
+    let cwd = tempfile::tempdir().expect("cwd");
+    let qwen_home = home.path().join("qwen-home");
+    std::fs::create_dir_all(&qwen_home).expect("mkdir");
+    let settings = qwen_home.join("settings.json");
+    let theirs = "{\n  \"$version\": 4,\n  \"general\": {\"enableAutoUpdate\": false},\n  \"hooks\": {\"PreToolUse\": [{\"matcher\": \"edit\", \"hooks\": [{\"type\": \"command\", \"command\": \"other-tool\"}]}]}\n}\n";
+    std::fs::write(&settings, theirs).expect("write");
+    let with_home = |args: &[&str]| {
+        codeguard(home.path())
+            .args(args)
+            .env("QWEN_HOME", &qwen_home)
+            .current_dir(cwd.path())
+            .output()
+            .expect("run")
+    };
+    assert_eq!(with_home(&["install", "--host", "qwen"]).status.code(), Some(0));
+    assert!(!home.path().join(".qwen").exists(), "QWEN_HOME replaces ~/.qwen");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).expect("read")).expect("json");
+    let pre = json["hooks"]["PreToolUse"].as_array().expect("PreToolUse");
+    assert!(
+        pre.iter().any(|g| g["hooks"][0]["command"] == "other-tool"),
+        "the other tool's hook stays: {json}"
+    );
+    let ours =
+        pre.iter().find(|g| g["hooks"][0]["command"].as_str().is_some_and(|c| c.contains("--host qwen")));
+    let ours = ours.expect("codeguard's PreToolUse entry");
+    assert_eq!(ours["hooks"][0]["timeout"], 120, "seconds, under Qwen Code's reading");
+    let matcher = ours["matcher"].as_str().expect("matcher");
+    for tool in ["run_shell_command", "monitor", "write_file", "edit", "notebook_edit"] {
+        assert!(matcher.split('|').any(|m| m == tool), "{tool} in {matcher}");
+    }
+    for event in ["SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"] {
+        assert!(json["hooks"][event].is_array(), "{event}: {json}");
+    }
+    let doctor = |expect: i32| {
+        let out = with_home(&["doctor", "--host", "qwen", "--format", "json"]);
+        assert_eq!(out.status.code(), Some(expect), "{}", String::from_utf8_lossy(&out.stdout));
+    };
+    doctor(0);
+    // The user takes codeguard's PreToolUse entry out by hand.
+    let mut edited = json.clone();
+    edited["hooks"]["PreToolUse"]
+        .as_array_mut()
+        .expect("array")
+        .retain(|g| !g["hooks"][0]["command"].as_str().is_some_and(|c| c.contains("--host qwen")));
+    std::fs::write(&settings, serde_json::to_string_pretty(&edited).expect("json")).expect("write");
+    doctor(1);
+    assert_eq!(with_home(&["install", "--host", "qwen"]).status.code(), Some(0));
+    assert_eq!(with_home(&["uninstall", "--host", "qwen"]).status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(&settings).expect("read"), theirs, "byte for byte");
+
+    // A file the install made, which Qwen Code then stamped with its settings version when it
+    // read it, goes away with the uninstall.
+    std::fs::remove_file(&settings).expect("remove");
+    assert_eq!(with_home(&["install", "--host", "qwen"]).status.code(), Some(0));
+    let mut stamped: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).expect("read")).expect("json");
+    stamped["$version"] = 4.into();
+    std::fs::write(&settings, serde_json::to_string_pretty(&stamped).expect("json")).expect("write");
+    assert_eq!(with_home(&["uninstall", "--host", "qwen"]).status.code(), Some(0));
+    assert!(!settings.exists(), "the file held only codeguard's entries and Qwen Code's version stamp");
+}
