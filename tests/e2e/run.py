@@ -43,6 +43,8 @@ GIT_ENV = {
     "GIT_COMMITTER_EMAIL": "e2e@example.invalid",
 }
 TIMEOUT = 120
+# Hosts run.sh could not install (`CODEGUARD_E2E_LEFT_OUT`: "kimi openhands (why)").
+LEFT_OUT = os.environ.get("CODEGUARD_E2E_LEFT_OUT", "").split(" (")[0].split()
 FAILURES = []
 EVIDENCE = {}
 
@@ -601,6 +603,8 @@ def packaging():
                              capture_output=True, text=True, timeout=TIMEOUT, check=False)
         check(out.returncode == 0 and "successfully validated" in out.stdout + out.stderr,
               "packaging: `gemini extensions validate hooks/gemini` accepts codeguard's extension")
+        if "kimi" in LEFT_OUT:
+            return
         probe = ("import json, pathlib; from kimi_cli.config import load_config; "
                  "c = load_config(pathlib.Path('hooks/kimi.toml')); print(json.dumps([h.event for h in c.hooks]))")
         out = subprocess.run([os.path.join(HOSTS_DIR, "py-kimi", "bin", "python"), "-c", probe], cwd=repo, env=env,
@@ -625,7 +629,7 @@ def payload_fixtures(hosts):
 
 
 def main():
-    hosts = SELECTED or [*LOOP_HOSTS, *LOADER_HOSTS, "packaging"]
+    hosts = SELECTED or [*LOOP_HOSTS, *[h for h in LOADER_HOSTS if h not in LEFT_OUT], "packaging"]
     ran = []
     for host in hosts:
         if host != "packaging" and host not in LOOP_HOSTS and host not in LOADER_HOSTS:
@@ -670,11 +674,13 @@ def main():
     if evidence:
         with open(evidence, "w") as f:
             json.dump(EVIDENCE, f, indent=1)
+    left_out = f"; left out: {os.environ['CODEGUARD_E2E_LEFT_OUT']}" if LEFT_OUT else ""
     if FAILURES:
         say(f"{len(FAILURES)} check(s) failed")
-        return 1
-    say("all checks passed")
-    return 0
+    else:
+        say("all checks passed")
+    say(f"{len(ran)} real host(s) ran: {', '.join(ran) or 'none'}{left_out}")
+    return 1 if FAILURES else 0
 
 
 if __name__ == "__main__":
