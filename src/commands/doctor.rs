@@ -499,6 +499,9 @@ fn smoke_payload(host: Host, cwd: &Path) -> serde_json::Value {
         Host::Cursor => {
             serde_json::json!({"hook_event_name": "beforeShellExecution", "conversation_id": id, "command": command, "cwd": cwd})
         }
+        Host::Ari => {
+            serde_json::json!({"event": "PreToolUse", "tool": tool, "input": {"command": command}, "session": id, "cwd": cwd})
+        }
         Host::OpenHands => {
             serde_json::json!({"event_type": spec.event_name(Event::PreToolUse).unwrap_or(Event::PreToolUse.claude_name()), "session_id": id, "tool_name": tool, "tool_input": {"command": command}, "working_dir": cwd})
         }

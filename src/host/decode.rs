@@ -41,7 +41,7 @@ pub(super) fn from_map(host: Host, event: Event, map: &Map<String, Value>) -> Re
         host,
         event,
         cwd,
-        session_id: text(map, &["session_id", "sessionId", "conversation_id"])?,
+        session_id: text(map, &["session_id", "sessionId", "conversation_id", "session"])?,
         tool_use_id: text(map, &["tool_use_id", "tool_call_id", "toolCallId", "toolUseId", "generation_id"])?,
         tool_name,
         tool,
@@ -107,7 +107,8 @@ fn shell_dir(input: &Map<String, Value>, session: Option<PathBuf>) -> Result<Opt
 
 /// The tool's arguments: an object, or a JSON string holding one (Copilot's `toolArgs`).
 fn tool_input(map: &Map<String, Value>) -> Result<Option<Map<String, Value>>, DecodeError> {
-    for key in ["tool_input", "toolArgs", "tool_args", "args"] {
+    // ari sends its tool's arguments as `input`.
+    for key in ["tool_input", "toolArgs", "tool_args", "args", "input"] {
         match map.get(key) {
             None | Some(Value::Null) => {}
             Some(Value::Object(o)) => return Ok(Some(o.clone())),

@@ -36,7 +36,7 @@ pub(crate) fn encode(event: &HookEvent, answer: &Answer, runtime_ms: u64) -> Out
         Host::Kimi => kimi(event.event, answer),
         Host::Copilot => copilot(event.event, answer),
         Host::Cursor => cursor(event.event, answer),
-        Host::OpenHands => openhands(event.event, answer),
+        Host::OpenHands | Host::Ari => top_level_context(event.event, answer),
         Host::Qwen => claude_shaped(event.event, answer, Host::Qwen),
     }
 }
@@ -197,9 +197,10 @@ fn deny_only(event: Event, answer: &Answer, deny: impl FnOnce(&str) -> Value) ->
     }
 }
 
-/// `OpenHands`: exit 2 blocks; context is top-level `additionalContext`. Its Stop output can only
-/// continue the turn, so a Stop summary is not printed there.
-fn openhands(event: Event, answer: &Answer) -> Output {
+/// `OpenHands` and ari: exit 2 blocks; context is top-level `additionalContext` (the only key: ari
+/// decodes its hooks' JSON strictly). A Stop output can only continue the turn there, so a Stop
+/// summary is not printed.
+fn top_level_context(event: Event, answer: &Answer) -> Output {
     match (event, answer) {
         (_, Answer::Allow) | (Event::Stop, _) => Output::default(),
         (Event::PreToolUse, Answer::Block(report)) => block_on_stderr(report),

@@ -42,6 +42,8 @@ pub(crate) enum Host {
     OpenHands,
     /// Qwen Code (`@qwen-code/qwen-code`).
     Qwen,
+    /// ari (a Go agent; its hook contract, seed 002).
+    Ari,
     /// `ZCode` (Claude/Codex-shaped payloads).
     Zcode,
     /// The provider-neutral contract (`coding-ethos.hook/v1`).
@@ -50,7 +52,7 @@ pub(crate) enum Host {
 
 impl Host {
     /// Every host, for tables and coverage tests.
-    pub(crate) const ALL: [Self; 10] = [
+    pub(crate) const ALL: [Self; 11] = [
         Self::Claude,
         Self::Codex,
         Self::Gemini,
@@ -59,6 +61,7 @@ impl Host {
         Self::Cursor,
         Self::OpenHands,
         Self::Qwen,
+        Self::Ari,
         Self::Zcode,
         Self::Neutral,
     ];
@@ -74,6 +77,7 @@ impl Host {
             Self::Cursor => "cursor",
             Self::OpenHands => "openhands",
             Self::Qwen => "qwen",
+            Self::Ari => "ari",
             Self::Zcode => "zcode",
             Self::Neutral => "neutral",
         }
@@ -270,6 +274,7 @@ pub(crate) fn decode(host: Host, event: Event, payload: &[u8]) -> Result<HookEve
         | Host::Cursor
         | Host::OpenHands
         | Host::Qwen
+        | Host::Ari
         | Host::Zcode => decode::decode(host, event, payload),
     }
 }

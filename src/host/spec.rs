@@ -117,6 +117,15 @@ pub(crate) enum HooksFile {
     VersionedJson,
     /// A marked block of `[[hooks]]` tables in a TOML config, every other byte left alone (Kimi).
     TomlBlock,
+    /// A marked block of `[[hooks.EVENT]]` tables in a TOML config (ari).
+    TomlEventTables,
+}
+
+impl HooksFile {
+    /// Whether the hooks sit in a TOML config.
+    pub(crate) fn is_toml(self) -> bool {
+        matches!(self, Self::TomlBlock | Self::TomlEventTables)
+    }
 }
 
 /// Which user settings files hold the hooks.
@@ -388,6 +397,31 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             session_env: SessionEnv::None,
             prompt_hook_context: false,
             waits_at_most_secs: Some(60),
+            provider: true,
+        },
+        // From its documented contract (seed 002, its `hook` package): Claude's event names; a
+        // payload of its own (`event`, `tool`, `input`, `session`, `cwd`); a `|` list matcher is
+        // an exact set, anything else a regex; exit 2 blocks with stderr as the message, any
+        // other exit or a timeout only warns; stdout JSON is decoded strictly (an unknown key
+        // turns it into plain text), `additionalContext` reaching the model at session start,
+        // prompt submission and after a tool. User hooks (`~/.ari/config.toml`) always run.
+        Host::Ari => HostSpec {
+            label: "ari",
+            shell_tools: &["sh"],
+            edit_tools: &["edit", "write"],
+            events: CLAUDE_EVENTS,
+            matcher: MatcherRule::ExactOrAnchored,
+            shell_matcher: Some("sh|edit|write"),
+            edit_matcher: Some("edit|write"),
+            deny: DenyChannel::ExitTwo,
+            ask: AskChannel::None,
+            delivers: [Model, Model, Ignored, Model, Ignored],
+            trust: Trust::None,
+            hooks_file: HooksFile::TomlEventTables,
+            user_files: UserFiles::One,
+            session_env: SessionEnv::None,
+            prompt_hook_context: false,
+            waits_at_most_secs: None,
             provider: true,
         },
         Host::Neutral => HostSpec {

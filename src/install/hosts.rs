@@ -64,7 +64,8 @@ fn entries(host: Host) -> Result<Vec<Entry>, HostInstallError> {
         | Host::Copilot
         | Host::Cursor
         | Host::OpenHands
-        | Host::Qwen => {}
+        | Host::Qwen
+        | Host::Ari => {}
     }
     let spec = crate::host::spec(host);
     Event::ALL
@@ -120,8 +121,8 @@ fn program_of(command: &str) -> &str {
 pub(crate) fn merged(host: Host, old: Option<&str>, exe: &Path) -> Result<String, HostInstallError> {
     let entries = entries(host)?;
     let format = crate::host::spec(host).hooks_file;
-    if format == HooksFile::TomlBlock {
-        return Ok(kimi_merged(old.unwrap_or(""), &entries, exe));
+    if format.is_toml() {
+        return Ok(toml_merged(host, old.unwrap_or(""), &entries, exe));
     }
     let mut root = parse_object(old)?;
     strip_ours(&mut root, host);
@@ -146,8 +147,8 @@ pub(crate) fn merged(host: Host, old: Option<&str>, exe: &Path) -> Result<String
 /// ours alone).
 pub(crate) fn stripped(host: Host, current: &str) -> Result<Option<String>, HostInstallError> {
     entries(host)?;
-    if crate::host::spec(host).hooks_file == HooksFile::TomlBlock {
-        let text = kimi_stripped(current);
+    if crate::host::spec(host).hooks_file.is_toml() {
+        let text = block_stripped(current, &toml_begin(host), TOML_END);
         return Ok((!text.trim().is_empty()).then_some(text));
     }
     let mut root = parse_object(Some(current))?;
@@ -200,10 +201,10 @@ pub(crate) struct Declared {
     pub command: String,
 }
 
-/// codeguard's handlers in a settings text (JSON settings, or Kimi's `[[hooks]]` TOML).
+/// codeguard's handlers in a settings text (JSON settings, or the TOML tables of Kimi and ari).
 pub(crate) fn declared(host: Host, text: &str) -> Vec<Declared> {
-    if crate::host::spec(host).hooks_file == HooksFile::TomlBlock {
-        return kimi_declared(text);
+    if crate::host::spec(host).hooks_file.is_toml() {
+        return toml_declared(host, text);
     }
     let Ok(root) = parse_object(Some(text)) else { return Vec::new() };
     let Some(Value::Object(events)) = root.get("hooks") else { return Vec::new() };
@@ -226,15 +227,15 @@ pub(crate) fn declared(host: Host, text: &str) -> Vec<Declared> {
     out
 }
 
-/// codeguard's `[[hooks]]` tables in a Kimi config (read line by line: `event`, `matcher`,
-/// `command` as TOML basic strings).
-fn kimi_declared(text: &str) -> Vec<Declared> {
+/// codeguard's hook tables in a TOML config, read line by line: Kimi's `[[hooks]]` with an
+/// `event` key, ari's `[[hooks.EVENT]]`; `matcher` and `command` as TOML basic strings.
+fn toml_declared(host: Host, text: &str) -> Vec<Declared> {
     let mut out = Vec::new();
     let mut current: (Option<String>, Option<String>, Option<String>) = (None, None, None);
     let flush = |current: &mut (Option<String>, Option<String>, Option<String>), out: &mut Vec<Declared>| {
         if let (Some(event), matcher, Some(command)) = std::mem::take(current)
             && let Some(event) = Event::from_name(&event)
-            && is_ours(&command, Host::Kimi)
+            && is_ours(&command, host)
         {
             out.push(Declared { event, matcher, command });
         }
@@ -242,6 +243,9 @@ fn kimi_declared(text: &str) -> Vec<Declared> {
     for line in text.lines().map(str::trim) {
         if line.starts_with('[') {
             flush(&mut current, &mut out);
+            if let Some(event) = line.strip_prefix("[[hooks.").and_then(|l| l.strip_suffix("]]")) {
+                current.0 = Some(event.trim().to_owned());
+            }
             continue;
         }
         let Some((key, value)) = line.split_once('=') else { continue };
@@ -276,6 +280,7 @@ fn handler(host: Host, e: &Entry, command: &str) -> Value {
         | Host::OpenHands
         | Host::Kimi
         | Host::Qwen
+        | Host::Ari
         | Host::Zcode
         | Host::Neutral => {
             let mut group = json!({"hooks": [{"type": "command", "command": command, "timeout": e.timeout}]});
@@ -329,26 +334,39 @@ pub(crate) fn pretty(root: &Map<String, Value>) -> String {
     serde_json::to_string_pretty(root).map(|s| s + "\n").unwrap_or_default()
 }
 
-const KIMI_BEGIN: &str = "# codeguard:begin — managed by `codeguard install --host kimi`; `codeguard uninstall --host kimi` removes it";
-const KIMI_END: &str = "# codeguard:end";
+/// The first line of codeguard's marked block of hook tables in a host's TOML config.
+fn toml_begin(host: Host) -> String {
+    let name = host.name();
+    format!(
+        "# codeguard:begin — managed by `codeguard install --host {name}`; `codeguard uninstall --host {name}` removes it"
+    )
+}
+const TOML_END: &str = "# codeguard:end";
 
-fn kimi_merged(old: &str, entries: &[Entry], exe: &Path) -> String {
+/// The TOML config with codeguard's hook tables in its marked block: Kimi's `[[hooks]]` with
+/// `event` and a timeout in seconds, ari's `[[hooks.EVENT]]` with a Go duration (`"120s"`), and
+/// nothing else (ari's loader knows `matcher`, `if`, `command`, `shell`, `timeout`, `once`,
+/// `async`).
+fn toml_merged(host: Host, old: &str, entries: &[Entry], exe: &Path) -> String {
     let mut body = String::new();
     for e in entries {
         let matcher = e.matcher.map(|m| format!("matcher = {}\n", toml_string(m))).unwrap_or_default();
-        let _ = write!(
-            body,
-            "[[hooks]]\nevent = {}\n{matcher}command = {}\ntimeout = {}\n",
-            toml_string(e.key),
-            toml_string(&command(exe, Host::Kimi, e.event)),
-            e.timeout
-        );
+        let command = toml_string(&command(exe, host, e.event));
+        let _ = match crate::host::spec(host).hooks_file {
+            HooksFile::TomlEventTables => write!(
+                body,
+                "[[hooks.{}]]\n{matcher}command = {command}\ntimeout = \"{}s\"\n",
+                e.key, e.timeout
+            ),
+            HooksFile::TomlBlock | HooksFile::Json | HooksFile::VersionedJson => write!(
+                body,
+                "[[hooks]]\nevent = {}\n{matcher}command = {command}\ntimeout = {}\n",
+                toml_string(e.key),
+                e.timeout
+            ),
+        };
     }
-    block_merged(old, KIMI_BEGIN, KIMI_END, &body)
-}
-
-fn kimi_stripped(text: &str) -> String {
-    block_stripped(text, KIMI_BEGIN, KIMI_END)
+    block_merged(old, &toml_begin(host), TOML_END, &body)
 }
 
 /// `old` without any earlier copy of our marked block, with the block (holding `body`) appended
@@ -482,6 +500,7 @@ pub(crate) fn mcp_format(host: Host) -> Result<McpFormat, HostInstallError> {
         | Host::Cursor
         | Host::OpenHands
         | Host::Qwen
+        | Host::Ari
         | Host::Zcode
         | Host::Neutral => Err(HostInstallError::Unsupported(format!(
             "codeguard registers its MCP server for claude, codex and gemini only, not {}",
@@ -533,6 +552,7 @@ mod tests {
             Host::OpenHands,
             Host::Kimi,
             Host::Qwen,
+            Host::Ari,
         ] {
             let text = merged(host, None, Path::new(EXE)).expect("merge");
             assert_eq!(installed_events(host, &text).len(), 5, "{host:?}");
@@ -551,11 +571,58 @@ mod tests {
                     assert_eq!(json.and_then(|v| v.get("version").cloned()), Some(json!(1)));
                 }
                 HooksFile::TomlBlock => assert!(json.is_none() && text.contains("[[hooks]]"), "{host:?}"),
+                HooksFile::TomlEventTables => {
+                    assert!(json.is_none() && text.contains("[[hooks.PreToolUse]]"), "{host:?}");
+                }
             }
             assert_eq!(installed_events(host, &text).len(), Event::ALL.len(), "{host:?}");
             assert_eq!(declared(host, &text).len(), Event::ALL.len(), "{host:?}");
         }
         assert!(matches!(mcp_format(Host::Claude), Ok(McpFormat::Json { typed: true })));
+    }
+
+    /// ari's contract (seed 002, its `hook` package): `[[hooks.EVENT]]` tables of its `Spec`
+    /// (`toml:"matcher"`, `toml:"if"`, `toml:"command"`, `toml:"shell"`, `toml:"timeout"` as a Go
+    /// duration, `toml:"once"`, `toml:"async"`) under the `hooks` key, one per event it knows;
+    /// a pipe-list matcher is an exact set of its tool names (`sh`, `edit`, `write`).
+    #[test]
+    fn ari_config_is_tables_of_its_hook_spec_and_keeps_every_other_byte() {
+        const SPEC_KEYS: [&str; 7] = ["matcher", "if", "command", "shell", "timeout", "once", "async"];
+        const EVENTS: [&str; 5] = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"];
+        let theirs = "[provider.local]\nkind = \"openai\"\nbase_url = \"http://127.0.0.1:8080/v1\"\n\n[[hooks.PostToolUse]]\nmatcher = \"edit\"\ncommand = \"gofmt -l .\"\n";
+        let once = merged(Host::Ari, Some(theirs), Path::new(EXE)).expect("merge");
+        assert!(once.starts_with(theirs), "{once}");
+        assert_eq!(merged(Host::Ari, Some(&once), Path::new(EXE)).expect("merge"), once, "idempotent");
+        let doc: toml_edit::DocumentMut = once.parse().expect("valid TOML");
+        let hooks = doc["hooks"].as_table().expect("a `hooks` table");
+        for (event, tables) in hooks {
+            assert!(EVENTS.contains(&event), "an event ari knows: {event}");
+            for table in tables.as_array_of_tables().expect("[[hooks.EVENT]]") {
+                for (key, _) in table {
+                    assert!(SPEC_KEYS.contains(&key), "{event}: `{key}` is not a field of ari's hook Spec");
+                }
+            }
+        }
+        for event in EVENTS {
+            let ours: Vec<&toml_edit::Table> = hooks[event]
+                .as_array_of_tables()
+                .expect("tables")
+                .iter()
+                .filter(|t| t["command"].as_str().is_some_and(|c| is_ours(c, Host::Ari)))
+                .collect();
+            assert_eq!(ours.len(), 1, "{event}");
+            let timeout = ours[0]["timeout"].as_str().expect("a Go duration string");
+            assert!(timeout.strip_suffix('s').is_some_and(|n| n.parse::<u64>().is_ok()), "{timeout}");
+            if event == "PreToolUse" {
+                let matcher = ours[0]["matcher"].as_str().expect("matcher");
+                for tool in ["sh", "edit", "write"] {
+                    assert!(matcher.split('|').any(|m| m == tool), "{tool} in {matcher}");
+                }
+            }
+        }
+        assert_eq!(hooks["PostToolUse"].as_array_of_tables().expect("tables").len(), 2, "theirs stays");
+        assert_eq!(declared(Host::Ari, &once).len(), 5);
+        assert_eq!(stripped(Host::Ari, &once).expect("strip").as_deref(), Some(theirs), "byte for byte");
     }
 
     #[test]

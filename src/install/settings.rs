@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use super::hosts::{self, HostInstallError};
 use crate::env::Env;
 use crate::host::Host;
-use crate::host::spec::{HooksFile, UserFiles};
+use crate::host::spec::UserFiles;
 
 /// Suffix of the copy of a settings file as it was before codeguard first changed it.
 pub(crate) const BACKUP_SUFFIX: &str = ".codeguard-backup";
@@ -76,6 +76,7 @@ pub(crate) fn path(host: Host, project: Option<&Path>, env: &Env) -> Result<Path
             Some(dir) => PathBuf::from(dir).join("settings.json"),
             None => home.join(".qwen/settings.json"),
         },
+        Host::Ari => home.join(".ari/config.toml"),
         Host::Zcode | Host::Neutral => return Err(unsupported(host)),
     })
 }
@@ -154,6 +155,11 @@ fn project_path(host: Host, dir: &Path) -> Result<PathBuf, SettingsError> {
         Host::Cursor => dir.join(".cursor/hooks.json"),
         Host::OpenHands => dir.join(".openhands/hooks.json"),
         Host::Qwen => dir.join(".qwen/settings.json"),
+        Host::Ari => {
+            return Err(SettingsError::Host(HostInstallError::Unsupported(
+                "ari runs a project's hooks (.ari/config.toml) only after `ari trust` there, which codeguard cannot check: install with --user (~/.ari/config.toml), whose hooks ari always runs".into(),
+            )));
+        }
         Host::Kimi => {
             return Err(SettingsError::Host(HostInstallError::Unsupported(
                 "Kimi CLI and Kimi Code read hooks from their user config only (~/.kimi/config.toml or $KIMI_SHARE_DIR; ~/.kimi-code/config.toml or $KIMI_CODE_HOME): install with --user".into(),
@@ -181,6 +187,7 @@ pub(crate) fn mcp_path(host: Host, project: Option<&Path>, env: &Env) -> Result<
             | Host::Cursor
             | Host::OpenHands
             | Host::Qwen
+            | Host::Ari
             | Host::Zcode
             | Host::Neutral,
             _,
@@ -246,7 +253,7 @@ pub(crate) fn write_change(
 /// MCP server from one file in two steps still ends with the original bytes.
 pub(crate) fn uninstall(kind: Kind, host: Host, path: &Path) -> Result<Outcome, SettingsError> {
     let toml = match kind {
-        Kind::Hooks => crate::host::spec(host).hooks_file == HooksFile::TomlBlock,
+        Kind::Hooks => crate::host::spec(host).hooks_file.is_toml(),
         Kind::Mcp => hosts::mcp_format(host).is_ok_and(|f| f == hosts::McpFormat::Toml),
     };
     remove_change(path, toml, |current| {

@@ -59,12 +59,12 @@ fn expected(host: &str, event: &str) -> Shape {
         ("neutral", _) => NeutralAllow,
         ("codex" | "copilot" | "cursor", "pre-tool-use") => JsonDeny,
         (_, "pre-tool-use") => BlockOnStderr,
-        ("cursor", _) | ("openhands" | "copilot", "stop") => Silent,
+        ("cursor", _) | ("openhands" | "copilot" | "ari", "stop") => Silent,
         ("copilot", _) => JsonContext("/additionalContext"),
         ("codex", "session-start" | "user-prompt-submit") => PlainContext,
         ("kimi", "session-start" | "stop") => JsonContext("/message"),
         (_, "stop") => JsonContext("/systemMessage"),
-        ("openhands", _) => JsonContext("/additionalContext"),
+        ("openhands" | "ari", _) => JsonContext("/additionalContext"),
         _ => JsonContext("/hookSpecificOutput/additionalContext"),
     }
 }
@@ -387,8 +387,9 @@ fn install_capabilities_and_the_protocol_sheet_agree_with_the_host_specs() {
         let text = std::fs::read_to_string(file).expect("settings");
         for (_, name) in provider["events"].as_object().expect("events") {
             let name = name.as_str().expect("name");
+            // A JSON key or TOML `event` value, or ari's `[[hooks.EVENT]]` table.
             assert!(
-                text.contains(&format!("\"{name}\"")),
+                text.contains(&format!("\"{name}\"")) || text.contains(&format!("[[hooks.{name}]]")),
                 "{host}: {file} does not register the spec's event `{name}`"
             );
         }
@@ -501,4 +502,77 @@ fn a_shell_call_is_judged_in_the_directory_its_arguments_name() {
     });
     let out = run(home.path(), "gemini", "pre-tool-use", &payload.to_string());
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// ari's contract (seed 002, its `hook` package): a payload of its own names (`event`, `tool`,
+/// `input`, `session`, `cwd`), exit 2 with stderr to block, and stdout JSON its decoder reads
+/// strictly (`DisallowUnknownFields`): only `continue`, `stopReason`, `additionalContext`,
+/// `permission` and `hookSpecificOutput` (`hookEventName`, `permissionDecision`,
+/// `permissionDecisionReason`, `updatedInput`, `additionalContext`), else the answer is lost.
+#[test]
+fn ari_payloads_are_read_and_every_answer_is_one_its_strict_decoder_accepts() {
+    const OUTPUT: [&str; 5] =
+        ["continue", "stopReason", "additionalContext", "permission", "hookSpecificOutput"];
+    const SPECIFIC: [&str; 5] = [
+        "hookEventName",
+        "permissionDecision",
+        "permissionDecisionReason",
+        "updatedInput",
+        "additionalContext",
+    ];
+    let repo = scenario();
+    let home = tempfile::tempdir().expect("home");
+    let cwd = repo.root().display().to_string();
+    let payload = |event: &str, extra: Value| {
+        let mut p = serde_json::json!({"event": event, "session": "ari-s1", "cwd": cwd});
+        p.as_object_mut().expect("object").extend(extra.as_object().expect("object").clone());
+        p.to_string()
+    };
+    let strict = |out: &std::process::Output, what: &str| {
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        if stdout.trim().is_empty() {
+            return;
+        }
+        let v: Value =
+            serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{what}: not JSON ({e}): {stdout}"));
+        for key in v.as_object().expect("an object").keys() {
+            assert!(
+                OUTPUT.contains(&key.as_str()),
+                "{what}: ari would drop the answer for `{key}`: {stdout}"
+            );
+        }
+        if let Some(specific) = v.get("hookSpecificOutput").and_then(Value::as_object) {
+            for key in specific.keys() {
+                assert!(SPECIFIC.contains(&key.as_str()), "{what}: `hookSpecificOutput.{key}`: {stdout}");
+            }
+        }
+    };
+    // The staged `.env` blocks a commit the `sh` tool runs.
+    let commit =
+        payload("PreToolUse", serde_json::json!({"tool": "sh", "input": {"command": "git commit -m x"}}));
+    let out = run(home.path(), "ari", "pre-tool-use", &commit);
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(".env") && out.stdout.is_empty());
+    let ls = payload("PreToolUse", serde_json::json!({"tool": "sh", "input": {"command": "ls"}}));
+    let out = run(home.path(), "ari", "pre-tool-use", &ls);
+    assert!(out.status.code() == Some(0) && out.stdout.is_empty(), "{out:?}");
+    // Every other event answers in keys ari knows; the write tool's file is linted.
+    let written = repo.root().join("bad.py").display().to_string();
+    for (event, name, extra) in [
+        ("SessionStart", "session-start", serde_json::json!({"reason": "startup"})),
+        ("UserPromptSubmit", "user-prompt-submit", serde_json::json!({"prompt": "commit this"})),
+        (
+            "PostToolUse",
+            "post-tool-use",
+            serde_json::json!({"tool": "write", "input": {"path": written}, "result": "ok"}),
+        ),
+        ("Stop", "stop", serde_json::json!({})),
+    ] {
+        let out = run(home.path(), "ari", name, &payload(event, extra));
+        assert_eq!(out.status.code(), Some(0), "{name}");
+        strict(&out, name);
+        if name == "post-tool-use" {
+            assert!(String::from_utf8_lossy(&out.stdout).contains("F401"), "the edit's lint result: {out:?}");
+        }
+    }
 }

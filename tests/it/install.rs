@@ -593,3 +593,33 @@ fn qwen_install_doctor_and_uninstall_round_trip() {
     assert_eq!(with_home(&["uninstall", "--host", "qwen"]).status.code(), Some(0));
     assert!(!settings.exists(), "the file held only codeguard's entries and Qwen Code's version stamp");
 }
+
+/// ari: a marked block of `[[hooks.EVENT]]` tables in `~/.ari/config.toml` (the user layer, which
+/// ari always runs); doctor is healthy, then names the table the user removed; uninstall gives
+/// the config back byte for byte; a project install is refused (ari runs those only after
+/// `ari trust`).
+#[test]
+fn ari_install_doctor_and_uninstall_round_trip() {
+    let home = tempfile::tempdir().expect("home");
+    let cwd = tempfile::tempdir().expect("cwd");
+    let config = home.path().join(".ari/config.toml");
+    std::fs::create_dir_all(config.parent().expect("dir")).expect("mkdir");
+    let theirs = "[provider.local]\nkind = \"openai\"\n";
+    std::fs::write(&config, theirs).expect("write");
+    let go = |args: &[&str]| codeguard(home.path()).args(args).current_dir(cwd.path()).output().expect("run");
+    assert_eq!(go(&["install", "--host", "ari"]).status.code(), Some(0));
+    let text = std::fs::read_to_string(&config).expect("read");
+    assert!(text.starts_with(theirs) && text.contains("[[hooks.PreToolUse]]\nmatcher = \"sh|edit|write\""), "{text}");
+    assert_eq!(go(&["doctor", "--host", "ari"]).status.code(), Some(0));
+    // The user deletes codeguard's PreToolUse table by hand.
+    let start = text.find("[[hooks.PreToolUse]]").expect("table");
+    let end = start + text[start..].find("[[hooks.PostToolUse]]").expect("next");
+    std::fs::write(&config, format!("{}{}", &text[..start], &text[end..])).expect("write");
+    let out = go(&["doctor", "--host", "ari"]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(go(&["uninstall", "--host", "ari"]).status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(&config).expect("read"), theirs, "byte for byte");
+    let out = go(&["install", "--host", "ari", "--project", &cwd.path().display().to_string()]);
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ari trust"));
+}
