@@ -77,6 +77,12 @@ pub(crate) fn capabilities() -> Value {
                     super::spec::DenyChannel::JsonDeny => "JSON deny on stdout, exit 0",
                     super::spec::DenyChannel::Neutral => "neutral response, exit 1",
                 },
+                "tested": match spec.tested {
+                    super::spec::Tested::Pinned { package, .. } => {
+                        format!("{package}: its released package, in codeguard's end-to-end suite")
+                    }
+                    super::spec::Tested::Without(why) => why.to_owned(),
+                },
             })
         })
         .collect();

@@ -138,6 +138,20 @@ pub(crate) enum UserFiles {
     EachKimi,
 }
 
+/// How a host's behaviour is proven.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tested {
+    /// Its released package, pinned in `tests/e2e/run.sh` under a variable.
+    Pinned {
+        /// The package's name on its registry.
+        package: &'static str,
+        /// The variable holding its version in `tests/e2e/run.sh`.
+        var: &'static str,
+    },
+    /// No released binary here: what the tests rest on instead.
+    Without(&'static str),
+}
+
 /// Everything codeguard relies on about one host.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct HostSpec {
@@ -177,6 +191,9 @@ pub(crate) struct HostSpec {
     /// which it runs the call without the answer (`None`: the hook's own timeout holds): the
     /// gate's budget stays well under it.
     pub waits_at_most_secs: Option<u64>,
+    /// How the end-to-end suite proves it (`tests/e2e/run.sh`): the pin variable of its released
+    /// package there, or what stands in for one and why.
+    pub tested: Tested,
     /// Whether it is one agent host's own dialect. The neutral contract is not: supervisors of
     /// any host call it, so its decoder accepts every host's tool names, and it is not listed
     /// among the providers `hook capabilities` reports.
@@ -230,6 +247,7 @@ const CLAUDE: HostSpec = HostSpec {
     session_env: SessionEnv::SettingsEnv,
     prompt_hook_context: false,
     waits_at_most_secs: None,
+    tested: Tested::Pinned { package: "@anthropic-ai/claude-code", var: "CLAUDE_CODE" },
     provider: true,
 };
 
@@ -238,7 +256,14 @@ pub(crate) fn spec(host: Host) -> HostSpec {
     match host {
         Host::Claude => CLAUDE,
         // ZCode's payloads are Claude-shaped: the same facts under its own name.
-        Host::Zcode => HostSpec { label: "ZCode", session_env: SessionEnv::None, ..CLAUDE },
+        Host::Zcode => HostSpec {
+            label: "ZCode",
+            session_env: SessionEnv::None,
+            tested: Tested::Without(
+                "no released binary here: Claude-shaped payload fixtures from its documentation",
+            ),
+            ..CLAUDE
+        },
         Host::Codex => HostSpec {
             label: "Codex CLI",
             shell_tools: &["Bash", "shell", "exec_command"],
@@ -256,6 +281,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             session_env: SessionEnv::CodexShellPolicy,
             prompt_hook_context: false,
             waits_at_most_secs: None,
+            tested: Tested::Pinned { package: "@openai/codex", var: "CODEX" },
             provider: true,
         },
         Host::Gemini => HostSpec {
@@ -283,6 +309,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             session_env: SessionEnv::None,
             prompt_hook_context: true,
             waits_at_most_secs: None,
+            tested: Tested::Pinned { package: "@google/gemini-cli", var: "GEMINI_CLI" },
             provider: true,
         },
         Host::Kimi => HostSpec {
@@ -302,6 +329,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             session_env: SessionEnv::None,
             prompt_hook_context: false,
             waits_at_most_secs: None,
+            tested: Tested::Pinned { package: "kimi-cli", var: "KIMI_CLI" },
             provider: true,
         },
         Host::Copilot => HostSpec {
@@ -327,6 +355,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             session_env: SessionEnv::None,
             prompt_hook_context: false,
             waits_at_most_secs: None,
+            tested: Tested::Pinned { package: "@github/copilot", var: "COPILOT" },
             provider: true,
         },
         Host::Cursor => HostSpec {
@@ -352,6 +381,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             session_env: SessionEnv::None,
             prompt_hook_context: false,
             waits_at_most_secs: None,
+            tested: Tested::Without("not on npm or PyPI: payload fixtures from its documentation"),
             provider: true,
         },
         Host::OpenHands => HostSpec {
@@ -371,6 +401,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             session_env: SessionEnv::None,
             prompt_hook_context: false,
             waits_at_most_secs: None,
+            tested: Tested::Pinned { package: "openhands-sdk", var: "OPENHANDS_SDK" },
             provider: true,
         },
         // Verified in the bundle of 0.24.4 and with its released binary (tests/e2e): Claude-shaped
@@ -397,6 +428,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             session_env: SessionEnv::None,
             prompt_hook_context: false,
             waits_at_most_secs: Some(60),
+            tested: Tested::Pinned { package: "@qwen-code/qwen-code", var: "QWEN_CODE" },
             provider: true,
         },
         // From its documented contract (seed 002, its `hook` package): Claude's event names; a
@@ -422,6 +454,9 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             session_env: SessionEnv::None,
             prompt_hook_context: false,
             waits_at_most_secs: None,
+            tested: Tested::Without(
+                "a Go program on no registry reachable here: contract tests of its documented hook package (seed 002)",
+            ),
             provider: true,
         },
         Host::Neutral => HostSpec {
@@ -442,6 +477,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             session_env: SessionEnv::None,
             prompt_hook_context: false,
             waits_at_most_secs: None,
+            tested: Tested::Without("a contract, not a program: its own schema tests"),
             provider: false,
         },
     }

@@ -16,3 +16,5 @@ pub(crate) mod hosts;
 pub(crate) mod protected;
 pub(crate) mod session_hooks;
 pub(crate) mod settings;
+#[cfg(test)]
+mod table;

@@ -609,7 +609,10 @@ fn ari_install_doctor_and_uninstall_round_trip() {
     let go = |args: &[&str]| codeguard(home.path()).args(args).current_dir(cwd.path()).output().expect("run");
     assert_eq!(go(&["install", "--host", "ari"]).status.code(), Some(0));
     let text = std::fs::read_to_string(&config).expect("read");
-    assert!(text.starts_with(theirs) && text.contains("[[hooks.PreToolUse]]\nmatcher = \"sh|edit|write\""), "{text}");
+    assert!(
+        text.starts_with(theirs) && text.contains("[[hooks.PreToolUse]]\nmatcher = \"sh|edit|write\""),
+        "{text}"
+    );
     assert_eq!(go(&["doctor", "--host", "ari"]).status.code(), Some(0));
     // The user deletes codeguard's PreToolUse table by hand.
     let start = text.find("[[hooks.PreToolUse]]").expect("table");
