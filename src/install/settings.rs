@@ -176,26 +176,18 @@ pub(crate) fn mcp_path(host: Host, project: Option<&Path>, env: &Env) -> Result<
         Some(dir) => dir.to_path_buf(),
         None => env.home().ok_or(SettingsError::NoHome)?,
     };
+    // Which hosts codeguard registers with is `hosts::mcp_format`'s to say.
+    hosts::mcp_format(host).map_err(SettingsError::Host)?;
     Ok(match (host, project.is_some()) {
         (Host::Claude, false) => base.join(".claude.json"),
         (Host::Claude, true) => base.join(".mcp.json"),
         (Host::Gemini, _) => base.join(".gemini/settings.json"),
         (Host::Codex, _) => base.join(".codex/config.toml"),
-        (
-            Host::Kimi
-            | Host::Copilot
-            | Host::Cursor
-            | Host::OpenHands
-            | Host::Qwen
-            | Host::Ari
-            | Host::Zcode
-            | Host::Neutral,
-            _,
-        ) => {
-            return Err(SettingsError::Host(match hosts::mcp_merged(host, None, Path::new("codeguard")) {
-                Err(e) => e,
-                Ok(_) => HostInstallError::Unsupported(format!("no MCP settings for {}", host.name())),
-            }));
+        _ => {
+            return Err(SettingsError::Host(HostInstallError::Unsupported(format!(
+                "no MCP settings for {}",
+                host.name()
+            ))));
         }
     })
 }
