@@ -505,7 +505,14 @@ fn smoke_payload(host: Host, cwd: &Path) -> serde_json::Value {
         Host::OpenHands => {
             serde_json::json!({"event_type": spec.event_name(Event::PreToolUse).unwrap_or(Event::PreToolUse.claude_name()), "session_id": id, "tool_name": tool, "tool_input": {"command": command}, "working_dir": cwd})
         }
-        Host::Claude | Host::Codex | Host::Gemini | Host::Kimi | Host::Qwen | Host::Zcode | Host::Neutral => {
+        Host::Claude
+        | Host::Codex
+        | Host::Gemini
+        | Host::Kimi
+        | Host::Qwen
+        | Host::Goose
+        | Host::Zcode
+        | Host::Neutral => {
             serde_json::json!({
             "hook_event_name": spec.event_name(Event::PreToolUse).unwrap_or(Event::PreToolUse.claude_name()),
             "session_id": id, "tool_use_id": id, "tool_name": tool, "tool_input": {"command": command}, "cwd": cwd})

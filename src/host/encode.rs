@@ -37,6 +37,7 @@ pub(crate) fn encode(event: &HookEvent, answer: &Answer, runtime_ms: u64) -> Out
         Host::Copilot => copilot(event.event, answer),
         Host::Cursor => cursor(event.event, answer),
         Host::OpenHands | Host::Ari => top_level_context(event.event, answer),
+        Host::Goose => goose(event.event, answer),
         Host::Qwen => claude_shaped(event.event, answer, Host::Qwen),
     }
 }
@@ -186,6 +187,22 @@ fn cursor(event: Event, answer: &Answer) -> Output {
 fn deny_only(event: Event, answer: &Answer, deny: impl FnOnce(&str) -> Value) -> Output {
     match (event, answer) {
         (Event::PreToolUse, Answer::Block(report)) => stdout_json(&deny(report)),
+        (
+            Event::SessionStart
+            | Event::UserPromptSubmit
+            | Event::PreToolUse
+            | Event::PostToolUse
+            | Event::Stop,
+            _,
+        ) => Output::default(),
+    }
+}
+
+/// goose: exit 2 with the report on stderr blocks; stdout must stay empty (anything but its own
+/// decision JSON is a hook failure there), and nothing else a hook says reaches its model.
+fn goose(event: Event, answer: &Answer) -> Output {
+    match (event, answer) {
+        (Event::PreToolUse, Answer::Block(report)) => block_on_stderr(report),
         (
             Event::SessionStart
             | Event::UserPromptSubmit

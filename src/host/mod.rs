@@ -44,6 +44,8 @@ pub(crate) enum Host {
     Qwen,
     /// ari (a Go agent; its hook contract, seed 002).
     Ari,
+    /// goose (its plugin hooks).
+    Goose,
     /// `ZCode` (Claude/Codex-shaped payloads).
     Zcode,
     /// The provider-neutral contract (`coding-ethos.hook/v1`).
@@ -52,7 +54,7 @@ pub(crate) enum Host {
 
 impl Host {
     /// Every host, for tables and coverage tests.
-    pub(crate) const ALL: [Self; 11] = [
+    pub(crate) const ALL: [Self; 12] = [
         Self::Claude,
         Self::Codex,
         Self::Gemini,
@@ -62,6 +64,7 @@ impl Host {
         Self::OpenHands,
         Self::Qwen,
         Self::Ari,
+        Self::Goose,
         Self::Zcode,
         Self::Neutral,
     ];
@@ -78,6 +81,7 @@ impl Host {
             Self::OpenHands => "openhands",
             Self::Qwen => "qwen",
             Self::Ari => "ari",
+            Self::Goose => "goose",
             Self::Zcode => "zcode",
             Self::Neutral => "neutral",
         }
@@ -275,6 +279,7 @@ pub(crate) fn decode(host: Host, event: Event, payload: &[u8]) -> Result<HookEve
         | Host::OpenHands
         | Host::Qwen
         | Host::Ari
+        | Host::Goose
         | Host::Zcode => decode::decode(host, event, payload),
     }
 }

@@ -459,6 +459,33 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             ),
             provider: true,
         },
+        // Verified with the released 1.52.0 (tests/e2e) and its source: a plugin directory's
+        // `hooks/hooks.json` (no manifest needed) in Claude's shape, run by `sh -c`, timeouts in
+        // seconds; matchers are unanchored regexes, so codeguard's anchor themselves; the shell
+        // tool is `shell` (older documents: `developer__shell`), edits `write`/`edit` with
+        // `path`. Only exit 2 (or `{"decision":"block"}`) blocks, the reason reaching the model;
+        // any other stdout than that or nothing is a hook failure, which lets the call run, and
+        // no hook output reaches the model otherwise: codeguard prints nothing else there.
+        Host::Goose => HostSpec {
+            label: "goose",
+            shell_tools: &["shell", "developer__shell"],
+            edit_tools: &["write", "edit", "developer__text_editor"],
+            events: CLAUDE_EVENTS,
+            matcher: MatcherRule::Search,
+            shell_matcher: Some("^(shell|developer__shell|write|edit|developer__text_editor)$"),
+            edit_matcher: Some("^(write|edit|developer__text_editor)$"),
+            deny: DenyChannel::ExitTwo,
+            ask: AskChannel::None,
+            delivers: [Ignored; 5],
+            trust: Trust::None,
+            hooks_file: HooksFile::Json,
+            user_files: UserFiles::One,
+            session_env: SessionEnv::None,
+            prompt_hook_context: false,
+            waits_at_most_secs: None,
+            tested: Tested::Pinned { package: "@aaif/goose-binary-linux-x64", var: "GOOSE" },
+            provider: true,
+        },
         Host::Neutral => HostSpec {
             label: "neutral contract (coding-ethos.hook/v1)",
             // Supervisors of any host call it: the decoder accepts every host's tool names.

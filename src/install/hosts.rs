@@ -65,7 +65,8 @@ fn entries(host: Host) -> Result<Vec<Entry>, HostInstallError> {
         | Host::Cursor
         | Host::OpenHands
         | Host::Qwen
-        | Host::Ari => {}
+        | Host::Ari
+        | Host::Goose => {}
     }
     let spec = crate::host::spec(host);
     Event::ALL
@@ -281,6 +282,7 @@ fn handler(host: Host, e: &Entry, command: &str) -> Value {
         | Host::Kimi
         | Host::Qwen
         | Host::Ari
+        | Host::Goose
         | Host::Zcode
         | Host::Neutral => {
             let mut group = json!({"hooks": [{"type": "command", "command": command, "timeout": e.timeout}]});
@@ -501,6 +503,7 @@ pub(crate) fn mcp_format(host: Host) -> Result<McpFormat, HostInstallError> {
         | Host::OpenHands
         | Host::Qwen
         | Host::Ari
+        | Host::Goose
         | Host::Zcode
         | Host::Neutral => Err(HostInstallError::Unsupported(format!(
             "codeguard registers its MCP server for claude, codex and gemini only, not {}",
@@ -553,6 +556,7 @@ mod tests {
             Host::Kimi,
             Host::Qwen,
             Host::Ari,
+            Host::Goose,
         ] {
             let text = merged(host, None, Path::new(EXE)).expect("merge");
             assert_eq!(installed_events(host, &text).len(), 5, "{host:?}");

@@ -77,9 +77,19 @@ pub(crate) fn path(host: Host, project: Option<&Path>, env: &Env) -> Result<Path
             None => home.join(".qwen/settings.json"),
         },
         Host::Ari => home.join(".ari/config.toml"),
+        // A plugin directory of codeguard's own: goose finds `hooks/hooks.json` in every
+        // directory of `~/.agents/plugins` (`$GOOSE_PATH_ROOT/.agents/plugins` when set).
+        Host::Goose => env
+            .get("GOOSE_PATH_ROOT")
+            .filter(|v| !v.is_empty())
+            .map_or(home, PathBuf::from)
+            .join(GOOSE_PLUGIN_HOOKS),
         Host::Zcode | Host::Neutral => return Err(unsupported(host)),
     })
 }
+
+/// codeguard's plugin for goose, under the user's (or the project's) directory.
+const GOOSE_PLUGIN_HOOKS: &str = ".agents/plugins/codeguard/hooks/hooks.json";
 
 /// The two Kimi hosts: the same `[[hooks]]` format in different files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,6 +165,7 @@ fn project_path(host: Host, dir: &Path) -> Result<PathBuf, SettingsError> {
         Host::Cursor => dir.join(".cursor/hooks.json"),
         Host::OpenHands => dir.join(".openhands/hooks.json"),
         Host::Qwen => dir.join(".qwen/settings.json"),
+        Host::Goose => dir.join(GOOSE_PLUGIN_HOOKS),
         Host::Ari => {
             return Err(SettingsError::Host(HostInstallError::Unsupported(
                 "ari runs a project's hooks (.ari/config.toml) only after `ari trust` there, which codeguard cannot check: install with --user (~/.ari/config.toml), whose hooks ari always runs".into(),

@@ -40,6 +40,7 @@ HOSTS = {
     "kimi": ("KIMI_CLI", "kimi-cli"),
     "openhands": ("OPENHANDS_SDK", "openhands-sdk"),
     "qwen": ("QWEN_CODE", "Qwen Code"),
+    "goose": ("GOOSE", "goose"),
 }
 DOC = "written from documentation"
 BEGIN, END = "<!-- fixtures:begin -->", "<!-- fixtures:end -->"

@@ -22,7 +22,8 @@ PORT_FILE, LOG_FILE, COMMAND = sys.argv[1], sys.argv[2], sys.argv[3]
 LOCK = threading.Lock()
 SHELL_NAMES = ("Bash", "run_shell_command", "shell", "exec_command", "bash", "Shell", "terminal")
 # COMMAND "write:<relative path>:<content>" makes the call a file write with the host's edit tool.
-EDIT_TOOLS = {"Write": ("file_path", "content"), "write_file": ("file_path", "content"), "create": ("path", "file_text")}
+EDIT_TOOLS = {"Write": ("file_path", "content"), "write_file": ("file_path", "content"), "create": ("path", "file_text"),
+              "write": ("path", "content")}
 WRITE = COMMAND.split(":", 2)[1:] if COMMAND.startswith("write:") else None
 # COMMAND "steps:<JSON array of commands>" runs each command in its own shell tool call, in order.
 STEPS = json.loads(COMMAND[len("steps:"):]) if COMMAND.startswith("steps:") else [COMMAND]
@@ -46,6 +47,15 @@ def tool_names(body):
         for decl in tool.get("functionDeclarations") or tool.get("function_declarations") or []:
             names.append(decl.get("name"))
     return [n for n in names if n]
+
+
+def tool_parameters(body, name):
+    """The JSON schema of the tool `name` offers (chat completions or responses shape)."""
+    for tool in body.get("tools") or []:
+        spec = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+        if spec.get("name") == name:
+            return spec.get("parameters") or spec.get("input_schema") or {}
+    return {}
 
 
 def shell_tool(body):
@@ -77,9 +87,8 @@ def shell_args(name, body):
     if name == "exec_command":
         return {"cmd": command(body)}
     if name == "shell":
-        # Codex's older shell tool takes an argv.
-        params = json.dumps(body)
-        if '"command"' in params and '"array"' in params:
+        # Codex's older shell tool takes an argv (goose's, a string).
+        if tool_parameters(body, name).get("properties", {}).get("command", {}).get("type") == "array":
             return {"command": ["bash", "-lc", command(body)]}
     return {"command": command(body), "description": "commit the staged change"}
 

@@ -267,6 +267,23 @@ def run_qwen(env, repo, server):
                           timeout=TIMEOUT, check=False)
 
 
+def run_goose(env, repo, server):
+    # goose's OpenAI provider at the scripted model (OPENAI_HOST without the /v1 path), tools
+    # run without asking, no keyring and no telemetry.
+    env = dict(env, GOOSE_PROVIDER="openai", GOOSE_MODEL="gpt-4o-mini", OPENAI_HOST=server.url,
+               OPENAI_API_KEY="sk-e2e-fake", GOOSE_MODE="auto", GOOSE_DISABLE_KEYRING="1", GOOSE_TELEMETRY_OFF="1")
+    cmd = [bin_of("npm-goose", "goose-binary-linux-x64"), "run", "--no-session", "--with-builtin", "developer",
+           "-t", "Commit the staged change."]
+    return subprocess.run(cmd, cwd=repo, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=TIMEOUT, check=False)
+
+
+# Hosts that give no hook's words to the model but a block's reason (goose): no session-start or
+# prompt context to look for.
+NO_CONTEXT_HOSTS = ("goose",)
+# Hosts whose executable is not named like the host in node_modules/.bin.
+BINARIES = {"goose": "goose-binary-linux-x64"}
+
 # Hosts that send PostToolUse for their file-writing tool and deliver its context to the model.
 EDIT_HOSTS = ("claude", "gemini", "copilot", "qwen")
 # Hosts whose model runs `apply_patch` through the shell tool, with no PostToolUse for it.
@@ -280,6 +297,7 @@ LOOP_HOSTS = {
     "codex": ("npm-codex", run_codex, []),
     "copilot": ("npm-copilot", run_copilot, []),
     "qwen": ("npm-qwen-code", run_qwen, []),
+    "goose": ("npm-goose", run_goose, []),
 }
 
 
@@ -328,7 +346,7 @@ def loop_scenario(host, secret, extra_install=(), project=False, control=False, 
             say(f"  stderr: {result.stderr[-1500:]}")
             return
         after = commits(repo)
-        if not control and not inactive:
+        if not control and not inactive and host not in NO_CONTEXT_HOSTS:
             seen = server.first_saw(MARK)
             EVIDENCE[label]["session_context_reached_model"] = seen
             check(seen, f"{label}: codeguard's session-start/prompt context reached the model")
@@ -644,7 +662,7 @@ def main():
             ran.append(host)
             continue
         package = LOOP_HOSTS[host][0]
-        if not os.path.exists(bin_of(package, host)):
+        if not os.path.exists(bin_of(package, BINARIES.get(host, host))):
             check(False, f"{host}: not installed in {HOSTS_DIR}")
             continue
         if host == "claude":

@@ -59,7 +59,7 @@ fn expected(host: &str, event: &str) -> Shape {
         ("neutral", _) => NeutralAllow,
         ("codex" | "copilot" | "cursor", "pre-tool-use") => JsonDeny,
         (_, "pre-tool-use") => BlockOnStderr,
-        ("cursor", _) | ("openhands" | "copilot" | "ari", "stop") => Silent,
+        ("cursor" | "goose", _) | ("openhands" | "copilot" | "ari", "stop") => Silent,
         ("copilot", _) => JsonContext("/additionalContext"),
         ("codex", "session-start" | "user-prompt-submit") => PlainContext,
         ("kimi", "session-start" | "stop") => JsonContext("/message"),

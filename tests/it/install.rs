@@ -626,3 +626,42 @@ fn ari_install_doctor_and_uninstall_round_trip() {
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stderr).contains("ari trust"));
 }
+
+/// goose: a plugin directory of codeguard's own (`~/.agents/plugins/codeguard/hooks/hooks.json`,
+/// under `$GOOSE_PATH_ROOT` when set), Claude-shaped with anchored matchers (goose's are
+/// unanchored regexes); doctor is healthy, then names the entry the user removed; uninstall takes
+/// the file away.
+#[test]
+fn goose_install_doctor_and_uninstall_round_trip() {
+    let home = tempfile::tempdir().expect("home");
+    let cwd = tempfile::tempdir().expect("cwd");
+    let root = home.path().join("goose-root");
+    let go = |args: &[&str]| {
+        codeguard(home.path())
+            .args(args)
+            .env("GOOSE_PATH_ROOT", &root)
+            .current_dir(cwd.path())
+            .output()
+            .expect("run")
+    };
+    assert_eq!(go(&["install", "--host", "goose"]).status.code(), Some(0));
+    let file = root.join(".agents/plugins/codeguard/hooks/hooks.json");
+    assert!(!home.path().join(".agents").exists(), "GOOSE_PATH_ROOT replaces the home");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).expect("read")).expect("json");
+    let matcher = json["hooks"]["PreToolUse"][0]["matcher"].as_str().expect("matcher");
+    let re = regex::Regex::new(matcher).expect("a regex goose compiles");
+    for tool in ["shell", "developer__shell", "write", "edit"] {
+        assert!(re.is_match(tool), "{tool}");
+    }
+    assert!(!re.is_match("shell_history") && !re.is_match("rewrite"), "anchored: {matcher}");
+    assert_eq!(json["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"], 120, "seconds");
+    assert_eq!(go(&["doctor", "--host", "goose"]).status.code(), Some(0));
+    let mut edited = json.clone();
+    edited["hooks"].as_object_mut().expect("hooks").remove("PreToolUse");
+    std::fs::write(&file, edited.to_string()).expect("write");
+    assert_eq!(go(&["doctor", "--host", "goose"]).status.code(), Some(1));
+    assert_eq!(go(&["install", "--host", "goose"]).status.code(), Some(0));
+    assert_eq!(go(&["uninstall", "--host", "goose"]).status.code(), Some(0));
+    assert!(!file.exists(), "the plugin's hooks are gone");
+}
