@@ -34,7 +34,7 @@ pub(super) fn from_map(host: Host, event: Event, map: &Map<String, Value>) -> Re
         .map(PathBuf::from);
     let tool = classify(host, event, &tool_name, map, input.as_ref())?;
     let cwd = match (&tool, input.as_ref()) {
-        (ToolCall::Shell { .. }, Some(input)) => shell_dir(input, cwd)?,
+        (ToolCall::Shell { .. }, Some(input)) => shell_dir(input, super::spec(host).shell_dir_keys, cwd)?,
         _ => cwd,
     };
     Ok(HookEvent {
@@ -90,12 +90,17 @@ fn classify(
     Ok(if name.is_empty() { ToolCall::None } else { ToolCall::Other(name.to_owned()) })
 }
 
-/// Where a shell tool call runs: the directory its arguments name (Gemini CLI's `dir_path`, Qwen
-/// Code's `directory`, Codex's and dsh's `workdir`; relative to the session's directory, as the
-/// hosts resolve it), else the session's directory. A command is judged where it runs: the
-/// session's repository is not the one a `git commit` in another directory commits to.
-fn shell_dir(input: &Map<String, Value>, session: Option<PathBuf>) -> Result<Option<PathBuf>, DecodeError> {
-    let Some(dir) = text(input, &["dir_path", "directory", "workdir"])?.filter(|d| !d.is_empty()) else {
+/// Where a shell tool call runs: the directory its arguments name under the host's own key
+/// (`keys`, from its spec: Gemini CLI's `dir_path`, Qwen Code's `directory`, Codex's `workdir`;
+/// relative to the session's directory, as the hosts resolve it), else the session's directory.
+/// A command is judged where it runs: the session's repository is not the one a `git commit` in
+/// another directory commits to.
+fn shell_dir(
+    input: &Map<String, Value>,
+    keys: &'static [&'static str],
+    session: Option<PathBuf>,
+) -> Result<Option<PathBuf>, DecodeError> {
+    let Some(dir) = text(input, keys)?.filter(|d| !d.is_empty()) else {
         return Ok(session);
     };
     let dir = PathBuf::from(dir);

@@ -187,6 +187,11 @@ pub(crate) struct HostSpec {
     /// Whether its prompts carry the context hooks gave earlier as `<hook_context>` blocks before
     /// the user's words (Gemini CLI), which the decoder takes off.
     pub prompt_hook_context: bool,
+    /// The argument of its shell tools that names the directory the command runs in (Gemini
+    /// CLI's `dir_path`, Qwen Code's `directory`, Codex's `workdir`): the command is judged
+    /// there. Only the host's own: a host that ignores an argument its tool does not have must
+    /// not make codeguard judge another directory than the one the command runs in.
+    pub shell_dir_keys: &'static [&'static str],
     /// The longest it waits for a pre-tool-use hook whatever timeout the hook is given, past
     /// which it runs the call without the answer (`None`: the hook's own timeout holds): the
     /// gate's budget stays well under it.
@@ -246,6 +251,7 @@ const CLAUDE: HostSpec = HostSpec {
     user_files: UserFiles::One,
     session_env: SessionEnv::SettingsEnv,
     prompt_hook_context: false,
+    shell_dir_keys: &[],
     waits_at_most_secs: None,
     tested: Tested::Pinned { package: "@anthropic-ai/claude-code", var: "CLAUDE_CODE" },
     provider: true,
@@ -280,6 +286,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             user_files: UserFiles::One,
             session_env: SessionEnv::CodexShellPolicy,
             prompt_hook_context: false,
+            shell_dir_keys: &["workdir"],
             waits_at_most_secs: None,
             tested: Tested::Pinned { package: "@openai/codex", var: "CODEX" },
             provider: true,
@@ -308,6 +315,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             user_files: UserFiles::One,
             session_env: SessionEnv::None,
             prompt_hook_context: true,
+            shell_dir_keys: &["dir_path"],
             waits_at_most_secs: None,
             tested: Tested::Pinned { package: "@google/gemini-cli", var: "GEMINI_CLI" },
             provider: true,
@@ -328,6 +336,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             user_files: UserFiles::EachKimi,
             session_env: SessionEnv::None,
             prompt_hook_context: false,
+            shell_dir_keys: &[],
             waits_at_most_secs: None,
             tested: Tested::Pinned { package: "kimi-cli", var: "KIMI_CLI" },
             provider: true,
@@ -354,6 +363,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             user_files: UserFiles::One,
             session_env: SessionEnv::None,
             prompt_hook_context: false,
+            shell_dir_keys: &[],
             waits_at_most_secs: None,
             tested: Tested::Pinned { package: "@github/copilot", var: "COPILOT" },
             provider: true,
@@ -380,6 +390,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             user_files: UserFiles::One,
             session_env: SessionEnv::None,
             prompt_hook_context: false,
+            shell_dir_keys: &[],
             waits_at_most_secs: None,
             tested: Tested::Without("not on npm or PyPI: payload fixtures from its documentation"),
             provider: true,
@@ -400,6 +411,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             user_files: UserFiles::One,
             session_env: SessionEnv::None,
             prompt_hook_context: false,
+            shell_dir_keys: &[],
             waits_at_most_secs: None,
             tested: Tested::Pinned { package: "openhands-sdk", var: "OPENHANDS_SDK" },
             provider: true,
@@ -427,6 +439,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             user_files: UserFiles::One,
             session_env: SessionEnv::None,
             prompt_hook_context: false,
+            shell_dir_keys: &["directory"],
             waits_at_most_secs: Some(60),
             tested: Tested::Pinned { package: "@qwen-code/qwen-code", var: "QWEN_CODE" },
             provider: true,
@@ -453,6 +466,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             user_files: UserFiles::One,
             session_env: SessionEnv::None,
             prompt_hook_context: false,
+            shell_dir_keys: &[],
             waits_at_most_secs: None,
             tested: Tested::Without(
                 "a Go program on no registry reachable here: contract tests of its documented hook package (seed 002)",
@@ -482,6 +496,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             user_files: UserFiles::One,
             session_env: SessionEnv::None,
             prompt_hook_context: false,
+            shell_dir_keys: &[],
             waits_at_most_secs: None,
             tested: Tested::Pinned { package: "@aaif/goose-binary-linux-x64", var: "GOOSE" },
             provider: true,
@@ -503,6 +518,7 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             user_files: UserFiles::One,
             session_env: SessionEnv::None,
             prompt_hook_context: false,
+            shell_dir_keys: &["dir_path", "directory", "workdir"],
             waits_at_most_secs: None,
             tested: Tested::Without("a contract, not a program: its own schema tests"),
             provider: false,

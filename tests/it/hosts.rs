@@ -479,7 +479,7 @@ fn a_shell_call_is_judged_in_the_directory_its_arguments_name() {
     for (host, name, key, dir) in [
         ("gemini", "run_shell_command", "dir_path", other.root().display().to_string()),
         ("codex", "exec_command", "workdir", other.root().display().to_string()),
-        ("claude", "Bash", "directory", other.root().display().to_string()),
+        ("qwen", "run_shell_command", "directory", other.root().display().to_string()),
     ] {
         let home = tempfile::tempdir().expect("home");
         let command_key = if name == "exec_command" { "cmd" } else { "command" };
@@ -492,6 +492,19 @@ fn a_shell_call_is_judged_in_the_directory_its_arguments_name() {
             format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
         assert!(text.contains(".env"), "{host} {key}: the other repository's staged .env is judged: {text}");
     }
+    // An argument the host's tool does not have changes nothing: Claude Code runs `Bash` in the
+    // session's directory whatever else the call carries, so that (clean) repository is judged.
+    let home = tempfile::tempdir().expect("home");
+    let payload = serde_json::json!({
+        "session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "git commit -m x", "directory": other.root()}, "cwd": session.root(),
+    });
+    let out = run(home.path(), "claude", "pre-tool-use", &payload.to_string());
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains(".env"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // A relative directory is taken from the session's directory.
     let home = tempfile::tempdir().expect("home");
     let parent = other.root().parent().expect("parent").to_owned();
