@@ -78,9 +78,10 @@ pub(super) struct Walker<'p> {
     /// git aliases defined earlier in the command (`git config alias.NAME VALUE`), keyed in
     /// lower case; `None` when the value is only known at run time.
     pub aliases: HashMap<String, Option<String>>,
-    /// Shell aliases defined earlier in the command (`alias gp='git push'`), with the line
-    /// ([`crate::bash::syntax::Item::line`]) each was defined on.
-    pub shell_aliases: HashMap<String, (String, usize)>,
+    /// Shell aliases defined (or removed) earlier in the command (`alias gp='git push'`,
+    /// `unalias gp`), every definition of a name in order: which one is in effect depends on the
+    /// line that uses it.
+    pub shell_aliases: HashMap<String, Vec<AliasDef>>,
     /// The top-level line the walk is in.
     pub line: usize,
     /// `shopt -s|-u expand_aliases` run for sure (not in a branch that may not run), with its
@@ -102,6 +103,17 @@ pub(super) struct Walker<'p> {
     /// command an agent types.
     pub unrolled: u32,
     pub out: Analysis,
+}
+
+/// One `alias NAME=VALUE` (or `unalias NAME`: no value) the command runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct AliasDef {
+    /// The alias text; `None` for `unalias`.
+    pub value: Option<String>,
+    /// The top-level line it runs on.
+    pub line: usize,
+    /// Whether it runs for sure: not in a branch that may not run, nor in code parsed on its own.
+    pub certain: bool,
 }
 
 /// Most loop bodies and function bodies walked again in one text; past it a loop is walked
@@ -243,15 +255,60 @@ impl<'p> Walker<'p> {
         self.chain += 1;
     }
 
-    /// Runs `f` in a sub-shell scope: directory changes and variables do not leak out.
+    /// Runs `f` in a sub-shell scope (`( … )`, `$( … )`, `&`, a pipeline's member, `bash -c`):
+    /// directory changes, variables, shell aliases and `expand_aliases` do not leak out.
     pub(super) fn scoped(&mut self, f: impl FnOnce(&mut Self)) {
         let dir = self.dir.clone();
         let stack = self.stack.clone();
         let vars = self.vars.clone();
+        let aliases = self.shell_aliases.clone();
+        let expand = self.expand_aliases;
         f(self);
         self.dir = dir;
         self.stack = stack;
         self.vars = vars;
+        self.shell_aliases = aliases;
+        self.expand_aliases = expand;
+    }
+
+    /// The readings of the command word `name` when it may be a shell alias: the alias texts
+    /// that may be in effect, and whether the word as written may run too. `None`: no alias of
+    /// that name can be in effect. An alias changes only the lines read after it was defined
+    /// (bash and zsh read a line whole before running it), and only in a shell that expands
+    /// aliases (zsh, bash with `expand_aliases`: on in Claude Code's shell, off in a plain
+    /// `bash -c`), which a `shopt` on an earlier line settles. Inside code parsed on its own
+    /// (`eval`, `bash -c`, `$( … )`) or read by the fallback tokenizer, lines are not known:
+    /// every definition may be in effect and the word as written may run.
+    pub(super) fn alias_readings(&self, name: &str) -> Option<(Vec<String>, bool)> {
+        let defs = self.shell_aliases.get(name)?;
+        let lines_known = self.nesting == 0 && self.fold;
+        let mut values: Vec<String> = Vec::new();
+        let mut literal = !lines_known;
+        let mut settled = false;
+        for def in defs.iter().rev() {
+            if lines_known && def.line >= self.line {
+                continue;
+            }
+            match &def.value {
+                Some(v) if !values.contains(v) => values.push(v.clone()),
+                Some(_) => {}
+                None => literal = true,
+            }
+            if def.certain {
+                settled = true;
+                break;
+            }
+        }
+        // No definition in effect for sure: the name may be no alias at all.
+        literal |= !settled;
+        if values.is_empty() {
+            return None;
+        }
+        match self.expand_aliases {
+            Some((false, at)) if lines_known && at < self.line => None,
+            Some((true, at)) if lines_known && at < self.line => Some((values, literal)),
+            _ => Some((values, true)),
+        }
     }
 
     /// Runs `f` in a branch that may not run: assignments there make values uncertain.
@@ -298,7 +355,9 @@ impl<'p> Walker<'p> {
             if i > 0 {
                 self.bump();
             }
-            if let Some(line) = item.line {
+            // Only the command's own top level has lines; code parsed on its own keeps the
+            // line it was found on.
+            if let Some(line) = item.line.filter(|_| self.nesting == 0) {
                 self.line = line;
             }
             if item.background {

@@ -182,8 +182,9 @@ printf '%s' \"$input\" | \"$codeguard\" git-hook {name} \"$@\"
 /// and the system configuration file git named. It stands only while the environment is the same
 /// and every git configuration file git reads there (that system file, the global ones the
 /// environment names, `.git/config`, `.git/config.worktree`) that exists is older than the
-/// record — a change made the same second counts as newer (shells compare whole seconds). The
-/// record is read with `read`, never run, so a forged one can only name another hooks directory.
+/// record and than the moment just before git was asked (a change at the same timestamp counts
+/// as newer, and a change while git answers takes the record back). The record is read with
+/// `read`, never run, so a forged one can only name another hooks directory.
 /// It is kept only where that
 /// covers everything the answer depends on: a repository whose `.git` directory is in the
 /// hook's working directory (git runs hooks at the top of the worktree), no `GIT_DIR`-like
@@ -200,18 +201,25 @@ if [ -d .git ] && [ "${{GIT_CONFIG_COUNT-}}" = 1 ] && [ -z "${{GIT_DIR-}}${{GIT_
     IFS= read -r line && [ "$line" = "$asked" ] && IFS= read -r hooks && [ -n "$hooks" ] && IFS= read -r system || return 1
     if [ -n "${{GIT_CONFIG_GLOBAL-}}" ]; then set -- "$GIT_CONFIG_GLOBAL"; else set -- "$HOME/.gitconfig" "${{XDG_CONFIG_HOME:-$HOME/.config}}/git/config"; fi
     for f in .git/config .git/config.worktree "$system" "$@"; do
-      [ ! -e "$f" ] || [ "$keep" -nt "$f" ] || return 1
+      [ ! -e "$f" ] || [ "$stamp" -nt "$f" ] || return 1
     done
   }}
+  stamp=$keep
   if [ -f "$keep" ] && kept < "$keep"; then :; else hooks=; fi
 fi
 if [ -z "$hooks" ]; then
-  if [ -n "$keep" ] && [ "${{asked#*|*|*|*|*|}}" = "$asked" ] && {{ [ -d "${{keep%/*}}" ] || mkdir -p "${{keep%/*}}" 2>/dev/null; }} && printf '\n' 2>/dev/null > "$keep"; then
+  if [ -n "$keep" ] && [ "${{asked#*|*|*|*|*|}}" = "$asked" ] && {{ [ -d "${{keep%/*}}" ] || mkdir -p "${{keep%/*}}" 2>/dev/null; }} &&
+    {{ printf '\n' > "$keep" && printf '\n' > "$keep.asked"; }} 2>/dev/null; then
+    stamp="$keep.asked"
     hooks=$(GIT_CONFIG_COUNT=0 git rev-parse --git-path hooks 2>/dev/null)
+    # Kept only when no configuration changed since just before git was asked ($keep.asked),
+    # checked again once the record is written: a change in between takes it back.
     if [ -n "$hooks" ] && ! GIT_CONFIG_COUNT=0 git config --get-regexp '^include' >/dev/null 2>&1 &&
       system=$(GIT_CONFIG_COUNT=0 git var GIT_CONFIG_SYSTEM 2>/dev/null || [ -n "${{GIT_CONFIG_NOSYSTEM-}}" ]) &&
       printf '%s\n' "$asked" "$hooks" "$system" | kept; then
-      printf '%s\n' "$asked" "$hooks" "$system" 2>/dev/null > "$keep"
+      {{ printf '%s\n' "$asked" "$hooks" "$system" > "$keep"; }} 2>/dev/null
+      printf '%s\n' "$asked" "$hooks" "$system" | kept ||
+        {{ printf '\n' > "$keep"; }} 2>/dev/null
     fi
   else
     hooks=$(GIT_CONFIG_COUNT=0 git rev-parse --git-path hooks 2>/dev/null)

@@ -214,15 +214,19 @@ pub(crate) fn root_names(listing: &Listing, surface: &Surface) -> BTreeSet<Strin
         let end = path.find_byte(b'/').unwrap_or(path.len());
         String::from_utf8_lossy(&path[..end]).into_owned()
     };
-    if let ListingState::Partial { root_names, .. } = &listing.state {
-        // No overlays here (a partial listing has none): the root's own names, submodules left
-        // out. A directory holding only submodules counts, which only widens the planning.
-        return root_names.clone();
-    }
-    let state = listing.state();
-    let entries = state.entries();
     let mut names: BTreeSet<String> = BTreeSet::new();
     let mut next = 0;
+    let state = listing.state();
+    let entries = match &listing.state {
+        // The root's own names, submodules left out (a directory holding only submodules
+        // counts, which only widens the planning); the overlays below still add theirs (the
+        // base's rule file put back where a commit deletes it).
+        ListingState::Partial { root_names, .. } => {
+            names.extend(root_names.iter().cloned());
+            &[][..]
+        }
+        ListingState::Index(_) | ListingState::Tree(_) => state.entries(),
+    };
     // One run of entries per root name (a file, or everything below a directory), stepped over
     // in one search once one entry of it has content.
     while let Some(entry) = entries.get(next) {

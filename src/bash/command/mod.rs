@@ -384,39 +384,34 @@ impl Walker<'_> {
                 return;
             }
             let args = &words[1..];
-            let alias = if first.literal && !self.shell_aliases.is_empty() {
-                self.shell_aliases.remove(&first.text)
+            let readings = if first.literal && !self.shell_aliases.is_empty() {
+                self.alias_readings(&first.text)
             } else {
                 None
             };
-            if let Some((value, defined)) = alias {
-                // An alias changes only the lines read after it was defined, and only in a shell
-                // that expands aliases: zsh, bash with `expand_aliases` (Claude Code's shell turns
-                // it on; a plain `bash -c` leaves it off), which the command does not tell. On a
-                // later line both readings are judged, the alias text (which replaces the
-                // command word; bash does not expand it again inside its own expansion) and the
-                // word as written; on its own line only the word as written.
-                // A `shopt` on an earlier line settles it.
-                let expands = match self.expand_aliases {
-                    _ if self.line <= defined => Some(false),
-                    Some((on, at)) if at < self.line => Some(on),
-                    Some(_) | None => None,
-                };
-                if expands != Some(false) {
+            if let Some((values, literal)) = readings {
+                // Each alias text that may be in effect replaces the command word (bash does not
+                // expand it again inside its own expansion); the word as written is judged too
+                // unless the alias is in effect for sure (see `alias_readings`).
+                let defs = self.shell_aliases.remove(&first.text);
+                let sure = !literal && values.len() == 1;
+                for value in &values {
                     let mut code = value.clone();
                     for w in args {
                         code.push(' ');
                         code.push_str(&w.raw);
                     }
                     let what = format!("the shell alias `{}`", first.text);
-                    if expands == Some(true) {
+                    if sure {
                         self.indirect_shell(&code, &what, false);
                     } else {
                         self.maybe(|w| w.indirect_shell(&code, &what, false));
                     }
                 }
-                self.shell_aliases.insert(first.text.clone(), (value, defined));
-                if expands == Some(true) {
+                if let Some(defs) = defs {
+                    self.shell_aliases.insert(first.text.clone(), defs);
+                }
+                if !literal {
                     return;
                 }
             }
@@ -431,8 +426,9 @@ impl Walker<'_> {
                 "set" => return self.set_positional(args),
                 "alias" => return self.shell_alias(args),
                 "unalias" => {
+                    let def = self.alias_def(None);
                     for w in args {
-                        self.shell_aliases.remove(&w.text);
+                        self.shell_aliases.entry(w.text.clone()).or_default().push(def.clone());
                     }
                     return;
                 }
@@ -444,7 +440,8 @@ impl Walker<'_> {
                         self.globstar = on;
                     }
                     if args.iter().any(|w| w.text == "expand_aliases") && (on || off) {
-                        self.expand_aliases = (self.conditional == 0).then_some((on, self.line));
+                        self.expand_aliases =
+                            (self.conditional == 0 && self.nesting == 0).then_some((on, self.line));
                     }
                     if let Some(option) = args.iter().find(|w| GLOB_OPTIONS.contains(&w.text.as_str())) {
                         if on {
@@ -634,13 +631,22 @@ impl Walker<'_> {
     fn shell_alias(&mut self, args: &[Word]) {
         for w in args {
             if let Some((name, value)) = w.text.split_once('=') {
-                if w.literal {
-                    self.shell_aliases.insert(name.to_owned(), (value.to_owned(), self.line));
-                } else {
-                    self.shell_aliases.insert(name.to_owned(), (w.raw.clone(), self.line));
+                let value = if w.literal { value.to_owned() } else { w.raw.clone() };
+                let def = self.alias_def(Some(value));
+                self.shell_aliases.entry(name.to_owned()).or_default().push(def);
+                if !w.literal {
                     self.dynamic(&format!("`alias {}`", w.raw));
                 }
             }
+        }
+    }
+
+    /// An `alias`/`unalias` run here: its line, and whether it runs for sure.
+    fn alias_def(&self, value: Option<String>) -> crate::bash::walk::AliasDef {
+        crate::bash::walk::AliasDef {
+            value,
+            line: self.line,
+            certain: self.conditional == 0 && self.nesting == 0,
         }
     }
 
