@@ -175,18 +175,18 @@ fn copilot(event: Event, answer: &Answer) -> Output {
 /// fire-and-forget and prompts cannot receive context, so nothing else is printed.
 fn cursor(event: Event, answer: &Answer) -> Output {
     deny_only(event, answer, |report| {
-        json!({
+        stdout_json(&json!({
             "permission": "deny",
             "user_message": report.lines().next().unwrap_or("codeguard blocked this command"),
-            "agent_message": report})
+            "agent_message": report}))
     })
 }
 
-/// Hosts that honour nothing but a pre-tool-use deny: the deny as JSON with exit 0, and
-/// silence for everything else.
-fn deny_only(event: Event, answer: &Answer, deny: impl FnOnce(&str) -> Value) -> Output {
+/// Hosts that honour nothing but a pre-tool-use deny (`deny`: its channel there), and silence
+/// for everything else.
+fn deny_only(event: Event, answer: &Answer, deny: impl FnOnce(&str) -> Output) -> Output {
     match (event, answer) {
-        (Event::PreToolUse, Answer::Block(report)) => stdout_json(&deny(report)),
+        (Event::PreToolUse, Answer::Block(report)) => deny(report),
         (
             Event::SessionStart
             | Event::UserPromptSubmit
@@ -201,17 +201,7 @@ fn deny_only(event: Event, answer: &Answer, deny: impl FnOnce(&str) -> Value) ->
 /// goose: exit 2 with the report on stderr blocks; stdout must stay empty (anything but its own
 /// decision JSON is a hook failure there), and nothing else a hook says reaches its model.
 fn goose(event: Event, answer: &Answer) -> Output {
-    match (event, answer) {
-        (Event::PreToolUse, Answer::Block(report)) => block_on_stderr(report),
-        (
-            Event::SessionStart
-            | Event::UserPromptSubmit
-            | Event::PreToolUse
-            | Event::PostToolUse
-            | Event::Stop,
-            _,
-        ) => Output::default(),
-    }
+    deny_only(event, answer, block_on_stderr)
 }
 
 /// `OpenHands` and ari: exit 2 blocks; context is top-level `additionalContext` (the only key: ari
