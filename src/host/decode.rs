@@ -41,7 +41,8 @@ pub(super) fn from_map(host: Host, event: Event, map: &Map<String, Value>) -> Re
         host,
         event,
         cwd,
-        session_id: text(map, &["session_id", "sessionId", "conversation_id", "session"])?,
+        session_id: text(map, &["session_id", "sessionId", "conversation_id"])?
+            .or_else(|| only_string(map, "session")),
         tool_use_id: text(map, &["tool_use_id", "tool_call_id", "toolCallId", "toolUseId", "generation_id"])?,
         tool_name,
         tool,
@@ -112,8 +113,7 @@ fn shell_dir(
 
 /// The tool's arguments: an object, or a JSON string holding one (Copilot's `toolArgs`).
 fn tool_input(map: &Map<String, Value>) -> Result<Option<Map<String, Value>>, DecodeError> {
-    // ari sends its tool's arguments as `input`.
-    for key in ["tool_input", "toolArgs", "tool_args", "args", "input"] {
+    for key in ["tool_input", "toolArgs", "tool_args", "args"] {
         match map.get(key) {
             None | Some(Value::Null) => {}
             Some(Value::Object(o)) => return Ok(Some(o.clone())),
@@ -134,7 +134,16 @@ fn tool_input(map: &Map<String, Value>) -> Result<Option<Map<String, Value>>, De
             Some(_) => return Err(DecodeError::BadField("tool_input")),
         }
     }
-    Ok(None)
+    // ari sends its tool's arguments as `input`: only an object is taken, so a key of that name
+    // another host fills with something else never turns a payload into an error (which fails
+    // open).
+    Ok(map.get("input").and_then(Value::as_object).cloned())
+}
+
+/// `key` when it holds a string; anything else there is not this field (ari's `session`, a name
+/// another host may use otherwise).
+fn only_string(map: &Map<String, Value>, key: &str) -> Option<String> {
+    map.get(key).and_then(Value::as_str).map(str::to_owned)
 }
 
 /// The first of `keys` present as a string; a present non-string is an error.
@@ -233,6 +242,25 @@ mod tests {
 
     fn event(host: Host, event: Event, json: &str) -> HookEvent {
         decode(host, event, json.as_bytes()).expect("decodes")
+    }
+
+    /// ari's `input` and `session` are read only as what ari sends (an object, a string): the
+    /// same names holding anything else in another host's payload are not its fields, and never
+    /// make the payload an error (which would let the command through).
+    #[test]
+    fn aris_names_in_another_hosts_payload_are_not_an_error() {
+        let odd =
+            r#"{"tool_name":"Bash","tool_input":{"command":"git push"},"input":"text","session":{"id":1}}"#;
+        let e = event(Host::Claude, Event::PreToolUse, odd);
+        assert_eq!(e.tool, ToolCall::Shell { command: "git push".into() });
+        assert_eq!(e.session_id, None);
+        let ari =
+            r#"{"event":"PreToolUse","tool":"sh","input":{"command":"git push"},"session":"s1","cwd":"/r"}"#;
+        let e = event(Host::Ari, Event::PreToolUse, ari);
+        assert_eq!(
+            (e.tool, e.session_id.as_deref()),
+            (ToolCall::Shell { command: "git push".into() }, Some("s1"))
+        );
     }
 
     #[test]
