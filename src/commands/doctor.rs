@@ -104,6 +104,12 @@ fn locations(host: Host, env: &Env) -> Vec<(PathBuf, Option<PathBuf>)> {
                 add(path, None);
             }
         }
+        // Every script reads the same: the pre-tool-use one stands for them (`script_reach`).
+        UserFiles::EachEvent => {
+            if let Ok(path) = settings::path(host, None, env) {
+                add(path, None);
+            }
+        }
     }
     if let Some(project) = project_root()
         && let Ok(path) = settings::path(host, Some(&project), env)
@@ -145,8 +151,10 @@ fn host_checks(host: Host, env: &Env, asked: bool) -> Vec<Check> {
         found = true;
         out.extend(file_checks(host, &path, project.as_deref(), &text, &declared, env));
     }
-    if crate::host::spec(host).user_files == UserFiles::EachKimi {
-        out.extend(kimi_reach(env));
+    match crate::host::spec(host).user_files {
+        UserFiles::EachKimi => out.extend(kimi_reach(env)),
+        UserFiles::EachEvent => out.extend(script_reach(host, env)),
+        UserFiles::One => {}
     }
     if found {
         out.push(backstop_check(host, env));
@@ -414,6 +422,37 @@ fn load_checks(host: Host, path: &Path, project: Option<&Path>, text: &str, env:
     out
 }
 
+/// A host that runs a script per event runs ours only for the events whose script is there: each
+/// one missing (or not codeguard's) is an event the host runs nothing of codeguard's for.
+fn script_reach(host: Host, env: &Env) -> Vec<Check> {
+    let scopes = [None, project_root()];
+    let mut out = Vec::new();
+    for project in scopes.iter() {
+        let Ok(paths) = settings::paths(host, project.as_deref(), env) else { continue };
+        let ours = |p: &PathBuf| {
+            settings::read(p).ok().flatten().is_some_and(|t| !hosts::declared(host, &t).is_empty())
+        };
+        if !paths.iter().any(ours) {
+            continue;
+        }
+        let missing: Vec<String> =
+            paths.iter().filter(|p| !ours(p)).map(|p| p.display().to_string()).collect();
+        if !missing.is_empty() {
+            out.push(check(
+                format!("host {}", host.name()),
+                Level::Problem,
+                format!(
+                    "no codeguard hook script at {}: {} runs nothing of codeguard's for that event — run `codeguard install --host {}`",
+                    missing.join(", "),
+                    crate::host::spec(host).label,
+                    host.name()
+                ),
+            ));
+        }
+    }
+    out
+}
+
 /// Each Kimi reads one file (its variable, else its default): hooks in the other one do nothing.
 fn kimi_reach(env: &Env) -> Vec<Check> {
     let Some(home) = env.home() else { return Vec::new() };
@@ -467,8 +506,9 @@ fn smoke(host: Host, command: &str, env: &Env) -> Result<(), String> {
         (crate::host::spec::DenyChannel::ExitTwo, crate::process::Ending::Exited(2)) => {
             output.contains("codeguard")
         }
+        // A deny, or Cline's replacement of the call by one that prints the report.
         (crate::host::spec::DenyChannel::JsonDeny, crate::process::Ending::Exited(0)) => {
-            output.contains("deny") && output.contains("codeguard")
+            (output.contains("deny") || output.contains("overrideInput")) && output.contains("codeguard")
         }
         (crate::host::spec::DenyChannel::Neutral, crate::process::Ending::Exited(1)) => {
             output.contains("\"deny\"")
@@ -499,6 +539,10 @@ fn smoke_payload(host: Host, cwd: &Path) -> serde_json::Value {
         Host::Cursor => {
             serde_json::json!({"hook_event_name": "beforeShellExecution", "conversation_id": id, "command": command, "cwd": cwd})
         }
+        Host::Cline => {
+            serde_json::json!({"hookName": "tool_call", "taskId": id, "workspaceRoots": [cwd],
+                "tool_call": {"id": id, "name": tool, "input": {"commands": [command]}}})
+        }
         Host::Ari => {
             serde_json::json!({"event": "PreToolUse", "tool": tool, "input": {"command": command}, "session": id, "cwd": cwd})
         }
@@ -511,6 +555,9 @@ fn smoke_payload(host: Host, cwd: &Path) -> serde_json::Value {
         | Host::Kimi
         | Host::Qwen
         | Host::Goose
+        | Host::Opencode
+        | Host::Kilo
+        | Host::Pi
         | Host::Zcode
         | Host::Neutral => {
             serde_json::json!({

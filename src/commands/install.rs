@@ -125,6 +125,8 @@ fn uninstall_into(args: &UninstallArgs, env: &Env, out: &mut Output) -> anyhow::
             (UserFiles::EachKimi, None) => {
                 settings::Kimi::ALL.iter().filter_map(|k| settings::kimi_path(*k, env)).collect()
             }
+            (UserFiles::EachEvent, _) => settings::paths(host, project.as_deref(), env)
+                .map_err(|e| super::UsageError(e.to_string()))?,
             _ => vec![path],
         };
         let session_dir = session_hooks::dir(env);
@@ -314,9 +316,8 @@ fn project_dir(project: Option<&Path>) -> anyhow::Result<Option<PathBuf>> {
 /// The host and its settings file; an unknown host or an unsupported scope is a usage error.
 fn host_settings(name: &str, project: Option<&Path>, env: &Env) -> anyhow::Result<(Host, PathBuf)> {
     let host = Host::from_name(name).ok_or_else(|| {
-        super::UsageError(format!(
-            "unknown host `{name}` (claude, codex, gemini, kimi, copilot, cursor, openhands)"
-        ))
+        let known: Vec<&str> = Host::ALL.iter().map(|h| h.name()).collect();
+        super::UsageError(format!("unknown host `{name}` ({})", known.join(", ")))
     })?;
     let path = settings::path(host, project, env).map_err(|e| super::UsageError(e.to_string()))?;
     Ok((host, path))

@@ -67,7 +67,14 @@ pub(super) fn prompt_intent(prompt: &str) -> Option<PromptIntent> {
         if is_question(sentence) || is_negated(before) {
             continue;
         }
-        let prefix = before.trim().trim_end_matches([',', '，', ':', '：']).trim();
+        // Quotes and list or quote marks before the word are not words (opencode passes a
+        // prompt of several words quoted: `"Commit the change."`).
+        let prefix = before
+            .trim()
+            .trim_end_matches([',', '，', ':', '：'])
+            .trim()
+            .trim_matches(['"', '\'', '`', '“', '”', '‘', '’', '「', '(', '[', '*', '-', '>', '#'])
+            .trim();
         let last_word = prefix.rsplit(char::is_whitespace).next().unwrap_or("");
         if PREFIXES.contains(&prefix)
             || PREFIXES.contains(&last_word)
@@ -134,6 +141,9 @@ mod tests {
             ("帮我提交代码", PromptIntent::Commit),
             ("请推送到远程", PromptIntent::Push),
             ("现在发布", PromptIntent::Commit),
+            ("\"Commit the staged change.\"", PromptIntent::Commit),
+            ("- commit this", PromptIntent::Commit),
+            ("> “push it”", PromptIntent::Push),
         ] {
             assert_eq!(prompt_intent(prompt), Some(expected), "{prompt}");
         }

@@ -26,10 +26,13 @@ pub(super) fn decode(host: Host, event: Event, payload: &[u8]) -> Result<HookEve
 
 /// Builds a [`HookEvent`] from a payload object.
 pub(super) fn from_map(host: Host, event: Event, map: &Map<String, Value>) -> Result<HookEvent, DecodeError> {
+    let lifted = lifted_call(map);
+    let map = lifted.as_ref().unwrap_or(map);
     let input = tool_input(map)?;
     let tool_name = text(map, &["tool_name", "toolName", "tool"])?.unwrap_or_default();
     let cwd = text(map, &["cwd", "working_dir", "directory"])?
         .or_else(|| first_string(map.get("workspace_roots")))
+        .or_else(|| first_string(map.get("workspaceRoots")))
         .filter(|c| !c.is_empty())
         .map(PathBuf::from);
     let tool = classify(host, event, &tool_name, map, input.as_ref())?;
@@ -41,7 +44,7 @@ pub(super) fn from_map(host: Host, event: Event, map: &Map<String, Value>) -> Re
         host,
         event,
         cwd,
-        session_id: text(map, &["session_id", "sessionId", "conversation_id"])?
+        session_id: text(map, &["session_id", "sessionId", "conversation_id", "taskId"])?
             .or_else(|| only_string(map, "session")),
         tool_use_id: text(map, &["tool_use_id", "tool_call_id", "toolCallId", "toolUseId", "generation_id"])?,
         tool_name,
@@ -69,7 +72,10 @@ fn classify(
     let top_command = shell_text(map, &["command"])?;
     if is_tool(host, name, true) || (name.is_empty() && event == Event::PreToolUse && top_command.is_some()) {
         let command = match input {
-            Some(input) => shell_text(input, &["command", "cmd"])?,
+            Some(input) => match shell_text(input, &["command", "cmd"])? {
+                Some(command) => Some(command),
+                None => commands(input)?,
+            },
             None => None,
         };
         return Ok(ToolCall::Shell { command: command.or(top_command).unwrap_or_default() });
@@ -89,6 +95,35 @@ fn classify(
         return Ok(ToolCall::Edit { paths: paths.into_iter().map(PathBuf::from).collect() });
     }
     Ok(if name.is_empty() { ToolCall::None } else { ToolCall::Other(name.to_owned()) })
+}
+
+/// A call in Cline's shape (`tool_call: {id, name, input}` before it runs, `tool_result` with the
+/// same keys after) as the fields every host's reader
+/// knows (`tool_name`, `tool_input`, `tool_use_id`); `None` for any other payload. Only an object
+/// there is taken, so the name holding anything else in another host's payload changes nothing.
+fn lifted_call(map: &Map<String, Value>) -> Option<Map<String, Value>> {
+    let call = ["tool_call", "tool_result"].iter().find_map(|k| map.get(*k)?.as_object())?;
+    let mut lifted = map.clone();
+    for (from, to) in [("name", "tool_name"), ("input", "tool_input"), ("id", "tool_use_id")] {
+        if let Some(value) = call.get(from) {
+            lifted.entry(to).or_insert_with(|| value.clone());
+        }
+    }
+    Some(lifted)
+}
+
+/// The commands of a shell tool that takes a list (Cline's `run_commands`: `commands`, run at
+/// once, each in the session's directory): every one is judged, each in a sub-shell of its own
+/// so that a `cd` in one does not move the next.
+fn commands(input: &Map<String, Value>) -> Result<Option<String>, DecodeError> {
+    let Some(list) = input.get("commands") else { return Ok(None) };
+    let Value::Array(items) = list else { return Err(DecodeError::BadField("commands")) };
+    let commands: Vec<&str> =
+        items.iter().map(Value::as_str).collect::<Option<_>>().ok_or(DecodeError::BadField("commands"))?;
+    Ok(Some(match commands.as_slice() {
+        [one] => (*one).to_owned(),
+        many => many.iter().map(|c| format!("(\n{c}\n)")).collect::<Vec<_>>().join("\n"),
+    }))
 }
 
 /// Where a shell tool call runs: the directory its arguments name under the host's own key
@@ -193,7 +228,7 @@ fn shell_text(map: &Map<String, Value>, keys: &[&'static str]) -> Result<Option<
 }
 
 /// One word quoted for a POSIX shell (unchanged when it needs no quotes).
-fn quote(word: &str) -> String {
+pub(super) fn quote(word: &str) -> String {
     let plain =
         !word.is_empty() && word.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:@,+%".contains(&b));
     if plain { word.to_owned() } else { format!("'{}'", word.replace('\'', "'\\''")) }

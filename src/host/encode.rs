@@ -9,7 +9,7 @@
 use serde_json::{Value, json};
 
 use super::spec::AskChannel;
-use super::{Answer, Event, HookEvent, Host, neutral::CONTRACT_VERSION};
+use super::{Answer, Event, HookEvent, Host, ToolCall, neutral::CONTRACT_VERSION};
 use crate::exit;
 use crate::output::Output;
 
@@ -38,7 +38,41 @@ pub(crate) fn encode(event: &HookEvent, answer: &Answer, runtime_ms: u64) -> Out
         Host::Cursor => cursor(event.event, answer),
         Host::OpenHands | Host::Ari => top_level_context(event.event, answer),
         Host::Goose => goose(event.event, answer),
-        Host::Qwen => claude_shaped(event.event, answer, Host::Qwen),
+        Host::Cline => cline(event, answer),
+        // Claude's shape, which codeguard's own plugin reads (`src/install/plugin/runner.js`).
+        Host::Qwen | Host::Opencode | Host::Kilo | Host::Pi => claude_shaped(event.event, answer, event.host),
+    }
+}
+
+/// What a hook script prints, where the host would otherwise run a call codeguard could not
+/// judge, to stop it (`None`: the host stops on a failed hook by itself, or codeguard's own
+/// plugin does). Cline runs the call after a hook that failed: its `cancel` ends the run.
+pub(crate) fn fail_closed_stop(host: Host) -> Option<String> {
+    (host == Host::Cline).then(|| {
+        json!({"cancel": true, "errorMessage": "codeguard: the gate could not run, so the run is stopped"}).to_string()
+    })
+}
+
+/// Cline acts on stdout JSON alone (exit codes are ignored). A block replaces the call's whole
+/// input (`overrideInput`): a shell call's by one command that prints the report and fails,
+/// which the model reads as the tool's result; an edit's by one its own check refuses, the
+/// report following as context (`contextModification`, also how context reaches the model).
+/// `cancel` would end the run with the reason shown to nobody: only where nothing else can stop
+/// the call. Task start and completion run detached: their output goes nowhere.
+fn cline(event: &HookEvent, answer: &Answer) -> Output {
+    match (event.event, answer) {
+        (_, Answer::Allow) | (Event::SessionStart | Event::Stop, _) => Output::default(),
+        (Event::PreToolUse, Answer::Block(report)) => stdout_json(&match &event.tool {
+            ToolCall::Shell { .. } => json!({"overrideInput": {"commands": [
+                format!("printf '%s\\n' {} >&2; exit 1", super::decode::quote(report))]}}),
+            ToolCall::Edit { .. } if event.tool_name == "apply_patch" => {
+                json!({"overrideInput": {"input": ""}, "contextModification": report})
+            }
+            ToolCall::Edit { .. } => json!({"overrideInput": {"path": ""}, "contextModification": report}),
+            ToolCall::None | ToolCall::Other(_) => json!({"cancel": true, "errorMessage": report}),
+        }),
+        _ => context_of(answer)
+            .map_or_else(Output::default, |(text, _)| stdout_json(&json!({"contextModification": text}))),
     }
 }
 

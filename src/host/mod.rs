@@ -15,7 +15,7 @@ pub(crate) mod spec;
 
 use std::path::PathBuf;
 
-pub(crate) use encode::encode;
+pub(crate) use encode::{encode, fail_closed_stop};
 pub(crate) use neutral::capabilities;
 pub(crate) use patch_files::written_paths;
 pub(crate) use spec::spec;
@@ -46,6 +46,14 @@ pub(crate) enum Host {
     Ari,
     /// goose (its plugin hooks).
     Goose,
+    /// opencode (`opencode-ai`): codeguard's own JS plugin.
+    Opencode,
+    /// Kilo Code CLI (`@kilocode/cli`, an opencode fork): the same plugin.
+    Kilo,
+    /// pi (`@earendil-works/pi-coding-agent`): codeguard's own JS extension.
+    Pi,
+    /// Cline CLI (`cline`): a hook script per event in its hooks directory.
+    Cline,
     /// `ZCode` (Claude/Codex-shaped payloads).
     Zcode,
     /// The provider-neutral contract (`coding-ethos.hook/v1`).
@@ -54,7 +62,7 @@ pub(crate) enum Host {
 
 impl Host {
     /// Every host, for tables and coverage tests.
-    pub(crate) const ALL: [Self; 12] = [
+    pub(crate) const ALL: [Self; 16] = [
         Self::Claude,
         Self::Codex,
         Self::Gemini,
@@ -65,6 +73,10 @@ impl Host {
         Self::Qwen,
         Self::Ari,
         Self::Goose,
+        Self::Opencode,
+        Self::Kilo,
+        Self::Pi,
+        Self::Cline,
         Self::Zcode,
         Self::Neutral,
     ];
@@ -82,6 +94,10 @@ impl Host {
             Self::Qwen => "qwen",
             Self::Ari => "ari",
             Self::Goose => "goose",
+            Self::Opencode => "opencode",
+            Self::Kilo => "kilo",
+            Self::Pi => "pi",
+            Self::Cline => "cline",
             Self::Zcode => "zcode",
             Self::Neutral => "neutral",
         }
@@ -141,13 +157,13 @@ impl Event {
         let key: String =
             name.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_ascii_lowercase();
         let event = match key.as_str() {
-            "sessionstart" => Self::SessionStart,
+            "sessionstart" | "taskstart" => Self::SessionStart,
             "userpromptsubmit" | "userpromptsubmitted" | "beforeagent" | "beforesubmitprompt" => {
                 Self::UserPromptSubmit
             }
             "pretooluse" | "beforetool" | "beforeshellexecution" => Self::PreToolUse,
             "posttooluse" | "aftertool" | "afterfileedit" => Self::PostToolUse,
-            "stop" | "afteragent" | "agentstop" => Self::Stop,
+            "stop" | "afteragent" | "agentstop" | "taskcomplete" => Self::Stop,
             _ => return None,
         };
         Some(event)
@@ -280,6 +296,10 @@ pub(crate) fn decode(host: Host, event: Event, payload: &[u8]) -> Result<HookEve
         | Host::Qwen
         | Host::Ari
         | Host::Goose
+        | Host::Opencode
+        | Host::Kilo
+        | Host::Pi
+        | Host::Cline
         | Host::Zcode => decode::decode(host, event, payload),
     }
 }

@@ -119,12 +119,34 @@ pub(crate) enum HooksFile {
     TomlBlock,
     /// A marked block of `[[hooks.EVENT]]` tables in a TOML config (ari).
     TomlEventTables,
+    /// A JavaScript plugin file of codeguard's own, which the host loads in its process and
+    /// which runs the hook entries it carries (Claude's JSON shape, on one line) at the host's
+    /// own plugin events (`crate::install::plugin`).
+    JsPlugin(PluginApi),
+    /// One script per event in the host's hooks directory, named as the event (Cline): each
+    /// carries every entry and runs the one its own name names.
+    EventScripts,
+}
+
+/// Which plugin interface a host loads codeguard's JavaScript file through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PluginApi {
+    /// opencode's plugin functions (`tool.execute.before`, `tool.execute.after`, `chat.message`,
+    /// `event`): opencode and its fork Kilo.
+    Opencode,
+    /// pi's extension events (`tool_call`, `tool_result`, `input`, `session_start`, `agent_end`).
+    Pi,
 }
 
 impl HooksFile {
     /// Whether the hooks sit in a TOML config.
     pub(crate) fn is_toml(self) -> bool {
         matches!(self, Self::TomlBlock | Self::TomlEventTables)
+    }
+
+    /// Whether the file is wholly codeguard's (a plugin or hook scripts it writes).
+    pub(crate) fn is_ours_whole(self) -> bool {
+        matches!(self, Self::JsPlugin(_) | Self::EventScripts)
     }
 }
 
@@ -136,6 +158,8 @@ pub(crate) enum UserFiles {
     /// The config of each Kimi (`crate::install::settings::Kimi`): Kimi CLI and Kimi Code read
     /// the same format from different files, each moved by its own variable.
     EachKimi,
+    /// A file per event, in one directory ([`HooksFile::EventScripts`]).
+    EachEvent,
 }
 
 /// How a host's behaviour is proven.
@@ -231,6 +255,8 @@ const CLAUDE_EVENTS: [Option<&str>; 5] = [
     Some(Event::PostToolUse.claude_name()),
     Some(Event::Stop.claude_name()),
 ];
+/// opencode's file-writing tools (`patch`/`apply_patch` for models that write patches).
+const OPENCODE_EDITS: &[&str] = &["edit", "write", "patch", "multiedit", "apply_patch"];
 const CLAUDE_EDITS: &[&str] = &["Write", "Edit", "MultiEdit", "NotebookEdit"];
 use Delivery::{Ignored, Model, User};
 
@@ -499,6 +525,96 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             shell_dir_keys: &[],
             waits_at_most_secs: None,
             tested: Tested::Pinned { package: "@aaif/goose-binary-linux-x64", var: "GOOSE" },
+            provider: true,
+        },
+        // Verified with the released 1.18.33 (tests/e2e): a plugin file in its plugin directory is
+        // loaded in its process; codeguard's runs the hook entries it carries at opencode's own
+        // plugin functions, a block thrown as an error whose message the model receives.
+        Host::Opencode => HostSpec {
+            label: "opencode",
+            shell_tools: &["bash"],
+            edit_tools: OPENCODE_EDITS,
+            events: CLAUDE_EVENTS,
+            matcher: MatcherRule::Anchored,
+            shell_matcher: Some("bash|edit|write|patch|multiedit|apply_patch"),
+            edit_matcher: Some("edit|write|patch|multiedit|apply_patch"),
+            deny: DenyChannel::ExitTwo,
+            ask: AskChannel::None,
+            delivers: [Model, Model, Model, Model, User],
+            trust: Trust::None,
+            hooks_file: HooksFile::JsPlugin(PluginApi::Opencode),
+            user_files: UserFiles::One,
+            session_env: SessionEnv::None,
+            prompt_hook_context: false,
+            shell_dir_keys: &["workdir"],
+            waits_at_most_secs: None,
+            tested: Tested::Pinned { package: "opencode-ai", var: "OPENCODE" },
+            provider: true,
+        },
+        // opencode's fork, with the same plugin interface under its own directories
+        // (verified with the released 7.7.7, tests/e2e).
+        Host::Kilo => HostSpec {
+            label: "Kilo Code CLI",
+            tested: Tested::Pinned { package: "@kilocode/cli", var: "KILO" },
+            ..spec(Host::Opencode)
+        },
+        // Verified with the released 1.6.0 (tests/e2e): an extension file in its extensions
+        // directory; a `tool_call` answered `{block, reason}` hands the reason to the model.
+        Host::Pi => HostSpec {
+            label: "pi",
+            shell_tools: &["bash"],
+            edit_tools: &["edit", "write"],
+            events: CLAUDE_EVENTS,
+            matcher: MatcherRule::Anchored,
+            shell_matcher: Some("bash|edit|write"),
+            edit_matcher: Some("edit|write"),
+            deny: DenyChannel::ExitTwo,
+            ask: AskChannel::None,
+            delivers: [Model, Model, Model, Model, User],
+            trust: Trust::None,
+            hooks_file: HooksFile::JsPlugin(PluginApi::Pi),
+            user_files: UserFiles::One,
+            session_env: SessionEnv::None,
+            prompt_hook_context: false,
+            shell_dir_keys: &[],
+            waits_at_most_secs: None,
+            tested: Tested::Pinned { package: "@earendil-works/pi-coding-agent", var: "PI" },
+            provider: true,
+        },
+        // Verified with the released 3.0.65 (tests/e2e) and its SDK (`@cline/core` 0.0.86): a
+        // file per event in `~/.cline/hooks` run with its `#!` interpreter, no matchers (every
+        // tool fires PreToolUse), exit codes ignored. Only stdout JSON acts: `overrideInput`
+        // replaces the call's whole input — a command that prints the reason and fails is how
+        // a block reaches the model (`cancel` ends the run, and nobody is told why);
+        // `contextModification` reaches the model after a tool. TaskStart runs detached (its
+        // output is dropped) and UserPromptSubmit never fired in a headless run. The shell tool
+        // `run_commands` takes an array of commands, run at once, each in the session's
+        // directory.
+        Host::Cline => HostSpec {
+            label: "Cline CLI",
+            shell_tools: &["run_commands"],
+            edit_tools: &["editor", "apply_patch"],
+            events: [
+                Some("TaskStart"),
+                Some("UserPromptSubmit"),
+                Some("PreToolUse"),
+                Some("PostToolUse"),
+                Some("TaskComplete"),
+            ],
+            matcher: MatcherRule::None,
+            shell_matcher: None,
+            edit_matcher: None,
+            deny: DenyChannel::JsonDeny,
+            ask: AskChannel::None,
+            delivers: [Ignored, Model, Model, Model, Ignored],
+            trust: Trust::None,
+            hooks_file: HooksFile::EventScripts,
+            user_files: UserFiles::EachEvent,
+            session_env: SessionEnv::None,
+            prompt_hook_context: false,
+            shell_dir_keys: &[],
+            waits_at_most_secs: Some(120),
+            tested: Tested::Pinned { package: "cline", var: "CLINE" },
             provider: true,
         },
         Host::Neutral => HostSpec {

@@ -66,7 +66,11 @@ fn entries(host: Host) -> Result<Vec<Entry>, HostInstallError> {
         | Host::OpenHands
         | Host::Qwen
         | Host::Ari
-        | Host::Goose => {}
+        | Host::Goose
+        | Host::Opencode
+        | Host::Kilo
+        | Host::Pi
+        | Host::Cline => {}
     }
     let spec = crate::host::spec(host);
     Event::ALL
@@ -125,6 +129,23 @@ pub(crate) fn merged(host: Host, old: Option<&str>, exe: &Path) -> Result<String
     if format.is_toml() {
         return Ok(toml_merged(host, old.unwrap_or(""), &entries, exe));
     }
+    if format.is_ours_whole() {
+        if old.is_some_and(|t| !t.trim().is_empty() && !super::plugin::is_ours(t)) {
+            return Err(HostInstallError::Unreadable(
+                "a file that codeguard did not write is already there; it was left alone".into(),
+            ));
+        }
+        let mut hooks = Map::new();
+        for e in &entries {
+            hooks.insert(e.key.to_owned(), json!([handler(host, e, &command(exe, host, e.event))]));
+        }
+        return Ok(match format {
+            HooksFile::JsPlugin(api) => super::plugin::text(host, api, &hooks),
+            _ => {
+                super::plugin::script(host, &hooks, &crate::host::fail_closed_stop(host).unwrap_or_default())
+            }
+        });
+    }
     let mut root = parse_object(old)?;
     strip_ours(&mut root, host);
     let hooks = root.entry("hooks").or_insert_with(|| json!({}));
@@ -148,6 +169,10 @@ pub(crate) fn merged(host: Host, old: Option<&str>, exe: &Path) -> Result<String
 /// ours alone).
 pub(crate) fn stripped(host: Host, current: &str) -> Result<Option<String>, HostInstallError> {
     entries(host)?;
+    if crate::host::spec(host).hooks_file.is_ours_whole() {
+        // Wholly ours, or not ours at all.
+        return Ok((!super::plugin::is_ours(current)).then(|| current.to_owned()));
+    }
     if crate::host::spec(host).hooks_file.is_toml() {
         let text = block_stripped(current, &toml_begin(host), TOML_END);
         return Ok((!text.trim().is_empty()).then_some(text));
@@ -185,7 +210,7 @@ pub(crate) fn installed_events(host: Host, text: &str) -> Vec<Event> {
 /// The program paths our entries in this text run (for `doctor`).
 pub(crate) fn our_programs(host: Host, text: &str) -> Vec<String> {
     let mut out: Vec<String> =
-        text.split('"').filter(|s| is_ours(s, host)).map(|s| program_of(s).to_owned()).collect();
+        declared(host, text).iter().map(|d| program_of(&d.command).to_owned()).collect();
     out.sort();
     out.dedup();
     out
@@ -207,7 +232,16 @@ pub(crate) fn declared(host: Host, text: &str) -> Vec<Declared> {
     if crate::host::spec(host).hooks_file.is_toml() {
         return toml_declared(host, text);
     }
-    let Ok(root) = parse_object(Some(text)) else { return Vec::new() };
+    let root = match crate::host::spec(host).hooks_file {
+        HooksFile::JsPlugin(_) | HooksFile::EventScripts => match super::plugin::hooks(text) {
+            Some(hooks) => Map::from_iter([("hooks".to_owned(), Value::Object(hooks))]),
+            None => return Vec::new(),
+        },
+        _ => match parse_object(Some(text)) {
+            Ok(root) => root,
+            Err(_) => return Vec::new(),
+        },
+    };
     let Some(Value::Object(events)) = root.get("hooks") else { return Vec::new() };
     let mut out = Vec::new();
     for (key, groups) in events {
@@ -283,6 +317,10 @@ fn handler(host: Host, e: &Entry, command: &str) -> Value {
         | Host::Qwen
         | Host::Ari
         | Host::Goose
+        | Host::Opencode
+        | Host::Kilo
+        | Host::Pi
+        | Host::Cline
         | Host::Zcode
         | Host::Neutral => {
             let mut group = json!({"hooks": [{"type": "command", "command": command, "timeout": e.timeout}]});
@@ -360,7 +398,11 @@ fn toml_merged(host: Host, old: &str, entries: &[Entry], exe: &Path) -> String {
                 "[[hooks.{}]]\n{matcher}command = {command}\ntimeout = \"{}s\"\n",
                 e.key, e.timeout
             ),
-            HooksFile::TomlBlock | HooksFile::Json | HooksFile::VersionedJson => write!(
+            HooksFile::TomlBlock
+            | HooksFile::Json
+            | HooksFile::VersionedJson
+            | HooksFile::JsPlugin(_)
+            | HooksFile::EventScripts => write!(
                 body,
                 "[[hooks]]\nevent = {}\n{matcher}command = {command}\ntimeout = {}\n",
                 toml_string(e.key),
@@ -504,6 +546,10 @@ pub(crate) fn mcp_format(host: Host) -> Result<McpFormat, HostInstallError> {
         | Host::Qwen
         | Host::Ari
         | Host::Goose
+        | Host::Opencode
+        | Host::Kilo
+        | Host::Pi
+        | Host::Cline
         | Host::Zcode
         | Host::Neutral => Err(HostInstallError::Unsupported(format!(
             "codeguard registers its MCP server for claude, codex and gemini only, not {}",
@@ -557,6 +603,10 @@ mod tests {
             Host::Qwen,
             Host::Ari,
             Host::Goose,
+            Host::Opencode,
+            Host::Kilo,
+            Host::Pi,
+            Host::Cline,
         ] {
             let text = merged(host, None, Path::new(EXE)).expect("merge");
             assert_eq!(installed_events(host, &text).len(), 5, "{host:?}");
@@ -577,6 +627,9 @@ mod tests {
                 HooksFile::TomlBlock => assert!(json.is_none() && text.contains("[[hooks]]"), "{host:?}"),
                 HooksFile::TomlEventTables => {
                     assert!(json.is_none() && text.contains("[[hooks.PreToolUse]]"), "{host:?}");
+                }
+                HooksFile::JsPlugin(_) | HooksFile::EventScripts => {
+                    assert!(json.is_none() && super::super::plugin::is_ours(&text), "{host:?}");
                 }
             }
             assert_eq!(installed_events(host, &text).len(), Event::ALL.len(), "{host:?}");

@@ -13,6 +13,7 @@ pub(crate) mod hook_managers;
 pub(crate) mod hook_reach;
 pub(crate) mod hook_script;
 pub(crate) mod hosts;
+pub(crate) mod plugin;
 pub(crate) mod protected;
 pub(crate) mod session_hooks;
 pub(crate) mod settings;

@@ -159,7 +159,7 @@ fn candidate(file: &Path) -> bool {
         crate::mode::GitHook::ALL.iter().any(|h| h.file_name() == stem)
             || matches!(stem, "post-commit" | "commit-msg")
     });
-    hook || settings_like(name)
+    hook || settings_like(name) || [".js", ".mjs", ".ts"].iter().any(|ext| name.ends_with(ext))
 }
 
 /// Whether a file name is a settings file's (JSON, TOML, YAML).
@@ -176,6 +176,9 @@ fn what_is(file: &Path) -> Option<&'static str> {
     let text = crate::files::read_prefix(file, 256 * 1024)?;
     if text.lines().any(|l| l == super::hook_script::MARKER) {
         return Some("a git hook codeguard installed");
+    }
+    if super::plugin::is_ours(&text) {
+        return Some("an agent host's plugin running codeguard's hooks");
     }
     (text.contains("codeguard") && text.contains(" hook ") && text.contains("--host "))
         .then_some("an agent host's settings holding codeguard's hooks")

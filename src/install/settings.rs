@@ -84,9 +84,39 @@ pub(crate) fn path(host: Host, project: Option<&Path>, env: &Env) -> Result<Path
             .filter(|v| !v.is_empty())
             .map_or(home, PathBuf::from)
             .join(GOOSE_PLUGIN_HOOKS),
+        // Plugin files of codeguard's own, in the directories the hosts load every file of.
+        Host::Opencode => xdg_config(env, &home).join("opencode").join(OPENCODE_PLUGIN),
+        Host::Kilo => xdg_config(env, &home).join("kilo").join(OPENCODE_PLUGIN),
+        // Its hooks directory (`$CLINE_DIR/hooks`), a script per event: this is the
+        // pre-tool-use one, [`paths`] names them all.
+        Host::Cline => match env.get("CLINE_DIR").filter(|v| !v.is_empty()) {
+            Some(dir) => PathBuf::from(dir).join("hooks"),
+            None => home.join(".cline/hooks"),
+        }
+        .join(event_file(host, crate::host::Event::PreToolUse)),
+        Host::Pi => match env.get("PI_CODING_AGENT_DIR").filter(|v| !v.is_empty()) {
+            Some(dir) => PathBuf::from(dir).join(PI_EXTENSION),
+            None => home.join(".pi/agent").join(PI_EXTENSION),
+        },
         Host::Zcode | Host::Neutral => return Err(unsupported(host)),
     })
 }
+
+/// The name of a host's hook script for `event` (its own event name).
+fn event_file(host: Host, event: crate::host::Event) -> &'static str {
+    crate::host::spec(host).event_name(event).unwrap_or_else(|| event.claude_name())
+}
+
+/// `$XDG_CONFIG_HOME`, else `~/.config`.
+fn xdg_config(env: &Env, home: &Path) -> PathBuf {
+    env.get("XDG_CONFIG_HOME").filter(|v| !v.is_empty()).map_or_else(|| home.join(".config"), PathBuf::from)
+}
+
+/// codeguard's plugin for opencode and Kilo, under their config directories (a project's:
+/// `.opencode`, `.kilo`).
+const OPENCODE_PLUGIN: &str = "plugin/codeguard.js";
+/// codeguard's extension for pi, under its agent directory (a project's: `.pi`).
+const PI_EXTENSION: &str = "extensions/codeguard.js";
 
 /// codeguard's plugin for goose, under the user's (or the project's) directory.
 const GOOSE_PLUGIN_HOOKS: &str = ".agents/plugins/codeguard/hooks/hooks.json";
@@ -135,8 +165,15 @@ pub(crate) fn kimi_path(kimi: Kimi, env: &Env) -> Option<PathBuf> {
 /// Kimi whose data directory exists or whose variable is set, both when neither is there yet;
 /// for every other host its one file.
 pub(crate) fn paths(host: Host, project: Option<&Path>, env: &Env) -> Result<Vec<PathBuf>, SettingsError> {
-    if project.is_some() || crate::host::spec(host).user_files == UserFiles::One {
-        return Ok(vec![path(host, project, env)?]);
+    match crate::host::spec(host).user_files {
+        UserFiles::EachEvent => {
+            let first = path(host, project, env)?;
+            let dir = first.parent().map(Path::to_path_buf).unwrap_or_default();
+            return Ok(crate::host::Event::ALL.iter().map(|e| dir.join(event_file(host, *e))).collect());
+        }
+        _ if project.is_some() => return Ok(vec![path(host, project, env)?]),
+        UserFiles::One => return Ok(vec![path(host, project, env)?]),
+        UserFiles::EachKimi => {}
     }
     let all: Vec<PathBuf> = Kimi::ALL.iter().filter_map(|k| kimi_path(*k, env)).collect();
     if all.is_empty() {
@@ -166,6 +203,14 @@ fn project_path(host: Host, dir: &Path) -> Result<PathBuf, SettingsError> {
         Host::OpenHands => dir.join(".openhands/hooks.json"),
         Host::Qwen => dir.join(".qwen/settings.json"),
         Host::Goose => dir.join(GOOSE_PLUGIN_HOOKS),
+        Host::Cline => dir.join(".clinerules/hooks").join(event_file(host, crate::host::Event::PreToolUse)),
+        Host::Opencode => dir.join(".opencode").join(OPENCODE_PLUGIN),
+        Host::Kilo => dir.join(".kilo").join(OPENCODE_PLUGIN),
+        Host::Pi => {
+            return Err(SettingsError::Host(HostInstallError::Unsupported(
+                "pi loads a project's extensions (.pi/extensions) only when the run approves the project (`--approve`), and skips them silently otherwise: install with --user (its agent directory's extensions always load)".into(),
+            )));
+        }
         Host::Ari => {
             return Err(SettingsError::Host(HostInstallError::Unsupported(
                 "ari runs a project's hooks (.ari/config.toml) only after `ari trust` there, which codeguard cannot check: install with --user (~/.ari/config.toml), whose hooks ari always runs".into(),
@@ -244,7 +289,9 @@ pub(crate) fn write_change(
         return Ok(Outcome::WouldChange(line_diff(old.as_deref().unwrap_or(""), &new)));
     }
     let backup = backup_path(path);
-    if let (Some(old), false) = (&old, backup.exists()) {
+    // A plugin file of codeguard's own is rewritten whole: nothing of anyone else's to keep (and
+    // a copy beside it could be loaded by the host as another plugin).
+    if let (Some(old), false) = (old.as_ref().filter(|t| !super::plugin::is_ours(t)), backup.exists()) {
         write_atomic(&backup, old.as_bytes(), path)?;
     }
     write_atomic(path, new.as_bytes(), path)?;
@@ -341,10 +388,12 @@ pub(crate) fn read(path: &Path) -> Result<Option<String>, SettingsError> {
 }
 
 /// Writes atomically ([`crate::fs::write_atomic`], flushed), creating the directory, keeping the
-/// mode of `mode_of` (0644 for a new file).
+/// mode of `mode_of` (0644 for a new file, 0755 for a new script).
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8], mode_of: &Path) -> Result<(), SettingsError> {
+    // A hook script is a program (its host runs it with its `#!` interpreter either way).
+    let new_mode = if bytes.starts_with(b"#!") { 0o755 } else { 0o644 };
     let how =
-        crate::fs::Atomic::with_mode(crate::fs::mode_or(mode_of, 0o644)).parent(crate::fs::Parent::Create);
+        crate::fs::Atomic::with_mode(crate::fs::mode_or(mode_of, new_mode)).parent(crate::fs::Parent::Create);
     crate::fs::write_atomic(path, bytes, how)
         .map_err(|source| SettingsError::Io { path: path.to_owned(), source })
 }

@@ -41,6 +41,10 @@ HOSTS = {
     "openhands": ("OPENHANDS_SDK", "openhands-sdk"),
     "qwen": ("QWEN_CODE", "Qwen Code"),
     "goose": ("GOOSE", "goose"),
+    "pi": ("PI", "pi"),
+    "cline": ("CLINE", "Cline CLI"),
+    "opencode": ("OPENCODE", "opencode"),
+    "kilo": ("KILO", "Kilo Code CLI"),
 }
 DOC = "written from documentation"
 BEGIN, END = "<!-- fixtures:begin -->", "<!-- fixtures:end -->"

@@ -20,10 +20,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 PORT_FILE, LOG_FILE, COMMAND = sys.argv[1], sys.argv[2], sys.argv[3]
 LOCK = threading.Lock()
-SHELL_NAMES = ("Bash", "run_shell_command", "shell", "exec_command", "bash", "Shell", "terminal")
+SHELL_NAMES = ("Bash", "run_shell_command", "shell", "exec_command", "bash", "Shell", "terminal", "run_commands")
 # COMMAND "write:<relative path>:<content>" makes the call a file write with the host's edit tool.
 EDIT_TOOLS = {"Write": ("file_path", "content"), "write_file": ("file_path", "content"), "create": ("path", "file_text"),
-              "write": ("path", "content")}
+              "write": ("path", "content"), "editor": ("path", "new_text")}
 WRITE = COMMAND.split(":", 2)[1:] if COMMAND.startswith("write:") else None
 # COMMAND "steps:<JSON array of commands>" runs each command in its own shell tool call, in order.
 STEPS = json.loads(COMMAND[len("steps:"):]) if COMMAND.startswith("steps:") else [COMMAND]
@@ -82,10 +82,16 @@ def command(body):
 def shell_args(name, body):
     if WRITE:
         path_key, content_key = EDIT_TOOLS[name]
+        # The tool's own schema names its arguments where it says (opencode's `write`: `filePath`).
+        schema = tool_parameters(body, name).get("properties", {})
+        path_key = next((k for k in ("file_path", "filePath", "path") if k in schema), path_key)
         return {path_key: os.path.join(os.getcwd(), WRITE[0]) if not WRITE[0].startswith("/") else WRITE[0],
                 content_key: WRITE[1]}
     if name == "exec_command":
         return {"cmd": command(body)}
+    if name == "run_commands":
+        # Cline's shell tool takes a list of commands.
+        return {"commands": [command(body)]}
     if name == "shell":
         # Codex's older shell tool takes an argv (goose's, a string).
         if tool_parameters(body, name).get("properties", {}).get("command", {}).get("type") == "array":

