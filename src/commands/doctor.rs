@@ -99,13 +99,9 @@ fn locations(host: Host, env: &Env) -> Vec<(PathBuf, Option<PathBuf>)> {
                 }
             }
         }
-        UserFiles::One => {
-            if let Ok(path) = settings::path(host, None, env) {
-                add(path, None);
-            }
-        }
-        // Every script reads the same: the pre-tool-use one stands for them (`script_reach`).
-        UserFiles::EachEvent => {
+        // A host with a script per event: every script reads the same, the pre-tool-use one
+        // stands for them (`script_reach` names a missing one).
+        UserFiles::One | UserFiles::EachEvent => {
             if let Ok(path) = settings::path(host, None, env) {
                 add(path, None);
             }
@@ -427,7 +423,7 @@ fn load_checks(host: Host, path: &Path, project: Option<&Path>, text: &str, env:
 fn script_reach(host: Host, env: &Env) -> Vec<Check> {
     let scopes = [None, project_root()];
     let mut out = Vec::new();
-    for project in scopes.iter() {
+    for project in &scopes {
         let Ok(paths) = settings::paths(host, project.as_deref(), env) else { continue };
         let ours = |p: &PathBuf| {
             settings::read(p).ok().flatten().is_some_and(|t| !hosts::declared(host, &t).is_empty())
@@ -506,9 +502,11 @@ fn smoke(host: Host, command: &str, env: &Env) -> Result<(), String> {
         (crate::host::spec::DenyChannel::ExitTwo, crate::process::Ending::Exited(2)) => {
             output.contains("codeguard")
         }
-        // A deny, or Cline's replacement of the call by one that prints the report.
         (crate::host::spec::DenyChannel::JsonDeny, crate::process::Ending::Exited(0)) => {
-            (output.contains("deny") || output.contains("overrideInput")) && output.contains("codeguard")
+            output.contains("deny") && output.contains("codeguard")
+        }
+        (crate::host::spec::DenyChannel::ReplaceCall, crate::process::Ending::Exited(0)) => {
+            output.contains("overrideInput") && output.contains("codeguard")
         }
         (crate::host::spec::DenyChannel::Neutral, crate::process::Ending::Exited(1)) => {
             output.contains("\"deny\"")

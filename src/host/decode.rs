@@ -26,7 +26,7 @@ pub(super) fn decode(host: Host, event: Event, payload: &[u8]) -> Result<HookEve
 
 /// Builds a [`HookEvent`] from a payload object.
 pub(super) fn from_map(host: Host, event: Event, map: &Map<String, Value>) -> Result<HookEvent, DecodeError> {
-    let lifted = lifted_call(map);
+    let lifted = lifted_call(map).or_else(|| lifted_prompt(map));
     let map = lifted.as_ref().unwrap_or(map);
     let input = tool_input(map)?;
     let tool_name = text(map, &["tool_name", "toolName", "tool"])?.unwrap_or_default();
@@ -109,6 +109,14 @@ fn lifted_call(map: &Map<String, Value>) -> Option<Map<String, Value>> {
             lifted.entry(to).or_insert_with(|| value.clone());
         }
     }
+    Some(lifted)
+}
+
+/// Cline's prompt (`userPromptSubmit.prompt`) as the `prompt` every host's reader knows.
+fn lifted_prompt(map: &Map<String, Value>) -> Option<Map<String, Value>> {
+    let prompt = map.get("userPromptSubmit")?.get("prompt")?.as_str()?;
+    let mut lifted = map.clone();
+    lifted.entry("prompt").or_insert_with(|| Value::from(prompt));
     Some(lifted)
 }
 

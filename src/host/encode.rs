@@ -58,10 +58,13 @@ pub(crate) fn fail_closed_stop(host: Host) -> Option<String> {
 /// which the model reads as the tool's result; an edit's by one its own check refuses, the
 /// report following as context (`contextModification`, also how context reaches the model).
 /// `cancel` would end the run with the reason shown to nobody: only where nothing else can stop
-/// the call. Task start and completion run detached: their output goes nowhere.
+/// the call. Task start, prompt submission and task completion run detached: their output goes
+/// nowhere.
 fn cline(event: &HookEvent, answer: &Answer) -> Output {
     match (event.event, answer) {
-        (_, Answer::Allow) | (Event::SessionStart | Event::Stop, _) => Output::default(),
+        (_, Answer::Allow) | (Event::SessionStart | Event::UserPromptSubmit | Event::Stop, _) => {
+            Output::default()
+        }
         (Event::PreToolUse, Answer::Block(report)) => stdout_json(&match &event.tool {
             ToolCall::Shell { .. } => json!({"overrideInput": {"commands": [
                 format!("printf '%s\\n' {} >&2; exit 1", super::decode::quote(report))]}}),
@@ -344,6 +347,7 @@ mod tests {
                         DenyChannel::ExitTwo => e.code == 2,
                         DenyChannel::JsonDeny => e.code == 0 && e.stdout.contains("\"deny\""),
                         DenyChannel::Neutral => e.code == 1,
+                        DenyChannel::ReplaceCall => e.code == 0 && e.stdout.contains("without the linters"),
                     };
                     assert!(
                         refused && !e.stdout.contains("\"ask\""),
@@ -420,6 +424,9 @@ mod tests {
                 }
                 DenyChannel::Neutral => {
                     assert!(block.code == 1 && block.stdout.contains("\"deny\""), "{host:?}");
+                }
+                DenyChannel::ReplaceCall => {
+                    assert!(block.code == 0 && block.stdout.contains("codeguard: no"), "{host:?}: {block:?}");
                 }
             }
             for event in Event::ALL {

@@ -76,6 +76,7 @@ pub(crate) fn capabilities() -> Value {
                     super::spec::DenyChannel::ExitTwo => "exit 2 + stderr",
                     super::spec::DenyChannel::JsonDeny => "JSON deny on stdout, exit 0",
                     super::spec::DenyChannel::Neutral => "neutral response, exit 1",
+                    super::spec::DenyChannel::ReplaceCall => "the call replaced on stdout (overrideInput), exit 0",
                 },
                 "tested": match spec.tested {
                     super::spec::Tested::Pinned { package, .. } => {

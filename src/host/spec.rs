@@ -51,6 +51,9 @@ pub(crate) enum DenyChannel {
     JsonDeny,
     /// The neutral contract's response with exit 1.
     Neutral,
+    /// Exit 0 with stdout JSON that replaces the call by one that hands the report to the model
+    /// (Cline's `overrideInput`: a command that prints it and fails).
+    ReplaceCall,
 }
 
 /// How a host puts a tool call to its user for confirmation, where it can (verified with the
@@ -586,8 +589,8 @@ pub(crate) fn spec(host: Host) -> HostSpec {
         // tool fires PreToolUse), exit codes ignored. Only stdout JSON acts: `overrideInput`
         // replaces the call's whole input — a command that prints the reason and fails is how
         // a block reaches the model (`cancel` ends the run, and nobody is told why);
-        // `contextModification` reaches the model after a tool. TaskStart runs detached (its
-        // output is dropped) and UserPromptSubmit never fired in a headless run. The shell tool
+        // `contextModification` reaches the model after a tool. TaskStart and UserPromptSubmit
+        // run detached (their output is dropped; the latter never fired in a headless run). The shell tool
         // `run_commands` takes an array of commands, run at once, each in the session's
         // directory.
         Host::Cline => HostSpec {
@@ -604,9 +607,9 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             matcher: MatcherRule::None,
             shell_matcher: None,
             edit_matcher: None,
-            deny: DenyChannel::JsonDeny,
+            deny: DenyChannel::ReplaceCall,
             ask: AskChannel::None,
-            delivers: [Ignored, Model, Model, Model, Ignored],
+            delivers: [Ignored, Ignored, Model, Model, Ignored],
             trust: Trust::None,
             hooks_file: HooksFile::EventScripts,
             user_files: UserFiles::EachEvent,

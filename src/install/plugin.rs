@@ -14,6 +14,8 @@
 //! A hook script is a `/bin/sh` script with the same marker and entries (as a comment), which
 //! runs the entry of the event its own file name names.
 
+use std::fmt::Write as _;
+
 use serde_json::{Map, Value};
 
 use crate::host::Host;
@@ -67,7 +69,7 @@ pub(crate) fn script(host: Host, hooks: &Map<String, Value>, fail_closed: &str) 
         } else {
             String::new()
         };
-        arms.push_str(&format!("  {event}) {command}{guard} ;;\n"));
+        let _ = writeln!(arms, "  {event}) {command}{guard} ;;");
     }
     let hooks = serde_json::to_string(hooks).unwrap_or_else(|_| "{}".to_owned());
     format!(

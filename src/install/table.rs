@@ -57,9 +57,20 @@ fn event_cell(host: Host, event: Event) -> String {
                 DenyChannel::ExitTwo => "blocks a bad commit/push (exit 2, the report to the model)",
                 DenyChannel::JsonDeny => "blocks a bad commit/push (a JSON deny with the report)",
                 DenyChannel::Neutral => "denies a bad commit/push (the contract's response, exit 1)",
+                DenyChannel::ReplaceCall => {
+                    "blocks a bad commit/push (the call replaced by one that hands the report to the model)"
+                }
+            };
+            let deny = match spec.hooks_file {
+                crate::host::spec::HooksFile::JsPlugin(_) => {
+                    format!(
+                        "{deny}, through codeguard's plugin, which also refuses a call it could not judge"
+                    )
+                }
+                _ => deny.to_owned(),
             };
             match spec.ask {
-                AskChannel::None => deny.to_owned(),
+                AskChannel::None => deny,
                 _ => format!("{deny}; puts an agent's lint bypass to the user"),
             }
         }

@@ -50,11 +50,19 @@ enum Shape {
     Silent,
     /// Exit 0, the neutral contract's allow (context optional).
     NeutralAllow,
+    /// Exit 0, Cline's `overrideInput`: the call's commands replaced by one that prints the
+    /// report to stderr and fails.
+    OverrideInput,
 }
 
 fn expected(host: &str, event: &str) -> Shape {
-    use Shape::{BlockOnStderr, JsonContext, JsonDeny, NeutralAllow, NeutralDeny, PlainContext, Silent};
+    use Shape::{
+        BlockOnStderr, JsonContext, JsonDeny, NeutralAllow, NeutralDeny, OverrideInput, PlainContext, Silent,
+    };
     match (host, event) {
+        ("cline", "pre-tool-use") => OverrideInput,
+        ("cline", "session-start" | "user-prompt-submit" | "stop") => Silent,
+        ("cline", _) => JsonContext("/contextModification"),
         ("neutral", "pre-tool-use") => NeutralDeny,
         ("neutral", _) => NeutralAllow,
         ("codex" | "copilot" | "cursor", "pre-tool-use") => JsonDeny,
@@ -115,6 +123,17 @@ fn check_shape(host: &str, event: &str, out: &std::process::Output) {
         Shape::NeutralAllow => {
             assert_eq!(code, Some(0), "{what}");
             assert_eq!(json()["decision"], "allow", "{what}");
+        }
+        Shape::OverrideInput => {
+            assert_eq!(code, Some(0), "{what}");
+            let v = json();
+            let commands = v["overrideInput"]["commands"].as_array().unwrap_or_else(|| panic!("{what}"));
+            let [command] = commands.as_slice() else { panic!("one command: {what}") };
+            let command = command.as_str().unwrap_or_default();
+            // What the replacement prints is the report itself, and it fails.
+            let ran = std::process::Command::new("sh").args(["-c", command]).output().expect("sh");
+            assert!(!ran.status.success(), "{what}");
+            assert!(String::from_utf8_lossy(&ran.stderr).starts_with("codeguard: commit blocked"), "{what}");
         }
     }
 }
@@ -588,4 +607,31 @@ fn ari_payloads_are_read_and_every_answer_is_one_its_strict_decoder_accepts() {
             assert!(String::from_utf8_lossy(&out.stdout).contains("F401"), "the edit's lint result: {out:?}");
         }
     }
+}
+
+/// Cline's `run_commands` carries a list of commands, run at once, each in the session's
+/// directory: a commit anywhere in the list is judged (a `cd` in one command does not move
+/// another), and a list of harmless commands passes.
+#[test]
+fn every_command_of_a_cline_run_commands_list_is_judged() {
+    let repo = scenario();
+    let home = tempfile::tempdir().expect("home");
+    let elsewhere = tempfile::tempdir().expect("elsewhere");
+    let root = repo.root().display().to_string();
+    let payload = |commands: &[&str]| {
+        serde_json::json!({"hookName": "tool_call", "taskId": "t", "workspaceRoots": [root],
+            "tool_call": {"id": "c", "name": "run_commands", "input": {"commands": commands}}})
+        .to_string()
+    };
+    let cd = format!("cd {}", elsewhere.path().display());
+    for commands in [vec!["ls", "git commit -m x"], vec![cd.as_str(), "git commit -m x"]] {
+        let out = run(home.path(), "cline", "pre-tool-use", &payload(&commands));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains("overrideInput") && stdout.contains("commit blocked"),
+            "{commands:?}: {stdout}"
+        );
+    }
+    let out = run(home.path(), "cline", "pre-tool-use", &payload(&["ls", "git status"]));
+    assert!(out.status.success() && out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
 }

@@ -2,6 +2,7 @@
 //! idempotent, dry-run writes nothing, uninstall restores the original bytes.
 
 use crate::support::codeguard;
+use std::fmt::Write as _;
 
 /// The pre-tool-use hook's timeout (seconds) codeguard writes into a host's settings.
 const PRE_TOOL_USE_TIMEOUT_S: u64 = 120;
@@ -664,4 +665,149 @@ fn goose_install_doctor_and_uninstall_round_trip() {
     assert_eq!(go(&["install", "--host", "goose"]).status.code(), Some(0));
     assert_eq!(go(&["uninstall", "--host", "goose"]).status.code(), Some(0));
     assert!(!file.exists(), "the plugin's hooks are gone");
+}
+
+/// opencode, Kilo and pi: a plugin file of codeguard's own in the directory the host loads every
+/// file of; doctor is healthy, then names the plugin the user removed; install refuses to
+/// replace a file it did not write; uninstall takes the file away, and nothing else is left behind.
+#[test]
+fn plugin_hosts_install_doctor_and_uninstall_round_trip() {
+    for (host, file) in [
+        ("opencode", "xdg/opencode/plugin/codeguard.js"),
+        ("kilo", "xdg/kilo/plugin/codeguard.js"),
+        ("pi", "pi-agent/extensions/codeguard.js"),
+    ] {
+        let home = tempfile::tempdir().expect("home");
+        let cwd = tempfile::tempdir().expect("cwd");
+        let go = |args: &[&str]| {
+            codeguard(home.path())
+                .args(args)
+                .env("XDG_CONFIG_HOME", home.path().join("xdg"))
+                .env("PI_CODING_AGENT_DIR", home.path().join("pi-agent"))
+                .current_dir(cwd.path())
+                .output()
+                .expect("run")
+        };
+        let file = home.path().join(file);
+        std::fs::create_dir_all(file.parent().expect("dir")).expect("dir");
+        std::fs::write(&file, "export default function theirs() {}\n").expect("write");
+        let refused = go(&["install", "--host", host]);
+        assert_ne!(refused.status.code(), Some(0), "{host}: a file codeguard did not write is left alone");
+        assert_eq!(std::fs::read_to_string(&file).expect("read"), "export default function theirs() {}\n");
+        std::fs::remove_file(&file).expect("rm");
+        let out = go(&["install", "--host", host]);
+        assert_eq!(out.status.code(), Some(0), "{host}: {}", String::from_utf8_lossy(&out.stderr));
+        let text = std::fs::read_to_string(&file).expect("read");
+        assert!(text.starts_with("// codeguard: managed plugin"), "{host}: {text}");
+        assert!(text.contains(&format!("hook pre-tool-use --host {host}")), "{host}");
+        assert_eq!(go(&["install", "--host", host]).status.code(), Some(0), "{host}: again");
+        assert_eq!(std::fs::read_to_string(&file).expect("read"), text, "{host}: idempotent");
+        let siblings: Vec<_> = std::fs::read_dir(file.parent().expect("dir")).expect("ls").collect();
+        assert_eq!(siblings.len(), 1, "{host}: no backup beside the plugin (the host would load it)");
+        assert_eq!(go(&["doctor", "--host", host]).status.code(), Some(0), "{host}");
+        std::fs::remove_file(&file).expect("rm");
+        assert_eq!(go(&["doctor", "--host", host]).status.code(), Some(1), "{host}: the plugin removed");
+        assert_eq!(go(&["install", "--host", host]).status.code(), Some(0));
+        assert_eq!(go(&["uninstall", "--host", host]).status.code(), Some(0));
+        assert!(!file.exists(), "{host}: the plugin is gone");
+    }
+}
+
+/// pi loads a project's extensions only in a run that approves the project: a `--project`
+/// install would do nothing, and is refused with the reason.
+#[test]
+fn pi_project_install_is_refused_with_the_reason() {
+    let home = tempfile::tempdir().expect("home");
+    let project = tempfile::tempdir().expect("project");
+    let out = codeguard(home.path())
+        .args(["install", "--host", "pi", "--project", &project.path().display().to_string()])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--approve"));
+    assert!(!project.path().join(".pi").exists());
+}
+
+/// The plugin's runner, run by Node: a hook command that cannot run, fails or answers exit 2
+/// refuses the call before a tool (a gate that could not judge never lets a call through);
+/// after a tool it only drops what it could not get.
+#[test]
+fn the_plugin_refuses_a_call_when_the_gate_cannot_judge_it() {
+    crate::support::require_tools(&["node"]);
+    let home = tempfile::tempdir().expect("home");
+    let out = codeguard(home.path())
+        .args(["install", "--host", "pi"])
+        .env("PI_CODING_AGENT_DIR", home.path().join("agent"))
+        .output()
+        .expect("install");
+    assert_eq!(out.status.code(), Some(0));
+    let plugin = std::fs::read_to_string(home.path().join("agent/extensions/codeguard.js")).expect("read");
+    let runner = plugin.split("export default").next().expect("runner");
+    let probe = home.path().join("probe.mjs");
+    let cases = [
+        ("'/nonexistent/codeguard' hook pre-tool-use --host pi", "PreToolUse", true),
+        ("exit 3", "PreToolUse", true),
+        ("echo 'codeguard: no' >&2; exit 2", "PreToolUse", true),
+        ("sleep 5", "PreToolUse", true),
+        ("exit 0", "PreToolUse", false),
+        ("exit 3", "PostToolUse", false),
+    ];
+    let mut script = runner.replacen("const HOOKS = ", "let HOOKS = ", 1);
+    for (command, event, _) in &cases {
+        let _ = writeln!(
+            script,
+            "HOOKS = {{{event:?}: [{{hooks: [{{command: {command:?}, timeout: 1}}]}}]}};\nconsole.log(JSON.stringify((await codeguard({event:?}, \"bash\", {{cwd: process.cwd()}})).block));"
+        );
+    }
+    std::fs::write(&probe, script).expect("probe");
+    let ran = std::process::Command::new("node").arg(&probe).output().expect("node");
+    let lines: Vec<String> = String::from_utf8_lossy(&ran.stdout).lines().map(str::to_owned).collect();
+    assert_eq!(lines.len(), cases.len(), "{}", String::from_utf8_lossy(&ran.stderr));
+    for ((command, event, refused), line) in cases.iter().zip(&lines) {
+        assert_eq!(line != "null", *refused, "{event} `{command}`: {line}");
+        if *refused {
+            assert!(line.contains("codeguard"), "{line}");
+        }
+    }
+}
+
+/// Cline: a script per event in its hooks directory (`$CLINE_DIR/hooks`), each running the entry
+/// its name names; doctor is healthy, then names a script the user removed; uninstall takes them
+/// all away.
+#[test]
+fn cline_install_doctor_and_uninstall_round_trip() {
+    let home = tempfile::tempdir().expect("home");
+    let cwd = tempfile::tempdir().expect("cwd");
+    let dir = home.path().join("cline-dir");
+    let go = |args: &[&str]| {
+        codeguard(home.path())
+            .args(args)
+            .env("CLINE_DIR", &dir)
+            .current_dir(cwd.path())
+            .output()
+            .expect("run")
+    };
+    assert_eq!(go(&["install", "--host", "cline"]).status.code(), Some(0));
+    let events = ["TaskStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "TaskComplete"];
+    for event in events {
+        let script = dir.join("hooks").join(event);
+        let text = std::fs::read_to_string(&script).unwrap_or_else(|e| panic!("{event}: {e}"));
+        assert!(text.starts_with("#!/bin/sh\n"), "{event}");
+        // Run as Cline runs it (`sh FILE`), it runs the entry its name names: here, a stand-in.
+        let probe = cwd.path().join(event);
+        let exe = std::fs::canonicalize(assert_cmd::cargo::cargo_bin("codeguard")).expect("exe");
+        std::fs::write(&probe, text.replace(&exe.display().to_string(), "echo ran")).expect("probe");
+        let out = std::process::Command::new("sh").arg(&probe).output().expect("sh");
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(said.starts_with("ran hook "), "{event}: {said}");
+    }
+    assert!(!home.path().join(".cline").exists(), "CLINE_DIR replaces ~/.cline");
+    assert_eq!(go(&["doctor", "--host", "cline"]).status.code(), Some(0));
+    std::fs::remove_file(dir.join("hooks/PostToolUse")).expect("rm");
+    let doctor = go(&["doctor", "--host", "cline"]);
+    assert_eq!(doctor.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&doctor.stdout).contains("PostToolUse"));
+    assert_eq!(go(&["install", "--host", "cline"]).status.code(), Some(0));
+    assert_eq!(go(&["uninstall", "--host", "cline"]).status.code(), Some(0));
+    assert!(events.iter().all(|e| !dir.join("hooks").join(e).exists()), "every script is gone");
 }
