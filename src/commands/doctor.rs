@@ -129,6 +129,9 @@ fn project_root() -> Option<PathBuf> {
 /// that were not asked about and have nothing installed are not reported.
 fn host_checks(host: Host, env: &Env, asked: bool) -> Vec<Check> {
     let name = format!("host {}", host.name());
+    if crate::host::spec(host).hooks_file == crate::host::spec::HooksFile::GitHooksOnly {
+        return git_gate_checks(host, asked);
+    }
     let mut out = Vec::new();
     let mut found = false;
     for (path, project) in locations(host, env) {
@@ -169,6 +172,46 @@ fn host_checks(host: Host, env: &Env, asked: bool) -> Vec<Check> {
         ));
     }
     out
+}
+
+/// A host that runs no hook of its own is gated by codeguard's git hooks, per repository: in
+/// force in the current one (git runs codeguard's pre-commit or reference-transaction hook and
+/// nothing can skip it), or a problem when the host was asked about.
+fn git_gate_checks(host: Host, asked: bool) -> Vec<Check> {
+    let name = format!("host {}", host.name());
+    let label = crate::host::spec(host).label;
+    let root =
+        crate::env::current_dir().ok().and_then(|cwd| crate::intent::repository_at(&cwd)).map(|(r, _)| r);
+    let doors = root.as_deref().and_then(crate::install::hook_reach::doors);
+    match (root, doors) {
+        (Some(root), Some(doors)) if doors.pre_commit || doors.backstop => vec![check(
+            name,
+            Level::Ok,
+            format!(
+                "{label} runs no hook of its own; the gate in force in {} is codeguard's git hooks ({}{}{})",
+                root.display(),
+                if doors.pre_commit { "pre-commit" } else { "" },
+                if doors.pre_commit && doors.backstop { ", " } else { "" },
+                if doors.backstop { "the reference-transaction backstop" } else { "" },
+            ),
+        )],
+        (root, _) if asked => vec![check(
+            name,
+            Level::Problem,
+            match root {
+                Some(root) => format!(
+                    "{label} runs no hook of its own, and no codeguard git hook is in force in {}: its commits go ungated — run `codeguard install --host {}` there",
+                    root.display(),
+                    host.name()
+                ),
+                None => format!(
+                    "{label} runs no hook of its own; its gate is codeguard's git hooks in each repository, and this directory is not in one: run `codeguard doctor --host {}` in the repository",
+                    host.name()
+                ),
+            },
+        )],
+        _ => Vec::new(),
+    }
 }
 
 /// Who decides an agent's one-shot lint bypass (`git -c codeguard.skipGate=true`): the user,
@@ -556,6 +599,7 @@ fn smoke_payload(host: Host, cwd: &Path) -> serde_json::Value {
         | Host::Opencode
         | Host::Kilo
         | Host::Pi
+        | Host::Continue
         | Host::Zcode
         | Host::Neutral => {
             serde_json::json!({

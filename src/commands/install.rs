@@ -11,7 +11,7 @@ use crate::cli::{InstallArgs, UninstallArgs};
 use crate::env::Env;
 use crate::exit;
 use crate::host::Host;
-use crate::host::spec::{SessionEnv, Trust, UserFiles};
+use crate::host::spec::{HooksFile, SessionEnv, Trust, UserFiles};
 use crate::install::git_hooks::{self, Action, Change};
 use crate::install::hook_managers::Owner;
 use crate::install::settings::{self, Kind, Outcome};
@@ -27,6 +27,9 @@ pub(super) fn install(args: &InstallArgs, env: &Env) -> anyhow::Result<Output> {
 fn install_into(args: &InstallArgs, env: &Env, out: &mut Output) -> anyhow::Result<u8> {
     if let Some(name) = &args.host {
         let project = project_dir(args.scope.project.as_deref())?;
+        if let Some(host) = git_gated(name) {
+            return git_gate(host, project.as_deref(), args.dry_run, args.force, true, env, out);
+        }
         let (host, _) = host_settings(name, project.as_deref(), env)?;
         let trust = crate::host::spec(host).trust;
         if args.trust_folder && (trust != Trust::GeminiFolder || project.is_none()) {
@@ -93,6 +96,57 @@ fn install_into(args: &InstallArgs, env: &Env, out: &mut Output) -> anyhow::Resu
     Ok(exit::EntryPoint::Install.status_code(Status::Pass))
 }
 
+/// A host that runs no hook of its own (`HooksFile::GitHooksOnly`), named on the command line.
+fn git_gated(name: &str) -> Option<Host> {
+    Host::from_name(name).filter(|h| crate::host::spec(*h).hooks_file == HooksFile::GitHooksOnly)
+}
+
+/// `install`/`uninstall --host H` for a host whose gate is codeguard's git hooks: they go into
+/// (or out of) the repository at `project`, else the one the command runs in.
+fn git_gate(
+    host: Host,
+    project: Option<&Path>,
+    dry_run: bool,
+    force: bool,
+    install: bool,
+    env: &Env,
+    out: &mut Output,
+) -> anyhow::Result<u8> {
+    let dir = project.map_or_else(current_dir, |p| Ok(p.to_path_buf()))?;
+    let label = crate::host::spec(host).label;
+    let layout = git_hooks::layout(&dir).map_err(|e| {
+        super::UsageError(format!(
+            "{label} runs no hook of its own, so its gate is codeguard's git hooks in each repository, and {} is not in one ({e}): run this in the repository, or with --project DIR",
+            dir.display()
+        ))
+    })?;
+    if let Err(why) = hosts::merged(host, None, Path::new("codeguard")) {
+        let _ = writeln!(out.stdout, "codeguard: {why}");
+    }
+    if dry_run {
+        let _ = writeln!(
+            out.stdout,
+            "codeguard: would {} codeguard's git hooks in {} (dry run, nothing written)",
+            if install { "install" } else { "remove" },
+            layout.hooks.display()
+        );
+        return Ok(exit::EntryPoint::Install.status_code(Status::Pass));
+    }
+    let changes = if install {
+        git_hooks::install(&layout, &current_exe()?, force)?
+    } else {
+        git_hooks::uninstall(&layout)?
+    };
+    crate::install::hook_reach::record(&crate::state::home(env), &layout, install)
+        .context("recording the install")?;
+    print(out, &layout.hooks, &changes);
+    if install {
+        crate::output::flush(out);
+        provision_tools(&dir, env);
+    }
+    Ok(exit::EntryPoint::Install.status_code(Status::Pass))
+}
+
 /// Installs the managed tools the repository at `dir` needs and has nowhere (its detected
 /// languages' tools that are neither managed nor on `PATH`), so the hooks just installed find
 /// them: the hooks themselves never install. Off with `CODEGUARD_NO_INSTALL=1`; outside a git
@@ -115,6 +169,9 @@ pub(super) fn uninstall(args: &UninstallArgs, env: &Env) -> anyhow::Result<Outpu
 fn uninstall_into(args: &UninstallArgs, env: &Env, out: &mut Output) -> anyhow::Result<u8> {
     if let Some(name) = &args.host {
         let project = project_dir(args.scope.project.as_deref())?;
+        if let Some(host) = git_gated(name) {
+            return git_gate(host, project.as_deref(), false, false, false, env, out);
+        }
         let (host, path) = host_settings(name, project.as_deref(), env)?;
         let mcp_path = args.mcp.then(|| mcp_settings(host, project.as_deref(), env)).transpose()?;
         if let Some(mcp_path) = mcp_path {

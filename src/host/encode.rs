@@ -41,6 +41,9 @@ pub(crate) fn encode(event: &HookEvent, answer: &Answer, runtime_ms: u64) -> Out
         Host::Cline => cline(event, answer),
         // Claude's shape, which codeguard's own plugin reads (`src/install/plugin/runner.js`).
         Host::Qwen | Host::Opencode | Host::Kilo | Host::Pi => claude_shaped(event.event, answer, event.host),
+        // Continue CLI runs none of its hooks (its gate is git's): were one run, a block in
+        // Claude's shape, and nothing else.
+        Host::Continue => deny_only(event.event, answer, block_on_stderr),
     }
 }
 

@@ -54,6 +54,8 @@ pub(crate) enum Host {
     Pi,
     /// Cline CLI (`cline`): a hook script per event in its hooks directory.
     Cline,
+    /// Continue CLI (`@continuedev/cli`): its hooks never run; git's own hooks gate it.
+    Continue,
     /// `ZCode` (Claude/Codex-shaped payloads).
     Zcode,
     /// The provider-neutral contract (`coding-ethos.hook/v1`).
@@ -62,7 +64,7 @@ pub(crate) enum Host {
 
 impl Host {
     /// Every host, for tables and coverage tests.
-    pub(crate) const ALL: [Self; 16] = [
+    pub(crate) const ALL: [Self; 17] = [
         Self::Claude,
         Self::Codex,
         Self::Gemini,
@@ -77,6 +79,7 @@ impl Host {
         Self::Kilo,
         Self::Pi,
         Self::Cline,
+        Self::Continue,
         Self::Zcode,
         Self::Neutral,
     ];
@@ -98,6 +101,7 @@ impl Host {
             Self::Kilo => "kilo",
             Self::Pi => "pi",
             Self::Cline => "cline",
+            Self::Continue => "continue",
             Self::Zcode => "zcode",
             Self::Neutral => "neutral",
         }
@@ -300,6 +304,7 @@ pub(crate) fn decode(host: Host, event: Event, payload: &[u8]) -> Result<HookEve
         | Host::Kilo
         | Host::Pi
         | Host::Cline
+        | Host::Continue
         | Host::Zcode => decode::decode(host, event, payload),
     }
 }

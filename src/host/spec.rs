@@ -129,6 +129,9 @@ pub(crate) enum HooksFile {
     /// One script per event in the host's hooks directory, named as the event (Cline): each
     /// carries every entry and runs the one its own name names.
     EventScripts,
+    /// None: the host runs no hook of its own, so its gate is codeguard's git hooks in each
+    /// repository (`install --git-hooks`), which `install --host` writes there.
+    GitHooksOnly,
 }
 
 /// Which plugin interface a host loads codeguard's JavaScript file through.
@@ -618,6 +621,31 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             shell_dir_keys: &[],
             waits_at_most_secs: Some(120),
             tested: Tested::Pinned { package: "cline", var: "CLINE" },
+            provider: true,
+        },
+        // Read in the bundle of 1.5.47 and with its released binary (tests/e2e): it loads
+        // Claude-shaped hooks (`~/.claude/settings.json`, `~/.continue/settings.json`, a project's
+        // `.claude/` and `.continue/`) but never runs them — the module that fires them is not in
+        // its build. Its tools are Claude's names; its gate is git's own hooks.
+        Host::Continue => HostSpec {
+            label: "Continue CLI",
+            shell_tools: &["Bash"],
+            edit_tools: &["Edit", "MultiEdit", "Write"],
+            events: CLAUDE_EVENTS,
+            matcher: MatcherRule::Anchored,
+            shell_matcher: Some("Bash|Edit|MultiEdit|Write"),
+            edit_matcher: Some("Edit|MultiEdit|Write"),
+            deny: DenyChannel::ExitTwo,
+            ask: AskChannel::None,
+            delivers: [Ignored; 5],
+            trust: Trust::None,
+            hooks_file: HooksFile::GitHooksOnly,
+            user_files: UserFiles::One,
+            session_env: SessionEnv::None,
+            prompt_hook_context: false,
+            shell_dir_keys: &[],
+            waits_at_most_secs: None,
+            tested: Tested::Pinned { package: "@continuedev/cli", var: "CONTINUE_CLI" },
             provider: true,
         },
         Host::Neutral => HostSpec {

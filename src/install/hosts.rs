@@ -57,6 +57,7 @@ fn entries(host: Host) -> Result<Vec<Entry>, HostInstallError> {
                 "the neutral contract is called by a supervisor, not installed: run `codeguard hook <event> --host neutral` from it".into(),
             ));
         }
+        Host::Continue => return Err(HostInstallError::Unsupported(CONTINUE_GATE.into())),
         Host::Claude
         | Host::Codex
         | Host::Gemini
@@ -90,6 +91,9 @@ fn entries(host: Host) -> Result<Vec<Entry>, HostInstallError> {
         })
         .collect()
 }
+
+/// Why Continue CLI gets no hook entries, and what gates it instead.
+pub(crate) const CONTINUE_GATE: &str = "Continue CLI (1.5.47) loads hooks but never runs them (the module that fires them is not in its build): its gate is codeguard's git hooks in each repository, which `codeguard install --host continue` writes into the repository it runs in (or --project DIR)";
 
 /// The shell command a host runs for an event.
 pub(crate) fn command(exe: &Path, host: Host, event: Event) -> String {
@@ -321,6 +325,7 @@ fn handler(host: Host, e: &Entry, command: &str) -> Value {
         | Host::Kilo
         | Host::Pi
         | Host::Cline
+        | Host::Continue
         | Host::Zcode
         | Host::Neutral => {
             let mut group = json!({"hooks": [{"type": "command", "command": command, "timeout": e.timeout}]});
@@ -402,7 +407,8 @@ fn toml_merged(host: Host, old: &str, entries: &[Entry], exe: &Path) -> String {
             | HooksFile::Json
             | HooksFile::VersionedJson
             | HooksFile::JsPlugin(_)
-            | HooksFile::EventScripts => write!(
+            | HooksFile::EventScripts
+            | HooksFile::GitHooksOnly => write!(
                 body,
                 "[[hooks]]\nevent = {}\n{matcher}command = {command}\ntimeout = {}\n",
                 toml_string(e.key),
@@ -550,6 +556,7 @@ pub(crate) fn mcp_format(host: Host) -> Result<McpFormat, HostInstallError> {
         | Host::Kilo
         | Host::Pi
         | Host::Cline
+        | Host::Continue
         | Host::Zcode
         | Host::Neutral => Err(HostInstallError::Unsupported(format!(
             "codeguard registers its MCP server for claude, codex and gemini only, not {}",
@@ -631,6 +638,7 @@ mod tests {
                 HooksFile::JsPlugin(_) | HooksFile::EventScripts => {
                     assert!(json.is_none() && super::super::plugin::is_ours(&text), "{host:?}");
                 }
+                HooksFile::GitHooksOnly => panic!("{host:?} has no hook entries, yet merged wrote some"),
             }
             assert_eq!(installed_events(host, &text).len(), Event::ALL.len(), "{host:?}");
             assert_eq!(declared(host, &text).len(), Event::ALL.len(), "{host:?}");

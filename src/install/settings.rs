@@ -98,7 +98,7 @@ pub(crate) fn path(host: Host, project: Option<&Path>, env: &Env) -> Result<Path
             Some(dir) => PathBuf::from(dir).join(PI_EXTENSION),
             None => home.join(".pi/agent").join(PI_EXTENSION),
         },
-        Host::Zcode | Host::Neutral => return Err(unsupported(host)),
+        Host::Zcode | Host::Neutral | Host::Continue => return Err(unsupported(host)),
     })
 }
 
@@ -221,7 +221,7 @@ fn project_path(host: Host, dir: &Path) -> Result<PathBuf, SettingsError> {
                 "Kimi CLI and Kimi Code read hooks from their user config only (~/.kimi/config.toml or $KIMI_SHARE_DIR; ~/.kimi-code/config.toml or $KIMI_CODE_HOME): install with --user".into(),
             )));
         }
-        Host::Zcode | Host::Neutral => return Err(unsupported(host)),
+        Host::Zcode | Host::Neutral | Host::Continue => return Err(unsupported(host)),
     })
 }
 

@@ -20,6 +20,10 @@ pub(crate) fn markdown(version: &dyn Fn(&str) -> Option<String>) -> String {
         let events: Vec<String> = Event::ALL.iter().map(|e| event_cell(host, *e)).collect();
         let (install, doctor) = match super::hosts::merged(host, None, Path::new("codeguard")) {
             Ok(_) => (install_cell(host), doctor_cell(host)),
+            Err(_) if spec.hooks_file == crate::host::spec::HooksFile::GitHooksOnly => (
+                "codeguard's git hooks (`pre-commit`, `pre-push`, the `reference-transaction` backstop) in the repository it runs in, or `--project DIR`'s: the host runs none of its own hooks".to_owned(),
+                "that git runs codeguard's hooks in the current repository".to_owned(),
+            ),
             Err(why) => (format!("nothing: {why}"), "—".to_owned()),
         };
         let proven = match spec.tested {
@@ -44,6 +48,14 @@ pub(crate) fn markdown(version: &dyn Fn(&str) -> Option<String>) -> String {
 fn event_cell(host: Host, event: Event) -> String {
     let spec = crate::host::spec(host);
     let Some(name) = spec.event_name(event) else { return "—".to_owned() };
+    if spec.hooks_file == crate::host::spec::HooksFile::GitHooksOnly {
+        return match event {
+            Event::PreToolUse => format!(
+                "`{name}` never runs; git's hooks refuse a bad commit/push instead (the report is the command's output, to the model)"
+            ),
+            _ => format!("`{name}` never runs"),
+        };
+    }
     let shown = |what: &str| match spec.delivery(event) {
         Delivery::Model => format!("{what} → the model"),
         Delivery::User => format!("{what} → the user"),

@@ -321,6 +321,18 @@ def run_kilo(env, repo, server):
     return run_opencode_like(env, repo, server, "kilo")
 
 
+def run_continue(env, repo, server):
+    # Continue CLI headless with an OpenAI-compatible model of its own config file (Bash runs
+    # without asking in a headless run).
+    config = os.path.join(env["HOME"], "e2e-continue.yaml")
+    with open(config, "w") as f:
+        f.write(f"name: e2e\nversion: 0.0.1\nschema: v1\nmodels:\n  - name: e2e\n    provider: openai\n"
+                f"    model: cn-e2e\n    apiKey: sk-e2e-fake\n    apiBase: {server.url}/v1\n    roles: [chat]\n")
+    cmd = [bin_of("npm-continue", "cn"), "-p", "Commit the staged change.", "--config", config, "--auto"]
+    return subprocess.run(cmd, cwd=repo, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=TIMEOUT, check=False)
+
+
 def run_cline(env, repo, server):
     # Cline's OpenAI-compatible provider (an entry without `updatedAt` is dropped), telemetry and
     # updates off, the local session backend (else a hub daemon outlives the run), and a proxy
@@ -340,9 +352,9 @@ def run_cline(env, repo, server):
 
 # Hosts that give no hook's words to the model but a block's reason (goose), or run none of their
 # session-start or prompt hooks headless (Cline): no session-start or prompt context to look for.
-NO_CONTEXT_HOSTS = ("goose", "cline")
+NO_CONTEXT_HOSTS = ("goose", "cline", "continue")
 # Hosts whose executable is not named like the host in node_modules/.bin.
-BINARIES = {"goose": "goose-binary-linux-x64"}
+BINARIES = {"goose": "goose-binary-linux-x64", "continue": "cn"}
 
 # Hosts that send PostToolUse for their file-writing tool and deliver its context to the model.
 EDIT_HOSTS = ("claude", "gemini", "copilot", "qwen", "pi", "cline", "opencode", "kilo")
@@ -362,7 +374,11 @@ LOOP_HOSTS = {
     "cline": ("npm-cline", run_cline, []),
     "opencode": ("npm-opencode", run_opencode, []),
     "kilo": ("npm-kilo", run_kilo, []),
+    "continue": ("npm-continue", run_continue, []),
 }
+# Hosts that run no hook of their own: `install --host H` puts codeguard's git hooks into the
+# repository (`--project`), which gate the agent's commits.
+GIT_GATED = ("continue",)
 
 
 def loop_scenario(host, secret, extra_install=(), project=False, control=False, inactive=False):
@@ -374,6 +390,8 @@ def loop_scenario(host, secret, extra_install=(), project=False, control=False, 
     root, repo, env = fresh(host, secret)
     try:
         args = list(extra_install)
+        if host in GIT_GATED:
+            args += ["--project", repo]
         if project:
             args += ["--project", repo]
             env["E2E_PROJECT"] = "1"
@@ -729,10 +747,13 @@ def main():
         if not os.path.exists(bin_of(package, BINARIES.get(host, host))):
             check(False, f"{host}: not installed in {HOSTS_DIR}")
             continue
-        if host == "claude":
+        if host in ("claude", *GIT_GATED):
             loop_scenario(host, secret=True, control=True)
         loop_scenario(host, secret=True)
         loop_scenario(host, secret=False)
+        if host in GIT_GATED:
+            ran.append(host)
+            continue
         if host in EDIT_HOSTS:
             edit_scenario(host)
         if host in OWN_SETTINGS:
@@ -749,7 +770,8 @@ def main():
             loop_scenario(host, secret=True, extra_install=["--trust-folder"], project=True)
             loop_scenario(host, secret=False, extra_install=["--trust-folder"], project=True)
         ran.append(host)
-    payload_fixtures(ran)
+    # A host gated by git's hooks sends no payload of its own.
+    payload_fixtures([h for h in ran if h not in GIT_GATED])
     if not os.environ.get("CODEGUARD_E2E_CAPTURE"):
         shutil.rmtree(CAPTURE, ignore_errors=True)
     evidence = os.environ.get("CODEGUARD_E2E_EVIDENCE")

@@ -18,9 +18,10 @@ PI=1.6.0
 CLINE=3.0.65
 OPENCODE=1.18.33
 KILO=7.7.7
+CONTINUE_CLI=1.5.47
 # Qwen Code and pi need Node 22; the machine's may be older: npm's own build of it, beside the hosts.
 NODE22=22.23.5
-pins="claude-code@$CLAUDE_CODE gemini-cli@$GEMINI_CLI codex@$CODEX copilot@$COPILOT kimi-cli@$KIMI_CLI openhands-sdk@$OPENHANDS_SDK qwen-code@$QWEN_CODE node@$NODE22 goose@$GOOSE pi@$PI cline@$CLINE opencode@$OPENCODE kilo@$KILO"
+pins="claude-code@$CLAUDE_CODE gemini-cli@$GEMINI_CLI codex@$CODEX copilot@$COPILOT kimi-cli@$KIMI_CLI openhands-sdk@$OPENHANDS_SDK qwen-code@$QWEN_CODE node@$NODE22 goose@$GOOSE pi@$PI cline@$CLINE opencode@$OPENCODE kilo@$KILO continue@$CONTINUE_CLI"
 cache="${CODEGUARD_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/codeguard-e2e}"
 hosts="$cache/hosts-$(printf '%s' "$pins" | sha256sum | cut -c1-12)"
 mkdir -p "$hosts"
@@ -98,6 +99,8 @@ pids+=($!)
 npm_host opencode opencode-ai "$OPENCODE" opencode &
 pids+=($!)
 npm_host kilo @kilocode/cli "$KILO" kilo &
+pids+=($!)
+npm_host continue @continuedev/cli "$CONTINUE_CLI" cn &
 pids+=($!)
 if [ -n "$python" ]; then
   py_host kimi "kimi-cli==$KIMI_CLI" kimi_cli &

@@ -811,3 +811,42 @@ fn cline_install_doctor_and_uninstall_round_trip() {
     assert_eq!(go(&["uninstall", "--host", "cline"]).status.code(), Some(0));
     assert!(events.iter().all(|e| !dir.join("hooks").join(e).exists()), "every script is gone");
 }
+
+/// Continue CLI runs none of its hooks: `install --host continue` puts codeguard's git hooks into
+/// the repository (here `--project`), doctor says they are the gate in force there, and
+/// uninstall takes them out (doctor then names the ungated repository); outside a repository the
+/// install says where to run it.
+#[test]
+fn continue_is_gated_by_the_repositorys_git_hooks() {
+    let home = tempfile::tempdir().expect("home");
+    let repo = crate::support::TestRepo::new();
+    let root = repo.root().display().to_string();
+    let go = |args: &[&str], cwd: &std::path::Path| {
+        codeguard(home.path())
+            .args(args)
+            .env("CODEGUARD_NO_INSTALL", "1")
+            .current_dir(cwd)
+            .output()
+            .expect("run")
+    };
+    let outside = tempfile::tempdir().expect("outside");
+    let refused = go(&["install", "--host", "continue"], outside.path());
+    assert_eq!(refused.status.code(), Some(2), "{}", String::from_utf8_lossy(&refused.stderr));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--project"));
+    assert_eq!(
+        go(&["doctor", "--host", "continue"], &repo.root()).status.code(),
+        Some(1),
+        "not installed yet"
+    );
+    let out = go(&["install", "--host", "continue", "--project", &root], outside.path());
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("never runs them"));
+    let hook = repo.root().join(".git/hooks/pre-commit");
+    assert!(std::fs::read_to_string(&hook).expect("pre-commit").contains("codeguard"));
+    let doctor = go(&["doctor", "--host", "continue"], &repo.root());
+    assert_eq!(doctor.status.code(), Some(0), "{}", String::from_utf8_lossy(&doctor.stdout));
+    assert!(String::from_utf8_lossy(&doctor.stdout).contains("the gate in force"));
+    assert_eq!(go(&["uninstall", "--host", "continue"], &repo.root()).status.code(), Some(0));
+    assert!(!hook.exists());
+    assert_eq!(go(&["doctor", "--host", "continue"], &repo.root()).status.code(), Some(1));
+}
