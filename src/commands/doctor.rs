@@ -394,7 +394,7 @@ fn file_checks(
 /// Whether the host will load this file at all (its trust rules).
 fn load_checks(host: Host, path: &Path, project: Option<&Path>, text: &str, env: &Env) -> Vec<Check> {
     let name = format!("host {} trust", host.name());
-    let mut out = Vec::new();
+    let mut out = plugin_checks(host, env);
     match crate::host::spec(host).trust {
         crate::host::spec::Trust::None => {}
         crate::host::spec::Trust::CodexHookState => {
@@ -440,6 +440,10 @@ fn load_checks(host: Host, path: &Path, project: Option<&Path>, text: &str, env:
                 ));
             }
         }
+        crate::host::spec::Trust::DshBridge => out.push(match crate::install::dsh::in_force(env, path) {
+            Ok(why) => check(&name, Level::Ok, why),
+            Err(why) => check(&name, Level::Problem, format!("dsh does not run {}: {why}", path.display())),
+        }),
         crate::host::spec::Trust::GeminiFolder => {
             if let Some(dir) = project {
                 out.push(match gemini::folder_trust(env, dir) {
@@ -488,6 +492,38 @@ fn script_reach(host: Host, env: &Env) -> Vec<Check> {
                 ),
             ));
         }
+    }
+    out
+}
+
+/// What a host that loads codeguard's plugin needs besides the file, and whether its plugins are
+/// switched off for every run here (a variable; a flag on one run is the user's to see).
+fn plugin_checks(host: Host, env: &Env) -> Vec<Check> {
+    let crate::host::spec::HooksFile::JsPlugin(api) = crate::host::spec(host).hooks_file else {
+        return Vec::new();
+    };
+    let name = format!("host {} plugin", host.name());
+    let (pure, needs) = match api {
+        crate::host::spec::PluginApi::Opencode => (
+            Some(format!("{}_PURE", host.name().to_ascii_uppercase())),
+            format!(
+                "{} loads codeguard's plugin in its own process (no package needed: at every start it installs its own plugin package into its config directory, and `npm_config_offline=true` skips that offline); `--pure` starts it without any plugin",
+                crate::host::spec(host).label
+            ),
+        ),
+        crate::host::spec::PluginApi::Pi => (
+            None,
+            "pi loads codeguard's extension from its agent directory in every run (pi 1.6 needs Node 22.19 or later); `pi -ne` starts it without extensions".to_owned(),
+        ),
+    };
+    let mut out = vec![check(&name, Level::Ok, needs)];
+    if let Some(var) = pure.filter(|v| env.get(v).is_some_and(|x| !x.is_empty() && x != "0" && x != "false"))
+    {
+        out.push(check(
+            &name,
+            Level::Problem,
+            format!("{var} is set here: the host starts without plugins, so codeguard's gate does not run"),
+        ));
     }
     out
 }
@@ -600,6 +636,7 @@ fn smoke_payload(host: Host, cwd: &Path) -> serde_json::Value {
         | Host::Kilo
         | Host::Pi
         | Host::Continue
+        | Host::Dsh
         | Host::Zcode
         | Host::Neutral => {
             serde_json::json!({

@@ -39,6 +39,14 @@ fn install_into(args: &InstallArgs, env: &Env, out: &mut Output) -> anyhow::Resu
         }
         let paths =
             settings::paths(host, project.as_deref(), env).map_err(|e| super::UsageError(e.to_string()))?;
+        // dsh runs the hooks only through its bridge plugin: found first, or nothing is written.
+        let bridge = match trust {
+            Trust::DshBridge => Some(
+                crate::install::dsh::bridge(env)
+                    .ok_or_else(|| super::UsageError(crate::install::dsh::no_bridge()))?,
+            ),
+            Trust::CodexHookState | Trust::GeminiFolder | Trust::None => None,
+        };
         let mcp_path = args.mcp.then(|| mcp_settings(host, project.as_deref(), env)).transpose()?;
         let exe = current_exe()?;
         let session_dir = session_hooks::dir(env);
@@ -61,6 +69,15 @@ fn install_into(args: &InstallArgs, env: &Env, out: &mut Output) -> anyhow::Resu
             print_settings(out, host, path, &outcome, "settings");
             match trust {
                 Trust::CodexHookState => codex_trust(path, &exe, project.as_deref(), env, args.dry_run, out)?,
+                Trust::DshBridge => {
+                    let patch =
+                        crate::install::dsh::patch_path(env).ok_or(settings::SettingsError::NoHome)?;
+                    let bridge = bridge.as_deref().unwrap_or(Path::new(""));
+                    let outcome = settings::write_change(&patch, args.dry_run, |old| {
+                        Ok(crate::install::dsh::merged(old.unwrap_or(""), bridge, path))
+                    })?;
+                    print_settings(out, host, &patch, &outcome, "bridge entry (every profile's patch layer)");
+                }
                 Trust::GeminiFolder | Trust::None => {}
             }
         }
@@ -209,6 +226,12 @@ fn uninstall_into(args: &UninstallArgs, env: &Env, out: &mut Output) -> anyhow::
                 Ok(paths.iter().try_fold(c.to_owned(), |text, file| codex::stripped(&text, file)))
             })?;
             print_settings(out, host, &config, &outcome, "hook trust");
+        }
+        if crate::host::spec(host).trust == Trust::DshBridge
+            && let Some(patch) = crate::install::dsh::patch_path(env)
+        {
+            let outcome = settings::remove_change(&patch, true, |c| Ok(crate::install::dsh::stripped(c)))?;
+            print_settings(out, host, &patch, &outcome, "bridge entry (every profile's patch layer)");
         }
         return Ok(exit::EntryPoint::Install.status_code(Status::Pass));
     }

@@ -44,6 +44,7 @@ pub(crate) fn encode(event: &HookEvent, answer: &Answer, runtime_ms: u64) -> Out
         // Continue CLI runs none of its hooks (its gate is git's): were one run, a block in
         // Claude's shape, and nothing else.
         Host::Continue => deny_only(event.event, answer, block_on_stderr),
+        Host::Dsh => dsh(event.event, answer),
     }
 }
 
@@ -79,6 +80,15 @@ fn cline(event: &HookEvent, answer: &Answer) -> Output {
         }),
         _ => context_of(answer)
             .map_or_else(Output::default, |(text, _)| stdout_json(&json!({"contextModification": text}))),
+    }
+}
+
+/// dsh's bridge: Claude's shape, but a Stop's output reaches nobody (`systemMessage` is not
+/// passed on, a block would force another turn): nothing is printed there.
+fn dsh(event: Event, answer: &Answer) -> Output {
+    match event {
+        Event::Stop => Output::default(),
+        _ => claude_shaped(event, answer, Host::Dsh),
     }
 }
 

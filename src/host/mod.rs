@@ -56,6 +56,8 @@ pub(crate) enum Host {
     Cline,
     /// Continue CLI (`@continuedev/cli`): its hooks never run; git's own hooks gate it.
     Continue,
+    /// dsh (the `DeepSeek` Harness, `@deepseek-ai/dsh`) through its Claude-hooks bridge.
+    Dsh,
     /// `ZCode` (Claude/Codex-shaped payloads).
     Zcode,
     /// The provider-neutral contract (`coding-ethos.hook/v1`).
@@ -64,7 +66,7 @@ pub(crate) enum Host {
 
 impl Host {
     /// Every host, for tables and coverage tests.
-    pub(crate) const ALL: [Self; 17] = [
+    pub(crate) const ALL: [Self; 18] = [
         Self::Claude,
         Self::Codex,
         Self::Gemini,
@@ -80,6 +82,7 @@ impl Host {
         Self::Pi,
         Self::Cline,
         Self::Continue,
+        Self::Dsh,
         Self::Zcode,
         Self::Neutral,
     ];
@@ -102,6 +105,7 @@ impl Host {
             Self::Pi => "pi",
             Self::Cline => "cline",
             Self::Continue => "continue",
+            Self::Dsh => "dsh",
             Self::Zcode => "zcode",
             Self::Neutral => "neutral",
         }
@@ -305,6 +309,7 @@ pub(crate) fn decode(host: Host, event: Event, payload: &[u8]) -> Result<HookEve
         | Host::Pi
         | Host::Cline
         | Host::Continue
+        | Host::Dsh
         | Host::Zcode => decode::decode(host, event, payload),
     }
 }

@@ -93,6 +93,9 @@ pub(crate) enum Trust {
     CodexHookState,
     /// A project's hooks load only in a trusted folder.
     GeminiFolder,
+    /// The hooks file runs only when a patch layer inserts dsh's Claude-hooks bridge reading it
+    /// (`crate::install::dsh`).
+    DshBridge,
 }
 
 /// How the host's agent shell gets git's `core.hooksPath` naming codeguard's session hooks
@@ -646,6 +649,33 @@ pub(crate) fn spec(host: Host) -> HostSpec {
             shell_dir_keys: &[],
             waits_at_most_secs: None,
             tested: Tested::Pinned { package: "@continuedev/cli", var: "CONTINUE_CLI" },
+            provider: true,
+        },
+        // Verified with the released 0.1.0-rc.8 and its bridge 0.0.1-rc.5 (tests/e2e) and the
+        // bridge's source: Claude's hooks file and payload; the matcher is a literal name set
+        // when it holds only letters, digits, `_` and `|` (dsh's tool names are lower-case:
+        // `Bash` never matches), else a regex; exit 2 blocks with stderr, which the model gets
+        // as "Error: …"; a JSON deny counts only with `hookEventName`; `systemMessage` and a
+        // Stop's output are not passed on.
+        Host::Dsh => HostSpec {
+            label: "dsh (DeepSeek Harness)",
+            shell_tools: &["bash"],
+            edit_tools: &["write", "edit", "str_replace_editor"],
+            events: CLAUDE_EVENTS,
+            matcher: MatcherRule::ExactOrAnchored,
+            shell_matcher: Some("bash|write|edit|str_replace_editor"),
+            edit_matcher: Some("write|edit|str_replace_editor"),
+            deny: DenyChannel::ExitTwo,
+            ask: AskChannel::None,
+            delivers: [Model, Model, Model, Model, Ignored],
+            trust: Trust::DshBridge,
+            hooks_file: HooksFile::Json,
+            user_files: UserFiles::One,
+            session_env: SessionEnv::None,
+            prompt_hook_context: false,
+            shell_dir_keys: &["workdir"],
+            waits_at_most_secs: None,
+            tested: Tested::Pinned { package: "@deepseek-ai/dsh", var: "DSH" },
             provider: true,
         },
         Host::Neutral => HostSpec {

@@ -71,7 +71,8 @@ fn entries(host: Host) -> Result<Vec<Entry>, HostInstallError> {
         | Host::Opencode
         | Host::Kilo
         | Host::Pi
-        | Host::Cline => {}
+        | Host::Cline
+        | Host::Dsh => {}
     }
     let spec = crate::host::spec(host);
     Event::ALL
@@ -326,6 +327,7 @@ fn handler(host: Host, e: &Entry, command: &str) -> Value {
         | Host::Pi
         | Host::Cline
         | Host::Continue
+        | Host::Dsh
         | Host::Zcode
         | Host::Neutral => {
             let mut group = json!({"hooks": [{"type": "command", "command": command, "timeout": e.timeout}]});
@@ -557,6 +559,7 @@ pub(crate) fn mcp_format(host: Host) -> Result<McpFormat, HostInstallError> {
         | Host::Pi
         | Host::Cline
         | Host::Continue
+        | Host::Dsh
         | Host::Zcode
         | Host::Neutral => Err(HostInstallError::Unsupported(format!(
             "codeguard registers its MCP server for claude, codex and gemini only, not {}",
@@ -614,6 +617,7 @@ mod tests {
             Host::Kilo,
             Host::Pi,
             Host::Cline,
+            Host::Dsh,
         ] {
             let text = merged(host, None, Path::new(EXE)).expect("merge");
             assert_eq!(installed_events(host, &text).len(), 5, "{host:?}");

@@ -7,6 +7,7 @@
 //! twice changes nothing, and `uninstall` restores what was there before.
 
 pub(crate) mod codex;
+pub(crate) mod dsh;
 pub(crate) mod gemini;
 pub(crate) mod git_hooks;
 pub(crate) mod hook_managers;

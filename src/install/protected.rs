@@ -123,8 +123,18 @@ fn git_config_file(file: &Path, user: &[PathBuf]) -> bool {
 
 /// The agent hosts' own directories, whose settings files can switch every hook off
 /// (`disableAllHooks`, a `hooks` table, a disabled-hooks list).
-const HOST_DIRS: &[&str] =
-    &[".claude", ".gemini", ".qwen", ".codex", ".kimi", ".kimi-code", ".copilot", ".cursor", ".openhands"];
+const HOST_DIRS: &[&str] = &[
+    ".claude",
+    ".gemini",
+    ".qwen",
+    ".codex",
+    ".kimi",
+    ".kimi-code",
+    ".copilot",
+    ".cursor",
+    ".openhands",
+    ".dsh",
+];
 
 /// When `file` is a settings file in an agent host's directory (project or user) and codeguard's
 /// hooks are installed for that host — in the same directory, or in the user's directory of that
@@ -179,6 +189,9 @@ fn what_is(file: &Path) -> Option<&'static str> {
     }
     if super::plugin::is_ours(&text) {
         return Some("an agent host's plugin running codeguard's hooks");
+    }
+    if super::dsh::holds_ours(&text) {
+        return Some("dsh's patch layer inserting the bridge that runs codeguard's hooks");
     }
     (text.contains("codeguard") && text.contains(" hook ") && text.contains("--host "))
         .then_some("an agent host's settings holding codeguard's hooks")

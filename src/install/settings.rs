@@ -98,6 +98,8 @@ pub(crate) fn path(host: Host, project: Option<&Path>, env: &Env) -> Result<Path
             Some(dir) => PathBuf::from(dir).join(PI_EXTENSION),
             None => home.join(".pi/agent").join(PI_EXTENSION),
         },
+        // codeguard's hooks file for dsh's bridge, in dsh's home (`crate::install::dsh`).
+        Host::Dsh => super::dsh::home(env).ok_or(SettingsError::NoHome)?.join("codeguard-hooks.json"),
         Host::Zcode | Host::Neutral | Host::Continue => return Err(unsupported(host)),
     })
 }
@@ -214,6 +216,11 @@ fn project_path(host: Host, dir: &Path) -> Result<PathBuf, SettingsError> {
         Host::Ari => {
             return Err(SettingsError::Host(HostInstallError::Unsupported(
                 "ari runs a project's hooks (.ari/config.toml) only after `ari trust` there, which codeguard cannot check: install with --user (~/.ari/config.toml), whose hooks ari always runs".into(),
+            )));
+        }
+        Host::Dsh => {
+            return Err(SettingsError::Host(HostInstallError::Unsupported(
+                "dsh's bridge reads one hooks file per run, named in the patch layer every profile loads: install with --user ($DSH_HOME/codeguard-hooks.json, default ~/.dsh)".into(),
             )));
         }
         Host::Kimi => {

@@ -104,6 +104,9 @@ fn install_cell(host: Host) -> String {
         Trust::None => {}
         Trust::CodexHookState => cell.push_str(", with its hook-trust records"),
         Trust::GeminiFolder => cell.push_str(" (`--project` in an untrusted folder: `--trust-folder`)"),
+        Trust::DshBridge => {
+            cell.push_str(", and the entry inserting dsh's Claude-hooks bridge (the user's) in `~/.dsh/cordis.patch.yml`");
+        }
     }
     match spec.session_env {
         SessionEnv::None => cell.push_str("; the git backstop: `install --git-hooks` per repository"),
@@ -126,6 +129,10 @@ fn doctor_cell(host: Host) -> String {
         Trust::None => {}
         Trust::CodexHookState => checks.push("Codex's trust in each hook".to_owned()),
         Trust::GeminiFolder => checks.push("folder trust for a project install".to_owned()),
+        Trust::DshBridge => checks.push("the patch layer inserts the bridge, which is there".to_owned()),
+    }
+    if let crate::host::spec::HooksFile::JsPlugin(_) = spec.hooks_file {
+        checks.push("what else the host needs, and whether its plugins are switched off".to_owned());
     }
     checks.push("the installed command blocks a smoke commit".to_owned());
     if spec.session_env != SessionEnv::None {

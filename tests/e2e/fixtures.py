@@ -45,6 +45,7 @@ HOSTS = {
     "cline": ("CLINE", "Cline CLI"),
     "opencode": ("OPENCODE", "opencode"),
     "kilo": ("KILO", "Kilo Code CLI"),
+    "dsh": ("DSH", "dsh"),
 }
 DOC = "written from documentation"
 BEGIN, END = "<!-- fixtures:begin -->", "<!-- fixtures:end -->"

@@ -183,7 +183,10 @@ def fresh(host, secret):
     root = tempfile.mkdtemp(prefix=f"cg-e2e-{host}-")
     home = os.path.join(root, "home")
     os.makedirs(home)
-    return root, make_repo(root, secret), base_env(home)
+    env = base_env(home)
+    for package in ON_PATH.get(host, ()):
+        env["PATH"] = os.path.join(HOSTS_DIR, package, "node_modules", ".bin") + os.pathsep + env["PATH"]
+    return root, make_repo(root, secret), env
 
 
 def doctor_checks(root, repo, env, host):
@@ -333,6 +336,22 @@ def run_continue(env, repo, server):
                           timeout=TIMEOUT, check=False)
 
 
+def run_dsh(env, repo, server):
+    # dsh's headless profile (made on first use) with an openai-completions provider of its
+    # settings; tools run without asking. codeguard's install found the bridge beside `dsh` on
+    # PATH (ON_PATH) and inserted it in the patch layer every profile loads.
+    dsh_home = os.path.join(env["HOME"], ".dsh")
+    os.makedirs(dsh_home, exist_ok=True)
+    with open(os.path.join(dsh_home, "settings.yaml"), "w") as f:
+        f.write(f"llm-pi-ai:\n  providers:\n    e2e:\n      api: openai-completions\n      apiKeyEnv: E2E_API_KEY\n"
+                f"      baseURL: {server.url}/v1\n      models:\n        - id: dsh-e2e\n"
+                f"agent-default-model:\n  provider: e2e\n  model: dsh-e2e\n")
+    env = dict(env, E2E_API_KEY="sk-e2e-fake", DSH_PERMISSION_MODE="danger-full-access", DSH_TELEMETRY_DISABLED="1")
+    cmd = [bin_of("npm-dsh", "dsh"), "--profile", "headless", "Commit the staged change."]
+    return subprocess.run(cmd, cwd=repo, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=TIMEOUT, check=False)
+
+
 def run_cline(env, repo, server):
     # Cline's OpenAI-compatible provider (an entry without `updatedAt` is dropped), telemetry and
     # updates off, the local session backend (else a hub daemon outlives the run), and a proxy
@@ -357,7 +376,7 @@ NO_CONTEXT_HOSTS = ("goose", "cline", "continue")
 BINARIES = {"goose": "goose-binary-linux-x64", "continue": "cn"}
 
 # Hosts that send PostToolUse for their file-writing tool and deliver its context to the model.
-EDIT_HOSTS = ("claude", "gemini", "copilot", "qwen", "pi", "cline", "opencode", "kilo")
+EDIT_HOSTS = ("claude", "gemini", "copilot", "qwen", "pi", "cline", "opencode", "kilo", "dsh")
 # Hosts whose model runs `apply_patch` through the shell tool, with no PostToolUse for it.
 SHELL_PATCH_HOSTS = ("codex",)
 # Hosts whose install gives the agent's shell codeguard's git backstop (host spec: session_env).
@@ -375,7 +394,11 @@ LOOP_HOSTS = {
     "opencode": ("npm-opencode", run_opencode, []),
     "kilo": ("npm-kilo", run_kilo, []),
     "continue": ("npm-continue", run_continue, []),
+    "dsh": ("npm-dsh", run_dsh, []),
 }
+# Hosts whose programs must be on PATH for codeguard's install and for the host itself: dsh (its
+# bridge is found beside it) on Node 22.
+ON_PATH = {"dsh": ("npm-dsh", "npm-node22")}
 # Hosts that run no hook of their own: `install --host H` puts codeguard's git hooks into the
 # repository (`--project`), which gate the agent's commits.
 GIT_GATED = ("continue",)

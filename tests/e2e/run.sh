@@ -19,9 +19,13 @@ CLINE=3.0.65
 OPENCODE=1.18.33
 KILO=7.7.7
 CONTINUE_CLI=1.5.47
+# dsh with its Claude-hooks bridge (the bridge's only versions on the registry).
+DSH=0.1.0-rc.8
+DSH_BRIDGE=0.0.1-rc.5
+DSH_HOOK_PROTOCOL=0.0.1-rc.1
 # Qwen Code and pi need Node 22; the machine's may be older: npm's own build of it, beside the hosts.
 NODE22=22.23.5
-pins="claude-code@$CLAUDE_CODE gemini-cli@$GEMINI_CLI codex@$CODEX copilot@$COPILOT kimi-cli@$KIMI_CLI openhands-sdk@$OPENHANDS_SDK qwen-code@$QWEN_CODE node@$NODE22 goose@$GOOSE pi@$PI cline@$CLINE opencode@$OPENCODE kilo@$KILO continue@$CONTINUE_CLI"
+pins="claude-code@$CLAUDE_CODE gemini-cli@$GEMINI_CLI codex@$CODEX copilot@$COPILOT kimi-cli@$KIMI_CLI openhands-sdk@$OPENHANDS_SDK qwen-code@$QWEN_CODE node@$NODE22 goose@$GOOSE pi@$PI cline@$CLINE opencode@$OPENCODE kilo@$KILO continue@$CONTINUE_CLI dsh@$DSH+$DSH_BRIDGE+$DSH_HOOK_PROTOCOL"
 cache="${CODEGUARD_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/codeguard-e2e}"
 hosts="$cache/hosts-$(printf '%s' "$pins" | sha256sum | cut -c1-12)"
 mkdir -p "$hosts"
@@ -44,6 +48,26 @@ npm_host() { # dir package version binary
   rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
   npm install --prefix "$dir.tmp" --no-audit --no-fund --loglevel=error "$2@$3" >"$dir.log" 2>&1 &&
     rm -rf "$dir" && mv "$dir.tmp" "$dir"
+}
+
+# dsh: its dependencies resolve only as of its release (later cordis releases break its boot),
+# its plugin peers are named (npm's peer resolution would otherwise run for many minutes), and the
+# Claude-hooks bridge goes beside it, where `codeguard install --host dsh` finds it.
+dsh_host() {
+  local dir="$hosts/npm-dsh" peers="" p
+  [ -x "$dir/node_modules/.bin/dsh" ] && [ -d "$dir/node_modules/@deepseek-ai/dsh-hooks-claude-code" ] && return 0
+  for p in anonymous-user-id atomic-write bash-local code-runtime compaction fs invariants output-retention \
+    sandbox scope session-telemetry session-title-llm shell spill subagent-in-process-driver timeout workflow; do
+    peers="$peers @deepseek-ai/dsh-$p@$DSH"
+  done
+  rm -rf "$dir.tmp" && mkdir -p "$dir.tmp" && echo '{"name":"e2e-dsh","private":true}' >"$dir.tmp/package.json"
+  # shellcheck disable=SC2086 # one word per package
+  (cd "$dir.tmp" &&
+    npm install --no-audit --no-fund --loglevel=error --legacy-peer-deps --before=2026-08-25T00:00:00Z \
+      "@deepseek-ai/dsh@$DSH" "@deepseek-ai/cordis-plugin-group@^1.0.1" $peers &&
+    npm install --no-audit --no-fund --loglevel=error --legacy-peer-deps \
+      "@deepseek-ai/dsh-hooks-claude-code@$DSH_BRIDGE" "@deepseek-ai/dsh-hook-protocol@$DSH_HOOK_PROTOCOL") \
+    >"$dir.log" 2>&1 && rm -rf "$dir" && mv "$dir.tmp" "$dir"
 }
 
 py_host() { # dir requirement module
@@ -101,6 +125,8 @@ pids+=($!)
 npm_host kilo @kilocode/cli "$KILO" kilo &
 pids+=($!)
 npm_host continue @continuedev/cli "$CONTINUE_CLI" cn &
+pids+=($!)
+dsh_host &
 pids+=($!)
 if [ -n "$python" ]; then
   py_host kimi "kimi-cli==$KIMI_CLI" kimi_cli &

@@ -67,7 +67,7 @@ fn expected(host: &str, event: &str) -> Shape {
         ("neutral", _) => NeutralAllow,
         ("codex" | "copilot" | "cursor", "pre-tool-use") => JsonDeny,
         (_, "pre-tool-use") => BlockOnStderr,
-        ("cursor" | "goose" | "continue", _) | ("openhands" | "copilot" | "ari", "stop") => Silent,
+        ("cursor" | "goose" | "continue", _) | ("openhands" | "copilot" | "ari" | "dsh", "stop") => Silent,
         ("copilot", _) => JsonContext("/additionalContext"),
         ("codex", "session-start" | "user-prompt-submit") => PlainContext,
         ("kimi", "session-start" | "stop") => JsonContext("/message"),
@@ -393,8 +393,8 @@ fn install_capabilities_and_the_protocol_sheet_agree_with_the_host_specs() {
             assert!(section.contains(&format!("`{tool}`")), "the {host} section does not name `{tool}`");
         }
         // ZCode has nothing to install; Continue CLI's install writes git hooks into the
-        // repository it runs in (install.rs tests it in a repository of its own).
-        if host == "zcode" || host == "continue" {
+        // repository it runs in, and dsh's needs its bridge installed (install.rs tests both).
+        if host == "zcode" || host == "continue" || host == "dsh" {
             continue;
         }
         // Installing writes the spec's own event names.

@@ -850,3 +850,57 @@ fn continue_is_gated_by_the_repositorys_git_hooks() {
     assert!(!hook.exists());
     assert_eq!(go(&["doctor", "--host", "continue"], &repo.root()).status.code(), Some(1));
 }
+
+/// dsh: the hooks file in dsh's home and the bridge's entry in the patch layer every profile
+/// loads (in place of dsh's empty list, which uninstall puts back byte for byte). The bridge is
+/// found beside the `dsh` on PATH; without it nothing is written. doctor is healthy, then names
+/// the bridge the user removed.
+#[test]
+fn dsh_install_doctor_and_uninstall_round_trip() {
+    use std::os::unix::fs::{PermissionsExt, symlink};
+    let home = tempfile::tempdir().expect("home");
+    let prefix = home.path().join("prefix/node_modules");
+    let bin = prefix.join("@deepseek-ai/dsh/lib/bin.js");
+    std::fs::create_dir_all(bin.parent().expect("dir")).expect("dir");
+    std::fs::write(&bin, "#!/usr/bin/env node\n").expect("bin");
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    std::fs::create_dir_all(prefix.join(".bin")).expect("dir");
+    symlink("../@deepseek-ai/dsh/lib/bin.js", prefix.join(".bin/dsh")).expect("link");
+    let dsh_home = home.path().join("dsh-home");
+    std::fs::create_dir_all(&dsh_home).expect("dir");
+    let layer = "# Your patch layer for this dsh profile.\n[]\n";
+    std::fs::write(dsh_home.join("cordis.patch.yml"), layer).expect("layer");
+    let path = format!("{}:{}", prefix.join(".bin").display(), std::env::var("PATH").unwrap_or_default());
+    let go = |args: &[&str]| {
+        codeguard(home.path()).args(args).env("DSH_HOME", &dsh_home).env("PATH", &path).output().expect("run")
+    };
+    let refused = go(&["install", "--host", "dsh"]);
+    assert_eq!(refused.status.code(), Some(2), "no bridge yet");
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("dsh-hooks-claude-code"));
+    assert!(!dsh_home.join("codeguard-hooks.json").exists(), "nothing written without the bridge");
+    let bridge = prefix.join("@deepseek-ai/dsh-hooks-claude-code/lib/index.js");
+    std::fs::create_dir_all(bridge.parent().expect("dir")).expect("dir");
+    std::fs::write(&bridge, "export default {};\n").expect("bridge");
+    let out = go(&["install", "--host", "dsh"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let hooks: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dsh_home.join("codeguard-hooks.json")).expect("hooks file"),
+    )
+    .expect("json");
+    assert_eq!(hooks["hooks"]["PreToolUse"][0]["matcher"], "bash|write|edit|str_replace_editor");
+    let patched = std::fs::read_to_string(dsh_home.join("cordis.patch.yml")).expect("layer");
+    assert!(
+        !patched.contains("[]")
+            && patched.contains(&bridge.canonicalize().expect("real").display().to_string())
+    );
+    assert_eq!(go(&["doctor", "--host", "dsh"]).status.code(), Some(0));
+    std::fs::remove_file(&bridge).expect("rm");
+    assert_eq!(go(&["doctor", "--host", "dsh"]).status.code(), Some(1), "the bridge is gone");
+    assert_eq!(go(&["uninstall", "--host", "dsh"]).status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(dsh_home.join("cordis.patch.yml")).expect("layer"),
+        layer,
+        "byte for byte"
+    );
+    assert!(!dsh_home.join("codeguard-hooks.json").exists());
+}
