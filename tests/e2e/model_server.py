@@ -27,6 +27,9 @@ EDIT_TOOLS = {"Write": ("file_path", "content"), "write_file": ("file_path", "co
 WRITE = COMMAND.split(":", 2)[1:] if COMMAND.startswith("write:") else None
 # COMMAND "steps:<JSON array of commands>" runs each command in its own shell tool call, in order.
 STEPS = json.loads(COMMAND[len("steps:"):]) if COMMAND.startswith("steps:") else [COMMAND]
+# COMMAND "reply:<text>" makes every final answer that text (an agent without tools, aider, reads
+# its edits from the model's words).
+FINAL_TEXT = COMMAND[len("reply:"):] if COMMAND.startswith("reply:") else "Done."
 RESULT_MARKS = ('"tool_result"', '"functionResponse"', '"function_call_output"', '"role": "tool"')
 
 
@@ -243,7 +246,7 @@ class Handler(BaseHTTPRequestHandler):
             message = {"role": "assistant", "content": None, "tool_calls": [call]}
             finish = "tool_calls"
         else:
-            message = {"role": "assistant", "content": "Done."}
+            message = {"role": "assistant", "content": FINAL_TEXT}
             finish = "stop"
         usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
         if not body.get("stream"):

@@ -44,7 +44,7 @@ GIT_ENV = {
 }
 TIMEOUT = 120
 # Hosts run.sh could not install (`CODEGUARD_E2E_LEFT_OUT`: "kimi openhands (why)").
-LEFT_OUT = os.environ.get("CODEGUARD_E2E_LEFT_OUT", "").split(" (")[0].split()
+LEFT_OUT = [w for part in os.environ.get("CODEGUARD_E2E_LEFT_OUT", "").split("; ") for w in part.split(" (")[0].split()]
 FAILURES = []
 EVIDENCE = {}
 
@@ -710,6 +710,60 @@ def loader_scenario(host, secret):
         shutil.rmtree(root, ignore_errors=True)
 
 
+# aider: no hooks, every commit with --no-verify; git's own backstop is its gate ------------------
+
+def aider_scenario(secret, backstop):
+    """Real aider writes settings.py as the scripted model says (a staged AWS key, or a clean
+    value) and auto-commits it with `git commit --no-verify`. With `codeguard install --git-hooks`
+    in the repository, the reference-transaction backstop refuses the secret's commit (no ref
+    moves, aider's output carries codeguard's report) and lets the clean one land; without it
+    (`backstop` false, the control) the secret lands: no pre-commit hook runs for aider."""
+    label = f"aider{'' if backstop else ' control'} {'secret' if secret else 'clean'}"
+    root = tempfile.mkdtemp(prefix="cg-e2e-aider-")
+    try:
+        home = os.path.join(root, "home")
+        repo = os.path.join(root, "repo")
+        os.makedirs(home)
+        os.makedirs(repo)
+        env = dict(base_env(home), LITELLM_LOCAL_MODEL_COST_MAP="True")
+        git(repo, "init", "-q", "-b", "main")
+        with open(os.path.join(repo, "README.md"), "w") as f:
+            f.write("aider e2e\n")
+        git(repo, "add", "README.md")
+        git(repo, "commit", "-q", "-m", "init")
+        if backstop:
+            out = subprocess.run([hook_binary(root), "install", "--git-hooks"], cwd=repo, env=env, capture_output=True,
+                                 text=True, timeout=TIMEOUT, check=False)
+            check(out.returncode == 0, f"{label}: codeguard install --git-hooks")
+        value = SECRET if secret else "not-a-secret"
+        server = ModelServer(root, f"reply:settings.py\n```\nKEY = \"{value}\"\n```\n", cwd=repo)
+        before = commits(repo)
+        try:
+            cmd = [os.path.join(HOSTS_DIR, "py-aider", "bin", "aider"), "--message", "Add the settings.", "--yes-always",
+                   "--no-check-update", "--no-show-model-warnings", "--no-stream", "--no-pretty", "--no-analytics",
+                   "--no-gitignore", "--model", "openai/aider-e2e", "--weak-model", "openai/aider-e2e",
+                   "--openai-api-base", f"{server.url}/v1", "--openai-api-key", "sk-e2e-fake", "--edit-format", "whole",
+                   "settings.py"]
+            result = subprocess.run(cmd, cwd=repo, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                                    timeout=TIMEOUT, check=False)
+        finally:
+            server.stop()
+        output = result.stdout + result.stderr
+        EVIDENCE[label] = {"exit": result.returncode, "output": output[-2000:]}
+        wrote = os.path.exists(os.path.join(repo, "settings.py")) and value in read_text(os.path.join(repo, "settings.py"))
+        if not check(wrote, f"{label}: aider wrote the model's edit (exit {result.returncode})"):
+            say(f"  output: {output[-1500:]}")
+            return
+        after = commits(repo)
+        if secret and backstop:
+            check(after == before, f"{label}: git refused aider's --no-verify commit of the secret (no ref moved)")
+            check("codeguard: commit blocked" in output, f"{label}: aider's output carries codeguard's report")
+        else:
+            check(after > before, f"{label}: aider's commit landed")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 # Packaging, validated by the hosts' own loaders ------------------------------------------------
 
 def packaging():
@@ -752,14 +806,21 @@ def payload_fixtures(hosts):
 
 
 def main():
-    hosts = SELECTED or [*LOOP_HOSTS, *[h for h in LOADER_HOSTS if h not in LEFT_OUT], "packaging"]
+    hosts = SELECTED or [*LOOP_HOSTS, *[h for h in LOADER_HOSTS if h not in LEFT_OUT],
+                         *(["aider"] if "aider" not in LEFT_OUT else []), "packaging"]
     ran = []
     for host in hosts:
-        if host != "packaging" and host not in LOOP_HOSTS and host not in LOADER_HOSTS:
+        if host not in ("packaging", "aider") and host not in LOOP_HOSTS and host not in LOADER_HOSTS:
             check(False, f"{host}: no such host in this suite (known: {', '.join([*LOOP_HOSTS, *LOADER_HOSTS])})")
             continue
         if host == "packaging":
             packaging()
+            continue
+        if host == "aider":
+            aider_scenario(secret=True, backstop=False)
+            aider_scenario(secret=True, backstop=True)
+            aider_scenario(secret=False, backstop=True)
+            ran.append(host)
             continue
         if host in LOADER_HOSTS:
             loader_scenario(host, secret=True)
@@ -793,8 +854,8 @@ def main():
             loop_scenario(host, secret=True, extra_install=["--trust-folder"], project=True)
             loop_scenario(host, secret=False, extra_install=["--trust-folder"], project=True)
         ran.append(host)
-    # A host gated by git's hooks sends no payload of its own.
-    payload_fixtures([h for h in ran if h not in GIT_GATED])
+    # A host gated by git's hooks, and aider (no hooks), send no payload of their own.
+    payload_fixtures([h for h in ran if h not in GIT_GATED and h in fixtures.HOSTS])
     if not os.environ.get("CODEGUARD_E2E_CAPTURE"):
         shutil.rmtree(CAPTURE, ignore_errors=True)
     evidence = os.environ.get("CODEGUARD_E2E_EVIDENCE")

@@ -23,9 +23,11 @@ CONTINUE_CLI=1.5.47
 DSH=0.1.0-rc.8
 DSH_BRIDGE=0.0.1-rc.5
 DSH_HOOK_PROTOCOL=0.0.1-rc.1
+# aider has no hooks: the suite shows git's own backstop refusing its --no-verify commits.
+AIDER=0.86.2
 # Qwen Code and pi need Node 22; the machine's may be older: npm's own build of it, beside the hosts.
 NODE22=22.23.5
-pins="claude-code@$CLAUDE_CODE gemini-cli@$GEMINI_CLI codex@$CODEX copilot@$COPILOT kimi-cli@$KIMI_CLI openhands-sdk@$OPENHANDS_SDK qwen-code@$QWEN_CODE node@$NODE22 goose@$GOOSE pi@$PI cline@$CLINE opencode@$OPENCODE kilo@$KILO continue@$CONTINUE_CLI dsh@$DSH+$DSH_BRIDGE+$DSH_HOOK_PROTOCOL"
+pins="claude-code@$CLAUDE_CODE gemini-cli@$GEMINI_CLI codex@$CODEX copilot@$COPILOT kimi-cli@$KIMI_CLI openhands-sdk@$OPENHANDS_SDK qwen-code@$QWEN_CODE node@$NODE22 goose@$GOOSE pi@$PI cline@$CLINE opencode@$OPENCODE kilo@$KILO continue@$CONTINUE_CLI dsh@$DSH+$DSH_BRIDGE+$DSH_HOOK_PROTOCOL aider@$AIDER"
 cache="${CODEGUARD_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/codeguard-e2e}"
 hosts="$cache/hosts-$(printf '%s' "$pins" | sha256sum | cut -c1-12)"
 mkdir -p "$hosts"
@@ -128,6 +130,21 @@ npm_host continue @continuedev/cli "$CONTINUE_CLI" cn &
 pids+=($!)
 dsh_host &
 pids+=($!)
+# aider runs on Python 3.10-3.12: the first of those found.
+aider_python=""
+for candidate in python3.12 python3.11 python3.10 python3; do
+  if command -v "$candidate" >/dev/null 2>&1 &&
+    "$candidate" -c 'import sys; assert (3, 10) <= sys.version_info[:2] < (3, 13)' 2>/dev/null; then
+    aider_python=$candidate
+    break
+  fi
+done
+if [ -n "$aider_python" ]; then
+  python=$aider_python py_host aider "aider-chat==$AIDER" aider &
+  pids+=($!)
+else
+  export CODEGUARD_E2E_LEFT_OUT="${CODEGUARD_E2E_LEFT_OUT:+$CODEGUARD_E2E_LEFT_OUT; }aider (no Python 3.10-3.12)"
+fi
 if [ -n "$python" ]; then
   py_host kimi "kimi-cli==$KIMI_CLI" kimi_cli &
   pids+=($!)
