@@ -755,9 +755,13 @@ pub(crate) fn may_name_codeguards_own(path: &str) -> bool {
         "settings.json",
         ".git/",
     ];
+    // Directories of hosts whose files of codeguard's are named otherwise (pi's extension, Cline's
+    // scripts, dsh's patch layer), and the config directory opencode's and Kilo's live in.
+    const DIRS: [&str; 9] =
+        [".pi", ".cline", ".clinerules", ".dsh", "kilo", ".kilo", ".kilocode", ".config", ".agents"];
     let p = path.to_ascii_lowercase();
     let last = p.trim_end_matches('/').rsplit('/').next().unwrap_or("");
-    last == ".git" || HINTS.iter().any(|h| p.contains(h))
+    last == ".git" || HINTS.iter().any(|h| p.contains(h)) || p.split('/').any(|c| DIRS.contains(&c))
 }
 
 #[cfg(test)]

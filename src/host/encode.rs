@@ -40,11 +40,11 @@ pub(crate) fn encode(event: &HookEvent, answer: &Answer, runtime_ms: u64) -> Out
         Host::Goose => goose(event.event, answer),
         Host::Cline => cline(event, answer),
         // Claude's shape, which codeguard's own plugin reads (`src/install/plugin/runner.js`).
-        Host::Qwen | Host::Opencode | Host::Kilo | Host::Pi => claude_shaped(event.event, answer, event.host),
+        Host::Qwen => claude_shaped(event.event, answer, Host::Qwen),
         // Continue CLI runs none of its hooks (its gate is git's): were one run, a block in
         // Claude's shape, and nothing else.
         Host::Continue => deny_only(event.event, answer, block_on_stderr),
-        Host::Dsh => dsh(event.event, answer),
+        Host::Dsh | Host::Opencode | Host::Kilo | Host::Pi => no_stop_output(event.event, answer, event.host),
     }
 }
 
@@ -83,12 +83,13 @@ fn cline(event: &HookEvent, answer: &Answer) -> Output {
     }
 }
 
-/// dsh's bridge: Claude's shape, but a Stop's output reaches nobody (`systemMessage` is not
-/// passed on, a block would force another turn): nothing is printed there.
-fn dsh(event: Event, answer: &Answer) -> Output {
+/// Claude's shape, for hosts where a Stop's output reaches nobody: dsh's bridge (it passes no
+/// `systemMessage` on; a block would force another turn) and codeguard's own plugin (it writes
+/// nothing to the host's output, where a terminal interface may be drawing).
+fn no_stop_output(event: Event, answer: &Answer, host: Host) -> Output {
     match event {
         Event::Stop => Output::default(),
-        _ => claude_shaped(event, answer, Host::Dsh),
+        _ => claude_shaped(event, answer, host),
     }
 }
 

@@ -169,7 +169,11 @@ fn candidate(file: &Path) -> bool {
         crate::mode::GitHook::ALL.iter().any(|h| h.file_name() == stem)
             || matches!(stem, "post-commit" | "commit-msg")
     });
-    hook || settings_like(name) || [".js", ".mjs", ".ts"].iter().any(|ext| name.ends_with(ext))
+    // A plugin file, and any file of a `hooks` directory (Cline's scripts are named as events).
+    let in_hooks_dir = file.parent().and_then(Path::file_name).is_some_and(|d| d == "hooks");
+    hook || settings_like(name)
+        || in_hooks_dir
+        || [".js", ".mjs", ".ts"].iter().any(|ext| name.ends_with(ext))
 }
 
 /// Whether a file name is a settings file's (JSON, TOML, YAML).
@@ -195,4 +199,30 @@ fn what_is(file: &Path) -> Option<&'static str> {
     }
     (text.contains("codeguard") && text.contains(" hook ") && text.contains("--host "))
         .then_some("an agent host's settings holding codeguard's hooks")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_directory_holding_a_plugin_or_hook_script_of_codeguards_is_its_own() {
+        let home = tempfile::tempdir().expect("home");
+        let env = Env::from_pairs([("HOME", home.path().to_str().expect("utf-8"))]);
+        let hooks = serde_json::Map::new();
+        for (dir, name, text) in [
+            (
+                "ext",
+                "codeguard.js",
+                super::super::plugin::text(crate::host::Host::Pi, crate::host::spec::PluginApi::Pi, &hooks),
+            ),
+            ("cline/hooks", "PreToolUse", super::super::plugin::script(crate::host::Host::Cline, &hooks, "")),
+        ] {
+            let dir = home.path().join(dir);
+            std::fs::create_dir_all(&dir).expect("dir");
+            std::fs::write(dir.join(name), text).expect("write");
+            assert!(!touched(&[dir.join(name)], &env).is_empty(), "{name}");
+            assert!(!touched(std::slice::from_ref(&dir), &env).is_empty(), "{}", dir.display());
+        }
+    }
 }

@@ -766,3 +766,48 @@ fn a_push_that_also_pushes_submodules_says_what_it_did_not_judge() {
     assert_eq!(code, Some(0));
     assert!(stdout.contains(note), "the configuration pushes them too: {stdout}");
 }
+
+/// The plugin hosts' and Cline's files of codeguard's own (a plugin module, an extension, a hook
+/// script named as an event, dsh's patch layer) are as protected as a settings file: an agent's
+/// command that removes or rewrites one is blocked; a neighbouring file of the user's is not.
+#[test]
+fn the_agent_cannot_take_away_codeguards_plugins_and_hook_scripts() {
+    let repo = crate::support::TestRepo::new();
+    repo.write("a.txt", "x\n").commit_all("init");
+    let home = tempfile::tempdir().expect("home");
+    let run = |args: &[&str]| {
+        let out = codeguard(home.path()).current_dir(repo.root()).args(args).output().expect("install");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    for host in ["opencode", "pi", "cline"] {
+        run(&["install", "--host", host]);
+    }
+    std::fs::write(home.path().join(".cline/hooks/notes.txt"), "mine\n").expect("notes");
+    std::fs::create_dir_all(home.path().join(".dsh")).expect("dsh");
+    std::fs::write(
+        home.path().join(".dsh/cordis.patch.yml"),
+        "# codeguard:begin — managed by `codeguard install --host dsh`; `codeguard uninstall --host dsh` removes it\n- insert: []\n# codeguard:end\n",
+    )
+    .expect("layer");
+    let gate = |command: &str| {
+        let out = assert_untouched(&repo.root(), || {
+            crate::support::pre_tool_use(home.path(), &repo.root(), "t-1", command, &[])
+        });
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    for command in [
+        "rm ~/.config/opencode/plugin/codeguard.js",
+        "echo 'export default () => ({})' > ~/.config/opencode/plugin/codeguard.js",
+        "rm -rf ~/.pi/agent/extensions",
+        "rm ~/.cline/hooks/PreToolUse",
+        "rm -rf ~/.cline/hooks",
+        "echo '[]' > ~/.dsh/cordis.patch.yml",
+    ] {
+        let (code, stderr) = gate(command);
+        assert_control_block(code, command, &stderr);
+    }
+    for command in ["rm ~/.cline/hooks/notes.txt", "echo x > ~/.config/opencode/plugin/other.txt"] {
+        let (code, stderr) = gate(command);
+        assert_eq!(code, Some(0), "{command}: {stderr}");
+    }
+}

@@ -67,7 +67,8 @@ fn expected(host: &str, event: &str) -> Shape {
         ("neutral", _) => NeutralAllow,
         ("codex" | "copilot" | "cursor", "pre-tool-use") => JsonDeny,
         (_, "pre-tool-use") => BlockOnStderr,
-        ("cursor" | "goose" | "continue", _) | ("openhands" | "copilot" | "ari" | "dsh", "stop") => Silent,
+        ("cursor" | "goose" | "continue", _)
+        | ("openhands" | "copilot" | "ari" | "dsh" | "opencode" | "kilo" | "pi", "stop") => Silent,
         ("copilot", _) => JsonContext("/additionalContext"),
         ("codex", "session-start" | "user-prompt-submit") => PlainContext,
         ("kimi", "session-start" | "stop") => JsonContext("/message"),

@@ -1,6 +1,7 @@
 // Runs codeguard's hooks (HOOKS, Claude's settings shape) for one event: the payload goes to the
 // command's stdin as JSON; exit 2 blocks with stderr as the reason; exit 0 may print
-// `hookSpecificOutput.additionalContext` (for the model) and `systemMessage` (for the user).
+// `hookSpecificOutput.additionalContext` (for the model). Nothing is written to the host's own
+// output (a terminal interface may be drawing there).
 // Before a tool runs, anything else — the program missing, a crash, no answer in time — refuses
 // the call: a gate that could not judge never lets it through.
 import { spawn } from "node:child_process";
@@ -42,7 +43,7 @@ function runHook(command, input, seconds, cwd) {
 }
 
 async function codeguard(event, tool, payload) {
-  const answer = { block: null, context: [], user: [] };
+  const answer = { block: null, context: [] };
   const refuse = event === "PreToolUse";
   for (const group of HOOKS[event] || []) {
     if (!covers(group.matcher, tool)) continue;
@@ -64,9 +65,7 @@ async function codeguard(event, tool, payload) {
       try { said = JSON.parse(result.stdout || "null"); } catch { said = null; }
       const context = said && said.hookSpecificOutput && said.hookSpecificOutput.additionalContext;
       if (typeof context === "string" && context) answer.context.push(context);
-      if (said && typeof said.systemMessage === "string" && said.systemMessage) answer.user.push(said.systemMessage);
     }
   }
-  for (const line of answer.user) process.stderr.write(`${line}\n`);
   return answer;
 }
