@@ -738,8 +738,11 @@ pub(crate) fn looks_like(text: &str) -> Option<Mode> {
 /// `.git`, not `.github` or `.gitignore`) or an agent host's settings. What cannot be one costs a
 /// write nothing more.
 pub(crate) fn may_name_codeguards_own(path: &str) -> bool {
-    const HINTS: [&str; 15] = [
+    const HINTS: [&str; 18] = [
         "codeguard",
+        "plugin",
+        "extensions",
+        "cordis.patch",
         "gitconfig",
         "git/config",
         "hooks",

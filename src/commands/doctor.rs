@@ -175,8 +175,9 @@ fn host_checks(host: Host, env: &Env, asked: bool) -> Vec<Check> {
 }
 
 /// A host that runs no hook of its own is gated by codeguard's git hooks, per repository: in
-/// force in the current one (git runs codeguard's pre-commit or reference-transaction hook and
-/// nothing can skip it), or a problem when the host was asked about.
+/// force in the current one when git runs codeguard's reference-transaction backstop there (a
+/// pre-commit hook alone is skipped by `--no-verify`, and no hook of the host's refuses that
+/// first), else a problem when the host was asked about.
 fn git_gate_checks(host: Host, asked: bool) -> Vec<Check> {
     let name = format!("host {}", host.name());
     let label = crate::host::spec(host).label;
@@ -184,7 +185,9 @@ fn git_gate_checks(host: Host, asked: bool) -> Vec<Check> {
         crate::env::current_dir().ok().and_then(|cwd| crate::intent::repository_at(&cwd)).map(|(r, _)| r);
     let doors = root.as_deref().and_then(crate::install::hook_reach::doors);
     match (root, doors) {
-        (Some(root), Some(doors)) if doors.pre_commit || doors.backstop => vec![check(
+        // Without a hook of its own, nothing refuses `--no-verify` before it runs: only the
+        // backstop holds.
+        (Some(root), Some(doors)) if doors.backstop => vec![check(
             name,
             Level::Ok,
             format!(
@@ -200,7 +203,7 @@ fn git_gate_checks(host: Host, asked: bool) -> Vec<Check> {
             Level::Problem,
             match root {
                 Some(root) => format!(
-                    "{label} runs no hook of its own, and no codeguard git hook is in force in {}: its commits go ungated — run `codeguard install --host {}` there",
+                    "{label} runs no hook of its own, and codeguard's reference-transaction backstop is not in force in {}: its commits (with `--no-verify`, at least) go ungated — run `codeguard install --host {}` there",
                     root.display(),
                     host.name()
                 ),

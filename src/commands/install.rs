@@ -152,6 +152,11 @@ fn git_gate(
     let changes = if install {
         git_hooks::install(&layout, &current_exe()?, force)?
     } else {
+        let _ = writeln!(
+            out.stdout,
+            "codeguard: the git hooks removed here gated every commit and push in {}, whoever made them (you, and every agent), not only {label}'s",
+            layout.hooks.display()
+        );
         git_hooks::uninstall(&layout)?
     };
     crate::install::hook_reach::record(&crate::state::home(env), &layout, install)

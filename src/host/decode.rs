@@ -72,18 +72,27 @@ fn classify(
     let top_command = shell_text(map, &["command"])?;
     if is_tool(host, name, true) || (name.is_empty() && event == Event::PreToolUse && top_command.is_some()) {
         let command = match input {
-            Some(input) => match shell_text(input, &["command", "cmd"])? {
-                Some(command) => Some(command),
-                None => commands(input)?,
-            },
+            Some(input) => shell_text(input, &["command", "cmd"])?,
             None => None,
         };
         return Ok(ToolCall::Shell { command: command.or(top_command).unwrap_or_default() });
     }
-    if name == "apply_patch" {
-        let envelope =
-            input.map(|i| text(i, &["command", "patch", "input"])).transpose()?.flatten().unwrap_or_default();
-        return Ok(ToolCall::Edit { paths: patch_files::written_paths(&envelope) });
+    // A patch (Codex's and Copilot's `apply_patch`; opencode's and Kilo's `apply_patch` and
+    // `patch` send it as `patchText`): the files it writes.
+    if name == "apply_patch" || input.is_some_and(|i| i.contains_key("patchText")) {
+        let envelope = input
+            .map(|i| text(i, &["command", "patch", "input", "patchText"]))
+            .transpose()?
+            .flatten()
+            .unwrap_or_default();
+        // Before it runs, every file it names is checked (codeguard's own files: a deletion
+        // too); after, the files it wrote are linted.
+        let paths = if event == Event::PreToolUse {
+            patch_files::touched_paths(&envelope)
+        } else {
+            patch_files::written_paths(&envelope)
+        };
+        return Ok(ToolCall::Edit { paths });
     }
     if is_tool(host, name, false) || (name.is_empty() && event == Event::PostToolUse) {
         let mut paths = Vec::new();
@@ -109,7 +118,65 @@ fn lifted_call(map: &Map<String, Value>) -> Option<Map<String, Value>> {
             lifted.entry(to).or_insert_with(|| value.clone());
         }
     }
+    if call.get("name").and_then(Value::as_str) == Some("run_commands")
+        && let Some(script) = call.get("input").and_then(run_commands_script)
+    {
+        lifted.insert(
+            "tool_input".to_owned(),
+            Value::Object(Map::from_iter([("command".to_owned(), script.into())])),
+        );
+    }
     Some(lifted)
+}
+
+/// What Cline's `run_commands` runs, as one script to judge: its input in any of the shapes
+/// Cline accepts (`@cline/core` 0.0.86: a string, a list, `commands` as a string, a list or one
+/// item, `command` with or without `args`, `cmd`), where an item is a shell command or an argv run
+/// without a shell (`{command, args}`). Cline runs the items at once, each on its own in the
+/// session's directory: each is judged as its own `bash -c` (an argv as its quoted words), so that
+/// nothing one opens — a quote, a heredoc, a `cd` — reaches into another. `None`: not a shape
+/// Cline runs.
+fn run_commands_script(input: &Value) -> Option<String> {
+    let argv = |item: &Map<String, Value>| {
+        let command = item.get("command")?.as_str()?;
+        let args = match item.get("args") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(args)) => args.iter().map(Value::as_str).collect::<Option<Vec<_>>>()?,
+            Some(_) => return None,
+        };
+        Some(std::iter::once(command).chain(args).map(quote).collect::<Vec<_>>().join(" "))
+    };
+    // One item: a shell command (`Ok`) or an argv already quoted (`Err`).
+    let item = |value: &Value| -> Option<Result<String, String>> {
+        match value {
+            Value::String(command) => Some(Ok(command.clone())),
+            Value::Object(o) if o.contains_key("args") => argv(o).map(Err),
+            Value::Object(o) => o.get("command").and_then(Value::as_str).map(|c| Ok(c.to_owned())),
+            _ => None,
+        }
+    };
+    let items: Vec<Result<String, String>> = match input {
+        Value::Array(list) => list.iter().map(item).collect::<Option<_>>()?,
+        Value::Object(o) => match (o.get("commands"), o.get("command"), o.get("cmd")) {
+            (Some(Value::Array(list)), _, _) => list.iter().map(item).collect::<Option<_>>()?,
+            (Some(one), _, _) => vec![item(one)?],
+            (None, Some(_), _) => vec![item(input)?],
+            (None, None, Some(Value::String(cmd))) => vec![Ok(cmd.clone())],
+            _ => return None,
+        },
+        other => vec![item(other)?],
+    };
+    Some(match items.as_slice() {
+        [Ok(one) | Err(one)] => one.clone(),
+        many => many
+            .iter()
+            .map(|i| match i {
+                Ok(command) => format!("bash -c {}", quote(command)),
+                Err(argv) => argv.clone(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+    })
 }
 
 /// Cline's prompt (`userPromptSubmit.prompt`) as the `prompt` every host's reader knows.
@@ -118,20 +185,6 @@ fn lifted_prompt(map: &Map<String, Value>) -> Option<Map<String, Value>> {
     let mut lifted = map.clone();
     lifted.entry("prompt").or_insert_with(|| Value::from(prompt));
     Some(lifted)
-}
-
-/// The commands of a shell tool that takes a list (Cline's `run_commands`: `commands`, run at
-/// once, each in the session's directory): every one is judged, each in a sub-shell of its own
-/// so that a `cd` in one does not move the next.
-fn commands(input: &Map<String, Value>) -> Result<Option<String>, DecodeError> {
-    let Some(list) = input.get("commands") else { return Ok(None) };
-    let Value::Array(items) = list else { return Err(DecodeError::BadField("commands")) };
-    let commands: Vec<&str> =
-        items.iter().map(Value::as_str).collect::<Option<_>>().ok_or(DecodeError::BadField("commands"))?;
-    Ok(Some(match commands.as_slice() {
-        [one] => (*one).to_owned(),
-        many => many.iter().map(|c| format!("(\n{c}\n)")).collect::<Vec<_>>().join("\n"),
-    }))
 }
 
 /// Where a shell tool call runs: the directory its arguments name under the host's own key

@@ -15,6 +15,17 @@ pub(crate) fn written_paths(envelope: &str) -> Vec<PathBuf> {
         .collect()
 }
 
+/// Every path a patch names — what it adds, updates, moves to and deletes: what a pre-tool-use
+/// check of codeguard's own files must see (a deletion is the surest way to switch one off).
+pub(crate) fn touched_paths(envelope: &str) -> Vec<PathBuf> {
+    let mut seen = std::collections::BTreeSet::new();
+    crate::bash::envelope_files(envelope)
+        .into_iter()
+        .filter(|(p, _)| seen.insert(p.clone()))
+        .map(|(p, _)| PathBuf::from(p))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -24,5 +35,6 @@ mod tests {
         let patch = "*** Begin Patch\n*** Add File: src/new.py\n+x = 1\n*** Update File: src/old.py\n*** Move to: src/renamed.py\n@@\n-a\n+b\n*** Delete File: gone.py\n*** Update File: src/new.py\n*** End Patch\n";
         assert_eq!(written_paths(patch), [PathBuf::from("src/new.py"), PathBuf::from("src/renamed.py")]);
         assert!(written_paths("not a patch").is_empty());
+        assert!(touched_paths(patch).contains(&PathBuf::from("gone.py")));
     }
 }

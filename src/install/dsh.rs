@@ -18,6 +18,8 @@ use crate::env::Env;
 const BRIDGE: &str = "@deepseek-ai/dsh-hooks-claude-code";
 const BEGIN: &str = "# codeguard:begin — managed by `codeguard install --host dsh`; `codeguard uninstall --host dsh` removes it";
 const END: &str = "# codeguard:end";
+/// Inside the block, the line it took the place of (dsh's empty list), given back on uninstall.
+const REPLACED: &str = "# codeguard:replaced ";
 /// The loader entry id codeguard's bridge instance goes by.
 const ENTRY_ID: &str = "codeguard-hooks";
 
@@ -75,15 +77,20 @@ pub(crate) fn merged(old: &str, bridge: &Path, hooks: &Path) -> String {
         yaml_string(&bridge.display().to_string()),
         yaml_string(&hooks.display().to_string())
     );
-    if !old.contains(BEGIN) {
-        // dsh writes a new profile's layer as comments and the empty list: the block takes the
-        // list's place (a YAML list cannot follow `[]`).
-        let mut lines: Vec<&str> = old.split_inclusive('\n').collect();
-        if let Some(i) = lines.iter().position(|l| l.trim() == "[]") {
-            let block = format!("{BEGIN}\n{body}{END}\n");
-            lines[i] = &block;
-            return lines.concat();
-        }
+    if let (Some(b), Some(e)) = (old.find(BEGIN), old.find(END)) {
+        // Again: the same place, keeping what the block replaced.
+        let replaced = old[b..e].lines().find(|l| l.starts_with(REPLACED)).map(|l| format!("{l}\n"));
+        return format!("{}{BEGIN}\n{}{body}{}", &old[..b], replaced.unwrap_or_default(), &old[e..]);
+    }
+    // dsh writes a new layer as comments and the empty list `[]` (a comment may follow it): the
+    // block takes the list's place (a YAML list cannot follow `[]`), and keeps the line to give
+    // it back byte for byte.
+    let mut lines: Vec<&str> = old.split_inclusive('\n').collect();
+    if let Some(i) = lines.iter().position(|l| l.split('#').next().is_some_and(|v| v.trim() == "[]")) {
+        let line = lines[i].strip_suffix('\n').unwrap_or(lines[i]);
+        let block = format!("{BEGIN}\n{REPLACED}{line}\n{body}{END}\n");
+        lines[i] = &block;
+        return lines.concat();
     }
     super::hosts::block_merged(old, BEGIN, END, &body)
 }
@@ -92,16 +99,12 @@ pub(crate) fn merged(old: &str, bridge: &Path, hooks: &Path) -> String {
 /// left but comments); `None` when nothing is left at all.
 pub(crate) fn stripped(text: &str) -> Option<String> {
     let (Some(b), Some(e)) = (text.find(BEGIN), text.find(END)) else { return Some(text.to_owned()) };
-    let after = (e + END.len() + 1).min(text.len());
-    let rest = format!("{}{}", &text[..b], &text[after..]);
-    let items = rest.lines().any(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
-    if rest.trim().is_empty() {
-        return None;
+    if let Some(line) = text[b..e].lines().find_map(|l| l.strip_prefix(REPLACED)) {
+        let after = (e + END.len() + 1).min(text.len());
+        return Some(format!("{}{line}\n{}", &text[..b], &text[after..]));
     }
-    if items {
-        return Some(super::hosts::block_stripped(text, BEGIN, END));
-    }
-    Some(format!("{}[]\n{}", &text[..b], &text[after..]))
+    let rest = super::hosts::block_stripped(text, BEGIN, END);
+    (!rest.trim().is_empty()).then_some(rest)
 }
 
 /// Whether dsh will run the hooks in `hooks`: the patch layer inserts the bridge reading that
@@ -149,15 +152,21 @@ mod tests {
 
     #[test]
     fn the_entry_takes_the_empty_lists_place_and_gives_it_back() {
-        let fresh = "# Your patch layer for this dsh profile.\n[]\n";
+        let fresh = "# Your patch layer for this dsh profile.\n[]  # nothing yet\n# end\n";
         let (bridge, hooks) = (Path::new("/opt/dsh/node_modules/b/lib/index.js"), Path::new("/h/it's.json"));
         let once = merged(fresh, bridge, hooks);
-        assert!(!once.contains("[]") && once.contains("configPath: '/h/it''s.json'"), "{once}");
+        assert!(
+            !once.lines().any(|l| l.starts_with("[]")) && once.contains("configPath: '/h/it''s.json'"),
+            "{once}"
+        );
         assert_eq!(merged(&once, bridge, hooks), once, "idempotent");
         assert_eq!(stripped(&once).as_deref(), Some(fresh), "byte for byte");
         let theirs = "- disable: [telemetry]\n";
         let with = merged(theirs, bridge, hooks);
         assert_eq!(stripped(&with).as_deref(), Some(theirs));
         assert_eq!(stripped(&merged("", bridge, hooks)), None, "a layer that was ours alone goes");
+        let only = "[]\n";
+        assert_eq!(stripped(&merged(only, bridge, hooks)).as_deref(), Some(only), "the list comes back");
+        assert_eq!(stripped(&merged(&merged(only, bridge, hooks), bridge, hooks)).as_deref(), Some(only));
     }
 }

@@ -24,6 +24,7 @@ pub(crate) fn touched(targets: &[PathBuf], env: &Env) -> Vec<String> {
     let state = canonical(&crate::state::home(env));
     let program = std::env::current_exe().ok().map(|p| canonical(&p));
     let git_configs = user_git_configs(env);
+    let installs = installed_files(env);
     let mut out: Vec<String> = Vec::new();
     for target in targets {
         let path = canonical(&home_expanded(target, env));
@@ -33,7 +34,20 @@ pub(crate) fn touched(targets: &[PathBuf], env: &Env) -> Vec<String> {
             Some(format!("the codeguard program ({})", path.display()))
         } else {
             ours_within(&path)
+                .or_else(|| {
+                    // Under a directory too big to walk whole (a config directory with its
+                    // packages): the files codeguard installs are looked for where they are.
+                    installs.iter().filter(|f| f.starts_with(&path)).find_map(|f| what_is(f).map(|w| (f.clone(), w)))
+                })
                 .map(|(file, what)| format!("{what} ({})", file.display()))
+                .or_else(|| {
+                    loads_beside_ours(&path, &installs).map(|dir| {
+                        format!(
+                            "a directory whose every file an agent host loads beside codeguard's plugin or hook scripts, where another could undo them ({})",
+                            dir.display()
+                        )
+                    })
+                })
                 .or_else(|| switches_hooks(&path, env).map(|host| format!("{host} ({})", path.display())))
                 .or_else(|| {
                     git_config_file(&path, &git_configs).then(|| {
@@ -51,6 +65,62 @@ pub(crate) fn touched(targets: &[PathBuf], env: &Env) -> Vec<String> {
         }
     }
     out
+}
+
+/// Where codeguard's install puts its files for each host (user scope, this environment), and
+/// dsh's patch layer: canonical.
+fn installed_files(env: &Env) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = crate::host::Host::ALL
+        .iter()
+        .filter_map(|h| super::settings::paths(*h, None, env).ok())
+        .flatten()
+        .chain(super::dsh::patch_path(env))
+        .map(|p| canonical(&p))
+        .collect();
+    out.dedup();
+    out
+}
+
+/// The directories a host loads every file of as a plugin, an extension or a hook script
+/// (opencode's and Kilo's `plugin`/`plugins`, pi's `extensions`, Cline's hooks), by their last two
+/// names, whatever the scope.
+const PLUGIN_DIRS: &[(&str, &str)] = &[
+    (".opencode", "plugin"),
+    (".opencode", "plugins"),
+    ("opencode", "plugin"),
+    ("opencode", "plugins"),
+    (".kilo", "plugin"),
+    (".kilo", "plugins"),
+    (".kilocode", "plugin"),
+    (".kilocode", "plugins"),
+    ("kilo", "plugin"),
+    ("kilo", "plugins"),
+    (".pi", "extensions"),
+    ("agent", "extensions"),
+    (".cline", "hooks"),
+    (".clinerules", "hooks"),
+    ("Cline", "Hooks"),
+];
+
+/// When `file` is new in a directory its host loads every file of, and codeguard's plugin or
+/// scripts are installed for such a host: that directory. Another plugin there runs in the same
+/// process or on the same event, and can change a call after codeguard judged it, or answer for
+/// it (a project's plugin is loaded at the next start).
+fn loads_beside_ours(file: &Path, installs: &[PathBuf]) -> Option<PathBuf> {
+    let dir = file.parent()?;
+    let name = dir.file_name()?.to_str()?;
+    let parent = dir.parent()?.file_name()?.to_str()?;
+    if !PLUGIN_DIRS.contains(&(parent, name)) {
+        return None;
+    }
+    let ours_for = |f: &PathBuf| {
+        let parts = (f.parent().and_then(Path::parent), f.parent());
+        matches!(parts, (Some(grand), Some(own))
+            if PLUGIN_DIRS.iter().any(|(p, n)| own.file_name().is_some_and(|x| x == *n)
+                && grand.file_name().is_some_and(|x| x == *p) && *n == name))
+            && what_is(f).is_some()
+    };
+    installs.iter().any(ours_for).then(|| dir.to_path_buf())
 }
 
 /// The path with a `~` component (a word the analyser kept as written, joined to the directory

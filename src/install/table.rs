@@ -76,7 +76,7 @@ fn event_cell(host: Host, event: Event) -> String {
             let deny = match spec.hooks_file {
                 crate::host::spec::HooksFile::JsPlugin(_) => {
                     format!(
-                        "{deny}, through codeguard's plugin, which also refuses a call it could not judge"
+                        "{deny}, through codeguard's plugin, which also refuses a call when codeguard cannot be run or does not answer in time"
                     )
                 }
                 _ => deny.to_owned(),

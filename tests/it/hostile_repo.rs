@@ -769,7 +769,8 @@ fn a_push_that_also_pushes_submodules_says_what_it_did_not_judge() {
 
 /// The plugin hosts' and Cline's files of codeguard's own (a plugin module, an extension, a hook
 /// script named as an event, dsh's patch layer) are as protected as a settings file: an agent's
-/// command that removes or rewrites one is blocked; a neighbouring file of the user's is not.
+/// command that removes or rewrites one, or puts another plugin where the host loads every file
+/// (it could change a call after codeguard judged it), is blocked; the user's other files are not.
 #[test]
 fn the_agent_cannot_take_away_codeguards_plugins_and_hook_scripts() {
     let repo = crate::support::TestRepo::new();
@@ -782,7 +783,13 @@ fn the_agent_cannot_take_away_codeguards_plugins_and_hook_scripts() {
     for host in ["opencode", "pi", "cline"] {
         run(&["install", "--host", host]);
     }
-    std::fs::write(home.path().join(".cline/hooks/notes.txt"), "mine\n").expect("notes");
+    std::fs::write(home.path().join(".cline/notes.txt"), "mine\n").expect("notes");
+    // A config directory with more files than the gate walks (opencode installs packages there).
+    let packages = home.path().join(".config/opencode/node_modules/a");
+    std::fs::create_dir_all(&packages).expect("packages");
+    for i in 0..600 {
+        std::fs::write(packages.join(format!("f{i}.js")), "x\n").expect("package file");
+    }
     std::fs::create_dir_all(home.path().join(".dsh")).expect("dsh");
     std::fs::write(
         home.path().join(".dsh/cordis.patch.yml"),
@@ -797,17 +804,39 @@ fn the_agent_cannot_take_away_codeguards_plugins_and_hook_scripts() {
     };
     for command in [
         "rm ~/.config/opencode/plugin/codeguard.js",
+        "rm -rf ~/.config/opencode",
+        "rm -rf ~/.config",
         "echo 'export default () => ({})' > ~/.config/opencode/plugin/codeguard.js",
         "rm -rf ~/.pi/agent/extensions",
         "rm ~/.cline/hooks/PreToolUse",
         "rm -rf ~/.cline/hooks",
         "echo '[]' > ~/.dsh/cordis.patch.yml",
+        // Another plugin beside codeguard's could change a call after it was judged.
+        "echo 'export default () => ({})' > .opencode/plugin/other.js",
+        "cp evil.js ~/.pi/agent/extensions/",
+        "printf '#!/bin/sh\\n' > .clinerules/hooks/PreToolUse.sh",
     ] {
         let (code, stderr) = gate(command);
         assert_control_block(code, command, &stderr);
     }
-    for command in ["rm ~/.cline/hooks/notes.txt", "echo x > ~/.config/opencode/plugin/other.txt"] {
+    for command in ["rm ~/.cline/notes.txt", "echo x > plugin-notes.txt", "mkdir -p docs/extensions"] {
         let (code, stderr) = gate(command);
         assert_eq!(code, Some(0), "{command}: {stderr}");
     }
+    // opencode's own patch tool (`patchText`), deleting the plugin: refused like the shell's `rm`.
+    let plugin = home.path().join(".config/opencode/plugin/codeguard.js");
+    let patch = format!("*** Begin Patch\n*** Delete File: {}\n*** End Patch\n", plugin.display());
+    let payload = serde_json::json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": repo.root(),
+        "tool_name": "apply_patch", "tool_input": {"patchText": patch}});
+    let out = codeguard(home.path())
+        .args(["hook", "pre-tool-use", "--host", "opencode"])
+        .write_stdin(payload.to_string())
+        .output()
+        .expect("hook");
+    assert_control_block(
+        out.status.code(),
+        "apply_patch deleting the plugin",
+        &String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(plugin.exists());
 }

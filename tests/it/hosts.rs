@@ -612,29 +612,48 @@ fn ari_payloads_are_read_and_every_answer_is_one_its_strict_decoder_accepts() {
     }
 }
 
-/// Cline's `run_commands` carries a list of commands, run at once, each in the session's
-/// directory: a commit anywhere in the list is judged (a `cd` in one command does not move
-/// another), and a list of harmless commands passes.
+/// Cline's `run_commands` runs a list of commands at once, each on its own in the session's
+/// directory, and takes its input in many shapes: a commit anywhere in it is judged, whatever
+/// the shape — an argv run without a shell, a quote or heredoc one item opens that would swallow
+/// the next if the items were read as one script, a `cd` in another item —, and harmless commands
+/// pass.
 #[test]
-fn every_command_of_a_cline_run_commands_list_is_judged() {
+fn every_command_of_a_cline_run_commands_call_is_judged_in_every_input_shape() {
+    use serde_json::json;
     let repo = scenario();
     let home = tempfile::tempdir().expect("home");
     let elsewhere = tempfile::tempdir().expect("elsewhere");
     let root = repo.root().display().to_string();
-    let payload = |commands: &[&str]| {
-        serde_json::json!({"hookName": "tool_call", "taskId": "t", "workspaceRoots": [root],
-            "tool_call": {"id": "c", "name": "run_commands", "input": {"commands": commands}}})
+    let payload = |input: &Value| {
+        json!({"hookName": "tool_call", "taskId": "t", "workspaceRoots": [root],
+            "tool_call": {"id": "c", "name": "run_commands", "input": input}})
         .to_string()
     };
     let cd = format!("cd {}", elsewhere.path().display());
-    for commands in [vec!["ls", "git commit -m x"], vec![cd.as_str(), "git commit -m x"]] {
-        let out = run(home.path(), "cline", "pre-tool-use", &payload(&commands));
+    for input in [
+        json!({"commands": ["ls", "git commit -m x"]}),
+        json!({"commands": [cd, "git commit -m x"]}),
+        json!({"commands": ["echo '", "git commit -m x", "'"]}),
+        json!({"commands": ["cat <<\\EOF", "git commit -m x", "EOF"]}),
+        json!({"commands": "git commit -m x"}),
+        json!({"commands": [{"command": "git", "args": ["commit", "-m", "x"]}]}),
+        json!({"commands": ["ls", {"command": "git", "args": ["commit", "-m", "x"]}]}),
+        json!({"command": "git", "args": ["commit", "-m", "x"]}),
+        json!({"command": "git commit -m x"}),
+        json!({"cmd": "git commit -m x"}),
+        json!(["ls", "git commit -m x"]),
+        json!("git commit -m x"),
+    ] {
+        let out = run(home.path(), "cline", "pre-tool-use", &payload(&input));
         let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains("overrideInput") && stdout.contains("commit blocked"), "{input}: {stdout}");
+    }
+    for input in [json!({"commands": ["ls", "git status"]}), json!({"command": "git", "args": ["status"]})] {
+        let out = run(home.path(), "cline", "pre-tool-use", &payload(&input));
         assert!(
-            stdout.contains("overrideInput") && stdout.contains("commit blocked"),
-            "{commands:?}: {stdout}"
+            out.status.success() && out.stdout.is_empty(),
+            "{input}: {}",
+            String::from_utf8_lossy(&out.stdout)
         );
     }
-    let out = run(home.path(), "cline", "pre-tool-use", &payload(&["ls", "git status"]));
-    assert!(out.status.success() && out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
 }

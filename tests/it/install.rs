@@ -890,7 +890,7 @@ fn dsh_install_doctor_and_uninstall_round_trip() {
     assert_eq!(hooks["hooks"]["PreToolUse"][0]["matcher"], "bash|write|edit|str_replace_editor");
     let patched = std::fs::read_to_string(dsh_home.join("cordis.patch.yml")).expect("layer");
     assert!(
-        !patched.contains("[]")
+        !patched.lines().any(|l| l.starts_with("[]"))
             && patched.contains(&bridge.canonicalize().expect("real").display().to_string())
     );
     assert_eq!(go(&["doctor", "--host", "dsh"]).status.code(), Some(0));

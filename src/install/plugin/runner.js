@@ -3,7 +3,7 @@
 // `hookSpecificOutput.additionalContext` (for the model). Nothing is written to the host's own
 // output (a terminal interface may be drawing there).
 // Before a tool runs, anything else — the program missing, a crash, no answer in time — refuses
-// the call: a gate that could not judge never lets it through.
+// the call. (codeguard itself answers its own internal errors with an allow, as on every host.)
 import { spawn } from "node:child_process";
 
 const covers = (matcher, tool) =>
