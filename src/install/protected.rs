@@ -1,7 +1,8 @@
 //! codeguard's own files, which an agent's shell command must not change: its state directory
 //! (trust records, allow and baseline caches, the session hooks directory), its program, the git
-//! hooks it installed (they carry its marker line) and the agent hosts' settings or hooks files
-//! that hold its entries. The user changes them (`codeguard install`/`uninstall`, their editor);
+//! hooks it installed (they carry its marker line), the agent hosts' settings or hooks files
+//! that hold its entries, its plugins and hook scripts (and the directories a host loads every
+//! file of beside them, where another plugin could undo its judgment), and dsh's patch layer. The user changes them (`codeguard install`/`uninstall`, their editor);
 //! an agent's `rm`, `mv`, `chmod`, redirect or `sed -i` on one is blocked by the gate.
 //!
 //! **In:** the absolute paths a command writes (`crate::intent::Intent::write_targets`).
@@ -204,6 +205,14 @@ const HOST_DIRS: &[&str] = &[
     ".cursor",
     ".openhands",
     ".dsh",
+    ".pi",
+    "opencode",
+    ".opencode",
+    "kilo",
+    ".kilo",
+    ".kilocode",
+    ".cline",
+    ".clinerules",
 ];
 
 /// When `file` is a settings file in an agent host's directory (project or user) and codeguard's
@@ -220,9 +229,13 @@ fn switches_hooks(file: &Path, env: &Env) -> Option<String> {
         HOST_DIRS.contains(&d).then(|| (dir.to_path_buf(), d.to_owned()))
     })?;
     let (dir, dir_name) = host;
+    // codeguard's file is in the directory, or in the one under it the host loads plugins,
+    // extensions or hook scripts from (pi's settings beside `agent/extensions`).
     let installed = |d: &Path| {
-        std::fs::read_dir(d).ok().is_some_and(|entries| {
-            entries.filter_map(Result::ok).take(64).any(|e| what_is(&e.path()).is_some())
+        ["", "plugin", "plugins", "extensions", "hooks", "agent/extensions"].iter().any(|sub| {
+            std::fs::read_dir(d.join(sub)).ok().is_some_and(|entries| {
+                entries.filter_map(Result::ok).take(64).any(|e| what_is(&e.path()).is_some())
+            })
         })
     };
     let user = env.home().map(|h| h.join(&dir_name));

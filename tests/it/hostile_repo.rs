@@ -811,6 +811,8 @@ fn the_agent_cannot_take_away_codeguards_plugins_and_hook_scripts() {
         "rm ~/.cline/hooks/PreToolUse",
         "rm -rf ~/.cline/hooks",
         "echo '[]' > ~/.dsh/cordis.patch.yml",
+        // pi's settings can leave the extension out.
+        "echo '{\"extensions\": [\"-extensions/codeguard.js\"]}' > ~/.pi/agent/settings.json",
         // Another plugin beside codeguard's could change a call after it was judged.
         "echo 'export default () => ({})' > .opencode/plugin/other.js",
         "cp evil.js ~/.pi/agent/extensions/",
