@@ -437,6 +437,13 @@ fn the_agent_cannot_change_codeguards_git_settings() {
     }
 }
 
+/// The pre-tool-use gate's exit code and stderr for an agent's shell command in `repo`, which it
+/// must leave untouched.
+fn gate_in(home: &std::path::Path, repo: &std::path::Path, command: &str) -> (Option<i32>, String) {
+    let out = assert_untouched(repo, || crate::support::pre_tool_use(home, repo, "t-1", command, &[]));
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
 /// codeguard's own files are the user's: an agent's shell command that removes, moves, rewrites
 /// or `chmod`s codeguard's state directory, a git hook it installed, or an agent host's settings
 /// holding its hooks is blocked before anything runs; the same commands on other files pass.
@@ -453,12 +460,7 @@ fn the_agent_cannot_change_codeguards_own_files() {
     run(&["install", "--host", "claude"]);
     std::fs::create_dir_all(home.path().join(".codeguard")).expect("state dir");
     std::fs::write(home.path().join(".claude/notes.md"), "mine\n").expect("notes");
-    let gate = |command: &str| {
-        let out = assert_untouched(&repo.root(), || {
-            crate::support::pre_tool_use(home.path(), &repo.root(), "t-1", command, &[])
-        });
-        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
-    };
+    let gate = |command: &str| gate_in(home.path(), &repo.root(), command);
     for command in [
         "rm -rf ~/.codeguard",
         "rm -rf \"$HOME/.codeguard\"",
@@ -796,12 +798,7 @@ fn the_agent_cannot_take_away_codeguards_plugins_and_hook_scripts() {
         "# codeguard:begin — managed by `codeguard install --host dsh`; `codeguard uninstall --host dsh` removes it\n- insert: []\n# codeguard:end\n",
     )
     .expect("layer");
-    let gate = |command: &str| {
-        let out = assert_untouched(&repo.root(), || {
-            crate::support::pre_tool_use(home.path(), &repo.root(), "t-1", command, &[])
-        });
-        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
-    };
+    let gate = |command: &str| gate_in(home.path(), &repo.root(), command);
     for command in [
         "rm ~/.config/opencode/plugin/codeguard.js",
         "rm -rf ~/.config/opencode",
