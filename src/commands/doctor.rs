@@ -520,6 +520,20 @@ fn plugin_checks(host: Host, env: &Env) -> Vec<Check> {
         ),
     };
     let mut out = vec![check(&name, Level::Ok, needs)];
+    if api == crate::host::spec::PluginApi::Pi
+        && let Some(dir) =
+            settings::path(host, None, env).ok().and_then(|p| p.parent()?.parent().map(Path::to_path_buf))
+        && let Some(excluded) = pi_excludes_codeguard(&dir.join("settings.json"))
+    {
+        out.push(check(
+            &name,
+            Level::Problem,
+            format!(
+                "{}: its `extensions` list leaves codeguard's extension out (`{excluded}`), so pi runs no gate — remove that entry",
+                dir.join("settings.json").display()
+            ),
+        ));
+    }
     if let Some(var) = pure.filter(|v| env.get(v).is_some_and(|x| !x.is_empty() && x != "0" && x != "false"))
     {
         out.push(check(
@@ -529,6 +543,19 @@ fn plugin_checks(host: Host, env: &Env) -> Vec<Check> {
         ));
     }
     out
+}
+
+/// The entry of pi's `settings.json` `extensions` list that leaves codeguard's extension out (a
+/// `-` pattern naming it), if any.
+fn pi_excludes_codeguard(settings: &Path) -> Option<String> {
+    let text = settings::read(settings).ok().flatten()?;
+    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+    value
+        .get("extensions")?
+        .as_array()?
+        .iter()
+        .filter_map(serde_json::Value::as_str)
+        .find_map(|entry| (entry.starts_with('-') && entry.contains("codeguard")).then(|| entry.to_owned()))
 }
 
 /// Each Kimi reads one file (its variable, else its default): hooks in the other one do nothing.

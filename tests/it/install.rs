@@ -705,6 +705,13 @@ fn plugin_hosts_install_doctor_and_uninstall_round_trip() {
         let siblings: Vec<_> = std::fs::read_dir(file.parent().expect("dir")).expect("ls").collect();
         assert_eq!(siblings.len(), 1, "{host}: no backup beside the plugin (the host would load it)");
         assert_eq!(go(&["doctor", "--host", host]).status.code(), Some(0), "{host}");
+        if host == "pi" {
+            // pi's own settings can leave the extension out: doctor names it.
+            let settings = home.path().join("pi-agent/settings.json");
+            std::fs::write(&settings, r#"{"extensions": ["-extensions/codeguard.js"]}"#).expect("settings");
+            assert_eq!(go(&["doctor", "--host", host]).status.code(), Some(1), "pi: the extension left out");
+            std::fs::remove_file(&settings).expect("rm");
+        }
         std::fs::remove_file(&file).expect("rm");
         assert_eq!(go(&["doctor", "--host", host]).status.code(), Some(1), "{host}: the plugin removed");
         assert_eq!(go(&["install", "--host", host]).status.code(), Some(0));
