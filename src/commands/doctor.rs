@@ -187,17 +187,26 @@ fn git_gate_checks(host: Host, asked: bool) -> Vec<Check> {
     match (root, doors) {
         // Without a hook of its own, nothing refuses `--no-verify` before it runs: only the
         // backstop holds.
-        (Some(root), Some(doors)) if doors.backstop => vec![check(
-            name,
-            Level::Ok,
-            format!(
-                "{label} runs no hook of its own; the gate in force in {} is codeguard's git hooks ({}{}{})",
-                root.display(),
-                if doors.pre_commit { "pre-commit" } else { "" },
-                if doors.pre_commit && doors.backstop { ", " } else { "" },
-                if doors.backstop { "the reference-transaction backstop" } else { "" },
+        (Some(root), Some(doors)) if doors.backstop => vec![
+            check(
+                name,
+                Level::Ok,
+                format!(
+                    "{label} runs no hook of its own; the gate in force in {} is codeguard's git hooks ({}{}{})",
+                    root.display(),
+                    if doors.pre_commit { "pre-commit" } else { "" },
+                    if doors.pre_commit && doors.backstop { ", " } else { "" },
+                    if doors.backstop { "the reference-transaction backstop" } else { "" },
+                ),
             ),
-        )],
+            check(
+                format!("host {} push", host.name()),
+                Level::Warning,
+                format!(
+                    "{label} runs no hook of its own, so nothing refuses `git push --no-verify` before it runs, which skips codeguard's pre-push hook: a commit that moved no branch (`git commit-tree`) can still be pushed"
+                ),
+            ),
+        ],
         (root, _) if asked => vec![check(
             name,
             Level::Problem,
@@ -545,17 +554,33 @@ fn plugin_checks(host: Host, env: &Env) -> Vec<Check> {
     out
 }
 
-/// The entry of pi's `settings.json` `extensions` list that leaves codeguard's extension out (a
-/// `-` pattern naming it), if any.
+/// The entry of pi's `settings.json` `extensions` list that leaves codeguard's extension out, if
+/// any, by pi's rules: `!PATTERN` a glob matched against the path relative to the agent
+/// directory, the file name and the absolute path; `-PATH` an exact exclusion (relative or
+/// absolute); `+PATH` an exact inclusion that wins over both.
 fn pi_excludes_codeguard(settings: &Path) -> Option<String> {
     let text = settings::read(settings).ok().flatten()?;
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
-    value
-        .get("extensions")?
-        .as_array()?
+    let agent = settings.parent()?;
+    let file = agent.join("extensions/codeguard.js");
+    let relative = "extensions/codeguard.js";
+    let absolute = file.display().to_string();
+    let names = [relative, "codeguard.js", absolute.as_str()];
+    let entries: Vec<&str> =
+        value.get("extensions")?.as_array()?.iter().filter_map(serde_json::Value::as_str).collect();
+    if entries.iter().any(|e| e.strip_prefix('+').is_some_and(|p| p == relative || p == absolute)) {
+        return None;
+    }
+    entries
         .iter()
-        .filter_map(serde_json::Value::as_str)
-        .find_map(|entry| (entry.starts_with('-') && entry.contains("codeguard")).then(|| entry.to_owned()))
+        .find(|e| match (e.strip_prefix('!'), e.strip_prefix('-')) {
+            (Some(pattern), _) => globset::Glob::new(pattern)
+                .map(|g| g.compile_matcher())
+                .is_ok_and(|m| names.iter().any(|n| m.is_match(n))),
+            (None, Some(path)) => path == relative || path == absolute,
+            (None, None) => false,
+        })
+        .map(|e| (*e).to_owned())
 }
 
 /// Each Kimi reads one file (its variable, else its default): hooks in the other one do nothing.

@@ -118,9 +118,9 @@ fn lifted_call(map: &Map<String, Value>) -> Option<Map<String, Value>> {
             lifted.entry(to).or_insert_with(|| value.clone());
         }
     }
-    if call.get("name").and_then(Value::as_str) == Some("run_commands")
-        && let Some(script) = call.get("input").and_then(run_commands_script)
-    {
+    if call.get("name").and_then(Value::as_str) == Some("run_commands") {
+        // What Cline runs, exactly; an input it does not run (no shape of its fits) runs nothing.
+        let script = call.get("input").and_then(run_commands_script).unwrap_or_default();
         lifted.insert(
             "tool_input".to_owned(),
             Value::Object(Map::from_iter([("command".to_owned(), script.into())])),
@@ -129,54 +129,130 @@ fn lifted_call(map: &Map<String, Value>) -> Option<Map<String, Value>> {
     Some(lifted)
 }
 
-/// What Cline's `run_commands` runs, as one script to judge: its input in any of the shapes
-/// Cline accepts (`@cline/core` 0.0.86: a string, a list, `commands` as a string, a list or one
-/// item, `command` with or without `args`, `cmd`), where an item is a shell command or an argv run
-/// without a shell (`{command, args}`). Cline runs the items at once, each on its own in the
-/// session's directory: each is judged as its own `bash -c` (an argv as its quoted words), so that
-/// nothing one opens — a quote, a heredoc, a `cd` — reaches into another. `None`: not a shape
-/// Cline runs.
+/// One thing Cline's `run_commands` runs: a shell command, or an argv run without a shell.
+enum ClineItem {
+    Shell(String),
+    Argv(Vec<String>),
+}
+
+crate::static_regex::static_regex! {
+    /// The delimiter of the first heredoc a Cline command opens (its own rule: `<<` not after
+    /// another `<`, an optional `-`, a quoted or bare word).
+    static CLINE_HEREDOC = r#"(?:^|[^<])<<-?\s*(?:"([^"]+)"|'([^']+)'|([A-Za-z0-9_./-]+))"#;
+}
+
+/// What Cline's `run_commands` runs, as one script to judge — read as `@cline/core` 0.0.86 reads
+/// it: the first shape of its union the input fits (`{commands: [string]}`, `{commands: [string
+/// or argv]}`, `{commands: string or argv}`, `[argv]`, an argv, `{command: string}`, `{cmd:
+/// string}`, `[string]`, a string; an argv is `{command: non-empty string, args?: [string]}`), its
+/// mapping to a list (an argv without `args` at the top is a shell command), and its joining of
+/// the string items from one that opens a heredoc up to its delimiter. Cline runs the items at
+/// once, each in the session's directory: each is judged as its own `bash -c` (an argv as its
+/// quoted words), in the order given, so that a quote or a `cd` one opens does not reach another.
+/// `None`: no shape Cline runs (it refuses the call itself).
 fn run_commands_script(input: &Value) -> Option<String> {
-    let argv = |item: &Map<String, Value>| {
-        let command = item.get("command")?.as_str()?;
-        let args = match item.get("args") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(args)) => args.iter().map(Value::as_str).collect::<Option<Vec<_>>>()?,
-            Some(_) => return None,
-        };
-        Some(std::iter::once(command).chain(args).map(quote).collect::<Vec<_>>().join(" "))
-    };
-    // One item: a shell command (`Ok`) or an argv already quoted (`Err`).
-    let item = |value: &Value| -> Option<Result<String, String>> {
-        match value {
-            Value::String(command) => Some(Ok(command.clone())),
-            Value::Object(o) if o.contains_key("args") => argv(o).map(Err),
-            Value::Object(o) => o.get("command").and_then(Value::as_str).map(|c| Ok(c.to_owned())),
-            _ => None,
+    let mut joined: Vec<ClineItem> = Vec::new();
+    let mut strings: Vec<String> = Vec::new();
+    let flush = |strings: &mut Vec<String>, joined: &mut Vec<ClineItem>| {
+        let mut i = 0;
+        while i < strings.len() {
+            let delimiter = CLINE_HEREDOC
+                .captures(&strings[i])
+                .and_then(|c| c.get(1).or_else(|| c.get(2)).or_else(|| c.get(3)))
+                .map(|m| m.as_str().to_owned());
+            let end = delimiter.and_then(|d| (i + 1..strings.len()).find(|&k| strings[k].trim() == d));
+            let last = end.unwrap_or(i);
+            joined.push(ClineItem::Shell(strings[i..=last].join("\n")));
+            i = last + 1;
         }
+        strings.clear();
     };
-    let items: Vec<Result<String, String>> = match input {
-        Value::Array(list) => list.iter().map(item).collect::<Option<_>>()?,
-        Value::Object(o) => match (o.get("commands"), o.get("command"), o.get("cmd")) {
-            (Some(Value::Array(list)), _, _) => list.iter().map(item).collect::<Option<_>>()?,
-            (Some(one), _, _) => vec![item(one)?],
-            (None, Some(_), _) => vec![item(input)?],
-            (None, None, Some(Value::String(cmd))) => vec![Ok(cmd.clone())],
-            _ => return None,
-        },
-        other => vec![item(other)?],
-    };
-    Some(match items.as_slice() {
-        [Ok(one) | Err(one)] => one.clone(),
+    for item in cline_items(input)? {
+        match item {
+            ClineItem::Shell(command) => strings.push(command),
+            argv @ ClineItem::Argv(_) => {
+                flush(&mut strings, &mut joined);
+                joined.push(argv);
+            }
+        }
+    }
+    flush(&mut strings, &mut joined);
+    let words = |argv: &[String]| argv.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ");
+    Some(match joined.as_slice() {
+        [ClineItem::Shell(one)] => one.clone(),
+        [ClineItem::Argv(argv)] => words(argv),
         many => many
             .iter()
             .map(|i| match i {
-                Ok(command) => format!("bash -c {}", quote(command)),
-                Err(argv) => argv.clone(),
+                ClineItem::Shell(command) => format!("bash -c {}", quote(command)),
+                ClineItem::Argv(argv) => words(argv),
             })
             .collect::<Vec<_>>()
             .join("\n"),
     })
+}
+
+/// Cline's union and its mapping to a list of items (see [`run_commands_script`]).
+fn cline_items(input: &Value) -> Option<Vec<ClineItem>> {
+    // An argv: a non-empty `command`, `args` absent or a list of strings (`null` does not fit).
+    let argv = |v: &Value| -> Option<(String, Option<Vec<String>>)> {
+        let o = v.as_object()?;
+        let command = o.get("command")?.as_str().filter(|c| !c.is_empty())?.to_owned();
+        let args = match o.get("args") {
+            None => None,
+            Some(Value::Array(a)) => {
+                Some(a.iter().map(|w| w.as_str().map(str::to_owned)).collect::<Option<_>>()?)
+            }
+            Some(_) => return None,
+        };
+        Some((command, args))
+    };
+    // An item of a list: a string (a shell command) or an argv (run as its words).
+    let item = |v: &Value| -> Option<ClineItem> {
+        match v {
+            Value::String(s) => Some(ClineItem::Shell(s.clone())),
+            _ => argv(v).map(|(command, args)| {
+                let mut words = vec![command];
+                words.extend(args.unwrap_or_default());
+                ClineItem::Argv(words)
+            }),
+        }
+    };
+    let strings = |v: &Value| -> Option<Vec<ClineItem>> {
+        v.as_array()?.iter().map(|s| s.as_str().map(|s| ClineItem::Shell(s.to_owned()))).collect()
+    };
+    let commands = input.as_object().and_then(|o| o.get("commands"));
+    // The union's shapes, in Cline's order: the first that fits is what runs.
+    if let Some(list) = commands.and_then(strings) {
+        return Some(list);
+    }
+    if let Some(list) =
+        commands.and_then(Value::as_array).and_then(|l| l.iter().map(item).collect::<Option<Vec<_>>>())
+    {
+        return Some(list);
+    }
+    if let Some(one) = commands.filter(|c| !c.is_array()).and_then(item) {
+        return Some(vec![one]);
+    }
+    if let Some(list) = input
+        .as_array()
+        .and_then(|l| l.iter().map(|v| argv(v).and_then(|_| item(v))).collect::<Option<Vec<_>>>())
+    {
+        return Some(list);
+    }
+    if let Some((command, rest)) = argv(input) {
+        // At the top, an argv with `args` runs as one; without, its `command` is a shell command.
+        return Some(vec![match rest {
+            Some(words) => ClineItem::Argv(std::iter::once(command).chain(words).collect()),
+            None => ClineItem::Shell(command),
+        }]);
+    }
+    let field =
+        |key: &str| input.as_object()?.get(key)?.as_str().map(|s| vec![ClineItem::Shell(s.to_owned())]);
+    field("command")
+        .or_else(|| field("cmd"))
+        .or_else(|| strings(input))
+        .or_else(|| input.as_str().map(|s| vec![ClineItem::Shell(s.to_owned())]))
 }
 
 /// Cline's prompt (`userPromptSubmit.prompt`) as the `prompt` every host's reader knows.

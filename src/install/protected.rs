@@ -13,6 +13,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::env::Env;
+use crate::host::Host;
 
 /// Files looked at under a directory the command removes or moves.
 const MAX_FILES_UNDER: usize = 500;
@@ -38,7 +39,10 @@ pub(crate) fn touched(targets: &[PathBuf], env: &Env) -> Vec<String> {
                 .or_else(|| {
                     // Under a directory too big to walk whole (a config directory with its
                     // packages): the files codeguard installs are looked for where they are.
-                    installs.iter().filter(|f| f.starts_with(&path)).find_map(|f| what_is(f).map(|w| (f.clone(), w)))
+                    installs
+                        .iter()
+                        .filter(|(_, f)| f.starts_with(&path))
+                        .find_map(|(_, f)| what_is(f).map(|w| (f.clone(), w)))
                 })
                 .map(|(file, what)| format!("{what} ({})", file.display()))
                 .or_else(|| {
@@ -69,59 +73,60 @@ pub(crate) fn touched(targets: &[PathBuf], env: &Env) -> Vec<String> {
 }
 
 /// Where codeguard's install puts its files for each host (user scope, this environment), and
-/// dsh's patch layer: canonical.
-fn installed_files(env: &Env) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = crate::host::Host::ALL
+/// dsh's patch layer: canonical, with the host.
+fn installed_files(env: &Env) -> Vec<(Host, PathBuf)> {
+    let mut out: Vec<(Host, PathBuf)> = Host::ALL
         .iter()
-        .filter_map(|h| super::settings::paths(*h, None, env).ok())
-        .flatten()
-        .chain(super::dsh::patch_path(env))
-        .map(|p| canonical(&p))
+        .filter_map(|h| super::settings::paths(*h, None, env).ok().map(|paths| (*h, paths)))
+        .flat_map(|(h, paths)| paths.into_iter().map(move |p| (h, canonical(&p))))
+        .chain(super::dsh::patch_path(env).map(|p| (Host::Dsh, canonical(&p))))
         .collect();
     out.dedup();
     out
 }
 
-/// The directories a host loads every file of as a plugin, an extension or a hook script
-/// (opencode's and Kilo's `plugin`/`plugins`, pi's `extensions`, Cline's hooks), by their last two
-/// names, whatever the scope.
-const PLUGIN_DIRS: &[(&str, &str)] = &[
-    (".opencode", "plugin"),
-    (".opencode", "plugins"),
-    ("opencode", "plugin"),
-    ("opencode", "plugins"),
-    (".kilo", "plugin"),
-    (".kilo", "plugins"),
-    (".kilocode", "plugin"),
-    (".kilocode", "plugins"),
-    ("kilo", "plugin"),
-    ("kilo", "plugins"),
-    (".pi", "extensions"),
-    ("agent", "extensions"),
-    (".cline", "hooks"),
-    (".clinerules", "hooks"),
-    ("Cline", "Hooks"),
+/// A project's directories a host loads every file of (by their last two names, right under a
+/// repository's root), and the host.
+const PROJECT_PLUGIN_DIRS: &[(&str, &str, Host)] = &[
+    (".opencode", "plugin", Host::Opencode),
+    (".opencode", "plugins", Host::Opencode),
+    (".kilo", "plugin", Host::Kilo),
+    (".kilo", "plugins", Host::Kilo),
+    (".kilocode", "plugin", Host::Kilo),
+    (".kilocode", "plugins", Host::Kilo),
+    (".pi", "extensions", Host::Pi),
+    (".clinerules", "hooks", Host::Cline),
+    (".cline", "hooks", Host::Cline),
 ];
 
-/// When `file` is new in a directory its host loads every file of, and codeguard's plugin or
-/// scripts are installed for such a host: that directory. Another plugin there runs in the same
-/// process or on the same event, and can change a call after codeguard judged it, or answer for
-/// it (a project's plugin is loaded at the next start).
-fn loads_beside_ours(file: &Path, installs: &[PathBuf]) -> Option<PathBuf> {
+/// When `file` is in a directory its host loads every file of — the one codeguard's plugin or
+/// scripts are in (opencode's and Kilo's `plugin` and `plugins` alike), or a project's, right
+/// under a repository's root — and codeguard's are installed for that host: that directory.
+/// Another plugin there runs in the same process or on the same event, and can change a call
+/// after codeguard judged it, or answer for it (a project's is loaded at the next start).
+fn loads_beside_ours(file: &Path, installs: &[(Host, PathBuf)]) -> Option<PathBuf> {
     let dir = file.parent()?;
-    let name = dir.file_name()?.to_str()?;
-    let parent = dir.parent()?.file_name()?.to_str()?;
-    if !PLUGIN_DIRS.contains(&(parent, name)) {
-        return None;
-    }
-    let ours_for = |f: &PathBuf| {
-        let parts = (f.parent().and_then(Path::parent), f.parent());
-        matches!(parts, (Some(grand), Some(own))
-            if PLUGIN_DIRS.iter().any(|(p, n)| own.file_name().is_some_and(|x| x == *n)
-                && grand.file_name().is_some_and(|x| x == *p) && *n == name))
-            && what_is(f).is_some()
+    let ours = |host: Host| {
+        installs.iter().any(|(h, f)| {
+            *h == host && super::plugin::is_ours(&crate::files::read_prefix(f, 256).unwrap_or_default())
+        })
     };
-    installs.iter().any(ours_for).then(|| dir.to_path_buf())
+    let user_dir = installs.iter().any(|(_, f)| {
+        let Some(own) = f.parent() else { return false };
+        let same = own == dir
+            || (own.file_name().is_some_and(|n| n == "plugin" || n == "plugins")
+                && dir.parent() == own.parent()
+                && dir.file_name().is_some_and(|n| n == "plugin" || n == "plugins"));
+        same && super::plugin::is_ours(&crate::files::read_prefix(f, 256).unwrap_or_default())
+    });
+    if user_dir {
+        return Some(dir.to_path_buf());
+    }
+    let name = dir.file_name()?.to_str()?;
+    let project = dir.parent()?;
+    let parent = project.file_name()?.to_str()?;
+    let (_, _, host) = PROJECT_PLUGIN_DIRS.iter().find(|(p, n, _)| *p == parent && *n == name)?;
+    (project.parent()?.join(".git").exists() && ours(*host)).then(|| dir.to_path_buf())
 }
 
 /// The path with a `~` component (a word the analyser kept as written, joined to the directory

@@ -51,7 +51,7 @@ fn event_cell(host: Host, event: Event) -> String {
     if spec.hooks_file == crate::host::spec::HooksFile::GitHooksOnly {
         return match event {
             Event::PreToolUse => format!(
-                "`{name}` never runs; git's hooks refuse a bad commit/push instead (the report is the command's output, to the model)"
+                "`{name}` never runs; git's hooks refuse a bad commit instead (the report is the command's output, to the model) — but not a `git push --no-verify`"
             ),
             _ => format!("`{name}` never runs"),
         };

@@ -813,12 +813,20 @@ fn the_agent_cannot_take_away_codeguards_plugins_and_hook_scripts() {
         // Another plugin beside codeguard's could change a call after it was judged.
         "echo 'export default () => ({})' > .opencode/plugin/other.js",
         "cp evil.js ~/.pi/agent/extensions/",
+        "cp evil.js ~/.config/opencode/plugins/evil.js",
         "printf '#!/bin/sh\\n' > .clinerules/hooks/PreToolUse.sh",
     ] {
         let (code, stderr) = gate(command);
         assert_control_block(code, command, &stderr);
     }
-    for command in ["rm ~/.cline/notes.txt", "echo x > plugin-notes.txt", "mkdir -p docs/extensions"] {
+    for command in [
+        "rm ~/.cline/notes.txt",
+        "echo x > plugin-notes.txt",
+        "mkdir -p docs/extensions",
+        // A project's own folders that are named like a host's are not the host's.
+        "mkdir -p src/agent/extensions && echo x > src/agent/extensions/index.ts",
+        "mkdir -p packages/opencode/plugin && echo x > packages/opencode/plugin/index.ts",
+    ] {
         let (code, stderr) = gate(command);
         assert_eq!(code, Some(0), "{command}: {stderr}");
     }

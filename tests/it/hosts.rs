@@ -643,6 +643,16 @@ fn every_command_of_a_cline_run_commands_call_is_judged_in_every_input_shape() {
         json!({"cmd": "git commit -m x"}),
         json!(["ls", "git commit -m x"]),
         json!("git commit -m x"),
+        // Shapes where Cline takes a later branch of its union than a loose reader would.
+        json!({"command": "git", "args": ["commit", "-m", "x"], "commands": 5}),
+        json!({"command": "git", "args": ["commit", "-m", "x"], "commands": [1]}),
+        json!({"command": "git commit -m x", "args": null}),
+        json!({"cmd": "git commit -m x", "command": 5}),
+        json!({"cmd": "git commit -m x", "command": ["a"]}),
+        json!({"commands": [{"command": ""}], "cmd": "git commit -m x"}),
+        json!({"commands": {"command": ""}, "cmd": "git commit -m x"}),
+        // Cline joins the items from a heredoc's opener to its delimiter, and runs them as one.
+        json!({"commands": ["cat <<EOF | sh", "git \\", "commit -m x", "EOF"]}),
     ] {
         let out = run(home.path(), "cline", "pre-tool-use", &payload(&input));
         let stdout = String::from_utf8_lossy(&out.stdout);

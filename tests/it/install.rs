@@ -707,9 +707,19 @@ fn plugin_hosts_install_doctor_and_uninstall_round_trip() {
         assert_eq!(go(&["doctor", "--host", host]).status.code(), Some(0), "{host}");
         if host == "pi" {
             // pi's own settings can leave the extension out: doctor names it.
+            // pi's rules: `!` a glob, `-` an exact path, `+` an exact path that wins.
             let settings = home.path().join("pi-agent/settings.json");
-            std::fs::write(&settings, r#"{"extensions": ["-extensions/codeguard.js"]}"#).expect("settings");
-            assert_eq!(go(&["doctor", "--host", host]).status.code(), Some(1), "pi: the extension left out");
+            for (entries, left_out) in [
+                (r#"["-extensions/codeguard.js"]"#, true),
+                (r#"["!*.js"]"#, true),
+                (r#"["!codeguard.js"]"#, true),
+                (r#"["-codeguard.js"]"#, false),
+                (r#"["!*.js", "+extensions/codeguard.js"]"#, false),
+            ] {
+                std::fs::write(&settings, format!(r#"{{"extensions": {entries}}}"#)).expect("settings");
+                let code = go(&["doctor", "--host", host]).status.code();
+                assert_eq!(code, Some(i32::from(left_out)), "pi settings {entries}");
+            }
             std::fs::remove_file(&settings).expect("rm");
         }
         std::fs::remove_file(&file).expect("rm");
