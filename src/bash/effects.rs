@@ -347,8 +347,9 @@ impl Walker<'_> {
             dir.push(DirPart::Unknown(format!("`{}`", target.text)));
         }
         // `~/rest`, `$HOME/rest`, `${HOME}/rest`: the home directory's, which the environment
-        // knows (the protected-files check reads it there).
-        let home_rest = target.home_relative().filter(|rest| !has_glob(rest));
+        // knows (the protected-files check reads it there, and expands a glob in its last name
+        // against the directory as the shell would).
+        let home_rest = target.home_relative();
         if let WriteKind::Content(Some(content)) | WriteKind::Append(Some(content)) = &kind
             && sets_a_switch(&target.text, content)
         {

@@ -522,7 +522,8 @@ pub struct FileWrite {
     /// The command words, for messages.
     pub text: String,
     /// For a path written `~/rest`, `$HOME/rest` or `${HOME}/rest` (under the home directory,
-    /// which only the environment knows): `rest`, when it is literal.
+    /// which only the environment knows): `rest`, as written (a glob in it is left to the
+    /// protected-files check, which expands it).
     pub home_rest: Option<String>,
 }
 

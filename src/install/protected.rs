@@ -28,8 +28,8 @@ pub(crate) fn touched(targets: &[PathBuf], env: &Env) -> Vec<String> {
     let git_configs = user_git_configs(env);
     let installs = installed_files(env);
     let mut out: Vec<String> = Vec::new();
-    for target in targets {
-        let path = canonical(&home_expanded(target, env));
+    let paths = targets.iter().flat_map(|t| expanded(&canonical(&home_expanded(t, env))));
+    for path in paths {
         let what = if path.starts_with(&state) || state.starts_with(&path) {
             Some(format!("codeguard's state directory ({})", state.display()))
         } else if program.as_ref().is_some_and(|p| *p == path || p.starts_with(&path)) {
@@ -68,6 +68,28 @@ pub(crate) fn touched(targets: &[PathBuf], env: &Env) -> Vec<String> {
         {
             out.push(what);
         }
+    }
+    out
+}
+
+/// The path, and when its last name is a glob (`rm ~/.cline/hooks/*`, `mv hooks/Pre* x`) the
+/// entries of its directory that the shell would give it (a bounded number): what the command
+/// really touches.
+fn expanded(path: &Path) -> Vec<PathBuf> {
+    let mut out = vec![path.to_path_buf()];
+    let Some(name) = path.file_name().and_then(|n| n.to_str()).filter(|n| n.contains(['*', '?', '['])) else {
+        return out;
+    };
+    let (Some(dir), Ok(glob)) = (path.parent(), globset::Glob::new(name)) else { return out };
+    let matcher = glob.compile_matcher();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        out.extend(
+            entries
+                .filter_map(Result::ok)
+                .take(MAX_FILES_UNDER)
+                .filter(|e| matcher.is_match(e.file_name()))
+                .map(|e| canonical(&e.path())),
+        );
     }
     out
 }

@@ -806,6 +806,9 @@ fn the_agent_cannot_take_away_codeguards_plugins_and_hook_scripts() {
         "echo 'export default () => ({})' > ~/.config/opencode/plugin/codeguard.js",
         "rm -rf ~/.pi/agent/extensions",
         "rm ~/.cline/hooks/PreToolUse",
+        "rm ~/.cline/hooks/*",
+        "mv ~/.cline/hooks/Pre* /tmp/",
+        "rm ~/.config/opencode/plugin/code*.js",
         "rm -rf ~/.cline/hooks",
         "echo '[]' > ~/.dsh/cordis.patch.yml",
         // pi's settings can leave the extension out.
