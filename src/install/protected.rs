@@ -27,6 +27,12 @@ pub(crate) fn touched(targets: &[PathBuf], env: &Env) -> Vec<String> {
     let program = std::env::current_exe().ok().map(|p| canonical(&p));
     let git_configs = user_git_configs(env);
     let installs = installed_files(env);
+    // Those of them that are codeguard's plugins or hook scripts, read once.
+    let plugins: Vec<(Host, PathBuf)> = installs
+        .iter()
+        .filter(|(_, f)| crate::files::read_prefix(f, 256).is_some_and(|t| super::plugin::is_ours(&t)))
+        .cloned()
+        .collect();
     let mut out: Vec<String> = Vec::new();
     let paths = targets.iter().flat_map(|t| expanded(&canonical(&home_expanded(t, env))));
     for path in paths {
@@ -46,7 +52,7 @@ pub(crate) fn touched(targets: &[PathBuf], env: &Env) -> Vec<String> {
                 })
                 .map(|(file, what)| format!("{what} ({})", file.display()))
                 .or_else(|| {
-                    loads_beside_ours(&path, &installs).map(|dir| {
+                    loads_beside_ours(&path, &plugins).map(|dir| {
                         format!(
                             "a directory whose every file an agent host loads beside codeguard's plugin or hook scripts, where another could undo them ({})",
                             dir.display()
@@ -126,21 +132,13 @@ const PROJECT_PLUGIN_DIRS: &[(&str, &str, Host)] = &[
 /// under a repository's root — and codeguard's are installed for that host: that directory.
 /// Another plugin there runs in the same process or on the same event, and can change a call
 /// after codeguard judged it, or answer for it (a project's is loaded at the next start).
-fn loads_beside_ours(file: &Path, installs: &[(Host, PathBuf)]) -> Option<PathBuf> {
+fn loads_beside_ours(file: &Path, plugins: &[(Host, PathBuf)]) -> Option<PathBuf> {
     let dir = file.parent()?;
-    let ours = |host: Host| {
-        installs.iter().any(|(h, f)| {
-            *h == host && super::plugin::is_ours(&crate::files::read_prefix(f, 256).unwrap_or_default())
-        })
-    };
-    let user_dir = installs.iter().any(|(_, f)| {
-        let Some(own) = f.parent() else { return false };
-        let same = own == dir
-            || (own.file_name().is_some_and(|n| n == "plugin" || n == "plugins")
-                && dir.parent() == own.parent()
-                && dir.file_name().is_some_and(|n| n == "plugin" || n == "plugins"));
-        same && super::plugin::is_ours(&crate::files::read_prefix(f, 256).unwrap_or_default())
-    });
+    let is_plugin_dir = |d: &Path| d.file_name().is_some_and(|n| n == "plugin" || n == "plugins");
+    let user_dir = plugins
+        .iter()
+        .filter_map(|(_, f)| f.parent())
+        .any(|own| own == dir || (is_plugin_dir(own) && is_plugin_dir(dir) && dir.parent() == own.parent()));
     if user_dir {
         return Some(dir.to_path_buf());
     }
@@ -148,7 +146,8 @@ fn loads_beside_ours(file: &Path, installs: &[(Host, PathBuf)]) -> Option<PathBu
     let project = dir.parent()?;
     let parent = project.file_name()?.to_str()?;
     let (_, _, host) = PROJECT_PLUGIN_DIRS.iter().find(|(p, n, _)| *p == parent && *n == name)?;
-    (project.parent()?.join(".git").exists() && ours(*host)).then(|| dir.to_path_buf())
+    let installed = plugins.iter().any(|(h, _)| h == host);
+    (installed && project.parent()?.join(".git").exists()).then(|| dir.to_path_buf())
 }
 
 /// The path with a `~` component (a word the analyser kept as written, joined to the directory

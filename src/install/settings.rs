@@ -208,28 +208,34 @@ fn project_path(host: Host, dir: &Path) -> Result<PathBuf, SettingsError> {
         Host::Cline => dir.join(".clinerules/hooks").join(event_file(host, crate::host::Event::PreToolUse)),
         Host::Opencode => dir.join(".opencode").join(OPENCODE_PLUGIN),
         Host::Kilo => dir.join(".kilo").join(OPENCODE_PLUGIN),
+        // Hosts whose project-level hooks would not run: why, and what to do instead.
         Host::Pi => {
-            return Err(SettingsError::Host(HostInstallError::Unsupported(
-                "pi loads a project's extensions (.pi/extensions) only when the run approves the project (`--approve`), and skips them silently otherwise: install with --user (its agent directory's extensions always load)".into(),
-            )));
+            return Err(user_only(
+                "pi loads a project's extensions (.pi/extensions) only when the run approves the project (`--approve`), and skips them silently otherwise: install with --user (its agent directory's extensions always load)",
+            ));
         }
         Host::Ari => {
-            return Err(SettingsError::Host(HostInstallError::Unsupported(
-                "ari runs a project's hooks (.ari/config.toml) only after `ari trust` there, which codeguard cannot check: install with --user (~/.ari/config.toml), whose hooks ari always runs".into(),
-            )));
+            return Err(user_only(
+                "ari runs a project's hooks (.ari/config.toml) only after `ari trust` there, which codeguard cannot check: install with --user (~/.ari/config.toml), whose hooks ari always runs",
+            ));
         }
         Host::Dsh => {
-            return Err(SettingsError::Host(HostInstallError::Unsupported(
-                "dsh's bridge reads one hooks file per run, named in the patch layer every profile loads: install with --user ($DSH_HOME/codeguard-hooks.json, default ~/.dsh)".into(),
-            )));
+            return Err(user_only(
+                "dsh's bridge reads one hooks file per run, named in the patch layer every profile loads: install with --user ($DSH_HOME/codeguard-hooks.json, default ~/.dsh)",
+            ));
         }
         Host::Kimi => {
-            return Err(SettingsError::Host(HostInstallError::Unsupported(
-                "Kimi CLI and Kimi Code read hooks from their user config only (~/.kimi/config.toml or $KIMI_SHARE_DIR; ~/.kimi-code/config.toml or $KIMI_CODE_HOME): install with --user".into(),
-            )));
+            return Err(user_only(
+                "Kimi CLI and Kimi Code read hooks from their user config only (~/.kimi/config.toml or $KIMI_SHARE_DIR; ~/.kimi-code/config.toml or $KIMI_CODE_HOME): install with --user",
+            ));
         }
         Host::Zcode | Host::Neutral | Host::Continue => return Err(unsupported(host)),
     })
+}
+
+/// A `--project` install refused for a host that would not run it, with `why`.
+fn user_only(why: &str) -> SettingsError {
+    SettingsError::Host(HostInstallError::Unsupported(why.to_owned()))
 }
 
 /// The file a host reads its MCP servers from: Claude's user config `~/.claude.json` or a

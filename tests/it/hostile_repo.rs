@@ -437,6 +437,12 @@ fn the_agent_cannot_change_codeguards_git_settings() {
     }
 }
 
+/// Runs `codeguard ARGS` (an install) in `repo`, which must succeed.
+fn install_in(home: &std::path::Path, repo: &std::path::Path, args: &[&str]) {
+    let out = codeguard(home).current_dir(repo).args(args).output().expect("install");
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
 /// The pre-tool-use gate's exit code and stderr for an agent's shell command in `repo`, which it
 /// must leave untouched.
 fn gate_in(home: &std::path::Path, repo: &std::path::Path, command: &str) -> (Option<i32>, String) {
@@ -452,10 +458,7 @@ fn the_agent_cannot_change_codeguards_own_files() {
     let repo = crate::support::TestRepo::new();
     repo.write("a.txt", "x\n").commit_all("init");
     let home = tempfile::tempdir().expect("home");
-    let run = |args: &[&str]| {
-        let out = codeguard(home.path()).current_dir(repo.root()).args(args).output().expect("install");
-        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    };
+    let run = |args: &[&str]| install_in(home.path(), &repo.root(), args);
     run(&["install", "--git-hooks"]);
     run(&["install", "--host", "claude"]);
     std::fs::create_dir_all(home.path().join(".codeguard")).expect("state dir");
@@ -778,10 +781,7 @@ fn the_agent_cannot_take_away_codeguards_plugins_and_hook_scripts() {
     let repo = crate::support::TestRepo::new();
     repo.write("a.txt", "x\n").commit_all("init");
     let home = tempfile::tempdir().expect("home");
-    let run = |args: &[&str]| {
-        let out = codeguard(home.path()).current_dir(repo.root()).args(args).output().expect("install");
-        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    };
+    let run = |args: &[&str]| install_in(home.path(), &repo.root(), args);
     for host in ["opencode", "pi", "cline"] {
         run(&["install", "--host", host]);
     }

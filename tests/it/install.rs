@@ -804,6 +804,10 @@ fn cline_install_doctor_and_uninstall_round_trip() {
             .output()
             .expect("run")
     };
+    // Another tool's hook script in the same directory is left alone, byte for byte.
+    let theirs = dir.join("hooks/PostToolUse.py");
+    std::fs::create_dir_all(theirs.parent().expect("dir")).expect("dir");
+    std::fs::write(&theirs, "print('theirs')\n").expect("theirs");
     assert_eq!(go(&["install", "--host", "cline"]).status.code(), Some(0));
     let events = ["TaskStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "TaskComplete"];
     for event in events {
@@ -827,6 +831,7 @@ fn cline_install_doctor_and_uninstall_round_trip() {
     assert_eq!(go(&["install", "--host", "cline"]).status.code(), Some(0));
     assert_eq!(go(&["uninstall", "--host", "cline"]).status.code(), Some(0));
     assert!(events.iter().all(|e| !dir.join("hooks").join(e).exists()), "every script is gone");
+    assert_eq!(std::fs::read_to_string(&theirs).expect("theirs"), "print('theirs')\n");
 }
 
 /// Continue CLI runs none of its hooks: `install --host continue` puts codeguard's git hooks into
