@@ -126,6 +126,8 @@ enum Triage {
     Gate(bash::Analysis),
     /// A pre-tool-use file write (the host's edit tool) to a path named like codeguard's own.
     OwnFiles,
+    /// A pre-tool-use shell call whose input cannot be read (why): refused unjudged.
+    Unreadable(String),
     /// Any other event.
     Lifecycle,
 }
@@ -143,6 +145,7 @@ fn triage(event: &HookEvent) -> Triage {
         {
             Triage::OwnFiles
         }
+        (Event::PreToolUse, ToolCall::Unreadable(why)) => Triage::Unreadable(why.clone()),
         (Event::PreToolUse, ToolCall::Edit { .. } | ToolCall::Other(_) | ToolCall::None) => {
             Triage::PassThrough
         }
@@ -161,8 +164,11 @@ fn dispatch(event: &HookEvent, triage: &Triage, env: &Env) -> Answer {
             }
             Triage::OwnFiles => match &event.tool {
                 ToolCall::Edit { paths } => pre_tool::edit(paths, &cwd, env),
-                ToolCall::Shell { .. } | ToolCall::Other(_) | ToolCall::None => Answer::Allow,
+                ToolCall::Shell { .. } | ToolCall::Other(_) | ToolCall::None | ToolCall::Unreadable(_) => {
+                    Answer::Allow
+                }
             },
+            Triage::Unreadable(why) => pre_tool::unreadable_call(why),
             Triage::PassThrough | Triage::Lifecycle => Answer::Allow,
         },
         Event::SessionStart => {
@@ -173,7 +179,9 @@ fn dispatch(event: &HookEvent, triage: &Triage, env: &Env) -> Answer {
         Event::UserPromptSubmit => prompt::run(event.prompt.as_deref().unwrap_or(""), &cwd, env),
         Event::PostToolUse => match &event.tool {
             ToolCall::Edit { paths } => after_edit::after_edit(paths, &cwd, env, event.session_id.as_deref()),
-            ToolCall::Shell { .. } | ToolCall::Other(_) | ToolCall::None => Answer::Allow,
+            ToolCall::Shell { .. } | ToolCall::Other(_) | ToolCall::None | ToolCall::Unreadable(_) => {
+                Answer::Allow
+            }
         },
         Event::Stop => stop::run(event, &cwd, env),
     }

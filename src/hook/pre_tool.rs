@@ -104,6 +104,14 @@ pub(super) fn edit(paths: &[PathBuf], cwd: &Path, env: &Env) -> Answer {
     Answer::Block(controls_for(&own, "This file write was NOT made."))
 }
 
+/// A shell call whose input cannot be read (`why`): nothing it would run can be judged, so it is
+/// refused, and the agent is told how to send it.
+pub(super) fn unreadable_call(why: &str) -> Answer {
+    Answer::Block(format!(
+        "codeguard: command blocked — {why}.\nWhat to do:\n- This whole call was NOT executed — none of its commands ran.\n- Send the commands again as plain shell command strings (a list of strings, or one string)."
+    ))
+}
+
 /// What the gate concluded for one repository.
 struct RepoOutcome {
     block: Option<String>,

@@ -42,7 +42,10 @@ pub(super) fn key(event: &HookEvent, env: &Env) -> Option<Dedup> {
             Some(Dedup::Once(EventKey::post_tool_use(&scope, first, &stamps.join(","), "lint")))
         }
         (Event::UserPromptSubmit, _) => prompt_key(event, &scope, &dir, env).map(Dedup::Once),
-        (Event::PreToolUse, ToolCall::None | ToolCall::Edit { .. } | ToolCall::Other(_))
+        (
+            Event::PreToolUse,
+            ToolCall::None | ToolCall::Edit { .. } | ToolCall::Other(_) | ToolCall::Unreadable(_),
+        )
         | (Event::PostToolUse, _) => None,
     }
 }

@@ -26,7 +26,10 @@ pub(super) fn decode(host: Host, event: Event, payload: &[u8]) -> Result<HookEve
 
 /// Builds a [`HookEvent`] from a payload object.
 pub(super) fn from_map(host: Host, event: Event, map: &Map<String, Value>) -> Result<HookEvent, DecodeError> {
-    let lifted = lifted_call(map).or_else(|| lifted_prompt(map));
+    let (lifted, unreadable) = match lifted_call(map) {
+        Some((lifted, unreadable)) => (Some(lifted), unreadable),
+        None => (lifted_prompt(map), false),
+    };
     let map = lifted.as_ref().unwrap_or(map);
     let input = tool_input(map)?;
     let tool_name = text(map, &["tool_name", "toolName", "tool"])?.unwrap_or_default();
@@ -35,7 +38,13 @@ pub(super) fn from_map(host: Host, event: Event, map: &Map<String, Value>) -> Re
         .or_else(|| first_string(map.get("workspaceRoots")))
         .filter(|c| !c.is_empty())
         .map(PathBuf::from);
-    let tool = classify(host, event, &tool_name, map, input.as_ref())?;
+    let tool = if unreadable && event == Event::PreToolUse {
+        ToolCall::Unreadable(format!(
+            "the input of `{tool_name}` fits none of the shapes the host runs, so what it would run cannot be read"
+        ))
+    } else {
+        classify(host, event, &tool_name, map, input.as_ref())?
+    };
     let cwd = match (&tool, input.as_ref()) {
         (ToolCall::Shell { .. }, Some(input)) => shell_dir(input, super::spec(host).shell_dir_keys, cwd)?,
         _ => cwd,
@@ -107,10 +116,10 @@ fn classify(
 }
 
 /// A call in Cline's shape (`tool_call: {id, name, input}` before it runs, `tool_result` with the
-/// same keys after) as the fields every host's reader
+/// same keys after), and whether its shell input could not be read, as the fields every host's reader
 /// knows (`tool_name`, `tool_input`, `tool_use_id`); `None` for any other payload. Only an object
 /// there is taken, so the name holding anything else in another host's payload changes nothing.
-fn lifted_call(map: &Map<String, Value>) -> Option<Map<String, Value>> {
+fn lifted_call(map: &Map<String, Value>) -> Option<(Map<String, Value>, bool)> {
     let call = ["tool_call", "tool_result"].iter().find_map(|k| map.get(*k)?.as_object())?;
     let mut lifted = map.clone();
     for (from, to) in [("name", "tool_name"), ("input", "tool_input"), ("id", "tool_use_id")] {
@@ -118,15 +127,17 @@ fn lifted_call(map: &Map<String, Value>) -> Option<Map<String, Value>> {
             lifted.entry(to).or_insert_with(|| value.clone());
         }
     }
+    // What Cline runs, exactly; an input codeguard cannot read that way is not guessed at.
+    let mut unreadable = false;
     if call.get("name").and_then(Value::as_str) == Some("run_commands") {
-        // What Cline runs, exactly; an input it does not run (no shape of its fits) runs nothing.
-        let script = call.get("input").and_then(run_commands_script).unwrap_or_default();
+        let script = call.get("input").and_then(run_commands_script);
+        unreadable = script.is_none();
         lifted.insert(
             "tool_input".to_owned(),
-            Value::Object(Map::from_iter([("command".to_owned(), script.into())])),
+            Value::Object(Map::from_iter([("command".to_owned(), script.unwrap_or_default().into())])),
         );
     }
-    Some(lifted)
+    Some((lifted, unreadable))
 }
 
 /// One thing Cline's `run_commands` runs: a shell command, or an argv run without a shell.
@@ -149,7 +160,7 @@ crate::static_regex::static_regex! {
 /// the string items from one that opens a heredoc up to its delimiter. Cline runs the items at
 /// once, each in the session's directory: each is judged as its own `bash -c` (an argv as its
 /// quoted words), in the order given, so that a quote or a `cd` one opens does not reach another.
-/// `None`: no shape Cline runs (it refuses the call itself).
+/// `None`: no shape codeguard knows Cline to run (the call is refused unread).
 fn run_commands_script(input: &Value) -> Option<String> {
     let mut joined: Vec<ClineItem> = Vec::new();
     let mut strings: Vec<String> = Vec::new();

@@ -70,7 +70,7 @@ fn cline(event: &HookEvent, answer: &Answer) -> Output {
             Output::default()
         }
         (Event::PreToolUse, Answer::Block(report)) => stdout_json(&match &event.tool {
-            ToolCall::Shell { .. } => json!({"overrideInput": {"commands": [
+            ToolCall::Shell { .. } | ToolCall::Unreadable(_) => json!({"overrideInput": {"commands": [
                 format!("printf '%s\\n' {} >&2; exit 1", super::decode::quote(report))]}}),
             ToolCall::Edit { .. } if event.tool_name == "apply_patch" => {
                 json!({"overrideInput": {"input": ""}, "contextModification": report})

@@ -195,6 +195,9 @@ pub(crate) enum ToolCall {
     },
     /// Any other tool (by name); codeguard has nothing to say about it.
     Other(String),
+    /// A shell call whose input is in no shape codeguard can read (why, in words): what it would
+    /// run cannot be judged, so before it runs it is refused.
+    Unreadable(String),
 }
 
 /// A decoded hook payload, host-independent.

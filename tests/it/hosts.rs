@@ -658,6 +658,12 @@ fn every_command_of_a_cline_run_commands_call_is_judged_in_every_input_shape() {
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(stdout.contains("overrideInput") && stdout.contains("commit blocked"), "{input}: {stdout}");
     }
+    // An input in no shape codeguard knows Cline to run is refused unread, not guessed at.
+    for input in [json!({"commands": 5}), json!({"commands": [{"command": ""}]}), json!([1]), json!(null)] {
+        let out = run(home.path(), "cline", "pre-tool-use", &payload(&input));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains("overrideInput") && stdout.contains("cannot be read"), "{input}: {stdout}");
+    }
     for input in [json!({"commands": ["ls", "git status"]}), json!({"command": "git", "args": ["status"]})] {
         let out = run(home.path(), "cline", "pre-tool-use", &payload(&input));
         assert!(
