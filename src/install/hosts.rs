@@ -142,7 +142,13 @@ pub(crate) fn merged(host: Host, old: Option<&str>, exe: &Path) -> Result<String
         }
         let mut hooks = Map::new();
         for e in &entries {
-            hooks.insert(e.key.to_owned(), json!([handler(host, e, &command(exe, host, e.event))]));
+            let mut group = handler(host, e, &command(exe, host, e.event));
+            if let HooksFile::JsPlugin(_) = format {
+                // The plugin spawns codeguard itself: no shell in between.
+                group["hooks"][0]["argv"] =
+                    json!([exe.display().to_string(), "hook", e.event.name(), "--host", host.name()]);
+            }
+            hooks.insert(e.key.to_owned(), json!([group]));
         }
         return Ok(match format {
             HooksFile::JsPlugin(api) => super::plugin::text(host, api, &hooks),

@@ -700,6 +700,14 @@ fn plugin_hosts_install_doctor_and_uninstall_round_trip() {
         let text = std::fs::read_to_string(&file).expect("read");
         assert!(text.starts_with("// codeguard: managed plugin"), "{host}: {text}");
         assert!(text.contains(&format!("hook pre-tool-use --host {host}")), "{host}");
+        // The plugin spawns codeguard directly (its argv), the command's words without a shell.
+        assert!(
+            text.contains(&format!(
+                r#""argv":["{}","hook","pre-tool-use","--host","{host}"]"#,
+                std::fs::canonicalize(assert_cmd::cargo::cargo_bin("codeguard")).expect("exe").display()
+            )),
+            "{host}: {text}"
+        );
         assert_eq!(go(&["install", "--host", host]).status.code(), Some(0), "{host}: again");
         assert_eq!(std::fs::read_to_string(&file).expect("read"), text, "{host}: idempotent");
         let siblings: Vec<_> = std::fs::read_dir(file.parent().expect("dir")).expect("ls").collect();
@@ -769,19 +777,32 @@ fn the_plugin_refuses_a_call_when_the_gate_cannot_judge_it() {
         ("exit 0", "PreToolUse", false),
         ("exit 3", "PostToolUse", false),
     ];
+    let mut hooks: Vec<(String, &str, bool)> =
+        cases.iter().map(|(c, e, r)| (format!("{{command: {c:?}, timeout: 1}}"), *e, *r)).collect();
+    // An entry's argv is spawned without a shell, and wins over its command.
+    hooks.push((
+        r#"{argv: ["/nonexistent/codeguard", "hook"], command: "exit 0", timeout: 1}"#.into(),
+        "PreToolUse",
+        true,
+    ));
+    hooks.push((
+        r#"{argv: ["/bin/sh", "-c", "exit 0"], command: "exit 3", timeout: 1}"#.into(),
+        "PreToolUse",
+        false,
+    ));
     let mut script = runner.replacen("const HOOKS = ", "let HOOKS = ", 1);
-    for (command, event, _) in &cases {
+    for (hook, event, _) in &hooks {
         let _ = writeln!(
             script,
-            "HOOKS = {{{event:?}: [{{hooks: [{{command: {command:?}, timeout: 1}}]}}]}};\nconsole.log(JSON.stringify((await codeguard({event:?}, \"bash\", {{cwd: process.cwd()}})).block));"
+            "HOOKS = {{{event:?}: [{{hooks: [{hook}]}}]}};\nconsole.log(JSON.stringify((await codeguard({event:?}, \"bash\", {{cwd: process.cwd()}})).block));"
         );
     }
     std::fs::write(&probe, script).expect("probe");
     let ran = std::process::Command::new("node").arg(&probe).output().expect("node");
     let lines: Vec<String> = String::from_utf8_lossy(&ran.stdout).lines().map(str::to_owned).collect();
-    assert_eq!(lines.len(), cases.len(), "{}", String::from_utf8_lossy(&ran.stderr));
-    for ((command, event, refused), line) in cases.iter().zip(&lines) {
-        assert_eq!(line != "null", *refused, "{event} `{command}`: {line}");
+    assert_eq!(lines.len(), hooks.len(), "{}", String::from_utf8_lossy(&ran.stderr));
+    for ((hook, event, refused), line) in hooks.iter().zip(&lines) {
+        assert_eq!(line != "null", *refused, "{event} `{hook}`: {line}");
         if *refused {
             assert!(line.contains("codeguard"), "{line}");
         }

@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 const covers = (matcher, tool) =>
   !matcher || matcher === "*" || new RegExp(`^(?:${matcher})$`).test(tool || "");
 
-function runHook(command, input, seconds, cwd) {
+function runHook(hook, input, seconds, cwd) {
   return new Promise((resolve) => {
     let done = false;
     let child = null;
@@ -25,7 +25,10 @@ function runHook(command, input, seconds, cwd) {
       finish({ failed: `no answer in ${seconds} s` });
     }, seconds * 1000);
     try {
-      child = spawn("/bin/sh", ["-c", command], { cwd, stdio: ["pipe", "pipe", "pipe"] });
+      // codeguard itself when the entry names its argv (no shell in between: one process per
+      // call), else the entry's command through the shell, as a hook runner would.
+      const [program, ...args] = Array.isArray(hook.argv) && hook.argv.length ? hook.argv : ["/bin/sh", "-c", hook.command];
+      child = spawn(program, args, { cwd, stdio: ["pipe", "pipe", "pipe"] });
     } catch (error) {
       finish({ failed: String(error && error.message || error) });
       return;
@@ -49,7 +52,7 @@ async function codeguard(event, tool, payload) {
     if (!covers(group.matcher, tool)) continue;
     for (const hook of group.hooks || []) {
       const input = JSON.stringify({ hook_event_name: event, ...payload });
-      const result = await runHook(hook.command, input, hook.timeout || 60, payload.cwd || process.cwd());
+      const result = await runHook(hook, input, hook.timeout || 60, payload.cwd || process.cwd());
       if (result.failed || (result.code !== 0 && result.code !== 2)) {
         if (refuse) {
           const why = result.failed || `exit ${result.code}: ${result.stderr.trim()}`;
